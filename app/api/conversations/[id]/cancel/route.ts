@@ -1,0 +1,11 @@
+import { activeRun } from "@/lib/agent/active-runs";
+import { requireConversation, type RouteParams } from "@/lib/http/conversations";
+import { conflict, route } from "@/lib/http/errors";
+
+export const POST = route(async (_request, context: RouteParams) => {
+  const conversation = await requireConversation(context);
+  const run = activeRun(conversation.id);
+  if (!run) throw conflict("No run of this conversation is active.");
+  run.controller.abort();
+  return Response.json({ runId: run.channel.runId, status: "cancelling" }, { status: 202 });
+});

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { RunConflictError, startRun } from "@/lib/agent/start-run";
+import { config } from "@/lib/config";
+import { conversationEventStream } from "@/lib/events/replay";
+import { readJson } from "@/lib/http/body";
+import { requireConversation, type RouteParams } from "@/lib/http/conversations";
+import { conflict, route, tooLarge } from "@/lib/http/errors";
+
+const SendMessage = z.object({
+  content: z.string({ error: 'content is required: {"content": "your message"}' }).trim().min(1, "content must not be empty"),
+});
+
+/** Start a run and stream its events. The run goes on if the client leaves; /events picks it up again. */
+export const POST = route(async (request, context: RouteParams) => {
+  const conversation = await requireConversation(context);
+  const { content } = await readJson(request, SendMessage);
+  if (content.length > config.maxMessageChars) {
+    throw tooLarge(`The message is ${content.length} characters; the limit is ${config.maxMessageChars}.`);
+  }
+  try {
+    const channel = await startRun(conversation, content);
+    return conversationEventStream(conversation.id, channel.firstSeq - 1, channel);
+  } catch (error) {
+    if (error instanceof RunConflictError) throw conflict(`${error.message} Wait for it to finish or cancel it.`);
+    throw error;
+  }
+});

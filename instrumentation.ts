@@ -1,0 +1,14 @@
+/** Runs once when the server starts, before any route module is loaded. */
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // @ai-sdk/openai builds a default provider when imported and throws on an empty OPENAI_BASE_URL, which a blank
+  // line in .env produces: an empty setting means unset.
+  for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
+
+  const { sandboxPool } = await import("@/lib/sandbox");
+  const { abandonStaleRuns } = await import("@/lib/db/runs");
+  // A run still marked running was cut off by a restart: nothing will finish it.
+  await abandonStaleRuns([]).catch((error) => console.error("Could not mark stale runs:", error));
+  // Start the sandbox threads now, so the first tool call does not pay for them.
+  void sandboxPool().warm();
+}

@@ -1,0 +1,233 @@
+import { APICallError, streamText, type LanguageModel, type ModelMessage } from "ai";
+import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/config";
+import { recordExecution } from "@/lib/db/executions";
+import { createMessage } from "@/lib/db/messages";
+import { finishRun } from "@/lib/db/runs";
+import type { RunChannel } from "@/lib/events/channel";
+import type { AgentEvent, RunStatus } from "@/lib/events/types";
+import { loadToolset, type Toolset } from "@/lib/tools/toolset";
+import type { ToolResult } from "@/lib/tools/types";
+import { conversationHistory, stepMessages } from "./history";
+import { languageModel } from "./model";
+
+const SYSTEM_PROMPT = `You are Toolsmith, an agent that solves tasks with tools and builds the tools it lacks.
+Work in steps: think briefly, call tools, read their results, and continue until you can answer.
+- Use an existing tool when one fits. Use calculate for arithmetic and run_code to try JavaScript.
+- When no tool fits, write one with register_tool: JavaScript defining function run(inputs) that returns a
+  JSON-serialisable value. The tool is callable right after registration and in later turns. If it is rejected,
+  read the violations, fix the code, and register it again.
+- Tool errors are information: read them and adapt instead of repeating the same call.
+- When you are done, answer without calling tools. Use Markdown.`;
+
+type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
+type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
+
+export interface AgentRun {
+  conversationId: string;
+  runId: string;
+  userMessageId: string;
+  model: ModelConfig | undefined;
+  channel: RunChannel;
+  signal: AbortSignal;
+}
+
+/**
+ * Plan, act, observe, up to the step ceiling. Every step streams through the run's channel; every failure of a
+ * tool becomes an observation for the model; a failure of the model, or a cancel, ends the run cleanly.
+ */
+export async function runAgent(run: AgentRun): Promise<RunStatus> {
+  const { conversationId, runId, channel, signal } = run;
+  const emit = (event: AgentEvent) => channel.emit(event);
+  emit({ type: "run_started", messageId: run.userMessageId, model: run.model?.model ?? "none" });
+
+  let status: RunStatus = "max_steps";
+  let step = 0;
+  let answer = "";
+  try {
+    if (!run.model) throw new ModelNotConfiguredError();
+    const model = languageModel(run.model);
+    const [toolset, messages] = await Promise.all([loadToolset(conversationId), conversationHistory(conversationId)]);
+
+    while (step < config.maxSteps) {
+      step++;
+      emit({ type: "step_started", step });
+
+      // Plan: one model call, streamed as it arrives. The tool list is rebuilt each step, so a tool registered
+      // in step N is offered from step N+1 on.
+      const plan = await streamStep(model, run.model.maxRetries, messages, toolset, step, emit, signal);
+      answer = plan.text;
+      if (plan.calls.length === 0) {
+        emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage });
+        status = "completed";
+        break;
+      }
+
+      // Act: register_tool calls first, one at a time, since they change the tool set; then the rest in parallel.
+      const act = (call: ModelCall) => executeCall(call, step, toolset, run, emit);
+      const registering = plan.calls.filter((call) => toolset.get(call.name)?.changesToolset);
+      const results: ToolResultEvent[] = [];
+      for (const call of registering) results.push(await abortable(act(call), signal));
+      const others = plan.calls.filter((call) => !registering.includes(call));
+      results.push(...(await abortable(Promise.all(others.map(act)), signal)));
+
+      // Observe: the results go back to the model in the next step.
+      const callEvents = plan.calls.map((call): ToolCallEvent => ({ type: "tool_call", step, callId: call.callId, name: call.name, input: call.input }));
+      messages.push(...stepMessages(plan.text, callEvents, results));
+      emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage });
+    }
+  } catch (error) {
+    if (signal.aborted) {
+      status = "cancelled";
+    } else {
+      status = "error";
+      emit({ type: "error", ...describeFailure(error) });
+    }
+  }
+
+  // Finish: store the answer and the outcome before announcing it, so a client that reloads on run_finished
+  // finds them.
+  await Promise.all([
+    answer ? createMessage({ conversationId, runId, role: "assistant", content: answer }) : undefined,
+    finishRun(runId, status, step),
+  ]).catch((error) => console.error(`Could not store the outcome of run ${runId}:`, error));
+  emit({ type: "run_finished", status, steps: step });
+  return status;
+}
+
+interface ModelCall {
+  callId: string;
+  name: string;
+  input: unknown;
+  /** Set when the call cannot be made as sent (arguments that are not JSON). */
+  problem?: string;
+}
+
+interface StepPlan {
+  text: string;
+  calls: ModelCall[];
+  finishReason: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+async function streamStep(
+  model: LanguageModel,
+  maxRetries: number,
+  messages: ModelMessage[],
+  toolset: Toolset,
+  step: number,
+  emit: (event: AgentEvent) => void,
+  signal: AbortSignal,
+): Promise<StepPlan> {
+  const result = streamText({
+    model,
+    system: SYSTEM_PROMPT,
+    messages,
+    tools: toolset.forModel(),
+    maxRetries,
+    abortSignal: signal,
+    timeout: { firstChunkMs: config.modelIdleTimeoutMs, chunkMs: config.modelIdleTimeoutMs },
+  });
+  const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "reasoning-delta":
+        if (part.text) emit({ type: "reasoning_delta", step, delta: part.text });
+        break;
+      case "text-delta":
+        plan.text += part.text;
+        emit({ type: "text_delta", step, delta: part.text });
+        break;
+      case "tool-call":
+        plan.calls.push({
+          callId: part.toolCallId,
+          name: part.toolName,
+          input: part.input,
+          // An unknown name is the toolset's to explain; unparsable arguments arrive as the raw string.
+          problem:
+            part.invalid && typeof part.input === "string"
+              ? `The arguments for ${part.toolName} are not valid JSON: ${part.input.slice(0, 200)}`
+              : undefined,
+        });
+        break;
+      case "finish-step":
+        plan.finishReason = part.finishReason;
+        plan.usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens };
+        break;
+      case "error":
+        throw part.error;
+      case "abort":
+        throw new DOMException("The run was cancelled.", "AbortError");
+    }
+  }
+  return plan;
+}
+
+async function executeCall(
+  call: ModelCall,
+  step: number,
+  toolset: Toolset,
+  run: AgentRun,
+  emit: (event: AgentEvent) => void,
+): Promise<ToolResultEvent> {
+  const { callId, name, input } = call;
+  emit({ type: "tool_call", step, callId, name, input });
+  const started = performance.now();
+  const result: ToolResult = call.problem
+    ? { ok: false, error: call.problem }
+    : await toolset.call(name, input, { conversationId: run.conversationId, runId: run.runId });
+  const durationMs = Math.round(performance.now() - started);
+
+  if (result.ok && result.registered) emit({ type: "tool_registered", step, callId, tool: result.registered });
+  if (!result.ok && result.rejected) emit({ type: "tool_rejected", step, callId, ...result.rejected });
+  const observation: ToolResultEvent = { type: "tool_result", step, callId, name, ok: result.ok, durationMs, ...capOutput(result) };
+  emit(observation);
+
+  recordExecution({
+    conversationId: run.conversationId,
+    runId: run.runId,
+    callId,
+    toolName: name,
+    toolId: toolset.get(name)?.toolId,
+    input,
+    output: observation.output,
+    error: observation.error,
+    durationMs,
+  }).catch((error) => console.error("Could not record a tool execution:", error));
+  return observation;
+}
+
+/** The model and the trace see at most `toolOutputChars` of a result, with a marker that says so. */
+function capOutput(result: ToolResult): Pick<ToolResultEvent, "output" | "error" | "truncated"> {
+  const limit = config.toolOutputChars;
+  const marker = (total: string) => `\n…[truncated: the output was ${total} characters; only the first ${limit} are shown]`;
+  if (!result.ok) {
+    return result.error.length <= limit ? { error: result.error } : { error: result.error.slice(0, limit) + marker(String(result.error.length)) };
+  }
+  const text = typeof result.output === "string" ? result.output : JSON.stringify(result.output ?? null);
+  if (!result.truncated && text.length <= limit) return { output: result.output ?? null };
+  return { output: text.slice(0, limit) + marker(result.truncated ? `more than ${limit}` : String(text.length)), truncated: true };
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+class ModelNotConfiguredError extends Error {
+  constructor() {
+    super(MODEL_SETUP_HINT);
+  }
+}
+
+function describeFailure(error: unknown): { message: string; code: string } {
+  if (error instanceof ModelNotConfiguredError) return { code: "model_not_configured", message: error.message };
+  if (APICallError.isInstance(error)) {
+    return { code: "model_http_error", message: `The model server answered ${error.statusCode ?? "with an error"}: ${error.message}`.slice(0, 2000) };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "model_error", message: `The model request failed: ${message}`.slice(0, 2000) };
+}

@@ -1,0 +1,99 @@
+/**
+ * Every setting and limit, read from the environment once, with its default. The README's configuration table
+ * mirrors this file.
+ */
+import os from "node:os";
+
+export interface SandboxLimits {
+  timeoutMs: number;
+  memoryBytes: number;
+  stackBytes: number;
+  /** Characters of a tool's JSON result that leave the sandbox. */
+  outputChars: number;
+  /** Characters of console output that leave the sandbox. */
+  consoleChars: number;
+}
+
+export interface FetchLimits {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  maxRedirects: number;
+  maxRequestBytes: number;
+  /** Host fetches per tool call. */
+  maxRequestsPerCall: number;
+}
+
+export interface ModelConfig {
+  apiKey?: string;
+  baseURL?: string;
+  model: string;
+  /** Which client speaks to the server: see lib/agent/model.ts. */
+  api: "chat" | "compatible" | "responses";
+  /** Retries of a failed model request (HTTP 429/5xx, network). */
+  maxRetries: number;
+}
+
+const env = (name: string) => {
+  const value = process.env[name]?.trim();
+  return value ? value : undefined;
+};
+
+function integer(name: string, fallback: number, min: number, max: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}; got "${raw}".`);
+  }
+  return value;
+}
+
+export const config = {
+  maxSteps: integer("TOOLSMITH_MAX_STEPS", 8, 1, 100),
+  /** Characters of one user message. */
+  maxMessageChars: integer("TOOLSMITH_MAX_MESSAGE_CHARS", 32_000, 1, 1_000_000),
+  /** Bytes of a request body to the API. */
+  maxRequestBytes: 256 * 1024,
+  /** A tool's output, as the model and the event log see it. */
+  toolOutputChars: integer("TOOLSMITH_TOOL_OUTPUT_CHARS", 16_384, 256, 1_000_000),
+  /** A model step that streams nothing for this long is a failure. */
+  modelIdleTimeoutMs: integer("TOOLSMITH_MODEL_TIMEOUT_MS", 60_000, 1_000, 600_000),
+  sandbox: {
+    timeoutMs: integer("TOOLSMITH_TOOL_TIMEOUT_MS", 5_000, 50, 120_000),
+    memoryBytes: integer("TOOLSMITH_TOOL_MEMORY_MB", 64, 8, 1024) * 1024 * 1024,
+    stackBytes: 256 * 1024,
+    outputChars: integer("TOOLSMITH_TOOL_OUTPUT_CHARS", 16_384, 256, 1_000_000),
+    consoleChars: 8_192,
+  } satisfies SandboxLimits,
+  sandboxWorkers: integer("TOOLSMITH_SANDBOX_WORKERS", Math.max(2, Math.min(os.availableParallelism(), 8)), 1, 64),
+  fetch: {
+    timeoutMs: integer("TOOLSMITH_FETCH_TIMEOUT_MS", 4_000, 100, 60_000),
+    maxResponseBytes: integer("TOOLSMITH_FETCH_MAX_BYTES", 1024 * 1024, 1024, 50 * 1024 * 1024),
+    maxRedirects: 5,
+    maxRequestBytes: 64 * 1024,
+    maxRequestsPerCall: 10,
+  } satisfies FetchLimits,
+};
+
+/** The model to talk to, or undefined when none is configured (the app still runs; a message gets an error). */
+export function modelConfig(): ModelConfig | undefined {
+  const apiKey = env("OPENAI_API_KEY");
+  const baseURL = env("OPENAI_BASE_URL");
+  if (!apiKey && !baseURL) return undefined;
+  return {
+    apiKey,
+    baseURL,
+    model: env("TOOLSMITH_MODEL") ?? "gpt-4.1-mini",
+    api: modelApi(env("TOOLSMITH_MODEL_API")),
+    maxRetries: integer("TOOLSMITH_MODEL_RETRIES", 2, 0, 10),
+  };
+}
+
+function modelApi(value: string | undefined): ModelConfig["api"] {
+  if (value === undefined || value === "chat" || value === "compatible" || value === "responses") return value ?? "chat";
+  throw new Error(`TOOLSMITH_MODEL_API must be chat, compatible or responses; got "${value}".`);
+}
+
+export const MODEL_SETUP_HINT =
+  "No model is configured. Set OPENAI_API_KEY (and optionally TOOLSMITH_MODEL) for OpenAI, or OPENAI_BASE_URL " +
+  "(e.g. http://localhost:11434/v1 for Ollama) and TOOLSMITH_MODEL for an OpenAI-compatible server, then restart.";

@@ -1,0 +1,24 @@
+import { db } from "./client";
+
+export interface ExecutionRecord {
+  conversationId: string;
+  runId: string;
+  callId: string;
+  toolName: string;
+  toolId?: string;
+  input: unknown;
+  output?: unknown;
+  error?: string;
+  durationMs: number;
+}
+
+export async function recordExecution(record: ExecutionRecord): Promise<void> {
+  await db.toolExecution.create({
+    data: {
+      ...record,
+      input: JSON.stringify(record.input ?? null),
+      output: record.output === undefined ? undefined : JSON.stringify(record.output),
+      durationMs: Math.round(record.durationMs),
+    },
+  });
+}

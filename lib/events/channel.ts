@@ -1,0 +1,107 @@
+import { appendEvents } from "@/lib/db/events";
+import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
+
+type Listener = (event: SequencedEvent) => void;
+
+const FLUSH_DELAY_MS = 25;
+const FLUSH_BATCH = 500;
+const WRITE_ATTEMPTS = 4;
+
+/**
+ * The live side of one run's event log. `emit` numbers an event, hands it to every subscriber at once and queues
+ * it for the database, which is written in batches off the hot path so that streaming never waits on a write.
+ * The run's events stay in memory until it ends, so a client that connects mid-run misses nothing.
+ */
+export class RunChannel {
+  readonly events: SequencedEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+  private readonly endListeners = new Set<() => void>();
+  private unwritten: SequencedEvent[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private ended = false;
+  /** Unknown until `begin`: the run claims its conversation before it reads where the log ends. */
+  private nextSeq = Number.MAX_SAFE_INTEGER;
+
+  constructor(
+    readonly conversationId: string,
+    readonly runId: string,
+  ) {}
+
+  begin(firstSeq: number): void {
+    this.nextSeq = firstSeq;
+  }
+
+  /** The seq of this run's first event: everything before it is in the database. */
+  get firstSeq(): number {
+    return this.events[0]?.seq ?? this.nextSeq;
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  emit(event: AgentEvent): SequencedEvent {
+    const sequenced = { seq: this.nextSeq++, event: { ...event, runId: this.runId } as LoggedEvent };
+    this.events.push(sequenced);
+    this.unwritten.push(sequenced);
+    for (const listener of this.listeners) listener(sequenced);
+    if (this.unwritten.length >= FLUSH_BATCH) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+    return sequenced;
+  }
+
+  /**
+   * Follow the run: returns the events so far with seq > after, then calls `onEvent` for each new one and
+   * `onEnd` when the run has ended and all its events are stored.
+   */
+  subscribe(after: number, onEvent: Listener, onEnd: () => void): { backlog: SequencedEvent[]; unsubscribe: () => void } {
+    const backlog = this.events.filter((event) => event.seq > after);
+    if (this.ended) {
+      queueMicrotask(onEnd);
+      return { backlog, unsubscribe: () => {} };
+    }
+    this.listeners.add(onEvent);
+    this.endListeners.add(onEnd);
+    return {
+      backlog,
+      unsubscribe: () => {
+        this.listeners.delete(onEvent);
+        this.endListeners.delete(onEnd);
+      },
+    };
+  }
+
+  /** Store what is left, then tell followers the run is over. */
+  async end(): Promise<void> {
+    this.flush();
+    await this.writing;
+    this.ended = true;
+    for (const onEnd of this.endListeners) onEnd();
+    this.listeners.clear();
+    this.endListeners.clear();
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.unwritten.length === 0) return;
+    const batch = this.unwritten;
+    this.unwritten = [];
+    this.writing = this.writing.then(() => this.write(batch));
+  }
+
+  private async write(batch: SequencedEvent[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await appendEvents(this.conversationId, batch);
+      } catch (error) {
+        if (attempt >= WRITE_ATTEMPTS) {
+          console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import type { SequencedEvent } from "./types";
+
+const HEARTBEAT_MS = 15_000;
+const encoder = new TextEncoder();
+
+export function formatSse({ seq, event }: SequencedEvent): string {
+  return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+export interface SseSink {
+  send(event: SequencedEvent): void;
+  close(): void;
+}
+
+/**
+ * A text/event-stream response. `start` gets a sink and returns a cleanup, called when the stream closes or the
+ * client goes away. Events sent in the same tick go out as one chunk: a burst of deltas costs one write.
+ */
+export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?: ResponseInit): Response {
+  let cleanup: (() => void) | void;
+  let heartbeat: NodeJS.Timeout;
+  let pending: string[] = [];
+  let closed = false;
+
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const drain = () => {
+        if (pending.length === 0 || closed) return;
+        controller.enqueue(encoder.encode(pending.join("")));
+        pending = [];
+      };
+      const finish = () => {
+        if (closed) return;
+        drain();
+        closed = true;
+        clearInterval(heartbeat);
+        cleanup?.();
+        controller.close();
+      };
+      heartbeat = setInterval(() => pending.push(": keep-alive\n\n") === 1 && setImmediate(drain), HEARTBEAT_MS);
+      cleanup = start({
+        send(event) {
+          if (closed) return;
+          if (pending.push(formatSse(event)) === 1) setImmediate(drain);
+        },
+        close: () => setImmediate(finish),
+      });
+    },
+    cancel() {
+      closed = true;
+      clearInterval(heartbeat);
+      cleanup?.();
+    },
+  });
+
+  return new Response(stream, {
+    ...init,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+      ...init?.headers,
+    },
+  });
+}

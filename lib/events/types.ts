@@ -1,0 +1,45 @@
+import type { Violation } from "@/lib/sandbox/check";
+
+/** The SSE contract: every event a run streams, and replays, by type. */
+export type RunStatus = "completed" | "max_steps" | "error" | "cancelled";
+
+export interface RegisteredToolView {
+  id: string;
+  name: string;
+  description: string;
+  parametersSchema: Record<string, unknown>;
+  code: string;
+  version: number;
+}
+
+export type AgentEvent =
+  | { type: "run_started"; messageId: string; model: string }
+  | { type: "step_started"; step: number }
+  | { type: "reasoning_delta"; step: number; delta: string }
+  | { type: "text_delta"; step: number; delta: string }
+  | { type: "tool_call"; step: number; callId: string; name: string; input: unknown }
+  | {
+      type: "tool_result";
+      step: number;
+      callId: string;
+      name: string;
+      ok: boolean;
+      output?: unknown;
+      error?: string;
+      durationMs: number;
+      truncated?: boolean;
+    }
+  | { type: "tool_registered"; step: number; callId: string; tool: RegisteredToolView }
+  | { type: "tool_rejected"; step: number; callId: string; name: string; violations: Violation[] }
+  | { type: "step_finished"; step: number; finishReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
+  | { type: "error"; message: string; code: string }
+  | { type: "run_finished"; status: RunStatus; steps: number };
+
+export type AgentEventType = AgentEvent["type"];
+
+/** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */
+export type LoggedEvent = AgentEvent & { runId: string };
+export interface SequencedEvent {
+  seq: number;
+  event: LoggedEvent;
+}

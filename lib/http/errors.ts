@@ -1,0 +1,34 @@
+/** An error a route can answer with: a status and a message a person can act on. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  toResponse(): Response {
+    return Response.json({ error: { code: this.code, message: this.message } }, { status: this.status });
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, "not_found", `${what} was not found.`);
+export const badRequest = (message: string) => new ApiError(400, "bad_request", message);
+export const conflict = (message: string) => new ApiError(409, "conflict", message);
+export const tooLarge = (message: string) => new ApiError(413, "too_large", message);
+
+type Handler<Context> = (request: Request, context: Context) => Promise<Response>;
+
+/** Wrap a route handler: an ApiError becomes its response, anything else a 500 that leaks no internals. */
+export function route<Context>(handler: Handler<Context>): Handler<Context> {
+  return async (request, context) => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      if (error instanceof ApiError) return error.toResponse();
+      console.error(`${request.method} ${new URL(request.url).pathname} failed:`, error);
+      return new ApiError(500, "internal_error", "Something went wrong on the server; the error was logged.").toResponse();
+    }
+  };
+}

@@ -1,0 +1,162 @@
+import http from "node:http";
+import https from "node:https";
+import dns from "node:dns";
+import type { LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
+import type { FetchLimits } from "@/lib/config";
+import type { FetchRequest } from "./pool";
+
+/** Host names refused before any lookup: they name this machine or a cloud metadata service. */
+const BLOCKED_HOSTNAMES = ["localhost", "metadata", "metadata.google.internal", "instance-data", "kubernetes.default"];
+const BLOCKED_SUFFIXES = [".localhost", ".local", ".internal", ".localdomain", ".home.arpa"];
+const ALLOWED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
+/** Headers a tool may not set: they would forge the connection, not describe the request. */
+const DROPPED_HEADERS = new Set(["host", "connection", "content-length", "transfer-encoding", "upgrade", "proxy-authorization", "te", "trailer"]);
+
+export interface FetchReply {
+  status: number;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  truncated: boolean;
+}
+
+export interface GuardOptions {
+  limits: FetchLimits;
+  /** Injected in tests; the system resolver otherwise. */
+  resolve?: (hostname: string) => Promise<string[]>;
+  /** Injected in tests; `isPublicAddress` otherwise. */
+  isAllowed?: (address: string, hostname: string) => boolean;
+}
+
+export class FetchBlockedError extends Error {}
+
+/** Only globally routable unicast addresses: no loopback, private, link-local, metadata, NAT64, 6to4, Teredo... */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === "unicast";
+}
+
+function checkUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchBlockedError(`Invalid URL: ${raw.slice(0, 200)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchBlockedError(`Only http and https URLs are allowed (got ${url.protocol}).`);
+  if (url.username || url.password) throw new FetchBlockedError("URLs with credentials are not allowed.");
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
+  if (BLOCKED_HOSTNAMES.includes(host) || BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
+    throw new FetchBlockedError(`Host ${host} is not allowed: tools may only reach public internet hosts.`);
+  }
+  return url;
+}
+
+/**
+ * fetch for tool code: http(s) to public addresses only, checked on every connection (so DNS rebinding and
+ * redirects to private hosts fail too), with a timeout and a cap on the response size.
+ */
+export async function guardedFetch(request: FetchRequest, options: GuardOptions): Promise<FetchReply> {
+  const { limits } = options;
+  const method = (request.method ?? "GET").toUpperCase();
+  if (!ALLOWED_METHODS.has(method)) throw new FetchBlockedError(`Method ${method} is not allowed.`);
+  const body = request.body ?? undefined;
+  if (body !== undefined && Buffer.byteLength(body) > limits.maxRequestBytes) {
+    throw new FetchBlockedError(`Request body is over the ${limits.maxRequestBytes} byte limit.`);
+  }
+  const headers = Object.fromEntries(
+    Object.entries(request.headers ?? {})
+      .filter(([name]) => !DROPPED_HEADERS.has(name.toLowerCase()))
+      .map(([name, value]) => [name, String(value).slice(0, 8192)]),
+  );
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+  try {
+    let url = checkUrl(request.url);
+    for (let redirects = 0; ; redirects++) {
+      const response = await send(url, method, headers, body, options, controller.signal);
+      const location = response.headers.location;
+      if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
+        response.resume();
+        if (redirects >= limits.maxRedirects) throw new FetchBlockedError(`More than ${limits.maxRedirects} redirects.`);
+        url = checkUrl(new URL(location, url).toString());
+        continue;
+      }
+      return await readReply(response, url, limits.maxResponseBytes);
+    }
+  } catch (error) {
+    if (controller.signal.aborted) throw new Error(`fetch timed out after ${limits.timeoutMs} ms.`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  options: GuardOptions,
+  signal: AbortSignal,
+): Promise<http.IncomingMessage> {
+  const isAllowed = options.isAllowed ?? isPublicAddress;
+  const resolve = options.resolve ?? systemResolve;
+  // Every connection goes through this lookup, so the address that is checked is the address that is dialled.
+  const lookup: LookupFunction = (host, lookupOptions, callback) => {
+    const addresses = ipaddr.isValid(host) ? Promise.resolve([host]) : resolve(host);
+    addresses.then(
+      (list) => {
+        const blocked = list.find((address) => !isAllowed(address, host));
+        if (list.length === 0) return callback(new Error(`Cannot resolve ${host}.`), "", 4);
+        if (blocked) return callback(new FetchBlockedError(`${host} resolves to ${blocked}, which is not a public address.`), "", 4);
+        const entries = list.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+        if (lookupOptions.all) return (callback as unknown as (e: null, all: typeof entries) => void)(null, entries);
+        callback(null, entries[0].address, entries[0].family);
+      },
+      (error: Error) => callback(error, "", 4),
+    );
+  };
+  const client = url.protocol === "https:" ? https : http;
+  return new Promise((resolvePromise, reject) => {
+    const req = client.request(
+      url,
+      { method, headers: { "user-agent": "Toolsmith-Tool/1.0", ...headers }, lookup, signal, agent: false },
+      resolvePromise,
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+async function systemResolve(hostname: string): Promise<string[]> {
+  const results = await dns.promises.lookup(hostname, { all: true, verbatim: true });
+  return results.map((result) => result.address);
+}
+
+async function readReply(response: http.IncomingMessage, url: URL, maxBytes: number): Promise<FetchReply> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    if (size + chunk.length > maxBytes) {
+      chunks.push(chunk.subarray(0, maxBytes - size));
+      truncated = true;
+      response.destroy();
+      break;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return { status: response.statusCode ?? 0, url: url.toString(), headers, body: Buffer.concat(chunks).toString("utf8"), truncated };
+}

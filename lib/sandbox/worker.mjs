@@ -1,0 +1,204 @@
+// @ts-check
+// One sandbox worker thread: runs tool code in a fresh QuickJS runtime per call. Plain ESM because Node starts it
+// directly, outside Next's bundle. The parent owns the wall clock and terminates this thread when a call overruns,
+// so nothing here has to be trusted to stop.
+import { parentPort } from "node:worker_threads";
+import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
+import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
+
+const QuickJS = await newQuickJSWASMModuleFromVariant(releaseSync);
+const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
+
+/** Host replies to this worker's fetch requests, by request id. */
+const pendingFetches = new Map();
+let nextFetchId = 1;
+
+// Trusted prelude, evaluated before the tool's code: installs console and fetch over host functions passed in as
+// arguments, so no host binding is ever reachable by name, and returns the function that invokes the tool.
+const PRELUDE = `(function (hostLog, hostFetch, limits) {
+  "use strict";
+  const show = (value) => {
+    if (typeof value === "string") return value;
+    try { const json = JSON.stringify(value); return json === undefined ? String(value) : json; }
+    catch (error) { return String(value); }
+  };
+  const log = (...values) => hostLog(values.map(show).join(" ").slice(0, limits.consoleChars));
+  globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log });
+
+  class Response {
+    constructor(reply) { this.status = reply.status; this.ok = reply.status >= 200 && reply.status < 300;
+      this.url = reply.url; this.headers = Object.freeze({ ...reply.headers, get: (k) => reply.headers[String(k).toLowerCase()] ?? null });
+      this.truncated = reply.truncated; this._body = reply.body; }
+    async text() { return this._body; }
+    async json() { return JSON.parse(this._body); }
+  }
+  globalThis.fetch = async (url, init = {}) => {
+    const request = { url: String(url), method: init.method, headers: init.headers, body: init.body == null ? undefined : String(init.body) };
+    return new Response(JSON.parse(await hostFetch(JSON.stringify(request))));
+  };
+
+  const serialise = (value) => {
+    const json = JSON.stringify(value === undefined ? null : value);
+    if (json === undefined) return "null";
+    return json.length > limits.outputChars ? JSON.stringify({ truncatedJson: json.slice(0, limits.outputChars), totalChars: json.length }) : JSON.stringify({ json });
+  };
+  return {
+    tool: async (run, inputJson) => serialise(await run(JSON.parse(inputJson))),
+    snippet: async (completion) => serialise(await completion),
+  };
+})`;
+
+/**
+ * @param {{ id: number, mode: "tool" | "compile" | "snippet", code: string, input: unknown, limits: {
+ *   timeoutMs: number, memoryBytes: number, stackBytes: number, outputChars: number, consoleChars: number } }} job
+ */
+async function execute(job) {
+  const started = performance.now();
+  const deadline = Date.now() + job.limits.timeoutMs;
+  const logs = [];
+  let logChars = 0;
+  let consoleTruncated = false;
+  let inFlight = 0;
+
+  const runtime = QuickJS.newRuntime();
+  runtime.setMemoryLimit(job.limits.memoryBytes);
+  runtime.setMaxStackSize(job.limits.stackBytes);
+  runtime.setInterruptHandler(() => Date.now() > deadline);
+  const vm = runtime.newContext();
+  const handles = [];
+  const keep = (handle) => (handles.push(handle), handle);
+
+  const finish = (outcome) => ({
+    id: job.id,
+    ...outcome,
+    logs,
+    consoleTruncated,
+    durationMs: performance.now() - started,
+  });
+
+  try {
+    const hostLog = keep(
+      vm.newFunction("log", (text) => {
+        const line = vm.getString(text);
+        if (logChars + line.length > job.limits.consoleChars) {
+          consoleTruncated = true;
+          return;
+        }
+        logChars += line.length;
+        logs.push(line);
+      }),
+    );
+    const hostFetch = keep(
+      vm.newFunction("fetch", (requestJson) => {
+        const deferred = vm.newPromise();
+        const fetchId = nextFetchId++;
+        inFlight++;
+        pendingFetches.set(fetchId, (reply) => {
+          inFlight--;
+          if (!deferred.alive) return;
+          if (reply.error) {
+            const error = vm.newError({ name: "FetchError", message: reply.error });
+            deferred.reject(error);
+            error.dispose();
+          } else {
+            const body = vm.newString(JSON.stringify(reply.response));
+            deferred.resolve(body);
+            body.dispose();
+          }
+          deferred.dispose();
+        });
+        port.postMessage({ type: "fetch", id: job.id, fetchId, request: JSON.parse(vm.getString(requestJson)) });
+        return deferred.handle;
+      }),
+    );
+    const limits = keep(vm.newString(JSON.stringify(job.limits)));
+    const limitsObject = keep(vm.unwrapResult(vm.callFunction(keep(vm.unwrapResult(vm.evalCode("JSON.parse"))), vm.undefined, limits)));
+    const prelude = keep(vm.unwrapResult(vm.evalCode(PRELUDE, "prelude.js")));
+    const invokers = keep(vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, limitsObject)));
+
+    const evaluated = vm.evalCode(job.code, job.mode === "snippet" ? "snippet.js" : "tool.js");
+    if (evaluated.error) return finish({ ok: false, error: describeError(vm, keep(evaluated.error)) });
+    const completion = keep(evaluated.value);
+
+    let promise;
+    if (job.mode !== "snippet") {
+      const run = keep(vm.getProp(vm.global, "run"));
+      if (vm.typeof(run) !== "function") return finish({ ok: false, error: { kind: "error", message: "The code does not define a function `run`." } });
+      if (job.mode === "compile") return finish({ ok: true, output: null });
+      const input = keep(vm.newString(JSON.stringify(job.input ?? {})));
+      const call = vm.callFunction(keep(vm.getProp(invokers, "tool")), vm.undefined, run, input);
+      if (call.error) return finish({ ok: false, error: describeError(vm, keep(call.error)) });
+      promise = keep(call.value);
+    } else {
+      const call = vm.callFunction(keep(vm.getProp(invokers, "snippet")), vm.undefined, completion);
+      if (call.error) return finish({ ok: false, error: describeError(vm, keep(call.error)) });
+      promise = keep(call.value);
+    }
+
+    const settled = vm.resolvePromise(promise);
+    drainJobs(runtime);
+    // Host fetches resolve later: keep running jobs until the tool settles or nothing can settle it any more.
+    while (vm.getPromiseState(promise).type === "pending") {
+      if (inFlight === 0) return finish({ ok: false, error: { kind: "error", message: "run() returned a promise that never settles." } });
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      drainJobs(runtime);
+    }
+    const result = await settled;
+    if (result.error) return finish({ ok: false, error: describeError(vm, keep(result.error)) });
+    const envelope = JSON.parse(vm.getString(keep(result.value)));
+    return finish(
+      "json" in envelope
+        ? { ok: true, output: JSON.parse(envelope.json) }
+        : { ok: true, output: envelope.truncatedJson, outputTruncated: true, outputChars: envelope.totalChars },
+    );
+  } catch (error) {
+    return finish({ ok: false, error: { kind: classify(String(error)), message: String(error instanceof Error ? error.message : error) } });
+  } finally {
+    try {
+      for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
+      vm.dispose();
+      runtime.dispose();
+    } catch {
+      // An interrupted or overflowed call can leave objects that QuickJS refuses to free, which aborts the WASM
+      // module. The outcome is already known; this thread just cannot run another call.
+      poisoned = true;
+    }
+  }
+}
+
+/** Set when this thread's QuickJS module is no longer usable: the pool replaces the thread. */
+let poisoned = false;
+
+function drainJobs(runtime) {
+  const jobs = runtime.executePendingJobs();
+  if (jobs.error) jobs.error.dispose();
+}
+
+function describeError(vm, handle) {
+  const dumped = vm.dump(handle);
+  const message =
+    dumped && typeof dumped === "object"
+      ? `${dumped.name ?? "Error"}: ${dumped.message ?? ""}`
+      : `Uncaught ${typeof dumped === "string" ? dumped : JSON.stringify(dumped)}`;
+  return { kind: classify(message), message: message.slice(0, 2000) };
+}
+
+/** QuickJS reports its own limits as errors: name them so that the model (and the trace) can tell them apart. */
+function classify(message) {
+  if (/interrupted/i.test(message)) return "timeout";
+  if (/out of memory/i.test(message)) return "memory";
+  if (/stack overflow/i.test(message)) return "stack";
+  return "error";
+}
+
+port.on("message", async (message) => {
+  if (message.type === "fetch-reply") {
+    const resolve = pendingFetches.get(message.fetchId);
+    pendingFetches.delete(message.fetchId);
+    resolve?.(message);
+    return;
+  }
+  const outcome = await execute(message.job);
+  port.postMessage({ type: "result", ...outcome, retire: poisoned });
+});
+port.postMessage({ type: "ready" });

@@ -1,0 +1,33 @@
+import { activeRun } from "@/lib/agent/active-runs";
+import { listEvents } from "@/lib/db/events";
+import { listMessages } from "@/lib/db/messages";
+import { listRuns } from "@/lib/db/runs";
+import { listAllTools } from "@/lib/db/tools";
+import { toolView } from "@/lib/tools/registered-tool";
+
+/**
+ * Everything a reader of a conversation needs: messages, the event log (each event as streamed, with its SSE id),
+ * every version of every tool it registered, and whether a run is active. Events of an active run that are not
+ * stored yet come from memory, so the trace is complete at any moment.
+ */
+export async function loadTrace(conversation: { id: string; title: string; createdAt: Date; updatedAt: Date }) {
+  const live = activeRun(conversation.id)?.channel;
+  const [messages, stored, tools, runs] = await Promise.all([
+    listMessages(conversation.id),
+    listEvents(conversation.id, 0, live?.firstSeq),
+    listAllTools(conversation.id),
+    listRuns(conversation.id),
+  ]);
+  const events = [...stored, ...(live?.events ?? [])].map(({ seq, event }) => ({ id: seq, ...event }));
+  return {
+    ...conversation,
+    activeRunId: live && !live.isEnded ? live.runId : null,
+    lastEventId: events.at(-1)?.id ?? 0,
+    messages,
+    events,
+    tools: tools.map((tool) => ({ ...toolView(tool), status: tool.status, createdAt: tool.createdAt })),
+    runs,
+  };
+}
+
+export type Trace = Awaited<ReturnType<typeof loadTrace>>;

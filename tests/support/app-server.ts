@@ -1,0 +1,70 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import net from "node:net";
+
+const ROOT = process.cwd();
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A temporary directory for one test file's database. */
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-test-"));
+}
+
+/**
+ * The production server (`next start`, from the build that `npm test` makes first), on its own port and database,
+ * in its own process group so that stopping it stops next-server too.
+ */
+export class AppServer {
+  private child?: ChildProcess;
+  url = "";
+  output = "";
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  async start(): Promise<void> {
+    const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...this.env };
+    const migrate = spawnSync("node", ["scripts/migrate.mjs"], { cwd: ROOT, env, encoding: "utf8" });
+    if (migrate.status !== 0) throw new Error(`Migration failed: ${migrate.stdout}${migrate.stderr}`);
+    const port = await freePort();
+    this.url = `http://127.0.0.1:${port}`;
+    this.child = spawn(path.join(ROOT, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child.stdout!.on("data", (chunk) => (this.output += chunk));
+    this.child.stderr!.on("data", (chunk) => (this.output += chunk));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`The server exited: ${this.output}`);
+      try {
+        if ((await fetch(`${this.url}/api/health`)).ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`The server did not start: ${this.output}`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(-child.pid!, "SIGTERM");
+    const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}

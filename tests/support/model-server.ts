@@ -1,0 +1,143 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A scripted OpenAI-compatible server: streaming Chat Completions, with tool-call arguments split across chunks,
+ * as real servers send them. A scenario is chosen by the last user message of a request, and its reply by the
+ * step within the current turn (the number of assistant messages after that user message), so concurrent runs
+ * and conversations each follow their own script.
+ */
+export type Reply =
+  | { text?: string; reasoning?: string; toolCalls?: ScriptedCall[]; chunkSize?: number; delayMs?: number }
+  | { status: number; body?: string }
+  | { drop: "after-first-chunk" }
+  | { deltas: number; delta?: string }
+  | { stallMs: number };
+
+export interface ScriptedCall {
+  name: string;
+  /** An object is sent as JSON; a string is sent as is (to send broken JSON). */
+  args: Record<string, unknown> | string;
+}
+
+type Scenario = Reply[] | ((step: number, body: ChatRequest) => Reply);
+
+export interface ChatRequest {
+  model: string;
+  messages: { role: string; content?: unknown; tool_calls?: { function: { name: string; arguments: string } }[] }[];
+  tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
+  stream?: boolean;
+}
+
+export class ModelServer {
+  readonly requests: ChatRequest[] = [];
+  private readonly scenarios = new Map<string, Scenario>();
+  private server?: http.Server;
+  url = "";
+
+  script(userMessage: string, scenario: Scenario): void {
+    this.scenarios.set(userMessage, scenario);
+  }
+
+  /** Requests whose last user message is `userMessage`. */
+  requestsFor(userMessage: string): ChatRequest[] {
+    return this.requests.filter((request) => lastUserMessage(request) === userMessage);
+  }
+
+  async start(): Promise<void> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 1000;
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url !== "/v1/chat/completions") {
+      res.writeHead(404).end();
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as ChatRequest;
+    this.requests.push(body);
+    const user = lastUserMessage(body);
+    const scenario = this.scenarios.get(user);
+    const step = stepWithinTurn(body);
+    const reply: Reply | undefined = typeof scenario === "function" ? scenario(step, body) : scenario?.[step];
+    await respond(res, reply ?? { text: `No script for step ${step} of "${user}".` }, body.model);
+  }
+}
+
+function lastUserMessage(body: ChatRequest): string {
+  const user = [...body.messages].reverse().find((message) => message.role === "user");
+  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
+}
+
+function stepWithinTurn(body: ChatRequest): number {
+  const lastUser = body.messages.map((message) => message.role).lastIndexOf("user");
+  return body.messages.slice(lastUser + 1).filter((message) => message.role === "assistant").length;
+}
+
+async function respond(res: http.ServerResponse, reply: Reply, model: string): Promise<void> {
+  if ("status" in reply) {
+    res.writeHead(reply.status, { "content-type": "application/json" });
+    res.end(reply.body ?? JSON.stringify({ error: { message: "scripted failure", type: "server_error" } }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+  const send = (delta: Record<string, unknown>, finish: string | null = null) =>
+    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+
+  send({ role: "assistant", content: "" });
+  if ("drop" in reply) {
+    send({ content: "Starting" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    res.socket?.destroy();
+    return;
+  }
+  if ("stallMs" in reply) {
+    await new Promise((resolve) => setTimeout(resolve, reply.stallMs));
+    send({ content: "late" }, "stop");
+    res.end("data: [DONE]\n\n");
+    return;
+  }
+  if ("deltas" in reply) {
+    // As fast as the socket takes them: the stream-overhead benchmark's source.
+    for (let i = 0; i < reply.deltas; i++) send({ content: reply.delta ?? "x" });
+    send({}, "stop");
+    res.end("data: [DONE]\n\n");
+    return;
+  }
+
+  const size = reply.chunkSize ?? 8;
+  const pause = () => (reply.delayMs ? new Promise((resolve) => setTimeout(resolve, reply.delayMs)) : undefined);
+  for (const piece of split(reply.reasoning ?? "", size)) {
+    send({ reasoning_content: piece });
+    await pause();
+  }
+  for (const piece of split(reply.text ?? "", size)) {
+    send({ content: piece });
+    await pause();
+  }
+  (reply.toolCalls ?? []).forEach((call, index) => {
+    const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
+    const callId = `call_${Math.random().toString(36).slice(2, 10)}`;
+    send({ tool_calls: [{ index, id: callId, type: "function", function: { name: call.name, arguments: "" } }] });
+    for (const piece of split(args, 7)) send({ tool_calls: [{ index, function: { arguments: piece } }] });
+  });
+  send({}, reply.toolCalls?.length ? "tool_calls" : "stop");
+  res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+  res.end("data: [DONE]\n\n");
+}
+
+function split(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}

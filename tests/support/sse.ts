@@ -1,0 +1,39 @@
+export interface SseMessage {
+  id: number;
+  event: string;
+  data: Record<string, unknown> & { type: string; runId: string };
+}
+
+/** Read an SSE response to its end (or until `until` says stop), parsing every message. */
+export async function readSse(response: Response, until?: (message: SseMessage) => boolean): Promise<SseMessage[]> {
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    throw new Error(`Expected an event stream, got ${response.status} ${response.headers.get("content-type")}: ${await response.text()}`);
+  }
+  const messages: SseMessage[] = [];
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let boundary: number;
+    while ((boundary = buffer.indexOf("\n\n")) !== -1) {
+      const block = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      const fields: Record<string, string> = {};
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, "");
+      }
+      if (!fields.data) continue;
+      const message = { id: Number(fields.id), event: fields.event, data: JSON.parse(fields.data) };
+      messages.push(message);
+      if (until?.(message)) {
+        await reader.cancel();
+        return messages;
+      }
+    }
+  }
+  return messages;
+}
