@@ -84,14 +84,15 @@ function rulesFor(node: AnyNode): string[] {
       return ["`with` statements are not allowed."];
     case "Identifier":
       return identifierRule(node.name as string);
-    case "PrivateIdentifier":
-      return forbiddenProperty(node.name as string) ? [`\`#${node.name as string}\` is not allowed.`] : [];
     case "MemberExpression":
       return propertyRule(memberName(node));
     case "Property":
     case "MethodDefinition":
     case "PropertyDefinition":
       return propertyRule(keyName(node));
+    case "ObjectPattern":
+      // The walker does not visit a pattern's properties as nodes: `const { constructor: c } = x` is checked here.
+      return (node.properties as AnyNode[]).flatMap((property) => (property.type === "Property" ? propertyRule(keyName(property)) : []));
     case "Literal":
       return typeof node.value === "string" && forbiddenProperty(node.value)
         ? [`The string "${node.value}" is not allowed: it names a prototype or constructor internal.`]
@@ -138,7 +139,7 @@ function memberName(node: AnyNode): string | undefined {
 
 function keyName(node: AnyNode): string | undefined {
   const key = node.key as AnyNode;
-  if (!node.computed && key.type === "Identifier") return key.name as string;
+  if (!node.computed && (key.type === "Identifier" || key.type === "PrivateIdentifier")) return key.name as string;
   if (key.type === "Literal") return String(key.value);
   return undefined;
 }

@@ -108,6 +108,11 @@ function send(
 ): Promise<http.IncomingMessage> {
   const isAllowed = options.isAllowed ?? isPublicAddress;
   const resolve = options.resolve ?? systemResolve;
+  // Node dials an IP literal without calling `lookup`, so literals are checked here.
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (ipaddr.isValid(literal) && !isAllowed(literal, literal)) {
+    return Promise.reject(new FetchBlockedError(`${literal} is not a public address.`));
+  }
   // Every connection goes through this lookup, so the address that is checked is the address that is dialled.
   const lookup: LookupFunction = (host, lookupOptions, callback) => {
     const addresses = ipaddr.isValid(host) ? Promise.resolve([host]) : resolve(host);

@@ -136,7 +136,7 @@ export function evaluateExpression(source: string): number | boolean {
       return toNumber(value);
     }
     if (isOp("(")) return call(token.value);
-    if (token.value in CONSTANTS) return CONSTANTS[token.value];
+    if (Object.hasOwn(CONSTANTS, token.value)) return CONSTANTS[token.value];
     throw new Error(`unknown name "${token.value}"`);
   }
 

@@ -1,0 +1,88 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDataDir } from "../support/app-server";
+import { readSse } from "../support/sse";
+
+process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
+
+let RunChannel: typeof import("@/lib/events/channel").RunChannel;
+let conversationEventStream: typeof import("@/lib/events/replay").conversationEventStream;
+let db: typeof import("@/lib/db/client").db;
+
+beforeAll(async () => {
+  const migrate = spawnSync("node", ["scripts/migrate.mjs"], { env: process.env, encoding: "utf8" });
+  expect(migrate.status, migrate.stderr).toBe(0);
+  ({ RunChannel } = await import("@/lib/events/channel"));
+  ({ conversationEventStream } = await import("@/lib/events/replay"));
+  ({ db } = await import("@/lib/db/client"));
+});
+
+async function conversation() {
+  return db.conversation.create({ data: {} });
+}
+
+describe("the event log", () => {
+  it("numbers events from where the log ends, hands them to subscribers at once, and stores them all in order", async () => {
+    const { id } = await conversation();
+    const channel = new RunChannel(id, "run-1");
+    channel.begin(1);
+    const seen: number[] = [];
+    channel.subscribe(0, (event) => seen.push(event.seq), () => {});
+    for (let i = 0; i < 1200; i++) channel.emit({ type: "text_delta", step: 1, delta: `d${i}` });
+    expect(seen).toEqual(Array.from({ length: 1200 }, (_, i) => i + 1));
+    await channel.end();
+
+    const rows = await db.event.findMany({ where: { conversationId: id }, orderBy: { seq: "asc" } });
+    expect(rows.map((row) => row.seq)).toEqual(seen);
+    expect(JSON.parse(rows[41].data)).toEqual({ type: "text_delta", step: 1, delta: "d41", runId: "run-1" });
+  });
+
+  it("tells followers when the run has ended, after its events are stored", async () => {
+    const { id } = await conversation();
+    const channel = new RunChannel(id, "run-2");
+    channel.begin(1);
+    let ended = false;
+    channel.subscribe(0, () => {}, async () => {
+      ended = true;
+      expect(await db.event.count({ where: { conversationId: id } })).toBe(2);
+    });
+    channel.emit({ type: "step_started", step: 1 });
+    channel.emit({ type: "run_finished", status: "completed", steps: 1 });
+    await channel.end();
+    expect(ended).toBe(true);
+  });
+
+  it("replays stored events, then the live run's, each once and in order, however they interleave", async () => {
+    const { id } = await conversation();
+    const earlier = new RunChannel(id, "run-a");
+    earlier.begin(1);
+    for (let i = 0; i < 10; i++) earlier.emit({ type: "text_delta", step: 1, delta: String(i) });
+    await earlier.end();
+
+    const live = new RunChannel(id, "run-b");
+    live.begin(11);
+    for (let i = 0; i < 5; i++) live.emit({ type: "text_delta", step: 1, delta: `live${i}` });
+    const response = conversationEventStream(id, 3, live);
+    // more events arrive while the stream reads the database
+    for (let i = 5; i < 8; i++) live.emit({ type: "text_delta", step: 1, delta: `live${i}` });
+    setTimeout(async () => {
+      live.emit({ type: "run_finished", status: "completed", steps: 1 });
+      await live.end();
+    }, 50);
+
+    const events = await readSse(response);
+    expect(events.map((event) => event.id)).toEqual(Array.from({ length: 16 }, (_, i) => i + 4));
+    expect(events.at(-1)!.data.type).toBe("run_finished");
+  });
+
+  it("formats each message with id, event and data", async () => {
+    const { id } = await conversation();
+    const channel = new RunChannel(id, "run-c");
+    channel.begin(1);
+    channel.emit({ type: "error", message: "line one\nline two", code: "x" });
+    await channel.end();
+    const text = await conversationEventStream(id, 0, undefined).text();
+    expect(text).toBe(`id: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`);
+  });
+});

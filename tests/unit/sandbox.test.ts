@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+process.env.TOOLSMITH_TOOL_TIMEOUT_MS = "1000";
+process.env.TOOLSMITH_TOOL_MEMORY_MB = "32";
+type Sandbox = typeof import("@/lib/sandbox");
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await import("@/lib/sandbox");
+  await sandbox.sandboxPool().warm();
+});
+afterAll(async () => sandbox.sandboxPool().close());
+
+const tool = (code: string, input: unknown = {}) => sandbox.runInSandbox("tool", code, input);
+
+describe("the sandbox runtime", () => {
+  it("calls run with the inputs and returns its value and console output", async () => {
+    const result = await tool("function run({ a, b }) { console.log('adding', a, b, { a }); return { sum: a + b }; }", { a: 2, b: 3 });
+    expect(result).toMatchObject({ ok: true, output: { sum: 5 }, logs: ['adding 2 3 {"a":2}'] });
+  });
+
+  it("awaits an async run", async () => {
+    expect(await tool("async function run() { await null; return [1, 2].map((x) => x * 3); }")).toMatchObject({ ok: true, output: [3, 6] });
+  });
+
+  it("returns a snippet's completion value", async () => {
+    expect(await sandbox.runInSandbox("snippet", "const x = 20; x + 22")).toMatchObject({ ok: true, output: 42 });
+    expect(await sandbox.runInSandbox("snippet", "Promise.resolve('later')")).toMatchObject({ ok: true, output: "later" });
+  });
+
+  it("maps undefined to null and reports values JSON cannot carry", async () => {
+    expect(await tool("function run() {}")).toMatchObject({ ok: true, output: null });
+    expect(await tool("function run() { const a = {}; a.self = a; return a; }")).toMatchObject({ ok: false, error: { message: expect.stringMatching(/circular/i) } });
+  });
+
+  it("turns a thrown error into a failure with its message", async () => {
+    expect(await tool("function run() { throw new RangeError('too far'); }")).toMatchObject({ ok: false, error: { kind: "error", message: "RangeError: too far" } });
+  });
+
+  it("re-checks the policy before every run", async () => {
+    const result = await tool("function run() { return process.env; }");
+    expect(result).toMatchObject({ ok: false, violations: [{ line: 1, message: expect.stringContaining("process") }] });
+  });
+
+  it("stops an infinite loop at the time limit", async () => {
+    const started = performance.now();
+    const result = await tool("function run() { while (true) {} }");
+    expect(result).toMatchObject({ ok: false, error: { kind: "timeout", message: expect.stringContaining("1000 ms") } });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("stops a loop around one slow built-in, which the interrupt handler cannot see, by killing the thread", async () => {
+    const started = performance.now();
+    const result = await tool("function run() { const s = 'x'.repeat(1 << 22); for (;;) s.indexOf('y'); }");
+    expect(result).toMatchObject({ ok: false, error: { kind: "timeout" } });
+    expect(performance.now() - started).toBeLessThan(2500);
+  });
+
+  it.each([
+    ["a typed array", "new Uint8Array(100 * 1024 * 1024)"],
+    ["a huge string", "'x'.repeat(2 ** 26)"],
+    ["a huge array", "new Array(2 ** 24).fill(0)"],
+  ])("refuses an allocation over the memory limit: %s", async (_name, allocation) => {
+    const result = await tool(`function run() { return ${allocation}.length; }`);
+    expect(result).toMatchObject({ ok: false, error: { kind: "memory", message: expect.stringContaining("32 MB") } });
+  });
+
+  it("stops a memory bomb that grows step by step (the clock or the memory limit, whichever comes first)", async () => {
+    const started = performance.now();
+    const result = await tool("function run() { const a = []; for (;;) a.push('x'.repeat(1 << 20) + a.length); }");
+    expect(result.ok).toBe(false);
+    expect(["memory", "timeout"]).toContain(result.error!.kind);
+    expect(performance.now() - started).toBeLessThan(2500);
+  });
+
+  it("stops a memory bomb that catches out-of-memory and retries", async () => {
+    const result = await tool("function run() { const a = []; for (;;) { try { a.push(new Array(1e6).fill(1)); } catch (e) {} } }");
+    expect(result.ok).toBe(false);
+    expect(["memory", "timeout"]).toContain(result.error!.kind);
+  });
+
+  it("stops runaway recursion", async () => {
+    expect(await tool("function run() { const f = () => f() + 1; return f(); }")).toMatchObject({ ok: false, error: { kind: "stack" } });
+  });
+
+  it("caps the output that leaves the sandbox", async () => {
+    const result = await tool("function run() { return 'y'.repeat(5 * 1024 * 1024); }");
+    expect(result).toMatchObject({ ok: true, outputTruncated: true });
+    expect(String(result.output).length).toBeLessThanOrEqual(16_384);
+  });
+
+  it("caps console output", async () => {
+    const result = await tool("function run() { for (let i = 0; i < 10000; i++) console.log('line ' + i); return 1; }");
+    expect(result).toMatchObject({ ok: true, consoleTruncated: true });
+    expect(result.logs.join("").length).toBeLessThanOrEqual(8192);
+  });
+
+  it("fails a promise that can never settle at once instead of waiting for the clock", async () => {
+    const started = performance.now();
+    expect(await tool("async function run() { await new Promise(() => {}); }")).toMatchObject({ ok: false, error: { message: expect.stringContaining("never settles") } });
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("exposes no host capability but console and fetch (layer 2 alone, without the policy)", async () => {
+    const probe = await sandbox.sandboxPool().run(
+      {
+        mode: "snippet",
+        code: "[typeof require, typeof setTimeout, typeof std, typeof os, typeof Buffer, typeof fetch, typeof console.log, typeof globalThis.process]",
+        limits: { timeoutMs: 1000, memoryBytes: 32 << 20, stackBytes: 256 << 10, outputChars: 1000, consoleChars: 1000 },
+      },
+      async () => ({}),
+    );
+    expect(probe).toMatchObject({ ok: true, output: ["undefined", "undefined", "undefined", "undefined", "undefined", "function", "function", "undefined"] });
+  });
+
+  it("starts every call in a fresh realm", async () => {
+    await sandbox.runInSandbox("snippet", "var leaked = 'from an earlier call'; Array.prototype.polluted = true; 1");
+    expect(await sandbox.runInSandbox("snippet", "[typeof leaked, [].polluted]")).toMatchObject({ ok: true, output: ["undefined", null] });
+  });
+
+  it("keeps serving after a thread was killed", async () => {
+    await tool("function run() { while (true) {} }");
+    const results = await Promise.all([1, 2, 3, 4].map((n) => tool("function run({ n }) { return n * n; }", { n })));
+    expect(results.map((result) => result.output)).toEqual([1, 4, 9, 16]);
+  });
+
+  it("refuses fetch to private addresses from tool code", async () => {
+    const result = await tool("async function run() { const r = await fetch('http://127.0.0.1:1/'); return r.status; }");
+    expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("not a public address") } });
+  });
+});
