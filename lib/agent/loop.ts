@@ -1,4 +1,4 @@
-import { APICallError, streamText, type LanguageModel, type ModelMessage } from "ai";
+import { APICallError, experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage } from "ai";
 import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/config";
 import { recordExecution } from "@/lib/db/executions";
 import { createMessage } from "@/lib/db/messages";
@@ -109,6 +109,11 @@ interface StepPlan {
   usage?: { inputTokens?: number; outputTokens?: number };
 }
 
+/**
+ * One model call, streamed. The loop drives steps itself, so this is the SDK's single-call primitive rather than
+ * streamText's step machinery: less per-chunk work on the streaming hot path. Retries of a failed request and the
+ * idle timeout are handled here.
+ */
 async function streamStep(
   model: LanguageModel,
   maxRetries: number,
@@ -118,48 +123,97 @@ async function streamStep(
   emit: (event: AgentEvent) => void,
   signal: AbortSignal,
 ): Promise<StepPlan> {
-  const result = streamText({
-    model,
-    system: SYSTEM_PROMPT,
-    messages,
-    tools: toolset.forModel(),
-    maxRetries,
-    abortSignal: signal,
-    timeout: { firstChunkMs: config.modelIdleTimeoutMs, chunkMs: config.modelIdleTimeoutMs },
-  });
-  const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
-  for await (const part of result.fullStream) {
-    switch (part.type) {
-      case "reasoning-delta":
-        if (part.text) emit({ type: "reasoning_delta", step, delta: part.text });
-        break;
-      case "text-delta":
-        plan.text += part.text;
-        emit({ type: "text_delta", step, delta: part.text });
-        break;
-      case "tool-call":
-        plan.calls.push({
-          callId: part.toolCallId,
-          name: part.toolName,
-          input: part.input,
-          // An unknown name is the toolset's to explain; unparsable arguments arrive as the raw string.
-          problem:
-            part.invalid && typeof part.input === "string"
-              ? `The arguments for ${part.toolName} are not valid JSON: ${part.input.slice(0, 200)}`
-              : undefined,
-        });
-        break;
-      case "finish-step":
-        plan.finishReason = part.finishReason;
-        plan.usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens };
-        break;
-      case "error":
-        throw part.error;
-      case "abort":
-        throw new DOMException("The run was cancelled.", "AbortError");
+  const idle = new IdleTimeout(config.modelIdleTimeoutMs, signal);
+  try {
+    const { stream } = await withRetries(maxRetries, signal, () =>
+      streamModelCall({ model, system: SYSTEM_PROMPT, messages, tools: toolset.forModel(), abortSignal: idle.signal }),
+    );
+    const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
+    for await (const part of stream) {
+      idle.reset();
+      switch (part.type) {
+        case "reasoning-delta":
+          if (part.text) emit({ type: "reasoning_delta", step, delta: part.text });
+          break;
+        case "text-delta":
+          if (!part.text) break;
+          plan.text += part.text;
+          emit({ type: "text_delta", step, delta: part.text });
+          break;
+        case "tool-call":
+          plan.calls.push({
+            callId: part.toolCallId,
+            name: part.toolName,
+            input: part.input,
+            // An unknown name is the toolset's to explain; unparsable arguments arrive as the raw string.
+            problem:
+              part.invalid && typeof part.input === "string"
+                ? `The arguments for ${part.toolName} are not valid JSON: ${part.input.slice(0, 200)}`
+                : undefined,
+          });
+          break;
+        case "model-call-end":
+          plan.finishReason = part.finishReason;
+          plan.usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens };
+          break;
+        case "error":
+          throw part.error;
+      }
+    }
+    if (plan.finishReason === "unknown") throw new Error("The model stream ended before the model finished.");
+    return plan;
+  } catch (error) {
+    throw idle.timedOut ? new Error(`The model sent nothing for ${config.modelIdleTimeoutMs} ms.`) : error;
+  } finally {
+    idle.clear();
+  }
+}
+
+/** An abort signal that fires when the run is cancelled or when `reset` has not been called for `ms`. */
+class IdleTimeout {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout;
+  timedOut = false;
+
+  constructor(
+    private readonly ms: number,
+    parent: AbortSignal,
+  ) {
+    this.timer = this.start();
+    parent.addEventListener("abort", () => this.controller.abort(parent.reason), { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  reset(): void {
+    this.timer.refresh();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private start(): NodeJS.Timeout {
+    return setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new Error("idle timeout"));
+    }, this.ms);
+  }
+}
+
+/** Retry a request that failed before streaming began, when the error says a retry may help (429, 5xx, network). */
+async function withRetries<T>(maxRetries: number, signal: AbortSignal, request: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      const retryable = APICallError.isInstance(error) && error.isRetryable;
+      if (!retryable || attempt >= maxRetries || signal.aborted) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
     }
   }
-  return plan;
 }
 
 async function executeCall(

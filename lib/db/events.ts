@@ -1,29 +1,37 @@
+import { Prisma } from "@/lib/generated/prisma/client";
 import { db } from "./client";
-import type { LoggedEvent, SequencedEvent } from "@/lib/events/types";
+import { unpackRow, type EventRow } from "@/lib/events/packing";
+import type { SequencedEvent } from "@/lib/events/types";
 
-export async function appendEvents(conversationId: string, events: SequencedEvent[]): Promise<void> {
-  await db.event.createMany({
-    data: events.map(({ seq, event }) => ({
-      conversationId,
-      seq,
-      runId: event.runId,
-      type: event.type,
-      data: JSON.stringify(event),
-    })),
-  });
+/**
+ * One multi-row INSERT per batch: this is the hot path of streaming, and a raw statement skips the client's
+ * per-call query planning. Prisma still renders the placeholders for the database at hand, so it stays
+ * provider-neutral.
+ */
+export async function appendEvents(conversationId: string, rows: EventRow[]): Promise<void> {
+  const createdAt = new Date();
+  for (let start = 0; start < rows.length; start += INSERT_ROWS) {
+    const values = rows
+      .slice(start, start + INSERT_ROWS)
+      .map((row) => Prisma.sql`(${conversationId}, ${row.seq}, ${row.lastSeq}, ${row.runId}, ${row.type}, ${row.data}, ${createdAt})`);
+    await db.$executeRaw`INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES ${Prisma.join(values)}`;
+  }
 }
+
+/** Rows per statement: 7 parameters each stays well under SQLite's and PostgreSQL's parameter limits. */
+const INSERT_ROWS = 1000;
 
 /** Persisted events with seq in (after, before), in order. */
 export async function listEvents(conversationId: string, after = 0, before = Number.MAX_SAFE_INTEGER): Promise<SequencedEvent[]> {
   const rows = await db.event.findMany({
-    where: { conversationId, seq: { gt: after, lt: before } },
+    where: { conversationId, lastSeq: { gt: after }, seq: { lt: before } },
     orderBy: { seq: "asc" },
-    select: { seq: true, data: true },
+    select: { seq: true, lastSeq: true, data: true },
   });
-  return rows.map((row) => ({ seq: row.seq, event: JSON.parse(row.data) as LoggedEvent }));
+  return rows.flatMap(unpackRow).filter(({ seq }) => seq > after && seq < before);
 }
 
 export async function lastEventSeq(conversationId: string): Promise<number> {
-  const last = await db.event.findFirst({ where: { conversationId }, orderBy: { seq: "desc" }, select: { seq: true } });
-  return last?.seq ?? 0;
+  const last = await db.event.findFirst({ where: { conversationId }, orderBy: { seq: "desc" }, select: { lastSeq: true } });
+  return last?.lastSeq ?? 0;
 }

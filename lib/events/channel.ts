@@ -1,4 +1,5 @@
 import { appendEvents } from "@/lib/db/events";
+import { packEvents } from "./packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
 
 type Listener = (event: SequencedEvent) => void;
@@ -92,9 +93,10 @@ export class RunChannel {
   }
 
   private async write(batch: SequencedEvent[]): Promise<void> {
+    const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await appendEvents(this.conversationId, batch);
+        return await appendEvents(this.conversationId, rows);
       } catch (error) {
         if (attempt >= WRITE_ATTEMPTS) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);

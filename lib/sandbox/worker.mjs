@@ -14,39 +14,47 @@ const pendingFetches = new Map();
 let nextFetchId = 1;
 
 // Trusted prelude, evaluated before the tool's code: installs console and fetch over host functions passed in as
-// arguments, so no host binding is ever reachable by name, and returns the function that invokes the tool.
-const PRELUDE = `(function (hostLog, hostFetch, limits) {
-  "use strict";
+// arguments, so no host binding is ever reachable by name, and returns the functions that invoke the tool.
+// Compiling it is most of a call's cost, so console and fetch are only installed for code that mentions them.
+const CONSOLE = `
   const show = (value) => {
     if (typeof value === "string") return value;
     try { const json = JSON.stringify(value); return json === undefined ? String(value) : json; }
     catch (error) { return String(value); }
   };
   const log = (...values) => hostLog(values.map(show).join(" ").slice(0, limits.consoleChars));
-  globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log });
-
+  globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log });`;
+const FETCH = `
   class Response {
     constructor(reply) { this.status = reply.status; this.ok = reply.status >= 200 && reply.status < 300;
       this.url = reply.url; this.headers = Object.freeze({ ...reply.headers, get: (k) => reply.headers[String(k).toLowerCase()] ?? null });
-      this.truncated = reply.truncated; this._body = reply.body; }
-    async text() { return this._body; }
-    async json() { return JSON.parse(this._body); }
+      this.truncated = reply.truncated; this.body = reply.body; }
+    async text() { return this.body; }
+    async json() { return JSON.parse(this.body); }
   }
   globalThis.fetch = async (url, init = {}) => {
     const request = { url: String(url), method: init.method, headers: init.headers, body: init.body == null ? undefined : String(init.body) };
     return new Response(JSON.parse(await hostFetch(JSON.stringify(request))));
-  };
-
+  };`;
+const INVOKERS = `
   const serialise = (value) => {
     const json = JSON.stringify(value === undefined ? null : value);
     if (json === undefined) return "null";
-    return json.length > limits.outputChars ? JSON.stringify({ truncatedJson: json.slice(0, limits.outputChars), totalChars: json.length }) : JSON.stringify({ json });
+    return json.length > limits.outputChars ? JSON.stringify({ truncatedJson: json.slice(0, limits.outputChars) }) : JSON.stringify({ json });
   };
   return {
     tool: async (run, inputJson) => serialise(await run(JSON.parse(inputJson))),
     snippet: async (completion) => serialise(await completion),
-  };
-})`;
+  };`;
+const preludes = new Map();
+function preludeFor(code) {
+  const key = `${code.includes("console")}${code.includes("fetch")}`;
+  if (!preludes.has(key)) {
+    const parts = [code.includes("console") ? CONSOLE : "", code.includes("fetch") ? FETCH : "", INVOKERS];
+    preludes.set(key, `(function (hostLog, hostFetch, limits) {\n  "use strict";${parts.join("")}\n})`);
+  }
+  return preludes.get(key);
+}
 
 /**
  * @param {{ id: number, mode: "tool" | "compile" | "snippet", code: string, input: unknown, limits: {
@@ -60,10 +68,9 @@ async function execute(job) {
   let consoleTruncated = false;
   let inFlight = 0;
 
-  const runtime = QuickJS.newRuntime();
-  runtime.setMemoryLimit(job.limits.memoryBytes);
-  runtime.setMaxStackSize(job.limits.stackBytes);
+  const runtime = sharedRuntime(job.limits);
   runtime.setInterruptHandler(() => Date.now() > deadline);
+  // A new context per call is a new realm (its own globals and built-ins); the runtime underneath is reused.
   const vm = runtime.newContext();
   const handles = [];
   const keep = (handle) => (handles.push(handle), handle);
@@ -111,9 +118,9 @@ async function execute(job) {
         return deferred.handle;
       }),
     );
-    const limits = keep(vm.newString(JSON.stringify(job.limits)));
-    const limitsObject = keep(vm.unwrapResult(vm.callFunction(keep(vm.unwrapResult(vm.evalCode("JSON.parse"))), vm.undefined, limits)));
-    const prelude = keep(vm.unwrapResult(vm.evalCode(PRELUDE, "prelude.js")));
+    const limitsObject = keep(vm.newObject());
+    for (const name of ["outputChars", "consoleChars"]) vm.setProp(limitsObject, name, keep(vm.newNumber(job.limits[name])));
+    const prelude = keep(vm.unwrapResult(vm.evalCode(preludeFor(job.code), "prelude.js")));
     const invokers = keep(vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, limitsObject)));
 
     const evaluated = vm.evalCode(job.code, job.mode === "snippet" ? "snippet.js" : "tool.js");
@@ -135,21 +142,21 @@ async function execute(job) {
       promise = keep(call.value);
     }
 
-    const settled = vm.resolvePromise(promise);
     drainJobs(runtime);
     // Host fetches resolve later: keep running jobs until the tool settles or nothing can settle it any more.
-    while (vm.getPromiseState(promise).type === "pending") {
+    let state = vm.getPromiseState(promise);
+    while (state.type === "pending") {
       if (inFlight === 0) return finish({ ok: false, error: { kind: "error", message: "run() returned a promise that never settles." } });
       await new Promise((resolve) => setTimeout(resolve, 1));
       drainJobs(runtime);
+      state = vm.getPromiseState(promise);
     }
-    const result = await settled;
-    if (result.error) return finish({ ok: false, error: describeError(vm, keep(result.error)) });
-    const envelope = JSON.parse(vm.getString(keep(result.value)));
+    if (state.type === "rejected") return finish({ ok: false, error: describeError(vm, keep(state.error)) });
+    const envelope = JSON.parse(vm.getString(keep(state.value)));
     return finish(
       "json" in envelope
         ? { ok: true, output: JSON.parse(envelope.json) }
-        : { ok: true, output: envelope.truncatedJson, outputTruncated: true, outputChars: envelope.totalChars },
+        : { ok: true, output: envelope.truncatedJson, outputTruncated: true },
     );
   } catch (error) {
     return finish({ ok: false, error: { kind: classify(String(error)), message: String(error instanceof Error ? error.message : error) } });
@@ -157,7 +164,8 @@ async function execute(job) {
     try {
       for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
       vm.dispose();
-      runtime.dispose();
+      // Jobs a tool left queued would run in the next call's time: a runtime with any left is not reused.
+      if (runtime.hasPendingJob()) poisoned = true;
     } catch {
       // An interrupted or overflowed call can leave objects that QuickJS refuses to free, which aborts the WASM
       // module. The outcome is already known; this thread just cannot run another call.
@@ -168,6 +176,16 @@ async function execute(job) {
 
 /** Set when this thread's QuickJS module is no longer usable: the pool replaces the thread. */
 let poisoned = false;
+
+let runtimeInstance;
+function sharedRuntime(limits) {
+  if (!runtimeInstance) {
+    runtimeInstance = QuickJS.newRuntime();
+    runtimeInstance.setMemoryLimit(limits.memoryBytes);
+    runtimeInstance.setMaxStackSize(limits.stackBytes);
+  }
+  return runtimeInstance;
+}
 
 function drainJobs(runtime) {
   const jobs = runtime.executePendingJobs();

@@ -268,6 +268,36 @@ describe("the agent loop over HTTP", () => {
   });
 });
 
+describe("with the openai-compatible client", () => {
+  it("streams the server's reasoning_content as reasoning deltas, and fails a silent model after the idle timeout", async () => {
+    const compatible = new AppServer({
+      DATABASE_URL: `file:${path.join(tempDataDir(), "compatible.db")}`,
+      OPENAI_BASE_URL: model.url,
+      TOOLSMITH_MODEL: "scripted-model",
+      TOOLSMITH_MODEL_API: "compatible",
+      TOOLSMITH_MODEL_TIMEOUT_MS: "1000",
+      TOOLSMITH_MODEL_RETRIES: "0",
+    });
+    await compatible.start();
+    try {
+      const client = new Api(compatible.url);
+      model.script("Think first.", [{ reasoning: "Let me think this through.", text: "Thought." }]);
+      const events = await client.run((await client.createConversation()).id, "Think first.");
+      expect(ofType(events, "reasoning_delta").map((event) => event.delta).join("")).toBe("Let me think this through.");
+      expect(events.findIndex((event) => event.data.type === "reasoning_delta")).toBeLessThan(events.findIndex((event) => event.data.type === "text_delta"));
+
+      model.script("Say nothing.", [{ stallMs: 3000 }]);
+      const started = performance.now();
+      const silent = await client.run((await client.createConversation()).id, "Say nothing.");
+      expect(ofType(silent, "error")[0]).toMatchObject({ message: expect.stringContaining("nothing for 1000 ms") });
+      expect(silent.at(-1)!.data).toMatchObject({ status: "error" });
+      expect(performance.now() - started).toBeLessThan(2500);
+    } finally {
+      await compatible.stop();
+    }
+  });
+});
+
 describe("bad requests", () => {
   it("answers 400, 404, 409 and 413 with a JSON message", async () => {
     const conversation = await api.createConversation();

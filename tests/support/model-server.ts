@@ -11,7 +11,7 @@ export type Reply =
   | { text?: string; reasoning?: string; toolCalls?: ScriptedCall[]; chunkSize?: number; delayMs?: number }
   | { status: number; body?: string }
   | { drop: "after-first-chunk" }
-  | { deltas: number; delta?: string }
+  | { deltas: number; numbered?: boolean }
   | { stallMs: number };
 
 export interface ScriptedCall {
@@ -109,7 +109,7 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
   }
   if ("deltas" in reply) {
     // As fast as the socket takes them: the stream-overhead benchmark's source.
-    for (let i = 0; i < reply.deltas; i++) send({ content: reply.delta ?? "x" });
+    for (let i = 0; i < reply.deltas; i++) send({ content: reply.numbered ? `${i},` : "x" });
     send({}, "stop");
     res.end("data: [DONE]\n\n");
     return;

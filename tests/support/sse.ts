@@ -16,10 +16,9 @@ export async function readSse(response: Response, until?: (message: SseMessage) 
     const { done, value } = await reader.read();
     if (done) break;
     buffer += value;
-    let boundary: number;
-    while ((boundary = buffer.indexOf("\n\n")) !== -1) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
+    const blocks = buffer.split("\n\n");
+    buffer = blocks.pop()!;
+    for (const block of blocks) {
       const fields: Record<string, string> = {};
       for (const line of block.split("\n")) {
         if (line.startsWith(":")) continue;

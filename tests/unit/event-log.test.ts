@@ -9,6 +9,8 @@ process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
 let RunChannel: typeof import("@/lib/events/channel").RunChannel;
 let conversationEventStream: typeof import("@/lib/events/replay").conversationEventStream;
 let db: typeof import("@/lib/db/client").db;
+let listEvents: typeof import("@/lib/db/events").listEvents;
+let packing: typeof import("@/lib/events/packing");
 
 beforeAll(async () => {
   const migrate = spawnSync("node", ["scripts/migrate.mjs"], { env: process.env, encoding: "utf8" });
@@ -16,6 +18,8 @@ beforeAll(async () => {
   ({ RunChannel } = await import("@/lib/events/channel"));
   ({ conversationEventStream } = await import("@/lib/events/replay"));
   ({ db } = await import("@/lib/db/client"));
+  ({ listEvents } = await import("@/lib/db/events"));
+  packing = await import("@/lib/events/packing");
 });
 
 async function conversation() {
@@ -33,9 +37,12 @@ describe("the event log", () => {
     expect(seen).toEqual(Array.from({ length: 1200 }, (_, i) => i + 1));
     await channel.end();
 
-    const rows = await db.event.findMany({ where: { conversationId: id }, orderBy: { seq: "asc" } });
-    expect(rows.map((row) => row.seq)).toEqual(seen);
-    expect(JSON.parse(rows[41].data)).toEqual({ type: "text_delta", step: 1, delta: "d41", runId: "run-1" });
+    const stored = await listEvents(id);
+    expect(stored).toEqual(channel.events);
+    expect(stored[41].event).toEqual({ type: "text_delta", step: 1, delta: "d41", runId: "run-1" });
+    // consecutive deltas are stored packed, a few rows for 1200 events
+    expect(await db.event.count({ where: { conversationId: id } })).toBeLessThan(20);
+    expect(await listEvents(id, 600, 603)).toEqual(channel.events.slice(600, 602));
   });
 
   it("tells followers when the run has ended, after its events are stored", async () => {
@@ -45,7 +52,7 @@ describe("the event log", () => {
     let ended = false;
     channel.subscribe(0, () => {}, async () => {
       ended = true;
-      expect(await db.event.count({ where: { conversationId: id } })).toBe(2);
+      expect(await listEvents(id)).toHaveLength(2);
     });
     channel.emit({ type: "step_started", step: 1 });
     channel.emit({ type: "run_finished", status: "completed", steps: 1 });
@@ -74,6 +81,22 @@ describe("the event log", () => {
     const events = await readSse(response);
     expect(events.map((event) => event.id)).toEqual(Array.from({ length: 16 }, (_, i) => i + 4));
     expect(events.at(-1)!.data.type).toBe("run_finished");
+  });
+
+  it("packs consecutive deltas of one kind and step, and unpacks them exactly", () => {
+    const events = [
+      { type: "step_started", step: 1 },
+      { type: "reasoning_delta", step: 1, delta: "think" },
+      { type: "reasoning_delta", step: 1, delta: "ing" },
+      { type: "text_delta", step: 1, delta: "a" },
+      { type: "text_delta", step: 1, delta: "b" },
+      { type: "tool_call", step: 1, callId: "c", name: "calculate", input: { expression: "1" } },
+      { type: "text_delta", step: 2, delta: "c" },
+      { type: "text_delta", step: 3, delta: "d" },
+    ].map((event, index) => ({ seq: index + 10, event: { ...event, runId: "r" } as never }));
+    const rows = packing.packEvents(events);
+    expect(rows.map((row) => [row.seq, row.lastSeq])).toEqual([[10, 10], [11, 12], [13, 14], [15, 15], [16, 16], [17, 17]]);
+    expect(rows.flatMap(packing.unpackRow)).toEqual(events);
   });
 
   it("formats each message with id, event and data", async () => {

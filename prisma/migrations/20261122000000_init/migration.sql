@@ -33,6 +33,7 @@ CREATE TABLE "Message" (
 CREATE TABLE "Event" (
     "conversationId" TEXT NOT NULL,
     "seq" INTEGER NOT NULL,
+    "lastSeq" INTEGER NOT NULL,
     "runId" TEXT NOT NULL,
     "type" TEXT NOT NULL,
     "data" TEXT NOT NULL,
@@ -82,6 +83,9 @@ CREATE INDEX "Run_conversationId_createdAt_idx" ON "Run"("conversationId", "crea
 
 -- CreateIndex
 CREATE INDEX "Message_conversationId_createdAt_idx" ON "Message"("conversationId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Event_conversationId_lastSeq_idx" ON "Event"("conversationId", "lastSeq");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Tool_conversationId_name_version_key" ON "Tool"("conversationId", "name", "version");

@@ -1,0 +1,9 @@
+import { benchRegistration, benchSandbox } from "./sandbox";
+import { benchStream } from "./stream";
+
+const only = process.argv[2];
+console.log(`# Toolsmith benchmark (${new Date().toISOString()}, Node ${process.version})`);
+if (!only || only === "sandbox") await benchSandbox();
+if (!only || only === "registration") await benchRegistration();
+if (!only || only === "stream") await benchStream();
+process.exit(0);
