@@ -1,3 +1,12 @@
-export default function Home() {
-  return <main className="p-8">Toolsmith</main>;
+import { randomUUID } from "node:crypto";
+import { ChatView } from "@/components/chat/ChatView";
+import { modelConfig } from "@/lib/config";
+import { listConversations } from "@/lib/db/conversations";
+
+export const dynamic = "force-dynamic";
+
+export default async function NewChatPage() {
+  const conversations = await listConversations();
+  // A fresh key per visit: "New chat" always starts from an empty view, even from a chat started on this page.
+  return <ChatView key={randomUUID()} initial={null} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
 }

@@ -1,0 +1,133 @@
+"use client";
+
+import { Check, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
+import Link from "next/link";
+import { useState } from "react";
+import { errorMessage } from "@/lib/events/client";
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  createdAt: string | Date;
+}
+
+interface SidebarProps {
+  conversations: ConversationSummary[];
+  activeId: string | null;
+  onNewChat: () => void;
+  onChanged: () => void;
+  onDeletedActive: () => void;
+  onNavigate: () => void;
+}
+
+export function Sidebar({ conversations, activeId, onNewChat, onChanged, onDeletedActive, onNavigate }: SidebarProps) {
+  return (
+    <nav aria-label="Conversations" className="flex h-full min-h-0 w-full flex-col bg-zinc-100/80 dark:bg-zinc-900/80">
+      <div className="flex items-center gap-2 px-3 pb-2 pt-3">
+        <span className="grid size-7 place-items-center rounded-lg bg-gradient-to-br from-emerald-500 to-teal-600 text-sm font-bold text-white">T</span>
+        <span className="font-semibold tracking-tight text-zinc-900 dark:text-zinc-50">Toolsmith</span>
+      </div>
+      <div className="px-3 pb-2">
+        <button
+          type="button"
+          onClick={onNewChat}
+          className="flex w-full items-center gap-2 rounded-lg border border-zinc-300 bg-white px-3 py-2 text-sm font-medium text-zinc-800 shadow-sm hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800"
+        >
+          <Plus className="size-4" aria-hidden /> New chat
+        </button>
+      </div>
+      <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-3" data-testid="conversation-list">
+        {conversations.length === 0 && <li className="px-3 py-6 text-center text-xs text-zinc-500">No conversations yet.</li>}
+        {conversations.map((conversation) => (
+          <ConversationItem
+            key={conversation.id}
+            conversation={conversation}
+            active={conversation.id === activeId}
+            onChanged={onChanged}
+            onDeleted={() => (conversation.id === activeId ? onDeletedActive() : onChanged())}
+            onNavigate={onNavigate}
+          />
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function ConversationItem({ conversation, active, onChanged, onDeleted, onNavigate }: {
+  conversation: ConversationSummary;
+  active: boolean;
+  onChanged: () => void;
+  onDeleted: () => void;
+  onNavigate: () => void;
+}) {
+  const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
+  const [title, setTitle] = useState(conversation.title);
+  const [problem, setProblem] = useState<string | null>(null);
+  const url = `/api/conversations/${conversation.id}`;
+
+  const rename = async () => {
+    const response = await fetch(url, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ title }) });
+    if (!response.ok) return setProblem(await errorMessage(response));
+    setMode("view");
+    onChanged();
+  };
+  const remove = async () => {
+    const response = await fetch(url, { method: "DELETE" });
+    if (!response.ok) return setProblem(await errorMessage(response));
+    onDeleted();
+  };
+  const iconButton = "rounded p-1 text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 dark:hover:bg-zinc-700 dark:hover:text-zinc-100";
+
+  if (mode === "rename") {
+    return (
+      <li className="px-1 py-1">
+        <form className="flex items-center gap-1" onSubmit={(event) => (event.preventDefault(), void rename())}>
+          <input
+            autoFocus
+            aria-label="Conversation title"
+            value={title}
+            onChange={(event) => setTitle(event.target.value)}
+            onKeyDown={(event) => event.key === "Escape" && setMode("view")}
+            className="min-w-0 flex-1 rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-600 dark:bg-zinc-800"
+          />
+          <button type="submit" aria-label="Save title" className={iconButton}>
+            <Check className="size-4" aria-hidden />
+          </button>
+          <button type="button" aria-label="Cancel renaming" onClick={() => setMode("view")} className={iconButton}>
+            <X className="size-4" aria-hidden />
+          </button>
+        </form>
+        {problem && <p className="px-1 pt-1 text-xs text-rose-600">{problem}</p>}
+      </li>
+    );
+  }
+  return (
+    <li className={`group relative rounded-lg ${active ? "bg-white shadow-sm dark:bg-zinc-800" : "hover:bg-zinc-200/70 dark:hover:bg-zinc-800/60"}`}>
+      <Link href={`/c/${conversation.id}`} onClick={onNavigate} aria-current={active ? "page" : undefined} className="flex items-center gap-2 px-3 py-2 pr-16 text-sm text-zinc-800 dark:text-zinc-200">
+        <MessageSquare className="size-4 shrink-0 text-zinc-400" aria-hidden />
+        <span className="truncate">{conversation.title}</span>
+      </Link>
+      {mode === "delete" ? (
+        <div className="flex items-center gap-1 px-3 pb-2 text-xs">
+          <span className="text-zinc-600 dark:text-zinc-300">Delete this chat?</span>
+          <button type="button" onClick={() => void remove()} className="ml-auto rounded bg-rose-600 px-2 py-0.5 font-medium text-white hover:bg-rose-700">
+            Delete
+          </button>
+          <button type="button" onClick={() => setMode("view")} className="rounded px-2 py-0.5 hover:bg-zinc-200 dark:hover:bg-zinc-700">
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <div className="absolute right-1.5 top-1.5 flex opacity-0 focus-within:opacity-100 group-hover:opacity-100">
+          <button type="button" aria-label={`Rename ${conversation.title}`} onClick={() => setMode("rename")} className={iconButton}>
+            <Pencil className="size-3.5" aria-hidden />
+          </button>
+          <button type="button" aria-label={`Delete ${conversation.title}`} onClick={() => setMode("delete")} className={iconButton}>
+            <Trash2 className="size-3.5" aria-hidden />
+          </button>
+        </div>
+      )}
+      {problem && mode !== "view" && <p className="px-3 pb-2 text-xs text-rose-600">{problem}</p>}
+    </li>
+  );
+}

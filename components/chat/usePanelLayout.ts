@@ -1,0 +1,64 @@
+"use client";
+
+import { useCallback, useEffect, useState, type PointerEvent } from "react";
+
+const STORAGE_KEY = "toolsmith.panel";
+const MIN_WIDTH = 320;
+const MAX_WIDTH = 960;
+
+/** The reasoning panel's width and collapsed state on wide screens (remembered), and the drawers on narrow ones. */
+export function usePanelLayout() {
+  const [width, setWidth] = useState(460);
+  const [collapsed, setCollapsed] = useState(false);
+  const [drawer, setDrawer] = useState<"none" | "sidebar" | "panel">("none");
+
+  useEffect(() => {
+    try {
+      const saved = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "{}");
+      // Reading a browser-only setting after hydration is the point of this effect.
+      // eslint-disable-next-line react-hooks/set-state-in-effect
+      if (typeof saved.width === "number") setWidth(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, saved.width)));
+      if (typeof saved.collapsed === "boolean") setCollapsed(saved.collapsed);
+    } catch {
+      // A corrupt setting is as good as none.
+    }
+  }, []);
+
+  const save = useCallback((next: { width: number; collapsed: boolean }) => localStorage.setItem(STORAGE_KEY, JSON.stringify(next)), []);
+
+  const toggleCollapsed = useCallback(() => {
+    setCollapsed((value) => {
+      save({ width, collapsed: !value });
+      return !value;
+    });
+  }, [save, width]);
+
+  const startResize = useCallback(
+    (event: PointerEvent<HTMLElement>) => {
+      event.preventDefault();
+      const startX = event.clientX;
+      const startWidth = width;
+      let latest = startWidth;
+      const move = (moveEvent: globalThis.PointerEvent) => {
+        latest = Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, startWidth + startX - moveEvent.clientX));
+        setWidth(latest);
+      };
+      const up = () => {
+        window.removeEventListener("pointermove", move);
+        window.removeEventListener("pointerup", up);
+        save({ width: latest, collapsed });
+      };
+      window.addEventListener("pointermove", move);
+      window.addEventListener("pointerup", up);
+    },
+    [collapsed, save, width],
+  );
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawer("none");
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  return { width, collapsed, toggleCollapsed, startResize, drawer, setDrawer };
+}

@@ -1,0 +1,31 @@
+import { memo } from "react";
+import type { RunView } from "@/lib/trace/state";
+import { RunStatusBadge } from "./RunStatusBadge";
+import { StepView } from "./StepView";
+
+export const RunTimeline = memo(function RunTimeline({ run, index, startedAt }: { run: RunView; index: number; startedAt?: string }) {
+  const live = run.status === "running";
+  return (
+    <section aria-label={`Run ${index + 1}`} className="border-b border-zinc-200 px-4 py-4 last:border-b-0 dark:border-zinc-800" data-testid="trace-run">
+      <header className="mb-3 flex flex-wrap items-center gap-2">
+        <h3 className="text-sm font-semibold text-zinc-800 dark:text-zinc-100">Run {index + 1}</h3>
+        {run.model && <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">{run.model}</span>}
+        <span className="ml-auto">
+          <RunStatusBadge run={run} startedAt={startedAt} />
+        </span>
+      </header>
+      {run.steps.length > 0 && (
+        <ol className="space-y-4 border-l border-dashed border-zinc-200 pl-0 dark:border-zinc-800 [&>li]:-ml-2">
+          {run.steps.map((step, stepIndex) => (
+            <StepView key={step.step} step={step} live={live && stepIndex === run.steps.length - 1} />
+          ))}
+        </ol>
+      )}
+      {run.error && (
+        <p role="alert" className="mt-3 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100">
+          {run.error.message}
+        </p>
+      )}
+    </section>
+  );
+});

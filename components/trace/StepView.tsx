@@ -1,0 +1,39 @@
+import { Brain } from "lucide-react";
+import { memo } from "react";
+import type { StepView as Step } from "@/lib/trace/state";
+import { ToolCallCard } from "./ToolCallCard";
+
+export const StepView = memo(function StepView({ step, live }: { step: Step; live: boolean }) {
+  return (
+    <li className="relative pl-6" data-testid="trace-step">
+      <span aria-hidden className="absolute left-0 top-1 grid size-4 place-items-center rounded-full border-2 border-zinc-300 bg-white text-[9px] font-bold text-zinc-500 dark:border-zinc-600 dark:bg-zinc-900" />
+      <div className="mb-2 flex items-baseline gap-2">
+        <h4 className="text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-300">Step {step.step}</h4>
+        {step.finishReason && <span className="text-[11px] text-zinc-400">{step.finishReason}</span>}
+        {step.usage?.outputTokens !== undefined && (
+          <span className="text-[11px] text-zinc-400">
+            {step.usage.inputTokens ?? "?"} → {step.usage.outputTokens} tokens
+          </span>
+        )}
+      </div>
+      {step.reasoning && (
+        <details className="group mb-2 rounded-lg bg-violet-50 px-3 py-2 dark:bg-violet-950/30" open={live}>
+          <summary className="flex cursor-pointer select-none items-center gap-1.5 text-xs font-medium text-violet-800 dark:text-violet-300">
+            <Brain className="size-3.5" aria-hidden /> Reasoning
+          </summary>
+          <p className="mt-1 whitespace-pre-wrap text-[13px] leading-relaxed text-violet-950/90 dark:text-violet-100/80">{step.reasoning}</p>
+        </details>
+      )}
+      {step.text && <p className="mb-2 whitespace-pre-wrap text-[13px] leading-relaxed text-zinc-700 dark:text-zinc-300">{step.text}</p>}
+      {step.calls.length > 0 && (
+        <ul className="space-y-2">
+          {step.calls.map((call) => (
+            <li key={call.callId}>
+              <ToolCallCard call={call} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+});

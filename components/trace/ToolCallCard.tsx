@@ -1,0 +1,59 @@
+import { CheckCircle2, Loader2, Scissors, XCircle } from "lucide-react";
+import { memo } from "react";
+import type { ToolCallView } from "@/lib/trace/state";
+import { JsonView } from "@/components/ui/JsonView";
+import { ToolRegisteredCard } from "@/components/tools/ToolRegisteredCard";
+import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
+
+const statusIcon = {
+  running: <Loader2 className="size-4 animate-spin text-sky-600 dark:text-sky-400" aria-label="Running" />,
+  ok: <CheckCircle2 className="size-4 text-emerald-600 dark:text-emerald-400" aria-label="Succeeded" />,
+  error: <XCircle className="size-4 text-rose-600 dark:text-rose-400" aria-label="Failed" />,
+};
+
+/**
+ * Every tool call, whichever tool: its name, input, then output or error, duration and truncation. What a call
+ * produced beyond its result (a registered or rejected tool) is shown by event type, never by tool name.
+ */
+export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCallView }) {
+  const code = typeof (call.input as { code?: unknown })?.code === "string" ? (call.input as { code: string }).code : undefined;
+  return (
+    <article
+      data-testid="tool-call"
+      data-tool={call.name}
+      data-status={call.status}
+      className="rounded-xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60"
+    >
+      <header className="flex items-center gap-2 border-b border-zinc-100 px-3 py-2 dark:border-zinc-800">
+        {statusIcon[call.status]}
+        <code className="font-mono text-[13px] font-semibold text-zinc-900 dark:text-zinc-100">{call.name}</code>
+        <span className="ml-auto flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
+          {call.truncated && (
+            <span className="inline-flex items-center gap-1 rounded-full bg-amber-100 px-2 py-0.5 font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200" title="The output was longer than the limit and was cut">
+              <Scissors className="size-3" aria-hidden /> truncated
+            </span>
+          )}
+          {call.durationMs !== undefined && <span>{formatDuration(call.durationMs)}</span>}
+        </span>
+      </header>
+      <div className="space-y-3 p-3">
+        <JsonView value={call.input} label="Input" />
+        {call.status === "ok" && <JsonView value={call.output} label="Output" />}
+        {call.status === "error" && (
+          <div>
+            <span className="text-[11px] font-medium uppercase tracking-wide text-rose-700 dark:text-rose-400">Error</span>
+            <pre className="mt-1 max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-rose-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-rose-900 dark:bg-rose-950/40 dark:text-rose-100">
+              {call.error}
+            </pre>
+          </div>
+        )}
+        {call.registered && <ToolRegisteredCard tool={call.registered} />}
+        {call.violations && <ToolRejectedCard name={String((call.input as { name?: unknown })?.name ?? call.name)} violations={call.violations} code={code} />}
+      </div>
+    </article>
+  );
+});
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}

@@ -1,0 +1,58 @@
+"use client";
+
+import { Activity, Wrench, X } from "lucide-react";
+import { useState } from "react";
+import type { RegisteredToolView } from "@/lib/events/types";
+import type { TraceState } from "@/lib/trace/state";
+import { JumpToLatest } from "@/components/ui/JumpToLatest";
+import { useStickToBottom } from "@/components/ui/useStickToBottom";
+import { ToolsList } from "@/components/tools/ToolsList";
+import { RunTimeline } from "./RunTimeline";
+
+interface TracePanelProps {
+  trace: TraceState;
+  tools: RegisteredToolView[];
+  runStarts: Record<string, string>;
+  onClose?: () => void;
+}
+
+/** The reasoning panel: every run as a timeline of steps and tool calls, and the tools the conversation made. */
+export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps) {
+  const [tab, setTab] = useState<"trace" | "tools">("trace");
+  const { ref, onScroll, showJump, jumpToLatest } = useStickToBottom<HTMLDivElement>(trace.lastEventId);
+  const tabClass = (active: boolean) =>
+    `inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium ${
+      active ? "bg-zinc-200/80 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50" : "text-zinc-500 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-100"
+    }`;
+
+  return (
+    <aside aria-label="Reasoning panel" className="flex h-full min-h-0 flex-col bg-zinc-50/60 dark:bg-zinc-950">
+      <div className="flex items-center gap-1 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800" role="tablist" aria-label="Panel view">
+        <button type="button" role="tab" aria-selected={tab === "trace"} className={tabClass(tab === "trace")} onClick={() => setTab("trace")}>
+          <Activity className="size-4" aria-hidden /> Trace
+        </button>
+        <button type="button" role="tab" aria-selected={tab === "tools"} className={tabClass(tab === "tools")} onClick={() => setTab("tools")}>
+          <Wrench className="size-4" aria-hidden /> Tools
+          <span className="rounded-full bg-zinc-200 px-1.5 text-[11px] dark:bg-zinc-700">{tools.length}</span>
+        </button>
+        {onClose && (
+          <button type="button" onClick={onClose} aria-label="Close the reasoning panel" className="ml-auto rounded-md p-1.5 text-zinc-500 hover:bg-zinc-200 dark:hover:bg-zinc-800">
+            <X className="size-4" aria-hidden />
+          </button>
+        )}
+      </div>
+      <div className="relative min-h-0 flex-1">
+        <div ref={ref} onScroll={onScroll} className="h-full overflow-y-auto" data-testid="trace-scroll">
+          {tab === "tools" ? (
+            <ToolsList tools={tools} />
+          ) : trace.runs.length === 0 ? (
+            <p className="px-6 py-12 text-center text-sm text-zinc-500 dark:text-zinc-400">Each step of the agent — its reasoning, tool calls, and the tools it builds — appears here as it happens.</p>
+          ) : (
+            trace.runs.map((run, index) => <RunTimeline key={run.runId} run={run} index={index} startedAt={runStarts[run.runId]} />)
+          )}
+        </div>
+        {showJump && tab === "trace" && <JumpToLatest onClick={jumpToLatest} />}
+      </div>
+    </aside>
+  );
+}

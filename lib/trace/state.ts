@@ -1,0 +1,134 @@
+import type { LoggedEvent, RegisteredToolView, RunStatus } from "@/lib/events/types";
+import type { Violation } from "@/lib/sandbox/check";
+
+/** An event as the browser receives it: the SSE data, with the SSE id. */
+export type TraceEvent = LoggedEvent & { id: number };
+
+export interface ToolCallView {
+  callId: string;
+  name: string;
+  input: unknown;
+  status: "running" | "ok" | "error";
+  output?: unknown;
+  error?: string;
+  durationMs?: number;
+  truncated?: boolean;
+  registered?: RegisteredToolView;
+  violations?: Violation[];
+}
+
+export interface StepView {
+  step: number;
+  reasoning: string;
+  text: string;
+  calls: ToolCallView[];
+  finishReason?: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+export interface RunView {
+  runId: string;
+  messageId?: string;
+  model?: string;
+  status: "running" | RunStatus;
+  steps: StepView[];
+  error?: { message: string; code: string };
+}
+
+export interface TraceState {
+  runs: RunView[];
+  /** Every event up to this id has been applied; older ids are ignored, so replays never double anything. */
+  lastEventId: number;
+}
+
+export const emptyTrace: TraceState = { runs: [], lastEventId: 0 };
+
+/**
+ * Fold events into runs, steps and tool calls. Pure and copy-on-write: a new event copies only the run and step
+ * it touches, so memoised views of everything else do not render again.
+ */
+export function applyEvents(state: TraceState, events: TraceEvent[]): TraceState {
+  let runs = state.runs;
+  let lastEventId = state.lastEventId;
+  for (const event of events) {
+    if (event.id <= lastEventId) continue;
+    lastEventId = event.id;
+    runs = applyEvent(runs, event);
+  }
+  return runs === state.runs && lastEventId === state.lastEventId ? state : { runs, lastEventId };
+}
+
+function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {
+  if (event.type === "run_started") {
+    return [...runs, { runId: event.runId, messageId: event.messageId, model: event.model, status: "running", steps: [] }];
+  }
+  const index = runs.findLastIndex((run) => run.runId === event.runId);
+  if (index === -1) return runs;
+  const run = runs[index];
+  const updated = updateRun(run, event);
+  if (updated === run) return runs;
+  const next = runs.slice();
+  next[index] = updated;
+  return next;
+}
+
+function updateRun(run: RunView, event: TraceEvent): RunView {
+  switch (event.type) {
+    case "step_started":
+      return { ...run, steps: [...run.steps, { step: event.step, reasoning: "", text: "", calls: [] }] };
+    case "reasoning_delta":
+      return updateStep(run, event.step, (step) => ({ ...step, reasoning: step.reasoning + event.delta }));
+    case "text_delta":
+      return updateStep(run, event.step, (step) => ({ ...step, text: step.text + event.delta }));
+    case "step_finished":
+      return updateStep(run, event.step, (step) => ({ ...step, finishReason: event.finishReason, usage: event.usage }));
+    case "tool_call":
+      return updateStep(run, event.step, (step) => ({
+        ...step,
+        calls: [...step.calls, { callId: event.callId, name: event.name, input: event.input, status: "running" }],
+      }));
+    case "tool_result":
+      return updateCall(run, event.step, event.callId, (call) => ({
+        ...call,
+        status: event.ok ? "ok" : "error",
+        output: event.output,
+        error: event.error,
+        durationMs: event.durationMs,
+        truncated: event.truncated,
+      }));
+    case "tool_registered":
+      return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
+    case "tool_rejected":
+      return updateCall(run, event.step, event.callId, (call) => ({ ...call, violations: event.violations }));
+    case "error":
+      return { ...run, error: { message: event.message, code: event.code } };
+    case "run_finished":
+      return { ...run, status: event.status };
+    default:
+      return run;
+  }
+}
+
+function updateStep(run: RunView, stepNumber: number, change: (step: StepView) => StepView): RunView {
+  const index = run.steps.findLastIndex((step) => step.step === stepNumber);
+  if (index === -1) return run;
+  const steps = run.steps.slice();
+  steps[index] = change(steps[index]);
+  return { ...run, steps };
+}
+
+function updateCall(run: RunView, stepNumber: number, callId: string, change: (call: ToolCallView) => ToolCallView): RunView {
+  return updateStep(run, stepNumber, (step) => ({
+    ...step,
+    calls: step.calls.map((call) => (call.callId === callId ? change(call) : call)),
+  }));
+}
+
+/** The assistant's answer so far: the text of the latest step that has any. */
+export function answerOf(run: RunView): string {
+  return run.steps.findLast((step) => step.text)?.text ?? "";
+}
+
+export function isRunning(state: TraceState): boolean {
+  return state.runs.at(-1)?.status === "running";
+}
