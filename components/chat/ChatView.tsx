@@ -34,7 +34,7 @@ interface ChatViewProps {
 /** The chat page: sidebar, messages and composer, and the live reasoning panel. */
 export function ChatView({ initial, conversations: initialConversations, modelConfigured }: ChatViewProps) {
   const router = useRouter();
-  const [conversationId, setConversationId] = useState(initial?.id ?? null);
+  const conversationId = initial?.id ?? null;
   const [title, setTitle] = useState(initial?.title ?? "New chat");
   const [conversations, setConversations] = useState(initialConversations);
   const [messages, setMessages] = useState<ChatMessage[]>(initial?.messages ?? []);
@@ -47,6 +47,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
   const layout = usePanelLayout();
   const composer = useRef<HTMLTextAreaElement>(null);
   const stopFollowing = useRef<() => void>(() => {});
+  const unmounted = useRef(new AbortController());
   const running = isRunning(trace);
   const { ref: chatRef, onScroll: onChatScroll, showJump, jumpToLatest } = useStickToBottom<HTMLDivElement>(`${trace.lastEventId}:${messages.length}`);
 
@@ -80,7 +81,11 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
   // Opened during a run (or reloaded): show what is stored, then keep following live.
   useEffect(() => {
     if (initial?.activeRunId) follow(initial.id);
-    return () => stopFollowing.current();
+    const leaving = unmounted.current;
+    return () => {
+      stopFollowing.current();
+      leaving.abort();
+    };
   }, [initial, follow]);
 
   useEffect(() => composer.current?.focus(), []);
@@ -111,8 +116,6 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
         return false;
       }
       id = ((await created.json()) as { id: string }).id;
-      setConversationId(id);
-      window.history.replaceState(null, "", `/c/${id}`);
     }
     const optimistic: ChatMessage = { id: `local-${Date.now()}`, runId: null, role: "user", content };
     setMessages((list) => [...list, optimistic]);
@@ -126,10 +129,16 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
       setProblem(await errorMessage(response));
       return false;
     }
+    if (!conversationId) {
+      // A new chat lives at its own address: that page shows what is stored and follows the run from there.
+      void response.body?.cancel();
+      router.replace(`/c/${id}`);
+      return true;
+    }
     void refreshConversations();
     const conversation = id;
     // The POST answers with the run's events; if that connection drops, /events resumes from the last one seen.
-    readEventStream(response, onEvent).catch(() => follow(conversation));
+    readEventStream(response, onEvent, unmounted.current.signal).catch(() => unmounted.current.signal.aborted || follow(conversation));
     return true;
   };
 
@@ -143,7 +152,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
   return (
     <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
       <div
-        className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} border-r border-zinc-200 lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800`}
+        className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} shrink-0 border-r border-zinc-200 bg-white lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950`}
         data-testid="sidebar"
       >
         <Sidebar
@@ -199,7 +208,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
 
           <div
             style={{ "--panel-width": `${layout.width}px` } as React.CSSProperties}
-            className={`${layout.drawer === "panel" ? "fixed inset-y-0 right-0 z-40 flex w-[min(100vw,30rem)] shadow-2xl" : "hidden"} relative border-l border-zinc-200 lg:static lg:z-auto lg:w-[var(--panel-width)] lg:shadow-none dark:border-zinc-800 ${layout.collapsed ? "lg:hidden" : "lg:flex"}`}
+            className={`${layout.drawer === "panel" ? "fixed inset-y-0 right-0 z-40 flex w-[min(100vw,30rem)] shadow-2xl" : "hidden"} border-l border-zinc-200 bg-white lg:relative lg:z-auto lg:w-[var(--panel-width)] lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950 ${layout.collapsed ? "lg:hidden" : "lg:flex"}`}
             data-testid="panel"
           >
             <div

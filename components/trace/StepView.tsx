@@ -1,6 +1,7 @@
 import { Brain } from "lucide-react";
 import { memo } from "react";
 import type { StepView as Step } from "@/lib/trace/state";
+import { Markdown } from "@/components/chat/Markdown";
 import { ToolCallCard } from "./ToolCallCard";
 
 export const StepView = memo(function StepView({ step, live }: { step: Step; live: boolean }) {
@@ -24,7 +25,11 @@ export const StepView = memo(function StepView({ step, live }: { step: Step; liv
           <p className="mt-1 whitespace-pre-wrap text-[13px] leading-relaxed text-violet-950/90 dark:text-violet-100/80">{step.reasoning}</p>
         </details>
       )}
-      {step.text && <p className="mb-2 whitespace-pre-wrap text-[13px] leading-relaxed text-zinc-700 dark:text-zinc-300">{step.text}</p>}
+      {step.text && (
+        <div className="mb-2 text-[13px] [&>div]:text-[13px] [&>div]:leading-6 [&>div]:text-zinc-700 dark:[&>div]:text-zinc-300">
+          <Markdown text={step.text} />
+        </div>
+      )}
       {step.calls.length > 0 && (
         <ul className="space-y-2">
           {step.calls.map((call) => (

@@ -37,7 +37,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
         </span>
       </header>
       <div className="space-y-3 p-3">
-        <JsonView value={call.input} label="Input" />
+        <JsonView value={call.input} label="Input" foldLarge />
         {call.status === "ok" && <JsonView value={call.output} label="Output" />}
         {call.status === "error" && (
           <div>

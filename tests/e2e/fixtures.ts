@@ -1,0 +1,46 @@
+import path from "node:path";
+import { test as base, expect, type Page } from "@playwright/test";
+import { AppServer, tempDataDir } from "../support/app-server";
+import { ModelServer } from "../support/model-server";
+
+interface Servers {
+  model: ModelServer;
+  app: AppServer;
+}
+
+/** One scripted model server and one production app server per worker, shared by its tests. */
+export const test = base.extend<{ servers: Servers }, { workerServers: Servers }>({
+  workerServers: [
+    async ({}, provide) => {
+      const model = new ModelServer();
+      await model.start();
+      const app = new AppServer({
+        DATABASE_URL: `file:${path.join(tempDataDir(), "e2e.db")}`,
+        OPENAI_BASE_URL: model.url,
+        OPENAI_API_KEY: "test-key",
+        TOOLSMITH_MODEL: "scripted-model",
+        TOOLSMITH_MODEL_RETRIES: "0",
+      });
+      await app.start();
+      await provide({ model, app });
+      await app.stop();
+      await model.stop();
+    },
+    { scope: "worker" },
+  ],
+  servers: async ({ workerServers }, provide) => provide(workerServers),
+  baseURL: async ({ workerServers }, provide) => provide(workerServers.app.url),
+});
+
+export { expect };
+
+/** Keep a picture of a state worth looking at: test-results/screenshots/NAME.png (a CI artifact). */
+export async function snapshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join("test-results", "screenshots", `${name}.png`), fullPage: false });
+}
+
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  const composer = page.getByLabel("Message");
+  await composer.fill(text);
+  await composer.press("Enter");
+}
