@@ -1,9 +1,11 @@
 import { benchRegistration, benchSandbox } from "./sandbox";
 import { benchStream } from "./stream";
+import { benchUi } from "./ui";
 
 const only = process.argv[2];
 console.log(`# Toolsmith benchmark (${new Date().toISOString()}, Node ${process.version})`);
 if (!only || only === "sandbox") await benchSandbox();
 if (!only || only === "registration") await benchRegistration();
 if (!only || only === "stream") await benchStream();
+if (!only || only === "ui") await benchUi();
 process.exit(0);

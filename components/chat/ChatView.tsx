@@ -4,7 +4,7 @@ import { Activity, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, followEvents, readEventStream, type FollowState } from "@/lib/events/client";
-import { isRunning, type TraceEvent } from "@/lib/trace/state";
+import { emptyTrace, isRunning, type TraceEvent, type TraceState } from "@/lib/trace/state";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { TracePanel } from "@/components/trace/TracePanel";
@@ -21,7 +21,8 @@ export interface InitialConversation {
   title: string;
   activeRunId: string | null;
   messages: ChatMessage[];
-  events: TraceEvent[];
+  /** The event log folded on the server: far smaller to send and to hydrate than the events themselves. */
+  trace: TraceState;
   runs: { id: string; createdAt: string | Date }[];
 }
 
@@ -41,7 +42,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
   const [problem, setProblem] = useState<string | null>(null);
   const [connection, setConnection] = useState<FollowState>("done");
   const { trace, tools, runStarts, push, lastSeenId } = useTrace(
-    initial?.events ?? [],
+    initial?.trace ?? emptyTrace,
     Object.fromEntries((initial?.runs ?? []).map((run) => [run.id, new Date(run.createdAt).toISOString()])),
   );
   const layout = usePanelLayout();

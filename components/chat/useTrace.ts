@@ -2,14 +2,14 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { RegisteredToolView } from "@/lib/events/types";
-import { applyEvents, emptyTrace, type TraceEvent } from "@/lib/trace/state";
+import { applyEvents, type TraceEvent, type TraceState } from "@/lib/trace/state";
 
 /**
  * The trace in the browser. Events arriving between two frames are applied together, so a fast stream costs
  * one render per frame, not one per delta.
  */
-export function useTrace(initialEvents: TraceEvent[], initialRunStarts: Record<string, string>) {
-  const [trace, setTrace] = useState(() => applyEvents(emptyTrace, initialEvents));
+export function useTrace(initialTrace: TraceState, initialRunStarts: Record<string, string>) {
+  const [trace, setTrace] = useState(initialTrace);
   const [runStarts, setRunStarts] = useState(initialRunStarts);
   const pending = useRef<TraceEvent[]>([]);
   const frame = useRef<number | null>(null);

@@ -3,8 +3,22 @@ import type { RunView } from "@/lib/trace/state";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
 
-export const RunTimeline = memo(function RunTimeline({ run, index, startedAt }: { run: RunView; index: number; startedAt?: string }) {
+/** The last cards of the latest run are built at once; the rest of a long trace is built as it scrolls into view. */
+const EAGER_CARDS = 12;
+
+export const RunTimeline = memo(function RunTimeline({ run, index, startedAt, latest }: { run: RunView; index: number; startedAt?: string; latest: boolean }) {
   const live = run.status === "running";
+  // Index of the first card built at once, per step, counting EAGER_CARDS back from the end of the run.
+  let budget = latest ? EAGER_CARDS : 0;
+  const eagerFrom = run.steps
+    .slice()
+    .reverse()
+    .map((step) => {
+      const from = Math.max(0, step.calls.length - budget);
+      budget = Math.max(0, budget - step.calls.length);
+      return from;
+    })
+    .reverse();
   return (
     <section aria-label={`Run ${index + 1}`} className="border-b border-zinc-200 px-4 py-4 last:border-b-0 dark:border-zinc-800" data-testid="trace-run">
       <header className="mb-3 flex flex-wrap items-center gap-2">
@@ -17,7 +31,12 @@ export const RunTimeline = memo(function RunTimeline({ run, index, startedAt }: 
       {run.steps.length > 0 && (
         <ol className="space-y-4 border-l border-dashed border-zinc-200 pl-0 dark:border-zinc-800 [&>li]:-ml-2">
           {run.steps.map((step, stepIndex) => (
-            <StepView key={step.step} step={step} live={live && stepIndex === run.steps.length - 1} />
+            <StepView
+              key={step.step}
+              step={step}
+              live={live && stepIndex === run.steps.length - 1}
+              eagerFrom={live ? 0 : eagerFrom[stepIndex]}
+            />
           ))}
         </ol>
       )}

@@ -2,9 +2,14 @@ import { Brain } from "lucide-react";
 import { memo } from "react";
 import type { StepView as Step } from "@/lib/trace/state";
 import { Markdown } from "@/components/chat/Markdown";
+import { LazyMount } from "@/components/ui/LazyMount";
 import { ToolCallCard } from "./ToolCallCard";
 
-export const StepView = memo(function StepView({ step, live }: { step: Step; live: boolean }) {
+/** A tool call card's usual height, for the placeholder of a card not built yet. */
+const CARD_HEIGHT = 230;
+
+/** `eagerFrom`: calls from this index on are built at once, earlier ones when scrolled near. */
+export const StepView = memo(function StepView({ step, live, eagerFrom }: { step: Step; live: boolean; eagerFrom: number }) {
   return (
     <li className="relative pl-6" data-testid="trace-step">
       <span aria-hidden className="absolute left-0 top-1 grid size-4 place-items-center rounded-full border-2 border-zinc-300 bg-white text-[9px] font-bold text-zinc-500 dark:border-zinc-600 dark:bg-zinc-900" />
@@ -32,9 +37,11 @@ export const StepView = memo(function StepView({ step, live }: { step: Step; liv
       )}
       {step.calls.length > 0 && (
         <ul className="space-y-2">
-          {step.calls.map((call) => (
+          {step.calls.map((call, index) => (
             <li key={call.callId}>
-              <ToolCallCard call={call} />
+              <LazyMount eager={index >= eagerFrom} estimatedHeight={CARD_HEIGHT}>
+                <ToolCallCard call={call} />
+              </LazyMount>
             </li>
           ))}
         </ul>

@@ -5,6 +5,7 @@ import { useState } from "react";
 import type { RegisteredToolView } from "@/lib/events/types";
 import type { TraceState } from "@/lib/trace/state";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
+import { ScrollRootContext } from "@/components/ui/LazyMount";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { ToolsList } from "@/components/tools/ToolsList";
 import { RunTimeline } from "./RunTimeline";
@@ -48,7 +49,11 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
           ) : trace.runs.length === 0 ? (
             <p className="px-6 py-12 text-center text-sm text-zinc-500 dark:text-zinc-400">Each step of the agent — its reasoning, tool calls, and the tools it builds — appears here as it happens.</p>
           ) : (
-            trace.runs.map((run, index) => <RunTimeline key={run.runId} run={run} index={index} startedAt={runStarts[run.runId]} />)
+            <ScrollRootContext.Provider value={ref}>
+              {trace.runs.map((run, index) => (
+                <RunTimeline key={run.runId} run={run} index={index} startedAt={runStarts[run.runId]} latest={index === trace.runs.length - 1} />
+              ))}
+            </ScrollRootContext.Provider>
           )}
         </div>
         {showJump && tab === "trace" && <JumpToLatest onClick={jumpToLatest} />}

@@ -1,8 +1,30 @@
 "use client";
 
-import { memo, useMemo } from "react";
+import { memo, useEffect, useMemo, useState } from "react";
 import { CopyButton } from "./CopyButton";
-import { highlightLines } from "./highlight";
+
+type Highlighter = typeof import("./highlight").highlightLines;
+let highlighter: Highlighter | undefined;
+let loading: Promise<Highlighter> | undefined;
+
+/** highlight.js loads after the page is interactive: code shows as plain text first, then in colour. */
+function useHighlighter(): Highlighter | undefined {
+  const [loaded, setLoaded] = useState<Highlighter | undefined>(() => highlighter);
+  useEffect(() => {
+    if (loaded) return;
+    loading ??= import("./highlight").then((module) => (highlighter = module.highlightLines));
+    let active = true;
+    void loading.then((fn) => active && setLoaded(() => fn));
+    return () => {
+      active = false;
+    };
+  }, [loaded]);
+  return loaded;
+}
+
+function plainLines(code: string): string[] {
+  return code.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").split("\n");
+}
 
 interface CodeBlockProps {
   code: string;
@@ -14,7 +36,8 @@ interface CodeBlockProps {
 }
 
 export const CodeBlock = memo(function CodeBlock({ code, language, markedLines, showLineNumbers = false, className = "" }: CodeBlockProps) {
-  const lines = useMemo(() => highlightLines(code, language), [code, language]);
+  const highlight = useHighlighter();
+  const lines = useMemo(() => (highlight ? highlight(code, language) : plainLines(code)), [highlight, code, language]);
   return (
     <div className={`group relative overflow-hidden rounded-lg border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-950 ${className}`}>
       <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-1 text-xs text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">

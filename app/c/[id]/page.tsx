@@ -5,6 +5,7 @@ import type { ChatMessage } from "@/components/chat/MessageList";
 import { modelConfig } from "@/lib/config";
 import { findConversation, listConversations } from "@/lib/db/conversations";
 import { loadTrace } from "@/lib/trace/load";
+import { applyEvents, emptyTrace } from "@/lib/trace/state";
 
 export const dynamic = "force-dynamic";
 
@@ -18,11 +19,11 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function ConversationPage({ params }: Props) {
   const conversation = await findConversation((await params).id);
   if (!conversation) notFound();
-  const [trace, conversations] = await Promise.all([loadTrace(conversation), listConversations()]);
+  const [{ events, ...trace }, conversations] = await Promise.all([loadTrace(conversation), listConversations()]);
   return (
     <ChatView
       key={conversation.id}
-      initial={{ ...trace, messages: trace.messages as ChatMessage[] }}
+      initial={{ ...trace, messages: trace.messages as ChatMessage[], trace: applyEvents(emptyTrace, events) }}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
     />

@@ -1,0 +1,132 @@
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { chromium, type Page } from "@playwright/test";
+import { chromiumLaunchOptions } from "../playwright.config";
+import { Api } from "../tests/support/api";
+import { AppServer, tempDataDir } from "../tests/support/app-server";
+import { ModelServer, type Reply } from "../tests/support/model-server";
+import { ms, summarize } from "./stats";
+
+const LONG_TASK_MS = 50;
+
+/** A run of about 2,000 events: 8 steps of text deltas and bursts of tool calls. */
+function bigTraceScript(): Reply[] {
+  const steps: Reply[] = [];
+  for (let step = 0; step < 7; step++) {
+    steps.push({
+      text: `Step ${step}: ${"checking the numbers one by one ".repeat(5)}`,
+      chunkSize: 1,
+      toolCalls: Array.from({ length: 30 }, (_, i) => ({ name: "calculate", args: { expression: `${step} * ${i} + 1` } })),
+    });
+  }
+  steps.push({ text: `Done. ${"All the results are in the trace. ".repeat(14)}`, chunkSize: 1 });
+  return steps;
+}
+
+async function observeLongTasks(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { longTasks: { start: number; duration: number }[] };
+    w.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.longTasks.push({ start: entry.startTime, duration: entry.duration });
+    }).observe({ type: "longtask", buffered: true });
+  });
+}
+
+async function longTasksSince(page: Page, since: number): Promise<number[]> {
+  return page.evaluate((from) => (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks.filter((t) => t.start >= from).map((t) => t.duration), since);
+}
+
+/** Gzipped size of the JavaScript a page loads, read from the build output. */
+function shippedJs(html: string): { files: number; gzipBytes: number } {
+  const sources = [...html.matchAll(/<script[^>]+src="(\/_next\/static\/[^"]+\.js)"/g)].map((match) => match[1]);
+  const unique = [...new Set(sources)];
+  const gzipBytes = unique.reduce((sum, src) => {
+    const file = path.join(".next", "static", decodeURIComponent(src.replace("/_next/static/", "")));
+    return sum + zlib.gzipSync(fs.readFileSync(file)).length;
+  }, 0);
+  return { files: unique.length, gzipBytes };
+}
+
+export async function benchUi(): Promise<void> {
+  const model = new ModelServer();
+  await model.start();
+  const app = new AppServer({
+    DATABASE_URL: `file:${path.join(tempDataDir(), "ui-bench.db")}`,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "bench",
+    TOOLSMITH_MODEL: "scripted",
+    TOOLSMITH_MAX_STEPS: "10",
+  });
+  await app.start();
+  const browser = await chromium.launch(chromiumLaunchOptions);
+  try {
+    const api = new Api(app.url);
+    model.script("big trace", bigTraceScript());
+    const big = await api.createConversation();
+    const events = await api.run(big.id, "big trace");
+    const url = `${app.url}/c/${big.id}`;
+
+    // Open and interactive: from navigation until a click on the Tools tab is handled (React has hydrated).
+    const openTimes: number[] = [];
+    const scrollLongTasks: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+      await observeLongTasks(page);
+      const started = Date.now();
+      await page.goto(url, { waitUntil: "commit" });
+      const tools = page.getByRole("tab", { name: /Tools/ });
+      for (;;) {
+        await tools.click({ timeout: 10_000 });
+        if ((await tools.getAttribute("aria-selected")) === "true") break;
+        await page.waitForTimeout(5);
+      }
+      const elapsed = Date.now() - started;
+      if (attempt > 0) openTimes.push(elapsed); // the first visit warms the server's route
+      if (attempt === openTimes.length && attempt > 0) {
+        await page.getByRole("tab", { name: /Trace/ }).click();
+        const scroller = page.getByTestId("trace-scroll");
+        await scroller.hover();
+        const since = await page.evaluate(() => performance.now());
+        for (let i = 0; i < 40; i++) await page.mouse.wheel(0, -600);
+        for (let i = 0; i < 40; i++) await page.mouse.wheel(0, 600);
+        await page.waitForTimeout(300);
+        scrollLongTasks.push(...(await longTasksSince(page, since)));
+      }
+      await page.close();
+    }
+
+    // Streaming at 200 deltas a second.
+    const prompt = "stream at 200 per second";
+    model.script(prompt, [{ text: "word ".repeat(1000), chunkSize: 5, delayMs: 5 }]);
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await observeLongTasks(page);
+    const conversation = await api.createConversation();
+    await page.goto(`${app.url}/c/${conversation.id}`);
+    await page.getByRole("tab", { name: /Trace/ }).click();
+    const since = await page.evaluate(() => performance.now());
+    const streamStarted = Date.now();
+    await page.getByLabel("Message").fill(prompt);
+    await page.getByLabel("Message").press("Enter");
+    await page.getByTestId("assistant-message").and(page.locator('[data-run-status="completed"]')).waitFor({ timeout: 60_000 });
+    const streamSeconds = (Date.now() - streamStarted) / 1000;
+    const streamLongTasks = await longTasksSince(page, since);
+    await page.close();
+
+    const html = await (await fetch(url)).text();
+    const js = shippedJs(html);
+
+    const open = summarize(openTimes);
+    const worst = (tasks: number[]) => (tasks.length ? `${Math.max(...tasks).toFixed(0)} ms` : "none");
+    console.log(`\n## Browser (Debian chromium, production build)`);
+    console.log(`trace of ${events.length} events: open + interactive median ${ms(open.median)}, max ${ms(Math.max(...openTimes))} over ${openTimes.length} loads (target < 1 s)`);
+    console.log(`scrolling that trace: ${scrollLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(scrollLongTasks)})`);
+    console.log(`streaming 1,000 deltas at ~200/s (${streamSeconds.toFixed(1)} s): ${streamLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(streamLongTasks)})`);
+    console.log(`JavaScript for the conversation page: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files} files (target ≤ 250 KB)`);
+  } finally {
+    await browser.close();
+    await app.stop();
+    await model.stop();
+  }
+}
