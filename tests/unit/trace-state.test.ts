@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { answerOf, applyEvents, emptyTrace, type TraceEvent } from "@/lib/trace/state";
+
+const tool = { id: "t1", name: "shout", description: "Shout.", parametersSchema: { type: "object" }, code: "function run() {}", version: 1 };
+const events = [
+  { type: "run_started", messageId: "m1", model: "gpt" },
+  { type: "step_started", step: 1 },
+  { type: "reasoning_delta", step: 1, delta: "Need " },
+  { type: "reasoning_delta", step: 1, delta: "a tool." },
+  { type: "text_delta", step: 1, delta: "Building." },
+  { type: "tool_call", step: 1, callId: "c1", name: "register_tool", input: { name: "shout" } },
+  { type: "tool_registered", step: 1, callId: "c1", tool },
+  { type: "tool_result", step: 1, callId: "c1", name: "register_tool", ok: true, output: { registered: "shout" }, durationMs: 4 },
+  { type: "step_finished", step: 1, finishReason: "tool-calls" },
+  { type: "step_started", step: 2 },
+  { type: "text_delta", step: 2, delta: "HELLO" },
+  { type: "text_delta", step: 2, delta: "!" },
+  { type: "run_finished", status: "completed", steps: 2 },
+].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
+
+describe("the trace reducer", () => {
+  it("folds events into runs, steps and calls", () => {
+    const state = applyEvents(emptyTrace, events);
+    expect(state.lastEventId).toBe(events.length);
+    const [run] = state.runs;
+    expect(run).toMatchObject({ runId: "r1", status: "completed", model: "gpt" });
+    expect(run.steps[0]).toMatchObject({ reasoning: "Need a tool.", text: "Building.", finishReason: "tool-calls" });
+    expect(run.steps[0].calls[0]).toMatchObject({ status: "ok", registered: tool, durationMs: 4 });
+    expect(answerOf(run)).toBe("HELLO!");
+  });
+
+  it("ignores events it has already applied, so a replay or a resume never doubles anything", () => {
+    const once = applyEvents(emptyTrace, events);
+    const replayed = applyEvents(applyEvents(applyEvents(emptyTrace, events.slice(0, 8)), events.slice(3, 11)), events);
+    expect(replayed).toEqual(once);
+    expect(applyEvents(once, events)).toBe(once);
+  });
+
+  it("copies only what an event touches", () => {
+    const before = applyEvents(emptyTrace, events.slice(0, 10));
+    const after = applyEvents(before, [events[10]]);
+    expect(after.runs[0].steps[0]).toBe(before.runs[0].steps[0]);
+    expect(after.runs[0].steps[1]).not.toBe(before.runs[0].steps[1]);
+  });
+});
