@@ -3,6 +3,7 @@
  * mirrors this file.
  */
 import os from "node:os";
+import path from "node:path";
 
 export interface SandboxLimits {
   timeoutMs: number;
@@ -97,3 +98,14 @@ function modelApi(value: string | undefined): ModelConfig["api"] {
 export const MODEL_SETUP_HINT =
   "No model is configured. Set OPENAI_API_KEY (and optionally TOOLSMITH_MODEL) for OpenAI, or OPENAI_BASE_URL " +
   "(e.g. http://localhost:11434/v1 for Ollama) and TOOLSMITH_MODEL for an OpenAI-compatible server, then restart.";
+
+/** The SQLite file behind DATABASE_URL (a `file:` URL), resolved from the working directory as the Prisma CLI does. */
+export function databaseFile(url = process.env.DATABASE_URL ?? "file:./data/toolsmith.db"): string {
+  if (!url.startsWith("file:")) throw new Error(`DATABASE_URL must be a file: URL for SQLite; got "${url}".`);
+  return path.resolve(url.slice("file:".length));
+}
+
+/** Where the app keeps its files: the database's directory. */
+export function dataDirectory(): string {
+  return path.dirname(databaseFile());
+}

@@ -1,10 +1,14 @@
 "use client";
 
-import { Activity, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
+import { Activity, Link2, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, followEvents, readEventStream, type FollowState } from "@/lib/events/client";
-import { emptyTrace, isRunning, type TraceEvent, type TraceState } from "@/lib/trace/state";
+import { emptyTrace, isRunning, type TraceEvent } from "@/lib/trace/state";
+import type { InitialView } from "@/lib/trace/view";
+import { ExportLinks } from "@/components/share/ExportLinks";
+import { ShareDialog } from "@/components/share/ShareDialog";
+import { SharedBanner } from "@/components/share/SharedBanner";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { TracePanel } from "@/components/trace/TracePanel";
@@ -16,29 +20,23 @@ import { Sidebar, type ConversationSummary } from "./Sidebar";
 import { usePanelLayout } from "./usePanelLayout";
 import { useTrace } from "./useTrace";
 
-export interface InitialConversation {
-  id: string;
-  title: string;
-  activeRunId: string | null;
-  messages: ChatMessage[];
-  /** The event log folded on the server: far smaller to send and to hydrate than the events themselves. */
-  trace: TraceState;
-  runs: { id: string; createdAt: string | Date }[];
-}
-
 interface ChatViewProps {
-  initial: InitialConversation | null;
+  initial: InitialView | null;
   conversations: ConversationSummary[];
   modelConfigured: boolean;
+  /** Set on a shared page: read-only, without sidebar or composer, following through the share token. */
+  share?: { token: string };
 }
 
 /** The chat page: sidebar, messages and composer, and the live reasoning panel. */
-export function ChatView({ initial, conversations: initialConversations, modelConfigured }: ChatViewProps) {
+export function ChatView({ initial, conversations: initialConversations, modelConfigured, share }: ChatViewProps) {
   const router = useRouter();
   const conversationId = initial?.id ?? null;
   const [title, setTitle] = useState(initial?.title ?? "New chat");
   const [conversations, setConversations] = useState(initialConversations);
   const [messages, setMessages] = useState<ChatMessage[]>(initial?.messages ?? []);
+  const [sharing, setSharing] = useState(false);
+  const apiBase = share ? `/api/share/${share.token}` : `/api/conversations/${conversationId}`;
   const [problem, setProblem] = useState<string | null>(null);
   const [connection, setConnection] = useState<FollowState>("done");
   const { trace, tools, runStarts, push, lastSeenId } = useTrace(
@@ -74,9 +72,9 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
   const follow = useCallback(
     (id: string) => {
       stopFollowing.current();
-      stopFollowing.current = followEvents(`/api/conversations/${id}/events`, lastSeenId(), onEvent, setConnection);
+      stopFollowing.current = followEvents(`${share ? `/api/share/${share.token}` : `/api/conversations/${id}`}/events`, lastSeenId(), onEvent, setConnection);
     },
-    [lastSeenId, onEvent],
+    [lastSeenId, onEvent, share],
   );
 
   // Opened during a run (or reloaded): show what is stored, then keep following live.
@@ -152,7 +150,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
   const drawerOpen = layout.drawer !== "none";
   return (
     <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
-      <div
+      {!share && <div
         className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} shrink-0 border-r border-zinc-200 bg-white lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950`}
         data-testid="sidebar"
       >
@@ -164,17 +162,25 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
           onDeletedActive={newChat}
           onNavigate={() => layout.setDrawer("none")}
         />
-      </div>
+      </div>}
 
       <main className="flex min-w-0 flex-1 flex-col">
         <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-3 dark:border-zinc-800">
-          <button type="button" onClick={() => layout.setDrawer("sidebar")} aria-label="Open conversations" className="rounded-md p-1.5 text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800">
-            <Menu className="size-5" aria-hidden />
-          </button>
+          {!share && (
+            <button type="button" onClick={() => layout.setDrawer("sidebar")} aria-label="Open conversations" className="rounded-md p-1.5 text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800">
+              <Menu className="size-5" aria-hidden />
+            </button>
+          )}
           <h2 className="min-w-0 flex-1 truncate text-sm font-medium" data-testid="conversation-title">
             {title}
           </h2>
           {connection === "reconnecting" && <span className="text-xs text-amber-600 dark:text-amber-400">Reconnecting…</span>}
+          {conversationId && <ExportLinks base={apiBase} />}
+          {conversationId && !share && (
+            <button type="button" onClick={() => setSharing(true)} className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+              <Link2 className="size-4" aria-hidden /> Share
+            </button>
+          )}
           <button type="button" onClick={() => layout.setDrawer("panel")} aria-label="Open the reasoning panel" className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800">
             <Activity className="size-4" aria-hidden /> Trace
           </button>
@@ -187,6 +193,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
             {layout.collapsed ? <PanelRightOpen className="size-5" aria-hidden /> : <PanelRightClose className="size-5" aria-hidden />}
           </button>
         </header>
+        {share && <SharedBanner token={share.token} />}
         {!modelConfigured && <ModelBanner />}
 
         <div className="flex min-h-0 flex-1">
@@ -204,7 +211,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
                 {problem}
               </p>
             )}
-            <Composer ref={composer} running={running} onSend={send} onStop={() => void stop()} />
+            {!share && <Composer ref={composer} running={running} onSend={send} onStop={() => void stop()} />}
           </section>
 
           <div
@@ -227,6 +234,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
       </main>
 
       {drawerOpen && <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => layout.setDrawer("none")} />}
+      {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={() => setSharing(false)} />}
     </div>
   );
 }

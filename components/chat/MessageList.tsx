@@ -13,6 +13,7 @@ export interface ChatMessage {
   content: string;
 }
 
+
 /** The conversation as a person reads it: each message, then the agent's answer to it. */
 export function MessageList({ messages, runs, runStarts }: { messages: ChatMessage[]; runs: RunView[]; runStarts: Record<string, string> }) {
   const runById = new Map(runs.map((run) => [run.runId, run]));

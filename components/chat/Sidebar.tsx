@@ -1,6 +1,6 @@
 "use client";
 
-import { Check, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
+import { Check, Link2, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 import { errorMessage } from "@/lib/events/client";
@@ -49,6 +49,11 @@ export function Sidebar({ conversations, activeId, onNewChat, onChanged, onDelet
           />
         ))}
       </ul>
+      <div className="border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
+        <Link href="/shared" className="flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <Link2 className="size-4" aria-hidden /> Shared links
+        </Link>
+      </div>
     </nav>
   );
 }

@@ -1,4 +1,4 @@
-import { signatureParameters } from "./signature";
+import { signatureParameters } from "@/lib/tools/signature";
 
 /** `name(param: type, optional?: type)`, with required and optional parameters told apart. */
 export function Signature({ name, schema }: { name: string; schema: Record<string, unknown> }) {

@@ -2,17 +2,19 @@ import { db } from "./client";
 
 const summary = { id: true, title: true, createdAt: true, updatedAt: true } as const;
 
-export function createConversation(title?: string) {
-  return db.conversation.create({ data: { title }, select: summary });
+export function createConversation(ownerId: string, title?: string) {
+  return db.conversation.create({ data: { ownerId, title }, select: summary });
 }
 
-export function listConversations() {
-  return db.conversation.findMany({ orderBy: { createdAt: "desc" }, select: summary, take: 500 });
+export function listConversations(ownerId: string) {
+  return db.conversation.findMany({ where: { ownerId }, orderBy: { createdAt: "desc" }, select: summary, take: 500 });
 }
 
-export function findConversation(id: string) {
-  return db.conversation.findUnique({ where: { id }, select: summary });
+/** The conversation, if `ownerId` owns it: the ownership check behind every conversation route and page. */
+export function findOwnedConversation(id: string, ownerId: string) {
+  return db.conversation.findFirst({ where: { id, ownerId }, select: summary });
 }
+
 
 export function updateConversationTitle(id: string, title: string) {
   return db.conversation.update({ where: { id }, data: { title }, select: summary });

@@ -8,13 +8,13 @@ import type { SequencedEvent } from "@/lib/events/types";
  * per-call query planning. Prisma still renders the placeholders for the database at hand, so it stays
  * provider-neutral.
  */
-export async function appendEvents(conversationId: string, rows: EventRow[]): Promise<void> {
+export async function appendEvents(conversationId: string, rows: EventRow[], client: Pick<typeof db, "$executeRaw"> = db): Promise<void> {
   const createdAt = new Date();
   for (let start = 0; start < rows.length; start += INSERT_ROWS) {
     const values = rows
       .slice(start, start + INSERT_ROWS)
       .map((row) => Prisma.sql`(${conversationId}, ${row.seq}, ${row.lastSeq}, ${row.runId}, ${row.type}, ${row.data}, ${createdAt})`);
-    await db.$executeRaw`INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES ${Prisma.join(values)}`;
+    await client.$executeRaw`INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES ${Prisma.join(values)}`;
   }
 }
 

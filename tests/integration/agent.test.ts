@@ -26,7 +26,9 @@ async function startApp() {
     TOOLSMITH_TOOL_TIMEOUT_MS: "1500",
   });
   await app.start();
+  const cookie = api?.cookie;
   api = new Api(app.url);
+  api.cookie = cookie;
 }
 const dataFile = path.join(tempDataDir(), "test.db");
 
@@ -220,7 +222,7 @@ describe("the agent loop over HTTP", () => {
 
     const resumed = await readAll(await api.events(conversation.id, 5));
     expect(resumed).toEqual(live.filter((event) => event.id > 5));
-    const viaQuery = await readAll(await fetch(`${app.url}/api/conversations/${conversation.id}/events?after=${live.length - 1}`));
+    const viaQuery = await readAll(await api.fetch(`/api/conversations/${conversation.id}/events?after=${live.length - 1}`));
     expect(viaQuery).toEqual([live.at(-1)]);
   });
 
@@ -245,7 +247,7 @@ describe("the agent loop over HTTP", () => {
     const sent = api.send(conversation.id, prompt);
     const stream = readAll(await sent);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const cancel = await fetch(`${app.url}/api/conversations/${conversation.id}/cancel`, { method: "POST" });
+    const cancel = await api.fetch(`/api/conversations/${conversation.id}/cancel`, { method: "POST" });
     expect(cancel.status).toBe(202);
     const events = await stream;
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
@@ -302,7 +304,7 @@ describe("bad requests", () => {
   it("answers 400, 404, 409 and 413 with a JSON message", async () => {
     const conversation = await api.createConversation();
     const post = (body: string, id = conversation.id) =>
-      fetch(`${app.url}/api/conversations/${id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      api.fetch(`/api/conversations/${id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body });
     const expectError = async (response: Response, status: number, text: RegExp) => {
       expect(response.status).toBe(status);
       const body = await response.json();
@@ -315,28 +317,28 @@ describe("bad requests", () => {
     await expectError(await post(JSON.stringify({ content: "x".repeat(40_000) })), 413, /limit/);
     await expectError(await post(JSON.stringify({ content: "x".repeat(300_000) })), 413, /KB/);
     await expectError(await post('{"content": "hi"}', "no-such-id"), 404, /not found/);
-    await expectError(await fetch(`${app.url}/api/conversations/no-such-id`), 404, /not found/);
-    await expectError(await fetch(`${app.url}/api/conversations/${conversation.id}/events?after=abc`), 400, /integer/);
-    await expectError(await fetch(`${app.url}/api/conversations/${conversation.id}/cancel`, { method: "POST" }), 409, /No run/);
+    await expectError(await api.fetch("/api/conversations/no-such-id"), 404, /not found/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=abc`), 400, /integer/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}/cancel`, { method: "POST" }), 409, /No run/);
 
     const prompt = "Stall for the conflict test.";
     model.script(prompt, [{ stallMs: 1500 }]);
     const first = await post(JSON.stringify({ content: prompt }));
     await expectError(await post(JSON.stringify({ content: "second" })), 409, /active/);
-    await expectError(await fetch(`${app.url}/api/conversations/${conversation.id}`, { method: "DELETE" }), 409, /cancel/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}`, { method: "DELETE" }), 409, /cancel/);
     await readAll(first);
     // nothing was lost: only the first message was stored
     const stored = await api.conversation(conversation.id);
     expect(stored.messages.filter((message: { role: string }) => message.role === "user")).toHaveLength(1);
 
-    expect((await fetch(`${app.url}/api/conversations/${conversation.id}`, { method: "DELETE" })).status).toBe(204);
-    expect((await fetch(`${app.url}/api/conversations/${conversation.id}`)).status).toBe(404);
+    expect((await api.fetch(`/api/conversations/${conversation.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await api.fetch(`/api/conversations/${conversation.id}`)).status).toBe(404);
   });
 
   it("lists conversations newest first", async () => {
     const a = await api.createConversation();
     const b = await api.createConversation();
-    const list = (await (await fetch(`${app.url}/api/conversations`)).json()) as { id: string }[];
+    const list = (await (await api.fetch("/api/conversations")).json()) as { id: string }[];
     expect(list.findIndex((c) => c.id === b.id)).toBeLessThan(list.findIndex((c) => c.id === a.id));
     expect(await (await fetch(`${app.url}/api/health`)).json()).toEqual({ status: "ok" });
   });

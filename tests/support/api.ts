@@ -1,17 +1,34 @@
 import { readSse, type SseMessage } from "./sse";
 
-/** A small client for the HTTP API, as a browser or script would use it. */
+/** A client of the HTTP API with its own identity: it keeps the cookie the server gives it, as a browser does. */
 export class Api {
+  cookie: string | undefined;
+
   constructor(readonly baseUrl: string) {}
 
+  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookie) headers.set("cookie", this.cookie);
+    const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers });
+    const identity = response.headers.getSetCookie().find((cookie) => cookie.startsWith("toolsmith_id="));
+    if (identity) this.cookie = identity.split(";")[0];
+    return response;
+  }
+
+  /** The identity cookie value, e.g. to hand to a browser context. */
+  async identity(): Promise<string> {
+    if (!this.cookie) await this.fetch("/api/conversations");
+    return this.cookie!.slice("toolsmith_id=".length);
+  }
+
   async createConversation(): Promise<{ id: string; title: string }> {
-    const response = await fetch(`${this.baseUrl}/api/conversations`, { method: "POST" });
+    const response = await this.fetch("/api/conversations", { method: "POST" });
     if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
     return response.json();
   }
 
   send(conversationId: string, content: string): Promise<Response> {
-    return fetch(`${this.baseUrl}/api/conversations/${conversationId}/messages`, {
+    return this.fetch(`/api/conversations/${conversationId}/messages`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ content }),
@@ -24,13 +41,13 @@ export class Api {
   }
 
   events(conversationId: string, lastEventId?: number): Promise<Response> {
-    return fetch(`${this.baseUrl}/api/conversations/${conversationId}/events`, {
+    return this.fetch(`/api/conversations/${conversationId}/events`, {
       headers: lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) },
     });
   }
 
   async conversation(conversationId: string) {
-    const response = await fetch(`${this.baseUrl}/api/conversations/${conversationId}`);
+    const response = await this.fetch(`/api/conversations/${conversationId}`);
     if (!response.ok) throw new Error(`get failed: ${response.status}`);
     return response.json();
   }

@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 
 async function conversation() {
-  return db.conversation.create({ data: {} });
+  return db.conversation.create({ data: { ownerId: "owner" } });
 }
 
 describe("the event log", () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createConversation, listConversations } from "@/lib/db/conversations";
+import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
 
@@ -7,9 +8,10 @@ export const dynamic = "force-dynamic";
 
 const CreateConversation = z.object({ title: z.string().trim().min(1).max(200).optional() });
 
-export const GET = route(async () => Response.json(await listConversations()));
+export const GET = route(async (request) => Response.json(await listConversations(requireIdentity(request))));
 
 export const POST = route(async (request) => {
+  const identity = requireIdentity(request);
   const { title } = await readJson(request, CreateConversation);
-  return Response.json(await createConversation(title), { status: 201 });
+  return Response.json(await createConversation(identity, title), { status: 201 });
 });

@@ -1,9 +1,9 @@
 import { activeRun } from "@/lib/agent/active-runs";
-import { requireConversation, type RouteParams } from "@/lib/http/conversations";
+import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 
-export const POST = route(async (_request, context: RouteParams) => {
-  const conversation = await requireConversation(context);
+export const POST = route(async (request, context: RouteParams) => {
+  const { conversation } = await requireConversation(request, context);
   const run = activeRun(conversation.id);
   if (!run) throw conflict("No run of this conversation is active.");
   run.controller.abort();

@@ -1,9 +1,9 @@
 import { activeRun } from "@/lib/agent/active-runs";
 import { conversationEventStream } from "@/lib/events/replay";
-import { lastEventId, requireConversation, type RouteParams } from "@/lib/http/conversations";
+import { lastEventId, requireConversation, type RouteParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 
 export const GET = route(async (request, context: RouteParams) => {
-  const conversation = await requireConversation(context);
+  const { conversation } = await requireConversation(request, context);
   return conversationEventStream(conversation.id, lastEventId(request), activeRun(conversation.id)?.channel);
 });

@@ -3,7 +3,7 @@ import { RunConflictError, startRun } from "@/lib/agent/start-run";
 import { config } from "@/lib/config";
 import { conversationEventStream } from "@/lib/events/replay";
 import { readJson } from "@/lib/http/body";
-import { requireConversation, type RouteParams } from "@/lib/http/conversations";
+import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route, tooLarge } from "@/lib/http/errors";
 
 const SendMessage = z.object({
@@ -12,7 +12,7 @@ const SendMessage = z.object({
 
 /** Start a run and stream its events. The run goes on if the client leaves; /events picks it up again. */
 export const POST = route(async (request, context: RouteParams) => {
-  const conversation = await requireConversation(context);
+  const { conversation } = await requireConversation(request, context);
   const { content } = await readJson(request, SendMessage);
   if (content.length > config.maxMessageChars) {
     throw tooLarge(`The message is ${content.length} characters; the limit is ${config.maxMessageChars}.`);

@@ -1,0 +1,11 @@
+import { listShareLinks } from "@/lib/db/share-links";
+import { requireIdentity } from "@/lib/http/access";
+import { route } from "@/lib/http/errors";
+import { publicOrigin } from "@/lib/http/origin";
+
+/** The requester's shared links. */
+export const GET = route(async (request) => {
+  const links = await listShareLinks(requireIdentity(request));
+  const origin = publicOrigin(request);
+  return Response.json(links.map((link) => ({ ...link, url: `${origin}/s/${link.token}` })));
+});

@@ -1,0 +1,35 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { ChatView } from "@/components/chat/ChatView";
+import { listMessages } from "@/lib/db/messages";
+import { findSharedConversation } from "@/lib/db/share-links";
+import { loadTrace } from "@/lib/trace/load";
+import { initialView } from "@/lib/trace/view";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ token: string }> };
+
+/** A good link preview: the title, and the first message as the description. */
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const conversation = await findSharedConversation((await params).token);
+  if (!conversation) return { title: "Not found · Toolsmith" };
+  const first = (await listMessages(conversation.id)).find((message) => message.role === "user");
+  const description = (first?.content ?? "A conversation with an agent that builds its own tools.").replace(/\s+/g, " ").slice(0, 200);
+  const title = `${conversation.title} · Toolsmith`;
+  return {
+    title,
+    description,
+    robots: { index: false, follow: false },
+    openGraph: { title, description, type: "article", siteName: "Toolsmith" },
+    twitter: { card: "summary", title, description },
+  };
+}
+
+/** A shared conversation: the owner's view, read-only, following a live run. Viewing writes nothing. */
+export default async function SharedConversationPage({ params }: Props) {
+  const { token } = await params;
+  const conversation = await findSharedConversation(token);
+  if (!conversation) notFound();
+  return <ChatView key={conversation.id} initial={initialView(await loadTrace(conversation))} conversations={[]} modelConfigured share={{ token }} />;
+}

@@ -1,0 +1,13 @@
+import type { Metadata } from "next";
+import { SharedLinks } from "@/components/share/SharedLinks";
+import { listShareLinks } from "@/lib/db/share-links";
+import { pageIdentity } from "@/lib/http/access";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Shared links · Toolsmith" };
+
+export default async function SharedLinksPage() {
+  const identity = await pageIdentity();
+  const links = identity ? await listShareLinks(identity) : [];
+  return <SharedLinks initial={links.map((link) => ({ token: link.token, createdAt: link.createdAt.toISOString(), conversation: link.conversation }))} />;
+}

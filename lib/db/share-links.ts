@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { db } from "./client";
+
+/** The conversation's link, made if it has none: one active link per conversation. */
+export async function ensureShareLink(conversationId: string) {
+  const existing = await db.shareLink.findUnique({ where: { conversationId } });
+  if (existing) return { link: existing, created: false };
+  const link = await db.shareLink.create({ data: { conversationId, token: randomBytes(32).toString("base64url") } });
+  return { link, created: true };
+}
+
+export function findShareLink(conversationId: string) {
+  return db.shareLink.findUnique({ where: { conversationId } });
+}
+
+/** The shared conversation behind a token, or null for an unknown or revoked one. */
+export async function findSharedConversation(token: string) {
+  const link = await db.shareLink.findUnique({
+    where: { token },
+    select: { conversation: { select: { id: true, title: true, createdAt: true, updatedAt: true } } },
+  });
+  return link?.conversation ?? null;
+}
+
+export async function revokeShareLink(conversationId: string): Promise<boolean> {
+  const { count } = await db.shareLink.deleteMany({ where: { conversationId } });
+  return count > 0;
+}
+
+export function listShareLinks(ownerId: string) {
+  return db.shareLink.findMany({
+    where: { conversation: { ownerId } },
+    orderBy: { createdAt: "desc" },
+    select: { token: true, createdAt: true, conversation: { select: { id: true, title: true } } },
+  });
+}

@@ -1,0 +1,8 @@
+import type { ExportFormat } from "@/lib/trace/export";
+import { badRequest } from "./errors";
+
+export function exportFormat(request: Request): ExportFormat {
+  const format = new URL(request.url).searchParams.get("format") ?? "json";
+  if (format !== "json" && format !== "md") throw badRequest('format must be "json" or "md".');
+  return format;
+}

@@ -1,0 +1,58 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { dataDirectory } from "@/lib/config";
+
+/**
+ * Who is asking: an anonymous identity per browser, carried in a signed cookie. This is the one place that knows
+ * how identities are made and checked; real accounts (an auth library) would replace this module's insides and
+ * keep its exports.
+ */
+export const IDENTITY_COOKIE = "toolsmith_id";
+const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
+
+let cachedSecret: Buffer | undefined;
+
+/** TOOLSMITH_SECRET, or a random secret generated once and kept in the data directory. */
+function secret(): Buffer {
+  if (cachedSecret) return cachedSecret;
+  const configured = process.env.TOOLSMITH_SECRET?.trim();
+  if (configured) return (cachedSecret = Buffer.from(configured));
+  const file = path.join(dataDirectory(), "identity-secret");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    fs.writeFileSync(file, randomBytes(32).toString("base64url"), { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  return (cachedSecret = Buffer.from(fs.readFileSync(file, "utf8").trim()));
+}
+
+function sign(id: string): string {
+  return createHmac("sha256", secret()).update(id).digest("base64url");
+}
+
+/** The identity a cookie value proves, or undefined for a missing, malformed or tampered one. */
+export function verifyIdentity(cookieValue: string | undefined): string | undefined {
+  if (!cookieValue) return undefined;
+  const dot = cookieValue.lastIndexOf(".");
+  if (dot <= 0) return undefined;
+  const id = cookieValue.slice(0, dot);
+  const given = Buffer.from(cookieValue.slice(dot + 1));
+  const expected = Buffer.from(sign(id));
+  return given.length === expected.length && timingSafeEqual(given, expected) ? id : undefined;
+}
+
+export function newIdentityCookie(): { id: string; value: string } {
+  const id = randomUUID();
+  return { id, value: `${id}.${sign(id)}` };
+}
+
+export const identityCookieOptions = (secure: boolean) =>
+  ({ httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: ONE_YEAR_SECONDS }) as const;
+
+/** The identity of a request that went through the proxy (which gives every request one). */
+export function identityOf(cookieHeader: string | null): string | undefined {
+  const match = cookieHeader?.split(/;\s*/).find((part) => part.startsWith(`${IDENTITY_COOKIE}=`));
+  return verifyIdentity(match ? decodeURIComponent(match.slice(IDENTITY_COOKIE.length + 1)) : undefined);
+}

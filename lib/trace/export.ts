@@ -1,0 +1,77 @@
+import { signatureText } from "@/lib/tools/signature";
+import type { Trace } from "./load";
+import { answerOf, applyEvents, emptyTrace, type RunView, type ToolCallView } from "./state";
+
+export type ExportFormat = "json" | "md";
+
+/** Everything a reader needs to study the conversation elsewhere: messages, events (with their ids) and tools. */
+export function traceToJson(trace: Trace) {
+  return {
+    format: "toolsmith.conversation.v1",
+    exportedAt: new Date().toISOString(),
+    conversation: { id: trace.id, title: trace.title, createdAt: trace.createdAt },
+    messages: trace.messages,
+    runs: trace.runs,
+    events: trace.events,
+    tools: trace.tools,
+  };
+}
+
+/** The conversation as a document that reads well on its own: each message, then each step of the agent's answer. */
+export function traceToMarkdown(trace: Trace): string {
+  const state = applyEvents(emptyTrace, trace.events);
+  const runs = new Map(state.runs.map((run) => [run.runId, run]));
+  const out: string[] = [`# ${trace.title}`, "", `_Exported from Toolsmith on ${new Date().toISOString().slice(0, 10)}: ${state.runs.length} runs, ${trace.tools.length} tool versions._`];
+  for (const message of trace.messages.filter((m) => m.role === "user")) {
+    out.push("", "---", "", "## You", "", message.content);
+    const run = runs.get(message.runId);
+    if (run) out.push(...runMarkdown(run));
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function runMarkdown(run: RunView): string[] {
+  const out = ["", `## Agent · ${run.status.replace("_", " ")}${run.model ? ` · ${run.model}` : ""}`];
+  for (const step of run.steps) {
+    out.push("", `### Step ${step.step}`);
+    if (step.reasoning) out.push("", ...step.reasoning.split("\n").map((line) => `> ${line}`));
+    if (step.text) out.push("", step.text);
+    for (const call of step.calls) out.push(...callMarkdown(call));
+  }
+  if (run.error) out.push("", `**Error:** ${run.error.message}`);
+  const answer = answerOf(run);
+  if (answer && run.status === "completed") out.push("", "### Answer", "", answer);
+  return out;
+}
+
+function callMarkdown(call: ToolCallView): string[] {
+  const status = call.status === "ok" ? "ok" : call.status === "error" ? "failed" : "running";
+  const out = ["", `**Tool call \`${call.name}\`** — ${status}${call.durationMs !== undefined ? `, ${call.durationMs} ms` : ""}${call.truncated ? ", output truncated" : ""}`, "", "Input:", fence(JSON.stringify(call.input, null, 2), "json")];
+  if (call.status === "ok") out.push("Output:", fence(typeof call.output === "string" ? call.output : JSON.stringify(call.output, null, 2), "json"));
+  if (call.status === "error") out.push("Error:", fence(call.error ?? "", "text"));
+  if (call.registered) {
+    const tool = call.registered;
+    out.push(`🛠 **Registered** \`${signatureText(tool.name, tool.parametersSchema)}\` v${tool.version} — ${tool.description}`, "", fence(tool.code, "javascript"));
+  }
+  if (call.violations) {
+    out.push("⛔ **Rejected by the code policy:**", "", ...call.violations.map((v) => `- line ${v.line}, column ${v.column}: ${v.message}`));
+  }
+  return out;
+}
+
+/** A fenced block whose fence is longer than any run of backticks inside. */
+function fence(text: string, language: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = "`".repeat(longest + 1);
+  return `${ticks}${language}\n${text}\n${ticks}\n`;
+}
+
+export function exportResponse(trace: Trace, format: string | null): Response {
+  const name = (trace.title.replace(/[^\w-]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "conversation").toLowerCase();
+  if (format === "md") {
+    return new Response(traceToMarkdown(trace), {
+      headers: { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"` },
+    });
+  }
+  return Response.json(traceToJson(trace), { headers: { "content-disposition": `attachment; filename="${name}.json"` } });
+}

@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import { db } from "@/lib/db/client";
+import { appendEvents, listEvents } from "@/lib/db/events";
+import { packEvents } from "@/lib/events/packing";
+import type { LoggedEvent } from "@/lib/events/types";
+
+/**
+ * Copy a conversation — messages, runs, the event log and every tool version — into a new one owned by `ownerId`,
+ * which continues from there. Ids are fresh and every reference inside the events is rewritten to them; the
+ * original is only read.
+ */
+export async function forkConversation(sourceId: string, ownerId: string): Promise<{ id: string; title: string }> {
+  return db.$transaction(async (tx) => {
+    const source = await tx.conversation.findUniqueOrThrow({ where: { id: sourceId } });
+    const [messages, runs, tools, events] = await Promise.all([
+      tx.message.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
+      tx.run.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
+      tx.tool.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
+      listEvents(sourceId),
+    ]);
+    const fork = await tx.conversation.create({ data: { ownerId, title: source.title, createdAt: source.createdAt } });
+    const runIds = new Map(runs.map((run) => [run.id, randomUUID()]));
+    const messageIds = new Map(messages.map((message) => [message.id, randomUUID()]));
+    const toolIds = new Map(tools.map((tool) => [tool.id, randomUUID()]));
+    const newRunId = (id: string) => runIds.get(id) ?? id;
+
+    await tx.run.createMany({ data: runs.map((run) => ({ ...run, id: newRunId(run.id), conversationId: fork.id })) });
+    await tx.message.createMany({ data: messages.map((m) => ({ ...m, id: messageIds.get(m.id)!, runId: newRunId(m.runId), conversationId: fork.id })) });
+    await tx.tool.createMany({ data: tools.map((tool) => ({ ...tool, id: toolIds.get(tool.id)!, runId: newRunId(tool.runId), conversationId: fork.id })) });
+
+    const rewritten = events.map(({ seq, event }) => {
+      const copy = { ...event, runId: newRunId(event.runId) } as LoggedEvent;
+      if (copy.type === "run_started") copy.messageId = messageIds.get(copy.messageId) ?? copy.messageId;
+      if (copy.type === "tool_registered") copy.tool = { ...copy.tool, id: toolIds.get(copy.tool.id) ?? copy.tool.id };
+      return { seq, event: copy };
+    });
+    await appendEvents(fork.id, packEvents(rewritten), tx);
+    return { id: fork.id, title: fork.title };
+  });
+}
