@@ -110,8 +110,8 @@ export async function benchUi(): Promise<void> {
     await page.getByRole("tab", { name: /Trace/ }).click();
     const since = await page.evaluate(() => performance.now());
     const streamStarted = Date.now();
-    await page.getByLabel("Message").fill(prompt);
-    await page.getByLabel("Message").press("Enter");
+    await page.getByLabel("Message", { exact: true }).fill(prompt);
+    await page.getByLabel("Message", { exact: true }).press("Enter");
     await page.getByTestId("assistant-message").and(page.locator('[data-run-status="completed"]')).waitFor({ timeout: 60_000 });
     const streamSeconds = (Date.now() - streamStarted) / 1000;
     const streamLongTasks = await longTasksSince(page, since);

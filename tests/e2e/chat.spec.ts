@@ -139,7 +139,7 @@ test("New chat (and its shortcut) starts from an empty view", async ({ page, ser
   await page.keyboard.press("Control+Shift+O");
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByTestId("user-message")).toHaveCount(0);
-  await expect(page.getByLabel("Message")).toBeFocused();
+  await expect(page.getByLabel("Message", { exact: true })).toBeFocused();
   await page.getByLabel("Conversations").getByRole("link", { name: "First chat." }).click();
   await expect(page.getByTestId("user-message")).toHaveText("First chat.");
   await page.getByRole("button", { name: "New chat" }).click();

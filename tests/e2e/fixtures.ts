@@ -40,7 +40,7 @@ export async function snapshot(page: Page, name: string): Promise<void> {
 }
 
 export async function sendMessage(page: Page, text: string): Promise<void> {
-  const composer = page.getByLabel("Message");
+  const composer = page.getByLabel("Message", { exact: true });
   await composer.fill(text);
   await composer.press("Enter");
 }

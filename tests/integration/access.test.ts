@@ -1,0 +1,192 @@
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Api, ofType } from "../support/api";
+import { AppServer, tempDataDir } from "../support/app-server";
+import { ModelServer } from "../support/model-server";
+import { readSse } from "../support/sse";
+
+const model = new ModelServer();
+const dataFile = path.join(tempDataDir(), "access.db");
+let app: AppServer;
+let alice: Api;
+let bob: Api;
+let conversationId: string;
+
+const SHOUT = { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, code: "function run({ text }) { return text.toUpperCase() + '!'; }" };
+
+/** Every row of every table, to prove that a probe changed nothing. */
+function snapshot(): string {
+  const database = new Database(dataFile, { readonly: true });
+  try {
+    const tables = ["Conversation", "Message", "Run", "Event", "Tool", "ToolExecution", "ShareLink"];
+    return JSON.stringify(tables.map((table) => database.prepare(`SELECT * FROM "${table}" ORDER BY 1, 2`).all()));
+  } finally {
+    database.close();
+  }
+}
+
+/** A client that never keeps a cookie: every request is a stranger. */
+const anonymous = () => ({ fetch: (p: string, init?: RequestInit) => fetch(`${app.url}${p}`, init) });
+
+beforeAll(async () => {
+  await model.start();
+  app = new AppServer({ DATABASE_URL: `file:${dataFile}`, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", TOOLSMITH_MODEL: "scripted", TOOLSMITH_MODEL_RETRIES: "0" });
+  await app.start();
+  alice = new Api(app.url);
+  bob = new Api(app.url);
+  model.script("Make a shout tool and use it.", [
+    { toolCalls: [{ name: "register_tool", args: SHOUT }] },
+    { toolCalls: [{ name: "shout", args: { text: "hi" } }] },
+    { text: "HI!" },
+  ]);
+  conversationId = (await alice.createConversation()).id;
+  await alice.run(conversationId, "Make a shout tool and use it.");
+});
+afterAll(async () => {
+  await app?.stop();
+  await model.stop();
+});
+
+const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+/** Every conversation route and page, as [label, path, init]. */
+const probes = (id: string): [string, string, RequestInit?][] => [
+  ["read", `/api/conversations/${id}`],
+  ["rename", `/api/conversations/${id}`, { ...json({ title: "mine now" }), method: "PATCH" }],
+  ["delete", `/api/conversations/${id}`, { method: "DELETE" }],
+  ["send", `/api/conversations/${id}/messages`, json({ content: "hello" })],
+  ["stream", `/api/conversations/${id}/events`],
+  ["cancel", `/api/conversations/${id}/cancel`, { method: "POST" }],
+  ["share", `/api/conversations/${id}/share`, { method: "POST" }],
+  ["read share", `/api/conversations/${id}/share`],
+  ["revoke share", `/api/conversations/${id}/share`, { method: "DELETE" }],
+  ["export json", `/api/conversations/${id}/export?format=json`],
+  ["export md", `/api/conversations/${id}/export?format=md`],
+  ["page", `/c/${id}`],
+];
+
+describe("ownership", () => {
+  it("answers 404 to another identity and to strangers on every conversation route and page, and changes nothing", async () => {
+    const before = snapshot();
+    for (const client of [bob, anonymous()]) {
+      for (const [label, target, init] of probes(conversationId)) {
+        const response = await client.fetch(target, init);
+        expect(response.status, `${label} ${target}`).toBe(404);
+        await response.body?.cancel();
+      }
+    }
+    expect(snapshot()).toBe(before);
+    // and nothing of it shows in their lists
+    expect(await (await bob.fetch("/api/conversations")).json()).toEqual([]);
+  });
+
+  it("gives a tampered cookie a fresh identity, never access", async () => {
+    const aliceId = (await alice.identity()).split(".")[0];
+    const forged = `toolsmith_id=${aliceId}.${"A".repeat(43)}`;
+    const response = await fetch(`${app.url}/api/conversations/${conversationId}`, { headers: { cookie: forged } });
+    expect(response.status).toBe(404);
+    const issued = response.headers.getSetCookie().find((cookie) => cookie.startsWith("toolsmith_id="))!;
+    expect(issued).toMatch(/HttpOnly/i);
+    expect(issued).toMatch(/SameSite=Lax/i);
+    expect(issued).not.toContain(aliceId);
+  });
+
+  it("sets the identity cookie on the first request, page or API", async () => {
+    for (const target of ["/", "/api/conversations"]) {
+      const response = await fetch(`${app.url}${target}`);
+      expect(response.headers.getSetCookie().some((cookie) => /^toolsmith_id=[\w-]+\.[\w-]+;/.test(cookie))).toBe(true);
+    }
+  });
+});
+
+describe("share links", () => {
+  it("gives read access only, to the JSON, the events, the export and the page; viewing writes nothing", async () => {
+    const created = await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" });
+    expect(created.status).toBe(201);
+    const { token, url } = await created.json();
+    expect(token).toMatch(/^[\w-]{43}$/); // 256 bits
+    expect(token).not.toContain(conversationId);
+    expect(url).toBe(`${app.url}/s/${token}`);
+    // one active link: sharing again gives the same one
+    expect(await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json()).toMatchObject({ token });
+    expect(await (await alice.fetch(`/api/conversations/${conversationId}/share`)).json()).toMatchObject({ token });
+
+    const before = snapshot();
+    const shared = await (await bob.fetch(`/api/share/${token}`)).json();
+    expect(shared.title).toBe("Make a shout tool and use it.");
+    expect(shared.tools).toMatchObject([{ name: "shout", version: 1 }]);
+    expect(shared).not.toHaveProperty("ownerId");
+    const owners = await (await alice.fetch(`/api/conversations/${conversationId}`)).json();
+    expect(shared.events).toEqual(owners.events);
+
+    const replay = await readSse(await bob.fetch(`/api/share/${token}/events`));
+    expect(replay.map((event) => event.id)).toEqual(owners.events.map((event: { id: number }) => event.id));
+    const resumed = await readSse(await bob.fetch(`/api/share/${token}/events`, { headers: { "last-event-id": "3" } }));
+    expect(resumed[0].id).toBe(4);
+
+    const page = await bob.fetch(`/s/${token}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<meta property="og:title" content="Make a shout tool and use it. · Toolsmith"/>');
+    expect(html).toContain('<meta name="description" content="Make a shout tool and use it."/>');
+    expect(html).toContain('name="robots" content="noindex, nofollow"');
+
+    const markdown = await (await bob.fetch(`/api/share/${token}/export?format=md`)).text();
+    expect(markdown).toContain("# Make a shout tool and use it.");
+    expect(markdown).toContain("**Tool call `shout`** — ok");
+    expect(markdown).toContain("🛠 **Registered** `shout(text: string)` v1");
+    expect(markdown).toContain("function run({ text })");
+    const exported = await (await bob.fetch(`/api/share/${token}/export?format=json`)).json();
+    expect(exported).toMatchObject({ format: "toolsmith.conversation.v1", tools: [{ name: "shout" }] });
+    expect(exported.events).toHaveLength(owners.events.length);
+    expect((await bob.fetch(`/api/share/${token}/export?format=pdf`)).status).toBe(400);
+
+    // writes through the token are refused
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+      expect((await bob.fetch(`/api/share/${token}`, { method })).status, method).toBe(405);
+      expect((await bob.fetch(`/api/share/${token}/events`, { method })).status, `${method} events`).toBe(405);
+    }
+    expect(snapshot()).toBe(before);
+  });
+
+  it("revokes: the token is then 404 everywhere, and sharing again makes a new token", async () => {
+    const { token } = await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json();
+    expect((await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "DELETE" })).status).toBe(204);
+    for (const target of [`/s/${token}`, `/api/share/${token}`, `/api/share/${token}/events`, `/api/share/${token}/export?format=md`, `/api/share/${token}/fork`]) {
+      const response = await bob.fetch(target, target.endsWith("fork") ? { method: "POST" } : undefined);
+      expect(response.status, target).toBe(404);
+    }
+    expect((await alice.fetch(`/api/conversations/${conversationId}/share`)).status).toBe(404);
+    const again = await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json();
+    expect(again.token).not.toBe(token);
+    const list = await (await alice.fetch("/api/shares")).json();
+    expect(list).toMatchObject([{ token: again.token, conversation: { id: conversationId } }]);
+  });
+
+  it("forks into the viewer's chats with its tools, which stay callable; the original is untouched", async () => {
+    const { token } = await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json();
+    const before = await (await alice.fetch(`/api/conversations/${conversationId}`)).json();
+    const forked = await bob.fetch(`/api/share/${token}/fork`, { method: "POST" });
+    expect(forked.status).toBe(201);
+    const { id } = await forked.json();
+    expect(id).not.toBe(conversationId);
+    expect((await (await bob.fetch("/api/conversations")).json()).map((c: { id: string }) => c.id)).toContain(id);
+
+    const fork = await (await bob.fetch(`/api/conversations/${id}`)).json();
+    expect(fork.events.map((e: { type: string }) => e.type)).toEqual(before.events.map((e: { type: string }) => e.type));
+    expect(fork.tools).toMatchObject([{ name: "shout", version: 1, status: "active" }]);
+    expect(fork.events.find((e: { type: string }) => e.type === "tool_registered").tool.id).toBe(fork.tools[0].id);
+
+    model.script("Shout again in the fork.", [{ toolCalls: [{ name: "shout", args: { text: "forked" } }] }, { text: "FORKED!" }]);
+    const run = await bob.run(id, "Shout again in the fork.");
+    expect(ofType(run, "tool_result")[0]).toMatchObject({ name: "shout", ok: true, output: "FORKED!" });
+    expect(run[0].id).toBe(before.events.length + 1);
+
+    const after = await (await alice.fetch(`/api/conversations/${conversationId}`)).json();
+    expect(after.events).toEqual(before.events);
+    expect(after.messages).toEqual(before.messages);
+    // the fork is Bob's alone
+    expect((await alice.fetch(`/api/conversations/${id}`)).status).toBe(404);
+  });
+});
