@@ -1,8 +1,7 @@
-import path from "node:path";
 import { createOpenAI } from "@ai-sdk/openai";
 import { streamText } from "ai";
 import { Api } from "../tests/support/api";
-import { AppServer, tempDataDir } from "../tests/support/app-server";
+import { scriptedApp } from "../tests/support/app-server";
 import { ModelServer } from "../tests/support/model-server";
 import { readSse } from "../tests/support/sse";
 import { ms, summarize, timed } from "./stats";
@@ -16,12 +15,7 @@ export async function benchStream(): Promise<void> {
   const model = new ModelServer();
   await model.start();
   model.script("stream", [{ deltas: DELTAS }]);
-  const app = new AppServer({
-    DATABASE_URL: `file:${path.join(tempDataDir(), "bench.db")}`,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "bench",
-    TOOLSMITH_MODEL: "scripted",
-  });
+  const app = scriptedApp(model.url);
   await app.start();
   const api = new Api(app.url);
 
@@ -29,7 +23,7 @@ export async function benchStream(): Promise<void> {
     const provider = createOpenAI({ baseURL: model.url, apiKey: "bench" });
     const bare = async () => {
       let count = 0;
-      const result = streamText({ model: provider.chat("scripted"), prompt: "stream" });
+      const result = streamText({ model: provider.chat("scripted-model"), prompt: "stream" });
       for await (const part of result.fullStream) if (part.type === "text-delta") count++;
       if (count !== DELTAS) throw new Error(`bare loop saw ${count} deltas`);
     };

@@ -4,7 +4,7 @@ import zlib from "node:zlib";
 import { chromium, type Page } from "@playwright/test";
 import { chromiumLaunchOptions } from "../playwright.config";
 import { Api } from "../tests/support/api";
-import { AppServer, tempDataDir } from "../tests/support/app-server";
+import { scriptedApp } from "../tests/support/app-server";
 import { ModelServer, type Reply } from "../tests/support/model-server";
 import { ms, summarize } from "./stats";
 
@@ -52,13 +52,7 @@ function shippedJs(html: string): { files: number; gzipBytes: number } {
 export async function benchUi(): Promise<void> {
   const model = new ModelServer();
   await model.start();
-  const app = new AppServer({
-    DATABASE_URL: `file:${path.join(tempDataDir(), "ui-bench.db")}`,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "bench",
-    TOOLSMITH_MODEL: "scripted",
-    TOOLSMITH_MAX_STEPS: "10",
-  });
+  const app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "10" });
   await app.start();
   const browser = await chromium.launch(chromiumLaunchOptions);
   try {

@@ -1,23 +1,20 @@
 import { Wrench } from "lucide-react";
 import type { RegisteredToolView } from "@/lib/events/types";
 import { CodeBlock } from "@/components/ui/CodeBlock";
+import { HighlightCard } from "./HighlightCard";
 import { Signature } from "./Signature";
 
 /** The highlight of a trace: the agent made itself a tool. */
 export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: RegisteredToolView; codeOpen?: boolean }) {
   return (
-    <section
-      aria-label={`Tool registered: ${tool.name}`}
-      data-testid="tool-registered"
-      className="rounded-xl border border-emerald-300 bg-emerald-50 p-3 shadow-sm dark:border-emerald-700/70 dark:bg-emerald-950/40"
+    <HighlightCard
+      tone="emerald"
+      icon={Wrench}
+      label="Tool registered"
+      ariaLabel={`Tool registered: ${tool.name}`}
+      testId="tool-registered"
+      badge={<span className="rounded-full bg-emerald-200/80 px-2 py-0.5 text-[11px] font-medium text-emerald-900 dark:bg-emerald-800/70 dark:text-emerald-100">v{tool.version}</span>}
     >
-      <header className="flex flex-wrap items-center gap-2">
-        <span className="grid size-7 place-items-center rounded-lg bg-emerald-600 text-white shadow-sm">
-          <Wrench className="size-4" aria-hidden />
-        </span>
-        <span className="text-xs font-semibold uppercase tracking-wide text-emerald-800 dark:text-emerald-300">Tool registered</span>
-        <span className="rounded-full bg-emerald-200/80 px-2 py-0.5 text-[11px] font-medium text-emerald-900 dark:bg-emerald-800/70 dark:text-emerald-100">v{tool.version}</span>
-      </header>
       <div className="mt-2 text-emerald-950 dark:text-emerald-50">
         <Signature name={tool.name} schema={tool.parametersSchema} />
       </div>
@@ -29,6 +26,6 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
         </summary>
         <CodeBlock code={tool.code} language="javascript" showLineNumbers className="mt-2" />
       </details>
-    </section>
+    </HighlightCard>
   );
 }

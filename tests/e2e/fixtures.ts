@@ -1,6 +1,6 @@
 import path from "node:path";
 import { test as base, expect, type Page } from "@playwright/test";
-import { AppServer, tempDataDir } from "../support/app-server";
+import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 
 interface Servers {
@@ -14,13 +14,7 @@ export const test = base.extend<{ servers: Servers }, { workerServers: Servers }
     async ({}, provide) => {
       const model = new ModelServer();
       await model.start();
-      const app = new AppServer({
-        DATABASE_URL: `file:${path.join(tempDataDir(), "e2e.db")}`,
-        OPENAI_BASE_URL: model.url,
-        OPENAI_API_KEY: "test-key",
-        TOOLSMITH_MODEL: "scripted-model",
-        TOOLSMITH_MODEL_RETRIES: "0",
-      });
+      const app = scriptedApp(model.url);
       await app.start();
       await provide({ model, app });
       await app.stop();

@@ -2,7 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import { AppServer, tempDataDir } from "../support/app-server";
+import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 import { readSse } from "../support/sse";
 
@@ -31,7 +31,7 @@ const anonymous = () => ({ fetch: (p: string, init?: RequestInit) => fetch(`${ap
 
 beforeAll(async () => {
   await model.start();
-  app = new AppServer({ DATABASE_URL: `file:${dataFile}`, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", TOOLSMITH_MODEL: "scripted", TOOLSMITH_MODEL_RETRIES: "0" });
+  app = scriptedApp(model.url, {}, dataFile);
   await app.start();
   alice = new Api(app.url);
   bob = new Api(app.url);

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import { AppServer, tempDataDir } from "../support/app-server";
+import { AppServer, scriptedApp, tempDataDir } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 import { readSse } from "../support/sse";
 
@@ -16,15 +16,7 @@ let app: AppServer;
 let api: Api;
 
 async function startApp() {
-  app = new AppServer({
-    DATABASE_URL: `file:${dataFile}`,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "test-key",
-    TOOLSMITH_MODEL: "scripted-model",
-    TOOLSMITH_MAX_STEPS: "4",
-    TOOLSMITH_MODEL_RETRIES: "0",
-    TOOLSMITH_TOOL_TIMEOUT_MS: "1500",
-  });
+  app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "4", TOOLSMITH_TOOL_TIMEOUT_MS: "1500" }, dataFile);
   await app.start();
   const cookie = api?.cookie;
   api = new Api(app.url);
@@ -272,14 +264,7 @@ describe("the agent loop over HTTP", () => {
 
 describe("with the openai-compatible client", () => {
   it("streams the server's reasoning_content as reasoning deltas, and fails a silent model after the idle timeout", async () => {
-    const compatible = new AppServer({
-      DATABASE_URL: `file:${path.join(tempDataDir(), "compatible.db")}`,
-      OPENAI_BASE_URL: model.url,
-      TOOLSMITH_MODEL: "scripted-model",
-      TOOLSMITH_MODEL_API: "compatible",
-      TOOLSMITH_MODEL_TIMEOUT_MS: "1000",
-      TOOLSMITH_MODEL_RETRIES: "0",
-    });
+    const compatible = scriptedApp(model.url, { OPENAI_API_KEY: "", TOOLSMITH_MODEL_API: "compatible", TOOLSMITH_MODEL_TIMEOUT_MS: "1000" });
     await compatible.start();
     try {
       const client = new Api(compatible.url);

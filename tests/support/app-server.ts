@@ -68,3 +68,15 @@ export class AppServer {
     clearTimeout(timer);
   }
 }
+
+/** The production server on its own database file (a fresh one by default), talking to a scripted model server. */
+export function scriptedApp(modelUrl: string, env: Record<string, string> = {}, databaseFile = path.join(tempDataDir(), "test.db")): AppServer {
+  return new AppServer({
+    DATABASE_URL: `file:${databaseFile}`,
+    OPENAI_BASE_URL: modelUrl,
+    OPENAI_API_KEY: "test-key",
+    TOOLSMITH_MODEL: "scripted-model",
+    TOOLSMITH_MODEL_RETRIES: "0",
+    ...env,
+  });
+}
