@@ -6,9 +6,9 @@ export async function register() {
   for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
 
   const { sandboxPool } = await import("@/lib/sandbox");
-  const { abandonStaleRuns } = await import("@/lib/db/runs");
-  // A run still marked running was cut off by a restart: nothing will finish it.
-  await abandonStaleRuns([]).catch((error) => console.error("Could not mark stale runs:", error));
+  const { closeAbandonedRuns } = await import("@/lib/agent/recover");
+  // One server process owns the runs of its database (see README); a run still open now was cut off.
+  await closeAbandonedRuns().catch((error) => console.error("Could not close abandoned runs:", error));
   // Start the sandbox threads now, so the first tool call does not pay for them.
   void sandboxPool().warm();
 }

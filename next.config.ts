@@ -7,6 +7,19 @@ const nextConfig: NextConfig = {
   typescript: { ignoreBuildErrors: true },
   allowedDevOrigins: ["127.0.0.1"],
   poweredByHeader: false,
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          // Share links carry their token in the URL: never send it to another site.
+          { key: "Referrer-Policy", value: "same-origin" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

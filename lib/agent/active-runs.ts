@@ -23,7 +23,3 @@ export function claimConversation(conversationId: string, run: ActiveRun): boole
 export function releaseConversation(conversationId: string, run: ActiveRun): void {
   if (activeRuns.get(conversationId) === run) activeRuns.delete(conversationId);
 }
-
-export function activeRunIds(): string[] {
-  return [...activeRuns.values()].map((run) => run.channel.runId);
-}

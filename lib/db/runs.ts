@@ -17,10 +17,7 @@ export function listRuns(conversationId: string) {
   });
 }
 
-/** Runs left "running" by a process that stopped: nothing will finish them now. */
-export async function abandonStaleRuns(activeRunIds: string[]): Promise<void> {
-  await db.run.updateMany({
-    where: { status: "running", id: { notIn: activeRunIds } },
-    data: { status: "error", finishedAt: new Date() },
-  });
+/** Runs still marked running: at start-up, the ones a stopped process left behind. */
+export function listUnfinishedRuns() {
+  return db.run.findMany({ where: { status: "running" }, select: { id: true, conversationId: true, steps: true } });
 }

@@ -127,6 +127,8 @@ describe("share links", () => {
 
     const page = await bob.fetch(`/s/${token}`);
     expect(page.status).toBe(200);
+    // the token is in the URL: it must not leak to other sites through the Referer header
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
     const html = await page.text();
     expect(html).toContain('<meta property="og:title" content="Make a shout tool and use it. · Toolsmith"/>');
     expect(html).toContain('<meta name="description" content="Make a shout tool and use it."/>');

@@ -98,6 +98,27 @@ describe("the agent loop over HTTP", () => {
     expect(history).toContain("Make a shout tool.");
   });
 
+  it("closes a run cut off by a restart: its trace ends with an error and run_finished, and the conversation goes on", async () => {
+    const prompt = "Stall until the server stops.";
+    model.script(prompt, [{ stallMs: 30_000 }]);
+    const conversation = await api.createConversation();
+    const sent = await api.send(conversation.id, prompt);
+    await readSse(sent, (message) => message.data.type === "step_started");
+    await app.stop();
+    await startApp();
+
+    const stored = await api.conversation(conversation.id);
+    expect(stored.activeRunId).toBeNull();
+    expect(stored.events.map((event: { id: number }) => event.id)).toEqual(stored.events.map((_: unknown, index: number) => index + 1));
+    expect(stored.events.slice(-2)).toMatchObject([
+      { type: "error", code: "server_restarted" },
+      { type: "run_finished", status: "error" },
+    ]);
+    expect(stored.runs.at(-1)).toMatchObject({ status: "error" });
+    model.script("And now?", [{ text: "Back." }]);
+    expect((await api.run(conversation.id, "And now?")).at(-1)!.data).toMatchObject({ status: "completed" });
+  });
+
   it("rejects forbidden code with line and column; the model reads the violations and registers a fixed version", async () => {
     const prompt = "Read an environment variable.";
     model.script(prompt, [
