@@ -163,7 +163,7 @@ async function streamStep(
     if (plan.finishReason === "unknown") throw new Error("The model stream ended before the model finished.");
     return plan;
   } catch (error) {
-    throw idle.timedOut ? new Error(`The model sent nothing for ${config.modelIdleTimeoutMs} ms.`) : error;
+    throw new ModelFailure(idle.timedOut ? new Error(`The model sent nothing for ${config.modelIdleTimeoutMs} ms.`) : error);
   } finally {
     idle.clear();
   }
@@ -277,11 +277,20 @@ class ModelNotConfiguredError extends Error {
   }
 }
 
+/** Anything that went wrong while asking the model: HTTP errors, a dropped or silent stream. */
+class ModelFailure extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
 function describeFailure(error: unknown): { message: string; code: string } {
   if (error instanceof ModelNotConfiguredError) return { code: "model_not_configured", message: error.message };
-  if (APICallError.isInstance(error)) {
-    return { code: "model_http_error", message: `The model server answered ${error.statusCode ?? "with an error"}: ${error.message}`.slice(0, 2000) };
+  if (error instanceof ModelFailure && APICallError.isInstance(error.reason)) {
+    const { statusCode, message } = error.reason;
+    return { code: "model_http_error", message: `The model server answered ${statusCode ?? "with an error"}: ${message}`.slice(0, 2000) };
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: "model_error", message: `The model request failed: ${message}`.slice(0, 2000) };
+  if (error instanceof ModelFailure) return { code: "model_error", message: `The model request failed: ${error.message}`.slice(0, 2000) };
+  console.error("A run failed:", error);
+  return { code: "internal_error", message: "The run failed on the server; the error was logged." };
 }
