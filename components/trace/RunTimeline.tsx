@@ -4,7 +4,7 @@ import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
 
 /** The last cards of the latest run are built at once; the rest of a long trace is built as it scrolls into view. */
-const EAGER_CARDS = 12;
+const EAGER_CARDS = 6;
 
 export const RunTimeline = memo(function RunTimeline({ run, index, startedAt, latest }: { run: RunView; index: number; startedAt?: string; latest: boolean }) {
   const live = run.status === "running";
