@@ -54,6 +54,6 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
   );
 });
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }

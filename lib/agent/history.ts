@@ -7,7 +7,7 @@ type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
 
 /** What the model is told a tool returned: the same capped output the trace shows. */
-export function toolResultPart(result: ToolResultEvent): ToolResultPart {
+function toolResultPart(result: ToolResultEvent): ToolResultPart {
   const output: ToolResultPart["output"] = !result.ok
     ? { type: "error-text", value: result.error ?? "failed" }
     : result.truncated || typeof result.output === "string"

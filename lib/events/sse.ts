@@ -3,7 +3,7 @@ import type { SequencedEvent } from "./types";
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();
 
-export function formatSse({ seq, event }: SequencedEvent): string {
+function formatSse({ seq, event }: SequencedEvent): string {
   return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 

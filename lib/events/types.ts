@@ -35,8 +35,6 @@ export type AgentEvent =
   | { type: "error"; message: string; code: string }
   | { type: "run_finished"; status: RunStatus; steps: number };
 
-export type AgentEventType = AgentEvent["type"];
-
 /** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */
 export type LoggedEvent = AgentEvent & { runId: string };
 export interface SequencedEvent {

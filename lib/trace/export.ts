@@ -5,7 +5,7 @@ import { answerOf, applyEvents, emptyTrace, type RunView, type ToolCallView } fr
 export type ExportFormat = "json" | "md";
 
 /** Everything a reader needs to study the conversation elsewhere: messages, events (with their ids) and tools. */
-export function traceToJson(trace: Trace) {
+function traceToJson(trace: Trace) {
   return {
     format: "toolsmith.conversation.v1",
     exportedAt: new Date().toISOString(),
@@ -18,7 +18,7 @@ export function traceToJson(trace: Trace) {
 }
 
 /** The conversation as a document that reads well on its own: each message, then each step of the agent's answer. */
-export function traceToMarkdown(trace: Trace): string {
+function traceToMarkdown(trace: Trace): string {
   const state = applyEvents(emptyTrace, trace.events);
   const runs = new Map(state.runs.map((run) => [run.runId, run]));
   const out: string[] = [`# ${trace.title}`, "", `_Exported from Toolsmith on ${new Date().toISOString().slice(0, 10)}: ${state.runs.length} runs, ${trace.tools.length} tool versions._`];
