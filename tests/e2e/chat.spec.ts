@@ -1,5 +1,6 @@
 import path from "node:path";
 import { AppServer, tempDataDir } from "../support/app-server";
+import { TcpProxy } from "../support/tcp-proxy";
 import { expect, sendMessage, snapshot, test } from "./fixtures";
 
 const WORD_COUNT = `function run({ text }) {
@@ -190,5 +191,25 @@ test("without a model, a banner says what to set and the rest still works", asyn
     await snapshot(page, "09-no-model");
   } finally {
     await bare.stop();
+  }
+});
+
+test("a dropped connection reconnects and resumes without duplicates or gaps", async ({ page, servers }) => {
+  const proxy = new TcpProxy(Number(new URL(servers.app.url).port));
+  await proxy.start();
+  try {
+    const prompt = "Stream through a network drop.";
+    const story = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+    servers.model.script(prompt, [{ text: story, chunkSize: 4, delayMs: 60 }]);
+    await page.goto(`${proxy.url}/`);
+    await sendMessage(page, prompt);
+    const answer = page.getByTestId("assistant-message");
+    await expect(answer).toContainText("w3");
+    proxy.dropConnections();
+    await expect(answer).toHaveAttribute("data-run-status", "completed", { timeout: 20_000 });
+    // every delta once: the reconnect resumed after the last event seen
+    await expect(answer.locator("p").first()).toHaveText(story);
+  } finally {
+    await proxy.stop();
   }
 });
