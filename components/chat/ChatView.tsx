@@ -2,7 +2,7 @@
 
 import { Activity, Link2, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, followEvents, readEventStream, type FollowState } from "@/lib/events/client";
 import { emptyTrace, isRunning, type TraceEvent } from "@/lib/trace/state";
 import type { InitialView } from "@/lib/trace/view";
@@ -202,7 +202,10 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
               {messages.length === 0 ? (
                 <EmptyState onPick={(prompt) => void send(prompt)} />
               ) : (
-                <MessageList messages={messages} runs={trace.runs} runStarts={runStarts} />
+                // Its own hydration boundary, so the composer and controls respond first.
+                <Suspense>
+                  <MessageList messages={messages} runs={trace.runs} runStarts={runStarts} />
+                </Suspense>
               )}
             </div>
             {showJump && <JumpToLatest onClick={jumpToLatest} />}

@@ -1,7 +1,7 @@
 "use client";
 
 import { Activity, Wrench, X } from "lucide-react";
-import { useState } from "react";
+import { Suspense, useState } from "react";
 import type { RegisteredToolView } from "@/lib/events/types";
 import type { TraceState } from "@/lib/trace/state";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
@@ -50,9 +50,12 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
             <p className="px-6 py-12 text-center text-sm text-zinc-500 dark:text-zinc-400">Each step of the agent — its reasoning, tool calls, and the tools it builds — appears here as it happens.</p>
           ) : (
             <ScrollRootContext.Provider value={ref}>
-              {trace.runs.map((run, index) => (
-                <RunTimeline key={run.runId} run={run} index={index} startedAt={runStarts[run.runId]} latest={index === trace.runs.length - 1} />
-              ))}
+              {/* Its own hydration boundary: the panel's controls respond before a long trace has hydrated. */}
+              <Suspense>
+                {trace.runs.map((run, index) => (
+                  <RunTimeline key={run.runId} run={run} index={index} startedAt={runStarts[run.runId]} latest={index === trace.runs.length - 1} />
+                ))}
+              </Suspense>
             </ScrollRootContext.Provider>
           )}
         </div>
