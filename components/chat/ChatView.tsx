@@ -43,7 +43,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
     initial?.trace ?? emptyTrace,
     Object.fromEntries((initial?.runs ?? []).map((run) => [run.id, new Date(run.createdAt).toISOString()])),
   );
-  const layout = usePanelLayout();
+  const { sidebarRef, panelRef, ...layout } = usePanelLayout();
   const composer = useRef<HTMLTextAreaElement>(null);
   const stopFollowing = useRef<() => void>(() => {});
   const unmounted = useRef(new AbortController());
@@ -151,6 +151,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
   return (
     <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
       {!share && <div
+        ref={sidebarRef}
         className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} shrink-0 border-r border-zinc-200 bg-white lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950`}
         data-testid="sidebar"
       >
@@ -218,6 +219,7 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
           </section>
 
           <div
+            ref={panelRef}
             style={{ "--panel-width": `${layout.width}px` } as React.CSSProperties}
             className={`${layout.drawer === "panel" ? "fixed inset-y-0 right-0 z-40 flex w-[min(100vw,30rem)] shadow-2xl" : "hidden"} border-l border-zinc-200 bg-white lg:relative lg:z-auto lg:w-[var(--panel-width)] lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950 ${layout.collapsed ? "lg:hidden" : "lg:flex"}`}
             data-testid="panel"

@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useState, type PointerEvent } from "react";
+import { useCallback, useEffect, useRef, useState, type PointerEvent } from "react";
 
 const STORAGE_KEY = "toolsmith.panel";
 const MIN_WIDTH = 320;
@@ -60,5 +60,20 @@ export function usePanelLayout() {
     return () => window.removeEventListener("keydown", onKey);
   }, []);
 
-  return { width, collapsed, toggleCollapsed, startResize, drawer, setDrawer };
+  // An opened drawer takes the focus, and gives it back to what opened it when it closes.
+  const sidebarRef = useRef<HTMLDivElement>(null);
+  const panelRef = useRef<HTMLDivElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    if (drawer === "none") {
+      opener.current?.focus();
+      opener.current = null;
+      return;
+    }
+    opener.current = document.activeElement as HTMLElement | null;
+    const container = (drawer === "sidebar" ? sidebarRef : panelRef).current;
+    container?.querySelector<HTMLElement>("a[href], button:not([disabled])")?.focus();
+  }, [drawer]);
+
+  return { width, collapsed, toggleCollapsed, startResize, drawer, setDrawer, sidebarRef, panelRef };
 }

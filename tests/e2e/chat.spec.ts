@@ -162,10 +162,13 @@ test.describe("at 360 px wide", () => {
 
     await page.getByRole("button", { name: "Open conversations" }).click();
     await expect(page.getByTestId("sidebar")).toBeVisible();
+    // the drawer takes the focus, and gives it back when it closes
+    await expect(page.getByRole("button", { name: "New chat" })).toBeFocused();
     await expect(page.getByTestId("conversation-list").getByRole("link", { name: prompt })).toBeVisible();
     await snapshot(page, "07-mobile-sidebar");
     await page.keyboard.press("Escape");
     await expect(page.getByTestId("sidebar")).toBeHidden();
+    await expect(page.getByRole("button", { name: "Open conversations" })).toBeFocused();
 
     await page.getByRole("button", { name: "Open the reasoning panel" }).click();
     const panel = page.getByTestId("panel");
