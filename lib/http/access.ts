@@ -1,4 +1,5 @@
 import { headers } from "next/headers";
+import { cache } from "react";
 import { findOwnedConversation } from "@/lib/db/conversations";
 import { findSharedConversation } from "@/lib/db/share-links";
 import { identityOf } from "@/lib/identity";
@@ -26,11 +27,17 @@ export async function requireConversation(request: Request, { params }: RoutePar
   return { conversation, identity: identity! };
 }
 
-/** The same check for a page: the conversation if the visitor owns it, else null (the page answers 404). */
-export async function ownedConversationForPage(id: string) {
+/**
+ * The same check for a page: the conversation if the visitor owns it, else null (the page answers 404). Cached
+ * per request, since a page's metadata and body both ask.
+ */
+export const ownedConversationForPage = cache(async (id: string) => {
   const identity = identityOf((await headers()).get("cookie"));
   return identity ? findOwnedConversation(id, identity) : null;
-}
+});
+
+/** A shared conversation for a page, cached per request like the above. */
+export const sharedConversationForPage = cache(findSharedConversation);
 
 export async function pageIdentity(): Promise<string | undefined> {
   return identityOf((await headers()).get("cookie"));

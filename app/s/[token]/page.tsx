@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/ChatView";
 import { listMessages } from "@/lib/db/messages";
-import { findSharedConversation } from "@/lib/db/share-links";
+import { sharedConversationForPage } from "@/lib/http/access";
 import { loadTrace } from "@/lib/trace/load";
 import { initialView } from "@/lib/trace/view";
 
@@ -12,7 +12,7 @@ type Props = { params: Promise<{ token: string }> };
 
 /** A good link preview: the title, and the first message as the description. */
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const conversation = await findSharedConversation((await params).token);
+  const conversation = await sharedConversationForPage((await params).token);
   if (!conversation) return { title: "Not found · Toolsmith" };
   const first = (await listMessages(conversation.id)).find((message) => message.role === "user");
   const description = (first?.content ?? "A conversation with an agent that builds its own tools.").replace(/\s+/g, " ").slice(0, 200);
@@ -29,7 +29,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 /** A shared conversation: the owner's view, read-only, following a live run. Viewing writes nothing. */
 export default async function SharedConversationPage({ params }: Props) {
   const { token } = await params;
-  const conversation = await findSharedConversation(token);
+  const conversation = await sharedConversationForPage(token);
   if (!conversation) notFound();
   return <ChatView key={conversation.id} initial={initialView(await loadTrace(conversation))} conversations={[]} modelConfigured share={{ token }} />;
 }
