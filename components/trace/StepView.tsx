@@ -30,11 +30,15 @@ export const StepView = memo(function StepView({ step, live, eagerFrom }: { step
           <p className="mt-1 whitespace-pre-wrap text-[13px] leading-relaxed text-violet-950/90 dark:text-violet-100/80">{step.reasoning}</p>
         </details>
       )}
-      {step.text && (
-        <div className="mb-2 text-[13px] [&>div]:text-[13px] [&>div]:leading-6 [&>div]:text-zinc-700 dark:[&>div]:text-zinc-300">
-          <Markdown text={step.text} />
-        </div>
-      )}
+      {step.text &&
+        (live ? (
+          // The chat column renders the streaming text as Markdown already; parsing it twice a frame costs jank.
+          <p className="mb-2 whitespace-pre-wrap text-[13px] leading-6 text-zinc-700 dark:text-zinc-300">{step.text}</p>
+        ) : (
+          <div className="mb-2 text-[13px] [&>div]:text-[13px] [&>div]:leading-6 [&>div]:text-zinc-700 dark:[&>div]:text-zinc-300">
+            <Markdown text={step.text} />
+          </div>
+        ))}
       {step.calls.length > 0 && (
         <ul className="space-y-2">
           {step.calls.map((call, index) => (
