@@ -49,6 +49,9 @@ function integer(name: string, fallback: number, min: number, max: number): numb
   return value;
 }
 
+/** One limit for a tool's output: what leaves the sandbox is what the model and the trace see. */
+const toolOutputChars = integer("TOOLSMITH_TOOL_OUTPUT_CHARS", 16_384, 256, 1_000_000);
+
 export const config = {
   maxSteps: integer("TOOLSMITH_MAX_STEPS", 8, 1, 100),
   /** Characters of one user message. */
@@ -56,14 +59,14 @@ export const config = {
   /** Bytes of a request body to the API. */
   maxRequestBytes: 256 * 1024,
   /** A tool's output, as the model and the event log see it. */
-  toolOutputChars: integer("TOOLSMITH_TOOL_OUTPUT_CHARS", 16_384, 256, 1_000_000),
+  toolOutputChars,
   /** A model step that streams nothing for this long is a failure. */
   modelIdleTimeoutMs: integer("TOOLSMITH_MODEL_TIMEOUT_MS", 60_000, 1_000, 600_000),
   sandbox: {
     timeoutMs: integer("TOOLSMITH_TOOL_TIMEOUT_MS", 5_000, 50, 120_000),
     memoryBytes: integer("TOOLSMITH_TOOL_MEMORY_MB", 64, 8, 1024) * 1024 * 1024,
     stackBytes: 256 * 1024,
-    outputChars: integer("TOOLSMITH_TOOL_OUTPUT_CHARS", 16_384, 256, 1_000_000),
+    outputChars: toolOutputChars,
     consoleChars: 8_192,
   } satisfies SandboxLimits,
   sandboxWorkers: integer("TOOLSMITH_SANDBOX_WORKERS", Math.max(2, Math.min(os.availableParallelism(), 8)), 1, 64),

@@ -24,7 +24,7 @@ export async function requireConversation(request: Request, { params }: RoutePar
   const identity = identityOf(request.headers.get("cookie"));
   const conversation = identity ? await findOwnedConversation((await params).id, identity) : null;
   if (!conversation) throw notFound("The conversation");
-  return { conversation, identity: identity! };
+  return { conversation };
 }
 
 /**

@@ -84,7 +84,7 @@ test("a rejected tool shows a rose card with its violation, marked in the code",
 test("reloading during a run shows everything so far and keeps following live", async ({ page, servers }) => {
   const prompt = "Tell a slow story.";
   const story = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
-  servers.model.script(prompt, [{ text: story, chunkSize: 6, delayMs: 80 }]);
+  servers.model.script(prompt, [{ text: story, chunkSize: 6, delayMs: 150 }]);
   await page.goto("/");
   await sendMessage(page, prompt);
   const answer = page.getByTestId("assistant-message");
@@ -93,6 +93,8 @@ test("reloading during a run shows everything so far and keeps following live", 
   await snapshot(page, "05-running");
 
   await page.reload();
+  // the reloaded page joins the run while it is still going, then follows it to the end
+  await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "running");
   await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed", { timeout: 20_000 });
   // every delta exactly once: nothing missed, nothing doubled across the reload
   await expect(page.getByTestId("assistant-message").locator("p").first()).toHaveText(story);
@@ -208,6 +210,8 @@ test("a dropped connection reconnects and resumes without duplicates or gaps", a
     await sendMessage(page, prompt);
     const answer = page.getByTestId("assistant-message");
     await expect(answer).toContainText("w3");
+    await expect(answer).toHaveAttribute("data-run-status", "running");
+    // the cut lands mid-run
     proxy.dropConnections();
     await expect(answer).toHaveAttribute("data-run-status", "completed", { timeout: 20_000 });
     // every delta once: the reconnect resumed after the last event seen

@@ -60,18 +60,13 @@ describe("the public escape corpus and our probes", () => {
 
   it.each([...corpus, ...probes].map((payload) => [payload.id, payload] as const))("contains %s", async (_id, payload) => {
     const code = asTool(payload);
-    const hostFetches: string[] = [];
     // Layer 2 on its own, without the policy in front: the runtime must contain every payload by itself.
-    const outcome = await pool.run({ mode: "tool", code, limits }, async (request) => {
-      hostFetches.push(request.url);
+    const outcome = await pool.run({ mode: "tool", code, limits }, async () => {
       throw new Error("blocked in this test");
     });
     expect(reachedHost(outcome)).toBe(false);
     expect(fs.existsSync(path.join(process.cwd(), "flag"))).toBe(false);
     expect(fs.existsSync(path.join(process.cwd(), "pwned"))).toBe(false);
-    // Layer 1 refuses most of them outright.
-    const verdict = checkCode(code);
-    if (verdict.ok) expect(outcome.ok === false || !reachedHost(outcome.output)).toBe(true);
   });
 
   it("layer 1 alone rejects nearly all of the public corpus", () => {
