@@ -10,5 +10,7 @@ export async function register() {
   // One server process owns the runs of its database (see README); a run still open now was cut off.
   await closeAbandonedRuns().catch((error) => console.error("Could not close abandoned runs:", error));
   // Start the sandbox threads now, so the first tool call does not pay for them.
-  void sandboxPool().warm();
+  sandboxPool()
+    .warm()
+    .catch((error) => console.error("The sandbox threads did not start; calls will start them again:", error));
 }

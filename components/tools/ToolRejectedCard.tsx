@@ -1,10 +1,10 @@
 import { ShieldAlert } from "lucide-react";
-import type { Violation } from "@/lib/sandbox/check";
+import type { RejectedTool } from "@/lib/trace/state";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { HighlightCard } from "./HighlightCard";
 
 /** A registration the policy refused: each violation with its place, marked in the code. */
-export function ToolRejectedCard({ name, violations, code }: { name: string; violations: Violation[]; code?: string }) {
+export function ToolRejectedCard({ rejected: { name, code, violations } }: { rejected: RejectedTool }) {
   const marked = new Set(violations.map((violation) => violation.line));
   return (
     <HighlightCard

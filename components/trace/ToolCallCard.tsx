@@ -16,7 +16,6 @@ const statusIcon = {
  * produced beyond its result (a registered or rejected tool) is shown by event type, never by tool name.
  */
 export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCallView }) {
-  const code = typeof (call.input as { code?: unknown })?.code === "string" ? (call.input as { code: string }).code : undefined;
   return (
     <article
       data-testid="tool-call"
@@ -48,7 +47,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
           </div>
         )}
         {call.registered && <ToolRegisteredCard tool={call.registered} />}
-        {call.violations && <ToolRejectedCard name={String((call.input as { name?: unknown })?.name ?? call.name)} violations={call.violations} code={code} />}
+        {call.rejected && <ToolRejectedCard rejected={call.rejected} />}
       </div>
     </article>
   );

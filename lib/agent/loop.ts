@@ -1,9 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { APICallError, experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage } from "ai";
 import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/config";
 import { recordExecution } from "@/lib/db/executions";
-import { createMessage } from "@/lib/db/messages";
-import { finishRun } from "@/lib/db/runs";
-import type { RunChannel } from "@/lib/events/channel";
 import type { AgentEvent, RunStatus } from "@/lib/events/types";
 import { loadToolset, type Toolset } from "@/lib/tools/toolset";
 import type { ToolResult } from "@/lib/tools/types";
@@ -25,21 +23,26 @@ type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
 export interface AgentRun {
   conversationId: string;
   runId: string;
-  userMessageId: string;
   model: ModelConfig | undefined;
-  channel: RunChannel;
+  emit: (event: AgentEvent) => void;
+  /** Aborted when the run is cancelled: it reaches the model request, every tool call and their fetches. */
   signal: AbortSignal;
 }
 
-/**
- * Plan, act, observe, up to the step ceiling. Every step streams through the run's channel; every failure of a
- * tool becomes an observation for the model; a failure of the model, or a cancel, ends the run cleanly.
- */
-export async function runAgent(run: AgentRun): Promise<RunStatus> {
-  const { conversationId, runId, channel, signal } = run;
-  const emit = (event: AgentEvent) => channel.emit(event);
-  emit({ type: "run_started", messageId: run.userMessageId, model: run.model?.model ?? "none" });
+export interface AgentOutcome {
+  status: RunStatus;
+  steps: number;
+  /** The last step's text: the answer, when the run completed. */
+  answer: string;
+}
 
+/**
+ * Plan, act, observe, up to the step ceiling. Every step streams through `emit`; every failure of a tool becomes
+ * an observation for the model; a failure of the model, or a cancel, ends the loop with that status. Resolves
+ * only when every tool call it started has settled, so nothing of the run happens after it returns.
+ */
+export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
+  const { conversationId, emit, signal } = run;
   let status: RunStatus = "max_steps";
   let step = 0;
   let answer = "";
@@ -63,12 +66,14 @@ export async function runAgent(run: AgentRun): Promise<RunStatus> {
       }
 
       // Act: register_tool calls first, one at a time, since they change the tool set; then the rest in parallel.
-      const act = (call: ModelCall) => executeCall(call, step, toolset, run, emit);
+      // A cancel ends each call promptly (its sandbox thread is terminated), and its result says so.
+      const act = (call: ModelCall) => executeCall(call, step, toolset, run);
       const registering = plan.calls.filter((call) => toolset.get(call.name)?.changesToolset);
       const results: ToolResultEvent[] = [];
-      for (const call of registering) results.push(await abortable(act(call), signal));
+      for (const call of registering) results.push(await act(call));
       const others = plan.calls.filter((call) => !registering.includes(call));
-      results.push(...(await abortable(Promise.all(others.map(act)), signal)));
+      results.push(...(await Promise.all(others.map(act))));
+      signal.throwIfAborted();
 
       // Observe: the results go back to the model in the next step.
       const callEvents = plan.calls.map((call): ToolCallEvent => ({ type: "tool_call", step, callId: call.callId, name: call.name, input: call.input }));
@@ -83,15 +88,7 @@ export async function runAgent(run: AgentRun): Promise<RunStatus> {
       emit({ type: "error", ...describeFailure(error) });
     }
   }
-
-  // Finish: store the answer and the outcome before announcing it, so a client that reloads on run_finished
-  // finds them.
-  await Promise.all([
-    answer ? createMessage({ conversationId, runId, role: "assistant", content: answer }) : undefined,
-    finishRun(runId, status, step),
-  ]).catch((error) => console.error(`Could not store the outcome of run ${runId}:`, error));
-  emit({ type: "run_finished", status, steps: step });
-  return status;
+  return { status, steps: step, answer };
 }
 
 interface ModelCall {
@@ -172,15 +169,17 @@ async function streamStep(
 /** An abort signal that fires when the run is cancelled or when `reset` has not been called for `ms`. */
 class IdleTimeout {
   private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onParentAbort: () => void;
   timedOut = false;
 
   constructor(
     private readonly ms: number,
-    parent: AbortSignal,
+    private readonly parent: AbortSignal,
   ) {
     this.timer = this.start();
-    parent.addEventListener("abort", () => this.controller.abort(parent.reason), { once: true });
+    this.onParentAbort = () => this.controller.abort(parent.reason);
+    parent.addEventListener("abort", this.onParentAbort, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -191,8 +190,10 @@ class IdleTimeout {
     this.timer.refresh();
   }
 
+  /** Stop the timer and let go of the run's signal, which outlives every step. */
   clear(): void {
     clearTimeout(this.timer);
+    this.parent.removeEventListener("abort", this.onParentAbort);
   }
 
   private start(): NodeJS.Timeout {
@@ -211,24 +212,18 @@ async function withRetries<T>(maxRetries: number, signal: AbortSignal, request: 
     } catch (error) {
       const retryable = APICallError.isInstance(error) && error.isRetryable;
       if (!retryable || attempt >= maxRetries || signal.aborted) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+      // A cancel during the backoff ends the wait at once.
+      await sleep(500 * 2 ** attempt, undefined, { signal });
     }
   }
 }
 
-async function executeCall(
-  call: ModelCall,
-  step: number,
-  toolset: Toolset,
-  run: AgentRun,
-  emit: (event: AgentEvent) => void,
-): Promise<ToolResultEvent> {
+async function executeCall(call: ModelCall, step: number, toolset: Toolset, run: AgentRun): Promise<ToolResultEvent> {
   const { callId, name, input } = call;
+  const { conversationId, runId, emit, signal } = run;
   emit({ type: "tool_call", step, callId, name, input });
   const started = performance.now();
-  const result: ToolResult = call.problem
-    ? { ok: false, error: call.problem }
-    : await toolset.call(name, input, { conversationId: run.conversationId, runId: run.runId });
+  const result: ToolResult = call.problem ? { ok: false, error: call.problem } : await toolset.call(name, input, { conversationId, runId, signal });
   const durationMs = Math.round(performance.now() - started);
 
   if (result.ok && result.registered) emit({ type: "tool_registered", step, callId, tool: result.registered });
@@ -237,14 +232,15 @@ async function executeCall(
   emit(observation);
 
   recordExecution({
-    conversationId: run.conversationId,
-    runId: run.runId,
+    conversationId,
+    runId,
     callId,
     toolName: name,
     toolId: toolset.get(name)?.toolId,
     input,
     output: observation.output,
     error: observation.error,
+    status: result.ok ? "succeeded" : result.cancelled ? "cancelled" : "failed",
     durationMs,
   }).catch((error) => console.error("Could not record a tool execution:", error));
   return observation;
@@ -260,15 +256,6 @@ function capOutput(result: ToolResult): Pick<ToolResultEvent, "output" | "error"
   const text = typeof result.output === "string" ? result.output : JSON.stringify(result.output ?? null);
   if (!result.truncated && text.length <= limit) return { output: result.output ?? null };
   return { output: text.slice(0, limit) + marker(result.truncated ? `more than ${limit}` : String(text.length)), truncated: true };
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 class ModelNotConfiguredError extends Error {

@@ -21,9 +21,14 @@ export async function appendEvents(conversationId: string, rows: EventRow[], cli
 /** Rows per statement: 7 parameters each stays well under SQLite's and PostgreSQL's parameter limits. */
 const INSERT_ROWS = 1000;
 
-/** Persisted events with seq in (after, before), in order. */
-export async function listEvents(conversationId: string, after = 0, before = Number.MAX_SAFE_INTEGER): Promise<SequencedEvent[]> {
-  const rows = await db.event.findMany({
+/** Persisted events with seq in (after, before), in order; `client` is a transaction's when read inside one. */
+export async function listEvents(
+  conversationId: string,
+  after = 0,
+  before = Number.MAX_SAFE_INTEGER,
+  client: Pick<typeof db, "event"> = db,
+): Promise<SequencedEvent[]> {
+  const rows = await client.event.findMany({
     where: { conversationId, lastSeq: { gt: after }, seq: { lt: before } },
     orderBy: { seq: "asc" },
     select: { seq: true, lastSeq: true, data: true },

@@ -1,5 +1,7 @@
 import { db } from "./client";
 
+export type ExecutionStatus = "succeeded" | "failed" | "cancelled";
+
 export interface ExecutionRecord {
   conversationId: string;
   runId: string;
@@ -9,6 +11,7 @@ export interface ExecutionRecord {
   input: unknown;
   output?: unknown;
   error?: string;
+  status: ExecutionStatus;
   durationMs: number;
 }
 

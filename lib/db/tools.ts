@@ -1,3 +1,4 @@
+import type { RegisteredToolView } from "@/lib/events/types";
 import { db } from "./client";
 
 export interface NewTool {
@@ -39,3 +40,15 @@ export function listAllTools(conversationId: string) {
 }
 
 export type ToolRow = Awaited<ReturnType<typeof listActiveTools>>[number];
+
+/** A stored tool as the trace and the UI show it. */
+export function toolView(row: ToolRow): RegisteredToolView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
+    code: row.code,
+    version: row.version,
+  };
+}

@@ -11,7 +11,9 @@ const WRITE_ATTEMPTS = 4;
 /**
  * The live side of one run's event log. `emit` numbers an event, hands it to every subscriber at once and queues
  * it for the database, which is written in batches off the hot path so that streaming never waits on a write.
- * The run's events stay in memory until it ends, so a client that connects mid-run misses nothing.
+ * The run's events stay in memory until it ends, so a client that connects mid-run misses nothing. Once `end`
+ * is called the log is closed: a late event is dropped (and logged once), never numbered or stored, since its
+ * seq would belong to the next run.
  */
 export class RunChannel {
   readonly events: SequencedEvent[] = [];
@@ -21,6 +23,8 @@ export class RunChannel {
   private flushTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private ended = false;
+  private closed = false;
+  private refusedLate = false;
   /** Unknown until `begin`: the run claims its conversation before it reads where the log ends. */
   private nextSeq = Number.MAX_SAFE_INTEGER;
 
@@ -42,14 +46,20 @@ export class RunChannel {
     return this.ended;
   }
 
-  emit(event: AgentEvent): SequencedEvent {
+  emit(event: AgentEvent): void {
+    if (this.closed) return this.refuse(event);
     const sequenced = { seq: this.nextSeq++, event: { ...event, runId: this.runId } as LoggedEvent };
     this.events.push(sequenced);
     this.unwritten.push(sequenced);
     for (const listener of this.listeners) listener(sequenced);
     if (this.unwritten.length >= FLUSH_BATCH) this.flush();
     else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
-    return sequenced;
+  }
+
+  private refuse(event: AgentEvent): void {
+    if (this.refusedLate) return;
+    this.refusedLate = true;
+    console.error(`Run ${this.runId} emitted a ${event.type} event after it ended; late events are dropped.`);
   }
 
   /**
@@ -73,8 +83,9 @@ export class RunChannel {
     };
   }
 
-  /** Store what is left, then tell followers the run is over. */
+  /** Close the log, store what is left, then tell followers the run is over. */
   async end(): Promise<void> {
+    this.closed = true;
     this.flush();
     await this.writing;
     this.ended = true;

@@ -30,7 +30,7 @@ export type AgentEvent =
       truncated?: boolean;
     }
   | { type: "tool_registered"; step: number; callId: string; tool: RegisteredToolView }
-  | { type: "tool_rejected"; step: number; callId: string; name: string; violations: Violation[] }
+  | { type: "tool_rejected"; step: number; callId: string; name: string; code: string; violations: Violation[] }
   | { type: "step_finished"; step: number; finishReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
   | { type: "error"; message: string; code: string }
   | { type: "run_finished"; status: RunStatus; steps: number };

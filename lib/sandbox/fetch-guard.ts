@@ -27,6 +27,8 @@ export interface GuardOptions {
   resolve?: (hostname: string) => Promise<string[]>;
   /** Injected in tests; `isPublicAddress` otherwise. */
   isAllowed?: (address: string, hostname: string) => boolean;
+  /** Aborts the request, e.g. when the call that made it ends. */
+  signal?: AbortSignal;
 }
 
 export class FetchBlockedError extends Error {}
@@ -75,12 +77,12 @@ export async function guardedFetch(request: FetchRequest, options: GuardOptions)
       .map(([name, value]) => [name, String(value).slice(0, 8192)]),
   );
 
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   try {
     let url = checkUrl(request.url);
     for (let redirects = 0; ; redirects++) {
-      const response = await send(url, method, headers, body, options, controller.signal);
+      const response = await send(url, method, headers, body, options, signal);
       const location = response.headers.location;
       if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
         response.resume();
@@ -91,10 +93,9 @@ export async function guardedFetch(request: FetchRequest, options: GuardOptions)
       return await readReply(response, url, limits.maxResponseBytes);
     }
   } catch (error) {
-    if (controller.signal.aborted) throw new Error(`fetch timed out after ${limits.timeoutMs} ms.`);
+    if (timeout.aborted) throw new Error(`fetch timed out after ${limits.timeoutMs} ms.`);
+    if (signal.aborted) throw new Error("fetch was cancelled.");
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -5,9 +5,7 @@ import { SandboxPool, type RunMode, type SandboxOutcome } from "./pool";
 
 export { checkCode, type Violation } from "./check";
 
-export type SandboxResult =
-  | (SandboxOutcome & { ok: true })
-  | (SandboxOutcome & { ok: false; violations?: Violation[] });
+export type SandboxResult = SandboxOutcome | (Extract<SandboxOutcome, { ok: false }> & { violations: Violation[] });
 
 // One pool per server process; kept on globalThis so that dev-mode reloads do not leak threads.
 const globalPool = globalThis as unknown as { toolsmithSandbox?: SandboxPool };
@@ -19,9 +17,10 @@ export function sandboxPool(): SandboxPool {
 /**
  * Run code in the sandbox: layer 1 (the static policy) is checked again on every run, whatever checked it before,
  * then layer 2 runs it in QuickJS under the configured limits. `tool` calls `run(input)`; `compile` only loads the
- * code and checks that it defines `run`; `snippet` returns the script's completion value.
+ * code and checks that it defines `run`; `snippet` returns the script's completion value. Aborting `signal` stops
+ * the call, its thread and its fetches at once.
  */
-export async function runInSandbox(mode: RunMode, code: string, input?: unknown): Promise<SandboxResult> {
+export async function runInSandbox(mode: RunMode, code: string, input?: unknown, signal?: AbortSignal): Promise<SandboxResult> {
   const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
   if (!check.ok) {
     return {
@@ -34,30 +33,15 @@ export async function runInSandbox(mode: RunMode, code: string, input?: unknown)
     };
   }
   let fetches = 0;
-  const outcome = await sandboxPool().run({ mode, code, input, limits: config.sandbox }, (request) => {
+  const onFetch = (request: Parameters<typeof guardedFetch>[0], fetchSignal: AbortSignal) => {
     if (++fetches > config.fetch.maxRequestsPerCall) {
       return Promise.reject(new Error(`More than ${config.fetch.maxRequestsPerCall} fetches in one call.`));
     }
-    return guardedFetch(request, { limits: config.fetch });
-  });
-  return outcome.ok ? { ...outcome, ok: true } : { ...outcome, ok: false, error: explain(outcome.error!) };
+    return guardedFetch(request, { limits: config.fetch, signal: fetchSignal });
+  };
+  return sandboxPool().run({ mode, code, input, limits: config.sandbox }, onFetch, signal);
 }
 
 export function formatViolation(violation: Violation): string {
   return `line ${violation.line}, column ${violation.column}: ${violation.message}`;
-}
-
-/** Turn the runtime's terse limit errors into sentences the model can act on. */
-function explain(error: NonNullable<SandboxOutcome["error"]>): NonNullable<SandboxOutcome["error"]> {
-  const { timeoutMs, memoryBytes } = config.sandbox;
-  switch (error.kind) {
-    case "timeout":
-      return { kind: "timeout", message: `The code ran longer than the ${timeoutMs} ms limit and was stopped.` };
-    case "memory":
-      return { kind: "memory", message: `The code used more than the ${memoryBytes / 1024 / 1024} MB memory limit and was stopped.` };
-    case "stack":
-      return { kind: "stack", message: "The code recursed too deeply (stack overflow)." };
-    default:
-      return error;
-  }
 }

@@ -11,18 +11,25 @@ export interface SandboxJob {
   limits: SandboxLimits;
 }
 
-export type SandboxErrorKind = "error" | "timeout" | "memory" | "stack" | "crash";
+export type SandboxErrorKind = "error" | "timeout" | "memory" | "stack" | "crash" | "cancelled";
+export interface SandboxError {
+  kind: SandboxErrorKind;
+  message: string;
+}
 
-export interface SandboxOutcome {
-  ok: boolean;
-  output?: unknown;
-  /** The output went over the output limit: `output` is then the start of its JSON text. */
-  outputTruncated?: boolean;
-  error?: { kind: SandboxErrorKind; message: string };
+interface OutcomeCommon {
   logs: string[];
   consoleTruncated: boolean;
   durationMs: number;
 }
+export type SandboxOutcome =
+  | (OutcomeCommon & {
+      ok: true;
+      output: unknown;
+      /** The output went over the output limit: `output` is then the start of its JSON text. */
+      outputTruncated?: boolean;
+    })
+  | (OutcomeCommon & { ok: false; error: SandboxError });
 
 export interface FetchRequest {
   url: string;
@@ -30,18 +37,32 @@ export interface FetchRequest {
   headers?: Record<string, string>;
   body?: string;
 }
-export type FetchHandler = (request: FetchRequest) => Promise<unknown>;
+/** Serves a fetch of the running code; `signal` aborts when the call ends, whichever way it ends. */
+export type FetchHandler = (request: FetchRequest, signal: AbortSignal) => Promise<unknown>;
+
+/** Calls whose thread the pool terminated, by reason: the others end on their own and keep their thread. */
+export type TerminationCounts = Record<"timeout" | "cancelled" | "memory" | "crash", number>;
 
 interface Pending {
   job: SandboxJob;
   onFetch: FetchHandler;
+  signal?: AbortSignal;
   resolve: (outcome: SandboxOutcome) => void;
+}
+
+interface Running {
+  id: number;
+  pending: Pending;
+  timer: NodeJS.Timeout;
+  started: number;
+  /** Aborts the call's host fetches when the call ends. */
+  fetches: AbortController;
 }
 
 interface Slot {
   worker: Worker;
   ready: Promise<void>;
-  current?: { id: number; pending: Pending; timer: NodeJS.Timeout; started: number };
+  current?: Running;
 }
 
 // Resolved from the project root: Next bundles lib/ but not this file, which Node loads as is.
@@ -51,24 +72,32 @@ const KILL_GRACE_MS = 100;
 
 /**
  * A fixed set of worker threads, each running one QuickJS call at a time. The wall clock lives here, in the
- * parent: a call that overruns (a slow built-in, a retried out-of-memory) gets its thread terminated and replaced,
- * which is the only bound that does not depend on the code cooperating.
+ * parent: a call that overruns (a slow built-in, a retried out-of-memory) or is cancelled gets its thread
+ * terminated and replaced, which is the only bound that does not depend on the code cooperating.
  */
 export class SandboxPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
+  private readonly terminations: TerminationCounts = { timeout: 0, cancelled: 0, memory: 0, crash: 0 };
   private nextJobId = 1;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly workerFile = WORKER_FILE,
+  ) {}
 
-  run(job: SandboxJob, onFetch: FetchHandler): Promise<SandboxOutcome> {
+  /** Run a job; aborting `signal` ends it at once, terminating its thread if it has started. */
+  run(job: SandboxJob, onFetch: FetchHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
+    if (signal?.aborted) return Promise.resolve(failure(sandboxError("cancelled", job.limits), 0));
     return new Promise((resolve) => {
-      this.queue.push({ job, onFetch, resolve });
+      const pending: Pending = { job, onFetch, signal, resolve };
+      signal?.addEventListener("abort", () => this.cancel(pending), { once: true });
+      this.queue.push(pending);
       this.dispatch();
     });
   }
 
-  /** Start the threads ahead of the first call. */
+  /** Start the threads ahead of the first call; rejects if one dies before it is ready. */
   async warm(): Promise<void> {
     while (this.slots.length < this.size) this.slots.push(this.spawn());
     await Promise.all(this.slots.map((slot) => slot.ready));
@@ -77,6 +106,26 @@ export class SandboxPool {
   async close(): Promise<void> {
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  stats(): { threads: number; busy: number; queued: number; terminated: TerminationCounts } {
+    return {
+      threads: this.slots.length,
+      busy: this.slots.filter((slot) => slot.current).length,
+      queued: this.queue.length,
+      terminated: { ...this.terminations },
+    };
+  }
+
+  private cancel(pending: Pending): void {
+    const queued = this.queue.indexOf(pending);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      pending.resolve(failure(sandboxError("cancelled", pending.job.limits), 0));
+      return;
+    }
+    const slot = this.slots.find((candidate) => candidate.current?.pending === pending);
+    if (slot) this.fail(slot, "cancelled");
   }
 
   private dispatch(): void {
@@ -93,18 +142,14 @@ export class SandboxPool {
 
   private start(slot: Slot, pending: Pending): void {
     const id = this.nextJobId++;
-    const started = performance.now();
-    const timer = setTimeout(
-      () => this.fail(slot, { kind: "timeout", message: `Timed out after ${pending.job.limits.timeoutMs} ms.` }),
-      pending.job.limits.timeoutMs + KILL_GRACE_MS,
-    );
-    slot.current = { id, pending, timer, started };
+    const timer = setTimeout(() => this.fail(slot, "timeout"), pending.job.limits.timeoutMs + KILL_GRACE_MS);
+    slot.current = { id, pending, timer, started: performance.now(), fetches: new AbortController() };
     // Posting before the worker is ready is fine: messages queue until its listener is attached.
     slot.worker.postMessage({ type: "job", job: { id, ...pending.job } });
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_FILE, {
+    const worker = new Worker(this.workerFile, {
       // QuickJS's own heap lives in WASM memory and has its own limit; this bounds the thread's JS heap.
       resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 },
       stdout: true,
@@ -112,59 +157,94 @@ export class SandboxPool {
     });
     worker.unref();
     let markReady!: () => void;
-    const slot: Slot = { worker, ready: new Promise((resolve) => (markReady = resolve)) };
-    worker.on("message", (message) => this.onMessage(slot, message, markReady));
-    worker.on("error", (error) =>
-      this.fail(slot, { kind: /memory/i.test(error.message) ? "memory" : "crash", message: `Sandbox failed: ${error.message}` }),
-    );
-    worker.on("exit", () => this.fail(slot, { kind: "crash", message: "Sandbox stopped unexpectedly." }));
+    let failStart!: (error: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (failStart = reject)));
+    // A thread that dies before it is ready fails `warm`; dispatching never waits on `ready`.
+    ready.catch(() => {});
+    const slot: Slot = { worker, ready };
+    worker.on("message", (message: WorkerMessage) => (message.type === "ready" ? markReady() : this.onMessage(slot, message)));
+    worker.on("error", (error) => {
+      failStart(error);
+      this.fail(slot, /memory/i.test(error.message) ? "memory" : "crash", `The sandbox failed: ${error.message}`);
+    });
+    worker.on("exit", (code) => {
+      failStart(new Error(`A sandbox thread exited (code ${code}) before it was ready.`));
+      this.fail(slot, "crash", "The sandbox stopped unexpectedly.");
+    });
     return slot;
   }
 
-  private onMessage(slot: Slot, message: WorkerMessage, markReady: () => void): void {
-    if (message.type === "ready") return markReady();
+  private onMessage(slot: Slot, message: Exclude<WorkerMessage, { type: "ready" }>): void {
     const current = slot.current;
     if (!current || message.id !== current.id) return;
     if (message.type === "fetch") {
-      current.pending.onFetch(message.request).then(
+      current.pending.onFetch(message.request, current.fetches.signal).then(
         (response) => slot.worker.postMessage({ type: "fetch-reply", fetchId: message.fetchId, response }),
         (error: Error) => slot.worker.postMessage({ type: "fetch-reply", fetchId: message.fetchId, error: error.message }),
       );
       return;
     }
-    clearTimeout(current.timer);
-    slot.current = undefined;
-    const { type: _type, id: _id, retire, ...outcome } = message;
+    const { type: _type, id: _id, retire, ...reported } = message;
     if (retire) this.retire(slot);
-    current.pending.resolve(outcome);
+    this.settle(slot, current, reported.ok ? reported : { ...reported, error: sandboxError(reported.error.kind, current.pending.job.limits, reported.error.message) });
     this.dispatch();
   }
 
-  private retire(slot: Slot): void {
+  /** Take the thread out of the pool and terminate it; resolves when it is gone. */
+  private retire(slot: Slot): Promise<number> {
     const index = this.slots.indexOf(slot);
     if (index !== -1) this.slots.splice(index, 1);
     slot.worker.removeAllListeners();
     slot.worker.on("error", () => {});
-    void slot.worker.terminate();
+    return slot.worker.terminate();
   }
 
-  /** End the slot's current call with an error, and replace its thread. */
-  private fail(slot: Slot, error: { kind: SandboxErrorKind; message: string }): void {
+  private settle(slot: Slot, current: Running, outcome: SandboxOutcome): void {
+    clearTimeout(current.timer);
+    current.fetches.abort();
+    slot.current = undefined;
+    current.pending.resolve(outcome);
+  }
+
+  /**
+   * End the slot's current call with an error and replace its thread. The call's outcome is delivered once the
+   * thread is gone, so nothing of the call runs after its caller hears that it ended.
+   */
+  private fail(slot: Slot, kind: keyof TerminationCounts, detail?: string): void {
     if (!this.slots.includes(slot)) return;
     const current = slot.current;
-    slot.current = undefined;
-    this.retire(slot);
+    const gone = this.retire(slot);
     if (current) {
+      this.terminations[kind]++;
+      const error = sandboxError(kind, current.pending.job.limits, detail);
+      const durationMs = performance.now() - current.started;
       clearTimeout(current.timer);
-      current.pending.resolve({
-        ok: false,
-        error,
-        logs: [],
-        consoleTruncated: false,
-        durationMs: performance.now() - current.started,
-      });
+      current.fetches.abort();
+      slot.current = undefined;
+      const deliver = () => current.pending.resolve(failure(error, durationMs));
+      gone.then(deliver, deliver);
     }
     this.dispatch();
+  }
+}
+
+function failure(error: SandboxError, durationMs: number): SandboxOutcome {
+  return { ok: false, error, logs: [], consoleTruncated: false, durationMs };
+}
+
+/** The one place that words a sandbox failure: limits become sentences the model (and the trace) can act on. */
+export function sandboxError(kind: SandboxErrorKind, limits: SandboxLimits, detail = ""): SandboxError {
+  switch (kind) {
+    case "timeout":
+      return { kind, message: `The code ran longer than the ${limits.timeoutMs} ms limit and was stopped.` };
+    case "memory":
+      return { kind, message: `The code used more than the ${limits.memoryBytes / 1024 / 1024} MB memory limit and was stopped.` };
+    case "stack":
+      return { kind, message: "The code recursed too deeply (stack overflow)." };
+    case "cancelled":
+      return { kind, message: "The call was cancelled: the run was stopped." };
+    default:
+      return { kind, message: detail };
   }
 }
 

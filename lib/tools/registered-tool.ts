@@ -1,37 +1,38 @@
 import type { JSONSchema7 } from "ai";
-import type { ToolRow } from "@/lib/db/tools";
-import type { RegisteredToolView } from "@/lib/events/types";
-import { runInSandbox } from "@/lib/sandbox";
-import type { AgentTool } from "./types";
+import { Validator } from "@cfworker/json-schema";
+import { toolView, type ToolRow } from "@/lib/db/tools";
+import { runInSandbox, type SandboxResult } from "@/lib/sandbox";
+import type { AgentTool, ToolResult } from "./types";
 
-export function toolView(row: ToolRow): RegisteredToolView {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
-    code: row.code,
-    version: row.version,
-  };
-}
-
-/** A tool the agent wrote: its code runs in the sandbox on every call. */
+/** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
 export function registeredTool(row: ToolRow): AgentTool {
   const view = toolView(row);
+  const validator = new Validator(view.parametersSchema, "2020-12", false);
   return {
     name: view.name,
     description: view.description,
     parametersSchema: view.parametersSchema as JSONSchema7,
     toolId: view.id,
-    async execute(input) {
-      const result = await runInSandbox("tool", view.code, input);
-      if (!result.ok) return { ok: false, error: withLogs(result.error!.message, result.logs) };
+    parse(input) {
+      const validation = validator.validate(input);
+      if (validation.valid) return { ok: true, input };
+      // "properties" only repeats the errors of the properties themselves.
+      const problems = validation.errors
+        .filter((error) => error.keyword !== "properties")
+        .map((error) => `${error.instanceLocation === "#" ? "input" : error.instanceLocation.slice(2)}: ${error.error}`);
+      return { ok: false, problems };
+    },
+    async execute(input, { signal }) {
+      const result = await runInSandbox("tool", view.code, input, signal);
+      if (!result.ok) return sandboxFailure(result);
       return { ok: true, output: result.output, truncated: result.outputTruncated };
     },
   };
 }
 
-/** Console output is the best clue to why code failed: pass it on with the error. */
-function withLogs(message: string, logs: string[]): string {
-  return logs.length === 0 ? message : `${message}\nConsole output:\n${logs.join("\n")}`;
+/** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */
+export function sandboxFailure(result: Extract<SandboxResult, { ok: false }>): Extract<ToolResult, { ok: false }> {
+  const logs = result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
+  const error = logs.length === 0 ? result.error.message : `${result.error.message}\nConsole output:\n${logs.join("\n")}`;
+  return { ok: false, error, cancelled: result.error.kind === "cancelled" };
 }

@@ -1,62 +1,56 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
-import { Validator } from "@cfworker/json-schema";
 import { listActiveTools } from "@/lib/db/tools";
 import { builtinTools } from "./builtin";
 import { registeredTool } from "./registered-tool";
-import type { AgentTool, ToolContext, ToolResult } from "./types";
+import type { AgentTool, ToolContext, ToolRegistry, ToolResult } from "./types";
 
-interface Entry {
-  tool: AgentTool;
-  validator: Validator;
-}
+/** Schema problems shown to the model per call: enough to fix the call, not a dump. */
+const MAX_INPUT_PROBLEMS = 5;
 
 /**
  * The tools one conversation can call: the built-ins and the latest version of every tool it registered. Every
- * call goes through `call`, which validates the input against the tool's schema and turns any failure into a
+ * call goes through `call`, which checks the input against the tool's schema and turns any failure into a
  * result the model can read.
  */
-export class Toolset {
-  private readonly entries = new Map<string, Entry>();
+export class Toolset implements ToolRegistry {
+  private readonly tools = new Map<string, AgentTool>();
 
   constructor(tools: AgentTool[]) {
     for (const agentTool of tools) this.add(agentTool);
   }
 
   add(agentTool: AgentTool): void {
-    this.entries.set(agentTool.name, { tool: agentTool, validator: new Validator(agentTool.parametersSchema as object, "2020-12", false) });
+    this.tools.set(agentTool.name, agentTool);
   }
 
   get(name: string): AgentTool | undefined {
-    return this.entries.get(name)?.tool;
+    return this.tools.get(name);
   }
 
   names(): string[] {
-    return [...this.entries.keys()];
+    return [...this.tools.keys()];
   }
 
   /** The tool list for the model's next request. */
   forModel(): ToolSet {
     return Object.fromEntries(
-      [...this.entries.values()].map(({ tool: agentTool }) => [
+      [...this.tools.values()].map((agentTool) => [
         agentTool.name,
         tool({ description: agentTool.description, inputSchema: jsonSchema(agentTool.parametersSchema) }),
       ]),
     );
   }
 
-  async call(name: string, input: unknown, context: Omit<ToolContext, "toolset">): Promise<ToolResult> {
-    const entry = this.entries.get(name);
-    if (!entry) return { ok: false, error: this.unknownToolHint(name) };
-    const validation = entry.validator.validate(input);
-    if (!validation.valid) {
-      const problems = validation.errors
-        .filter((error) => error.keyword !== "properties")
-        .slice(0, 5)
-        .map((error) => `${error.instanceLocation === "#" ? "input" : error.instanceLocation.slice(2)}: ${error.error}`);
-      return { ok: false, error: `Invalid input for ${name}: ${problems.join("; ") || "does not match its schema"}.` };
+  async call(name: string, input: unknown, context: Omit<ToolContext, "tools">): Promise<ToolResult> {
+    const agentTool = this.tools.get(name);
+    if (!agentTool) return { ok: false, error: this.unknownToolHint(name) };
+    const parsed = agentTool.parse(input);
+    if (!parsed.ok) {
+      const problems = parsed.problems.slice(0, MAX_INPUT_PROBLEMS).join("; ");
+      return { ok: false, error: `Invalid input for ${name}: ${problems || "does not match its schema"}.` };
     }
     try {
-      return await entry.tool.execute(input, { ...context, toolset: this });
+      return await agentTool.execute(parsed.input, { ...context, tools: this });
     } catch (error) {
       return { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
     }

@@ -1,26 +1,38 @@
 import type { JSONSchema7 } from "ai";
 import type { RegisteredToolView } from "@/lib/events/types";
 import type { Violation } from "@/lib/sandbox/check";
-import type { Toolset } from "./toolset";
 
+/** What a tool call runs in. */
 export interface ToolContext {
   conversationId: string;
   runId: string;
-  /** The set the agent dispatches against; register_tool adds to it. */
-  toolset: Toolset;
+  /** Aborts when the run is cancelled: a tool stops its work on it, not only its caller's waiting. */
+  signal: AbortSignal;
+  /** The tools this call dispatches against; register_tool adds to them. */
+  tools: ToolRegistry;
+}
+
+export interface ToolRegistry {
+  get(name: string): AgentTool | undefined;
+  add(tool: AgentTool): void;
 }
 
 export type ToolResult =
   | { ok: true; output: unknown; truncated?: boolean; registered?: RegisteredToolView }
-  | { ok: false; error: string; rejected?: { name: string; violations: Violation[] } };
+  | { ok: false; error: string; cancelled?: boolean; rejected?: { name: string; code: string; violations: Violation[] } };
 
-export interface AgentTool {
+/** The model's arguments, checked against the tool's schema: typed input, or what is wrong with them. */
+export type InputCheck<Input> = { ok: true; input: Input } | { ok: false; problems: string[] };
+
+export interface AgentTool<Input = unknown> {
   name: string;
   description: string;
+  /** What the model is shown. */
   parametersSchema: JSONSchema7;
   /** Runs alone, before the step's other calls, because it changes the tool set they dispatch against. */
   changesToolset?: boolean;
   /** The stored tool behind a registered tool. */
   toolId?: string;
-  execute(input: unknown, context: ToolContext): Promise<ToolResult>;
+  parse(input: unknown): InputCheck<Input>;
+  execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

@@ -53,8 +53,8 @@ function callMarkdown(call: ToolCallView): string[] {
     const tool = call.registered;
     out.push(`🛠 **Registered** \`${signatureText(tool.name, tool.parametersSchema)}\` v${tool.version} — ${tool.description}`, "", fence(tool.code, "javascript"));
   }
-  if (call.violations) {
-    out.push("⛔ **Rejected by the code policy:**", "", ...call.violations.map((v) => `- line ${v.line}, column ${v.column}: ${v.message}`));
+  if (call.rejected) {
+    out.push("⛔ **Rejected by the code policy:**", "", ...call.rejected.violations.map((v) => `- line ${v.line}, column ${v.column}: ${v.message}`));
   }
   return out;
 }

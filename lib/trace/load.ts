@@ -1,9 +1,8 @@
-import { activeRun } from "@/lib/agent/active-runs";
+import { activeRun } from "@/lib/agent/run";
 import { listEvents } from "@/lib/db/events";
 import { listMessages } from "@/lib/db/messages";
 import { listRuns } from "@/lib/db/runs";
-import { listAllTools } from "@/lib/db/tools";
-import { toolView } from "@/lib/tools/registered-tool";
+import { listAllTools, toolView } from "@/lib/db/tools";
 
 /**
  * Everything a reader of a conversation needs: messages, the event log (each event as streamed, with its SSE id),

@@ -14,7 +14,15 @@ export interface ToolCallView {
   durationMs?: number;
   truncated?: boolean;
   registered?: RegisteredToolView;
-  violations?: Violation[];
+  /** Set when the call was a registration the code policy refused. */
+  rejected?: RejectedTool;
+}
+
+export interface RejectedTool {
+  name: string;
+  /** Absent in logs written before events carried it. */
+  code?: string;
+  violations: Violation[];
 }
 
 export interface StepView {
@@ -99,7 +107,7 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
     case "tool_registered":
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
     case "tool_rejected":
-      return updateCall(run, event.step, event.callId, (call) => ({ ...call, violations: event.violations }));
+      return updateCall(run, event.step, event.callId, (call) => ({ ...call, rejected: { name: event.name, code: event.code, violations: event.violations } }));
     case "error":
       return { ...run, error: { message: event.message, code: event.code } };
     case "run_finished":

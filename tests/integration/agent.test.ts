@@ -131,7 +131,7 @@ describe("the agent loop over HTTP", () => {
     const events = await api.run(conversation.id, prompt);
 
     const [rejected] = ofType(events, "tool_rejected");
-    expect(rejected).toMatchObject({ step: 1, name: "env_reader" });
+    expect(rejected).toMatchObject({ step: 1, name: "env_reader", code: "function run() {\n  return process.env.HOME;\n}" });
     expect(rejected.violations).toContainEqual(expect.objectContaining({ line: 2, column: 10, message: expect.stringContaining("process") }));
     expect(ofType(events, "tool_result")[0]).toMatchObject({ ok: false, error: expect.stringContaining("line 2, column 10") });
     // the rejection is the model's next observation
@@ -346,7 +346,7 @@ describe("bad requests", () => {
     const b = await api.createConversation();
     const list = (await (await api.fetch("/api/conversations")).json()) as { id: string }[];
     expect(list.findIndex((c) => c.id === b.id)).toBeLessThan(list.findIndex((c) => c.id === a.id));
-    expect(await (await fetch(`${app.url}/api/health`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${app.url}/api/health`)).json()).toMatchObject({ status: "ok", sandbox: { threads: expect.any(Number) } });
   });
 });
 

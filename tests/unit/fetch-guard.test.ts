@@ -21,12 +21,16 @@ describe("isPublicAddress", () => {
 describe("guardedFetch", () => {
   let server: http.Server;
   let port = 0;
+  const stalled: http.IncomingMessage[] = [];
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       const target = new URL(req.url!, "http://x");
       if (target.pathname === "/redirect") return res.writeHead(302, { location: target.searchParams.get("to")! }).end();
       if (target.pathname === "/big") return res.end("z".repeat(200 * 1024));
-      if (target.pathname === "/stall") return;
+      if (target.pathname === "/stall") {
+        stalled.push(req);
+        return;
+      }
       res.setHeader("x-test", "yes");
       res.end(`hello ${req.method}`);
     });
@@ -108,6 +112,18 @@ describe("guardedFetch", () => {
     const started = performance.now();
     await expect(guardedFetch({ url: at("/stall") }, publicHost)).rejects.toThrow(/timed out/);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("stops at once when its caller aborts, closing the connection", async () => {
+    const controller = new AbortController();
+    const pending = guardedFetch({ url: at("/stall") }, { ...publicHost, signal: controller.signal });
+    await expect.poll(() => stalled.length).toBe(2);
+    const closed = new Promise((resolve) => stalled[1].socket.once("close", resolve));
+    const started = performance.now();
+    controller.abort();
+    await expect(pending).rejects.toThrow(/cancelled/);
+    await closed;
+    expect(performance.now() - started).toBeLessThan(100);
   });
 
   it("refuses unknown methods and oversized bodies", async () => {

@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SandboxPool } from "@/lib/sandbox/pool";
 
 process.env.TOOLSMITH_TOOL_TIMEOUT_MS = "1000";
 process.env.TOOLSMITH_TOOL_MEMORY_MB = "32";
@@ -68,15 +72,13 @@ describe("the sandbox runtime", () => {
   it("stops a memory bomb that grows step by step (the clock or the memory limit, whichever comes first)", async () => {
     const started = performance.now();
     const result = await tool("function run() { const a = []; for (;;) a.push('x'.repeat(1 << 20) + a.length); }");
-    expect(result.ok).toBe(false);
-    expect(["memory", "timeout"]).toContain(result.error!.kind);
+    expect(result.ok || result.error.kind).toMatch(/^(memory|timeout)$/);
     expect(performance.now() - started).toBeLessThan(2500);
   });
 
   it("stops a memory bomb that catches out-of-memory and retries", async () => {
     const result = await tool("function run() { const a = []; for (;;) { try { a.push(new Array(1e6).fill(1)); } catch (e) {} } }");
-    expect(result.ok).toBe(false);
-    expect(["memory", "timeout"]).toContain(result.error!.kind);
+    expect(result.ok || result.error.kind).toMatch(/^(memory|timeout)$/);
   });
 
   it("stops runaway recursion", async () => {
@@ -86,7 +88,7 @@ describe("the sandbox runtime", () => {
   it("caps the output that leaves the sandbox", async () => {
     const result = await tool("function run() { return 'y'.repeat(5 * 1024 * 1024); }");
     expect(result).toMatchObject({ ok: true, outputTruncated: true });
-    expect(String(result.output).length).toBeLessThanOrEqual(16_384);
+    expect(String(result.ok && result.output).length).toBeLessThanOrEqual(16_384);
   });
 
   it("caps console output", async () => {
@@ -121,7 +123,72 @@ describe("the sandbox runtime", () => {
   it("keeps serving after a thread was killed", async () => {
     await tool("function run() { while (true) {} }");
     const results = await Promise.all([1, 2, 3, 4].map((n) => tool("function run({ n }) { return n * n; }", { n })));
-    expect(results.map((result) => result.output)).toEqual([1, 4, 9, 16]);
+    expect(results.map((result) => result.ok && result.output)).toEqual([1, 4, 9, 16]);
+  });
+
+  it("stops a call when it is cancelled: the thread is terminated within 100 ms and replaced", async () => {
+    const controller = new AbortController();
+    const before = sandbox.sandboxPool().stats().terminated.cancelled;
+    const pending = sandbox.runInSandbox("tool", "function run() { const end = Date.now() + 3000; while (Date.now() < end) {} return 'finished'; }", {}, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = performance.now();
+    controller.abort();
+    const result = await pending;
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(result).toMatchObject({ ok: false, error: { kind: "cancelled" } });
+    expect(sandbox.sandboxPool().stats().terminated.cancelled).toBe(before + 1);
+    expect(await tool("function run() { return 'next'; }")).toMatchObject({ ok: true, output: "next" });
+  });
+
+  it("cancels a call that waits in the queue, or was cancelled before it was sent, without running it", async () => {
+    const pool = new SandboxPool(1);
+    const limits = { timeoutMs: 1000, memoryBytes: 32 << 20, stackBytes: 256 << 10, outputChars: 1000, consoleChars: 1000 };
+    const fetched: string[] = [];
+    const onFetch = async (request: { url: string }) => void fetched.push(request.url);
+    try {
+      const busy = pool.run({ mode: "snippet", code: "const end = Date.now() + 300; while (Date.now() < end) {} 1", limits }, onFetch);
+      const controller = new AbortController();
+      const queued = pool.run({ mode: "snippet", code: "fetch('http://queued.test/')", limits }, onFetch, controller.signal);
+      controller.abort();
+      expect(await queued).toMatchObject({ ok: false, error: { kind: "cancelled" } });
+      expect(await pool.run({ mode: "snippet", code: "fetch('http://aborted.test/')", limits }, onFetch, AbortSignal.abort())).toMatchObject({ error: { kind: "cancelled" } });
+      expect(await busy).toMatchObject({ ok: true, output: 1 });
+      expect(fetched).toEqual([]);
+      expect(pool.stats()).toMatchObject({ threads: 1, busy: 0, queued: 0, terminated: { cancelled: 0 } });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("aborts a call's fetch when the call ends, by cancel or by timeout", async () => {
+    const limits = { timeoutMs: 300, memoryBytes: 32 << 20, stackBytes: 256 << 10, outputChars: 1000, consoleChars: 1000 };
+    const pool = new SandboxPool(1);
+    await pool.warm();
+    try {
+      for (const cancel of [true, false]) {
+        let fetchAborted = false;
+        const controller = new AbortController();
+        // A fetch that never answers: only the end of the call can end it.
+        const onFetch = (_request: unknown, signal: AbortSignal) => {
+          if (cancel) setTimeout(() => controller.abort(), 20);
+          return new Promise((_resolve, reject) => signal.addEventListener("abort", () => ((fetchAborted = true), reject(new Error("aborted")))));
+        };
+        const pending = pool.run({ mode: "snippet", code: "fetch('http://slow.test/')", limits }, onFetch, controller.signal);
+        expect(await pending).toMatchObject({ ok: false, error: { kind: cancel ? "cancelled" : "timeout" } });
+        expect(fetchAborted).toBe(true);
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("fails warm() when a thread dies before it is ready, instead of waiting forever", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-worker-"));
+    const broken = path.join(dir, "broken-worker.mjs");
+    fs.writeFileSync(broken, "throw new Error('cannot start');");
+    const pool = new SandboxPool(2, broken);
+    await expect(pool.warm()).rejects.toThrow(/cannot start|exited/);
+    await pool.close();
   });
 
   it("refuses fetch to private addresses from tool code", async () => {

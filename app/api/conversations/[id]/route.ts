@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { activeRun } from "@/lib/agent/active-runs";
+import { activeRun } from "@/lib/agent/run";
 import { deleteConversation, updateConversationTitle } from "@/lib/db/conversations";
 import { readJson } from "@/lib/http/body";
 import { requireConversation, type RouteParams } from "@/lib/http/access";

@@ -1,4 +1,4 @@
-import { activeRun } from "@/lib/agent/active-runs";
+import { activeRun } from "@/lib/agent/run";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 
@@ -6,6 +6,6 @@ export const POST = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
   const run = activeRun(conversation.id);
   if (!run) throw conflict("No run of this conversation is active.");
-  run.controller.abort();
-  return Response.json({ runId: run.channel.runId, status: "cancelling" }, { status: 202 });
+  run.cancel();
+  return Response.json({ runId: run.id, status: "cancelling" }, { status: 202 });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RunConflictError, startRun } from "@/lib/agent/start-run";
+import { Run, RunConflictError } from "@/lib/agent/run";
 import { config } from "@/lib/config";
 import { conversationEventStream } from "@/lib/events/replay";
 import { readJson } from "@/lib/http/body";
@@ -18,8 +18,8 @@ export const POST = route(async (request, context: RouteParams) => {
     throw tooLarge(`The message is ${content.length} characters; the limit is ${config.maxMessageChars}.`);
   }
   try {
-    const channel = await startRun(conversation, content);
-    return conversationEventStream(conversation.id, channel.firstSeq - 1, channel);
+    const run = await Run.start(conversation, content);
+    return conversationEventStream(conversation.id, run.channel.firstSeq - 1, run.channel);
   } catch (error) {
     if (error instanceof RunConflictError) throw conflict(`${error.message} Wait for it to finish or cancel it.`);
     throw error;

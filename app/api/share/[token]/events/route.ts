@@ -1,4 +1,4 @@
-import { activeRun } from "@/lib/agent/active-runs";
+import { activeRun } from "@/lib/agent/run";
 import { conversationEventStream } from "@/lib/events/replay";
 import { lastEventId, requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";

@@ -1,4 +1,4 @@
-import { activeRun } from "@/lib/agent/active-runs";
+import { activeRun } from "@/lib/agent/run";
 import { requireIdentity, requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 import { forkConversation } from "@/lib/trace/fork";

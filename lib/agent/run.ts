@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import { modelConfig } from "@/lib/config";
+import { updateConversationTitle } from "@/lib/db/conversations";
+import { lastEventSeq } from "@/lib/db/events";
+import { createMessage } from "@/lib/db/messages";
+import { createRun, finishRun } from "@/lib/db/runs";
+import { RunChannel } from "@/lib/events/channel";
+import { InProcessClaims, type RunClaims } from "./claims";
+import { runAgent, type AgentOutcome } from "./loop";
+
+export class RunConflictError extends Error {}
+
+const TITLE_CHARS = 60;
+/** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
+const CANCELLED_RUN_GRACE_MS = 2_000;
+
+// On globalThis so that dev-mode reloads keep one set of claims.
+const globalClaims = globalThis as unknown as { toolsmithRunClaims?: RunClaims<Run> };
+const claims = (globalClaims.toolsmithRunClaims ??= new InProcessClaims<Run>());
+
+/** The run in progress for a conversation, if any. */
+export function activeRun(conversationId: string): Run | undefined {
+  return claims.holder(conversationId);
+}
+
+/**
+ * One run of the agent, from claim to release. Its life, in order:
+ *  1. start: claim the conversation (one run at a time), store the user's message, emit `run_started`;
+ *  2. the loop (loop.ts) plans, acts and observes, streaming every step through the channel;
+ *  3. cancel, at any time: aborts the signal that reaches the model request, every tool call, its sandbox thread
+ *     and its fetches; the loop then ends with status `cancelled` once every call has settled;
+ *  4. finish: store the answer and the outcome, emit `run_finished`, close the channel (nothing is emitted or
+ *     stored after that), and release the conversation, whatever failed on the way.
+ */
+export class Run {
+  readonly id = randomUUID();
+  readonly channel: RunChannel;
+  private readonly controller = new AbortController();
+  private execution: Promise<void> = Promise.resolve();
+
+  private constructor(readonly conversationId: string) {
+    this.channel = new RunChannel(conversationId, this.id);
+  }
+
+  /**
+   * Start a run for a new user message and return it at once; it goes on in the background whether or not anyone
+   * is listening, and persists everything it does. Throws RunConflictError while another run holds the
+   * conversation.
+   */
+  static async start(conversation: { id: string; title: string }, content: string): Promise<Run> {
+    const run = new Run(conversation.id);
+    await run.claim();
+    try {
+      run.channel.begin((await lastEventSeq(conversation.id)) + 1);
+      await createRun({ id: run.id, conversationId: conversation.id, model: modelConfig()?.model ?? "none" });
+      const message = await createMessage({ conversationId: conversation.id, runId: run.id, role: "user", content });
+      if (conversation.title === "New chat") await updateConversationTitle(conversation.id, titleFrom(content));
+      run.execution = run.execute(message.id);
+      return run;
+    } catch (error) {
+      claims.release(conversation.id, run);
+      throw error;
+    }
+  }
+
+  /** Settles when the run has finished and released its conversation; never rejects. */
+  get done(): Promise<void> {
+    return this.execution;
+  }
+
+  get cancelled(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  cancel(): void {
+    this.controller.abort(new Error("The run was cancelled."));
+  }
+
+  private async claim(): Promise<void> {
+    if (claims.claim(this.conversationId, this)) return;
+    // Stop, then send at once: the stopped run is only settling its last calls and writes.
+    const holder = claims.holder(this.conversationId);
+    if (holder?.cancelled) await Promise.race([holder.done, new Promise((resolve) => setTimeout(resolve, CANCELLED_RUN_GRACE_MS))]);
+    if (!claims.claim(this.conversationId, this)) throw new RunConflictError("Another run of this conversation is active.");
+  }
+
+  private async execute(userMessageId: string): Promise<void> {
+    const model = modelConfig();
+    const emit = this.channel.emit.bind(this.channel);
+    let outcome: AgentOutcome = { status: "error", steps: 0, answer: "" };
+    try {
+      emit({ type: "run_started", messageId: userMessageId, model: model?.model ?? "none" });
+      outcome = await runAgent({ conversationId: this.conversationId, runId: this.id, model, emit, signal: this.controller.signal });
+    } catch (error) {
+      console.error(`Run ${this.id} failed:`, error);
+      emit({ type: "error", code: "internal_error", message: "The run failed on the server; the error was logged." });
+    }
+    await this.finish(outcome);
+  }
+
+  private async finish({ status, steps, answer }: AgentOutcome): Promise<void> {
+    try {
+      // Stored before it is announced, so a client that reloads on run_finished finds the answer and the outcome.
+      await Promise.all([
+        answer ? createMessage({ conversationId: this.conversationId, runId: this.id, role: "assistant", content: answer }) : undefined,
+        finishRun(this.id, status, steps),
+      ]).catch((error) => console.error(`Could not store the outcome of run ${this.id}:`, error));
+      this.channel.emit({ type: "run_finished", status, steps });
+      await this.channel.end();
+    } catch (error) {
+      console.error(`Run ${this.id} could not close its event log:`, error);
+    } finally {
+      claims.release(this.conversationId, this);
+    }
+  }
+}
+
+function titleFrom(content: string): string {
+  const line = content.trim().split("\n")[0].replace(/\s+/g, " ");
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || "New chat";
+}

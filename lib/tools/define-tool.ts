@@ -1,0 +1,29 @@
+import type { JSONSchema7 } from "ai";
+import { z } from "zod";
+import type { AgentTool, ToolContext, ToolResult } from "./types";
+
+interface BuiltinToolSpec<Schema extends z.ZodType> {
+  name: string;
+  description: string;
+  /** One schema: the model sees it as JSON Schema, the code gets its parsed, typed value. */
+  inputSchema: Schema;
+  changesToolset?: boolean;
+  execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A built-in tool declared with zod, in the AI SDK's `tool()` style. */
+export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schema>): AgentTool<z.infer<Schema>> {
+  const { $schema: _dialect, ...parametersSchema } = z.toJSONSchema(spec.inputSchema, { target: "draft-2020-12" });
+  return {
+    name: spec.name,
+    description: spec.description,
+    changesToolset: spec.changesToolset,
+    parametersSchema: parametersSchema as JSONSchema7,
+    parse(input) {
+      const parsed = spec.inputSchema.safeParse(input);
+      if (parsed.success) return { ok: true, input: parsed.data };
+      return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`) };
+    },
+    execute: spec.execute,
+  };
+}

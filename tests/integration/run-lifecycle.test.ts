@@ -1,0 +1,145 @@
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Api, ofType } from "../support/api";
+import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { ModelServer } from "../support/model-server";
+import { readSse, type SseMessage } from "../support/sse";
+
+const SPIN_3S = "function run() { const end = Date.now() + 3000; while (Date.now() < end) {} return 'finished'; }";
+
+const model = new ModelServer();
+const databaseFile = path.join(tempDataDir(), "test.db");
+let app: AppServer;
+let api: Api;
+
+beforeAll(async () => {
+  await model.start();
+  app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "20", TOOLSMITH_MODEL_RETRIES: "8" }, databaseFile);
+  await app.start();
+  api = new Api(app.url);
+});
+afterAll(async () => {
+  await app?.stop();
+  await model.stop();
+});
+
+const sandboxStats = async () => (await (await fetch(`${app.url}/api/health`)).json()).sandbox;
+const cancel = (conversationId: string) => api.fetch(`/api/conversations/${conversationId}/cancel`, { method: "POST" });
+const database = () => new Database(databaseFile, { readonly: true });
+
+/** Every event of each run ends with its run_finished: nothing of a run comes after it. */
+function expectRunsClosed(events: SseMessage[]) {
+  const finished = new Set<string>();
+  for (const event of events) {
+    expect(finished.has(event.data.runId), `${event.data.type} #${event.id} after its run finished`).toBe(false);
+    if (event.data.type === "run_finished") finished.add(event.data.runId);
+  }
+}
+
+describe("a run's life", () => {
+  it("Stop during a 3 s tool terminates its thread; a message sent at once runs, and the log stays whole", async () => {
+    const prompt = "Spin for three seconds.";
+    model.script(prompt, [
+      { toolCalls: [{ name: "register_tool", args: { name: "spin", description: "Busy-wait 3 s.", parameters_schema: { type: "object" }, code: SPIN_3S } }] },
+      { toolCalls: [{ name: "spin", args: {} }] },
+      { text: "Spun." },
+    ]);
+    model.script("Next question.", [{ text: "Answered." }]);
+    const conversation = await api.createConversation();
+    const before = await sandboxStats();
+
+    const seen = await readSse(await api.send(conversation.id, prompt), (message) => message.data.type === "tool_call" && message.data.name === "spin");
+    await expect.poll(async () => (await sandboxStats()).busy, { interval: 20 }).toBe(1);
+    const stopped = performance.now();
+    expect((await cancel(conversation.id)).status).toBe(202);
+    const next = await api.send(conversation.id, "Next question.");
+    expect(next.status).toBe(200);
+    const rest = await readSse(await api.events(conversation.id, seen.at(-1)!.id), (message) => message.data.type === "run_finished");
+    expect(performance.now() - stopped).toBeLessThan(1000);
+    const secondEvents = await readSse(next);
+
+    expect(rest.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+    expect(ofType(rest, "tool_result")).toEqual([expect.objectContaining({ name: "spin", ok: false, error: expect.stringContaining("cancelled") })]);
+    expect(secondEvents.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    expect((await sandboxStats()).terminated.cancelled).toBe(before.terminated.cancelled + 1);
+
+    const all = await readSse(await api.events(conversation.id));
+    expect(all.map((event) => event.id)).toEqual(all.map((_, index) => index + 1));
+    expect(all).toEqual([...seen, ...rest, ...secondEvents]);
+    expectRunsClosed(all);
+
+    const db = database();
+    const execution = db.prepare(`SELECT status, durationMs FROM ToolExecution WHERE conversationId = ? AND toolName = 'spin'`).get(conversation.id) as { status: string; durationMs: number };
+    db.close();
+    expect(execution.status).toBe("cancelled");
+    expect(execution.durationMs).toBeLessThan(3000);
+    // the stopped tool never finished on its own, so it wrote nothing late either
+    await new Promise((resolve) => setTimeout(resolve, 3200));
+    expect(app.output).not.toMatch(/Could not store|UNIQUE constraint|after it ended/);
+    expect((await readSse(await api.events(conversation.id))).length).toBe(all.length);
+  });
+
+  it("completes a run whose client walked away mid-stream, and replays it whole", async () => {
+    const prompt = "Talk while nobody listens.";
+    model.script(prompt, [
+      { text: "Computing.", toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }], chunkSize: 3, delayMs: 20 },
+      { text: "The answer is 42, said slowly.", chunkSize: 3, delayMs: 20 },
+    ]);
+    const conversation = await api.createConversation();
+    const seen = await readSse(await api.send(conversation.id, prompt), (message) => message.data.type === "text_delta");
+    expect(seen.at(-1)!.data.type).toBe("text_delta");
+
+    await expect.poll(async () => (await api.conversation(conversation.id)).activeRunId, { timeout: 10_000 }).toBeNull();
+    const replayed = await readSse(await api.events(conversation.id));
+    expect(replayed.slice(0, seen.length)).toEqual(seen);
+    expect(replayed.map((event) => event.id)).toEqual(replayed.map((_, index) => index + 1));
+    expect(ofType(replayed, "tool_result")[0]).toMatchObject({ output: 42 });
+    expect(replayed.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    const stored = await api.conversation(conversation.id);
+    expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", content: "The answer is 42, said slowly." });
+  });
+
+  it("does not lock the conversation when the run's last write fails", async () => {
+    const conversation = await api.createConversation();
+    const writer = new Database(databaseFile);
+    writer.exec(`CREATE TRIGGER fail_run_finished BEFORE INSERT ON Event WHEN NEW.type = 'run_finished' AND NEW.conversationId = '${conversation.id}'
+      BEGIN SELECT RAISE(ABORT, 'forced failure of the last write'); END;`);
+    try {
+      model.script("First, whose end is lost.", [{ text: "Said." }]);
+      const first = await api.run(conversation.id, "First, whose end is lost.");
+      expect(first.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      await expect.poll(() => app.output).toMatch(/forced failure of the last write/);
+    } finally {
+      writer.exec("DROP TRIGGER fail_run_finished");
+      writer.close();
+    }
+    model.script("Second, after the failure.", [{ text: "Still here." }]);
+    const second = await api.send(conversation.id, "Second, after the failure.");
+    expect(second.status).toBe(200);
+    expect((await readSse(second)).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+  });
+
+  it("stops at once while the model request waits out a retry backoff", async () => {
+    const prompt = "Fail with 503 until stopped.";
+    model.script(prompt, () => ({ status: 503 }));
+    const conversation = await api.createConversation();
+    const events = readSse(await api.send(conversation.id, prompt));
+    // backoffs of 0.5 s and 1 s lead to the third request; the fourth would wait 2 s more
+    await expect.poll(() => model.requestsFor(prompt).length, { interval: 20, timeout: 5000 }).toBe(3);
+    const stopped = performance.now();
+    await cancel(conversation.id);
+    expect((await events).at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+    expect(performance.now() - stopped).toBeLessThan(500);
+    expect(model.requestsFor(prompt)).toHaveLength(3);
+  });
+
+  it("runs 20 steps without piling up abort listeners", async () => {
+    const prompt = "Count to twenty with the calculator.";
+    model.script(prompt, (step) => (step < 19 ? { toolCalls: [{ name: "calculate", args: { expression: `${step} + 1` } }] } : { text: "Twenty." }));
+    const conversation = await api.createConversation();
+    const events = await api.run(conversation.id, prompt);
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed", steps: 20 });
+    expect(app.output).not.toContain("MaxListenersExceeded");
+  });
+});
