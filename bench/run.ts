@@ -1,4 +1,4 @@
-import { benchRegistration, benchSandbox } from "./sandbox";
+import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchStream } from "./stream";
 import { benchUi } from "./ui";
 
@@ -6,6 +6,7 @@ const only = process.argv[2];
 console.log(`# Toolsmith benchmark (${new Date().toISOString()}, Node ${process.version})`);
 if (!only || only === "sandbox") await benchSandbox();
 if (!only || only === "registration") await benchRegistration();
+if (!only || only === "cancel") await benchCancel();
 if (!only || only === "stream") await benchStream();
 if (!only || only === "ui") await benchUi();
 process.exit(0);

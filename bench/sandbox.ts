@@ -72,6 +72,33 @@ export async function benchSandbox(): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * Stop during a busy tool: from the abort to the call's outcome, which the pool delivers only once the thread
+ * has exited (Worker#terminate resolved).
+ */
+export async function benchCancel(): Promise<void> {
+  const pool = new SandboxPool(1);
+  await pool.warm();
+  const spin = "(async () => { await fetch('http://bench.test/'); const end = Date.now() + 3000; while (Date.now() < end) {} })()";
+  const times: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const controller = new AbortController();
+    let spinning!: () => void;
+    const started = new Promise<void>((resolve) => (spinning = resolve));
+    const outcome = pool.run({ mode: "snippet", code: spin, limits: config.sandbox }, async () => (setTimeout(spinning, 20), { status: 200, url: "", headers: {}, body: "" }), controller.signal);
+    await started;
+    const stopped = performance.now();
+    controller.abort();
+    const result = await outcome;
+    times.push(performance.now() - stopped);
+    if (result.ok || result.error.kind !== "cancelled") throw new Error(`expected a cancelled call, got ${JSON.stringify(result)}`);
+  }
+  await pool.close();
+  const stats = summarize(times);
+  console.log("\n## Stop during a busy tool (abort → its thread terminated)");
+  console.log(`median ${ms(stats.median)}, p95 ${ms(stats.p95)}, n ${stats.n} (target ≤ 100 ms)`);
+}
+
 export async function benchRegistration(): Promise<void> {
   const lines = [
     "function run(inputs) {",
