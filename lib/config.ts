@@ -88,14 +88,21 @@ export function modelConfig(): ModelConfig | undefined {
     apiKey,
     baseURL,
     model: env("TOOLSMITH_MODEL") ?? "gpt-4.1-mini",
-    api: modelApi(env("TOOLSMITH_MODEL_API")),
+    api: modelApi(env("TOOLSMITH_MODEL_API"), baseURL),
     maxRetries: integer("TOOLSMITH_MODEL_RETRIES", 2, 0, 10),
   };
 }
 
-function modelApi(value: string | undefined): ModelConfig["api"] {
-  if (value === undefined || value === "chat" || value === "compatible" || value === "responses") return value ?? "chat";
-  throw new Error(`TOOLSMITH_MODEL_API must be chat, compatible or responses; got "${value}".`);
+/** Explicit, or by server: OpenAI's own gets the strict OpenAI client, any other the compatible dialect. */
+function modelApi(value: string | undefined, baseURL: string | undefined): ModelConfig["api"] {
+  if (value === "chat" || value === "compatible" || value === "responses") return value;
+  if (value !== undefined) throw new Error(`TOOLSMITH_MODEL_API must be chat, compatible or responses; got "${value}".`);
+  if (baseURL === undefined) return "chat";
+  const url = URL.parse(baseURL);
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    throw new Error(`OPENAI_BASE_URL must be an http(s) URL such as http://localhost:11434/v1; got "${baseURL}".`);
+  }
+  return url.hostname === "api.openai.com" ? "chat" : "compatible";
 }
 
 export const MODEL_SETUP_HINT =

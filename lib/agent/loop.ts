@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { APICallError, experimental_streamLanguageModelCall as streamModelCall, type LanguageModel, type ModelMessage } from "ai";
 import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/config";
 import { recordExecution } from "@/lib/db/executions";
 import type { AgentEvent, RunStatus } from "@/lib/events/types";
@@ -7,6 +5,7 @@ import { loadToolset, type Toolset } from "@/lib/tools/toolset";
 import type { ToolResult } from "@/lib/tools/types";
 import { conversationHistory, stepMessages } from "./history";
 import { languageModel } from "./model";
+import { IdleTimeout, ModelFailure, streamStep, type ModelCall } from "./model-step";
 
 const SYSTEM_PROMPT = `You are Toolsmith, an agent that solves tasks with tools and builds the tools it lacks.
 Work in steps: think briefly, call tools, read their results, and continue until you can answer.
@@ -48,7 +47,8 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   let answer = "";
   try {
     if (!run.model) throw new ModelNotConfiguredError();
-    const model = languageModel(run.model);
+    const idle = new IdleTimeout(config.modelIdleTimeoutMs);
+    const model = languageModel(run.model, () => idle.reset());
     const [toolset, messages] = await Promise.all([loadToolset(conversationId), conversationHistory(conversationId)]);
 
     while (step < config.maxSteps) {
@@ -57,7 +57,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
 
       // Plan: one model call, streamed as it arrives. The tool list is rebuilt each step, so a tool registered
       // in step N is offered from step N+1 on.
-      const plan = await streamStep(model, run.model.maxRetries, messages, toolset, step, emit, signal);
+      const plan = await streamStep({ model, system: SYSTEM_PROMPT, messages, tools: toolset.forModel(), step, maxRetries: run.model.maxRetries, idle, emit, signal });
       answer = plan.text;
       if (plan.calls.length === 0) {
         emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage });
@@ -89,133 +89,6 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     }
   }
   return { status, steps: step, answer };
-}
-
-interface ModelCall {
-  callId: string;
-  name: string;
-  input: unknown;
-  /** Set when the call cannot be made as sent (arguments that are not JSON). */
-  problem?: string;
-}
-
-interface StepPlan {
-  text: string;
-  calls: ModelCall[];
-  finishReason: string;
-  usage?: { inputTokens?: number; outputTokens?: number };
-}
-
-/**
- * One model call, streamed. The loop drives steps itself, so this is the SDK's single-call primitive rather than
- * streamText's step machinery: less per-chunk work on the streaming hot path. Retries of a failed request and the
- * idle timeout are handled here.
- */
-async function streamStep(
-  model: LanguageModel,
-  maxRetries: number,
-  messages: ModelMessage[],
-  toolset: Toolset,
-  step: number,
-  emit: (event: AgentEvent) => void,
-  signal: AbortSignal,
-): Promise<StepPlan> {
-  const idle = new IdleTimeout(config.modelIdleTimeoutMs, signal);
-  try {
-    const { stream } = await withRetries(maxRetries, signal, () =>
-      streamModelCall({ model, system: SYSTEM_PROMPT, messages, tools: toolset.forModel(), abortSignal: idle.signal }),
-    );
-    const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
-    for await (const part of stream) {
-      idle.reset();
-      switch (part.type) {
-        case "reasoning-delta":
-          if (part.text) emit({ type: "reasoning_delta", step, delta: part.text });
-          break;
-        case "text-delta":
-          if (!part.text) break;
-          plan.text += part.text;
-          emit({ type: "text_delta", step, delta: part.text });
-          break;
-        case "tool-call":
-          plan.calls.push({
-            callId: part.toolCallId,
-            name: part.toolName,
-            input: part.input,
-            // An unknown name is the toolset's to explain; unparsable arguments arrive as the raw string.
-            problem:
-              part.invalid && typeof part.input === "string"
-                ? `The arguments for ${part.toolName} are not valid JSON: ${part.input.slice(0, 200)}`
-                : undefined,
-          });
-          break;
-        case "model-call-end":
-          plan.finishReason = part.finishReason;
-          plan.usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens };
-          break;
-        case "error":
-          throw part.error;
-      }
-    }
-    if (plan.finishReason === "unknown") throw new Error("The model stream ended before the model finished.");
-    return plan;
-  } catch (error) {
-    throw new ModelFailure(idle.timedOut ? new Error(`The model sent nothing for ${config.modelIdleTimeoutMs} ms.`) : error);
-  } finally {
-    idle.clear();
-  }
-}
-
-/** An abort signal that fires when the run is cancelled or when `reset` has not been called for `ms`. */
-class IdleTimeout {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly onParentAbort: () => void;
-  timedOut = false;
-
-  constructor(
-    private readonly ms: number,
-    private readonly parent: AbortSignal,
-  ) {
-    this.timer = this.start();
-    this.onParentAbort = () => this.controller.abort(parent.reason);
-    parent.addEventListener("abort", this.onParentAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  reset(): void {
-    this.timer.refresh();
-  }
-
-  /** Stop the timer and let go of the run's signal, which outlives every step. */
-  clear(): void {
-    clearTimeout(this.timer);
-    this.parent.removeEventListener("abort", this.onParentAbort);
-  }
-
-  private start(): NodeJS.Timeout {
-    return setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort(new Error("idle timeout"));
-    }, this.ms);
-  }
-}
-
-/** Retry a request that failed before streaming began, when the error says a retry may help (429, 5xx, network). */
-async function withRetries<T>(maxRetries: number, signal: AbortSignal, request: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await request();
-    } catch (error) {
-      const retryable = APICallError.isInstance(error) && error.isRetryable;
-      if (!retryable || attempt >= maxRetries || signal.aborted) throw error;
-      // A cancel during the backoff ends the wait at once.
-      await sleep(500 * 2 ** attempt, undefined, { signal });
-    }
-  }
 }
 
 async function executeCall(call: ModelCall, step: number, toolset: Toolset, run: AgentRun): Promise<ToolResultEvent> {
@@ -264,20 +137,9 @@ class ModelNotConfiguredError extends Error {
   }
 }
 
-/** Anything that went wrong while asking the model: HTTP errors, a dropped or silent stream. */
-class ModelFailure extends Error {
-  constructor(readonly reason: unknown) {
-    super(reason instanceof Error ? reason.message : String(reason));
-  }
-}
-
 function describeFailure(error: unknown): { message: string; code: string } {
   if (error instanceof ModelNotConfiguredError) return { code: "model_not_configured", message: error.message };
-  if (error instanceof ModelFailure && APICallError.isInstance(error.reason)) {
-    const { statusCode, message } = error.reason;
-    return { code: "model_http_error", message: `The model server answered ${statusCode ?? "with an error"}: ${message}`.slice(0, 2000) };
-  }
-  if (error instanceof ModelFailure) return { code: "model_error", message: `The model request failed: ${error.message}`.slice(0, 2000) };
+  if (error instanceof ModelFailure) return error.describe();
   console.error("A run failed:", error);
   return { code: "internal_error", message: "The run failed on the server; the error was logged." };
 }

@@ -1,22 +1,40 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModel } from "ai";
+import { extractReasoningMiddleware, wrapLanguageModel, type LanguageModel } from "ai";
 import type { ModelConfig } from "@/lib/config";
 
 /**
- * chat (default): @ai-sdk/openai over Chat Completions, which OpenAI and every compatible server speak.
- * compatible: @ai-sdk/openai-compatible, for servers that stream `reasoning_content` (Ollama, vLLM, DeepSeek).
+ * The client for the configured server, by dialect (lib/config.ts picks the default from the base URL):
+ * chat: @ai-sdk/openai over Chat Completions, strict about OpenAI's stream shape;
+ * compatible: @ai-sdk/openai-compatible, which also reads what local servers send (`reasoning_content` and
+ *   `reasoning`, tool calls without `index`, in-stream errors);
  * responses: OpenAI's Responses API.
+ * `<think>…</think>` in the text (R1 distills, Qwen3 without a reasoning parser) is routed to reasoning in all of
+ * them. `onBytes` is told of every chunk of every response, so silence is measured on the wire.
  */
-export function languageModel(model: ModelConfig): LanguageModel {
-  if (model.api === "compatible") {
-    return createOpenAICompatible({
-      name: "openai-compatible",
-      baseURL: model.baseURL ?? "https://api.openai.com/v1",
-      apiKey: model.apiKey,
-      includeUsage: true,
-    }).chatModel(model.model);
-  }
-  const openai = createOpenAI({ apiKey: model.apiKey ?? "not-needed", baseURL: model.baseURL });
-  return model.api === "responses" ? openai.responses(model.model) : openai.chat(model.model);
+export function languageModel(model: ModelConfig, onBytes: () => void): LanguageModel {
+  const fetch = fetchReportingBytes(onBytes);
+  const base =
+    model.api === "compatible"
+      ? createOpenAICompatible({ name: "openai-compatible", baseURL: model.baseURL ?? "https://api.openai.com/v1", apiKey: model.apiKey, includeUsage: true, fetch }).chatModel(model.model)
+      : model.api === "responses"
+        ? createOpenAI({ apiKey: model.apiKey ?? "not-needed", baseURL: model.baseURL, fetch }).responses(model.model)
+        : createOpenAI({ apiKey: model.apiKey ?? "not-needed", baseURL: model.baseURL, fetch }).chat(model.model);
+  return wrapLanguageModel({ model: base, middleware: extractReasoningMiddleware({ tagName: "think" }) });
+}
+
+function fetchReportingBytes(onBytes: () => void): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    if (!response.body) return response;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          onBytes();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }

@@ -12,7 +12,9 @@ export type Reply =
   | { status: number; body?: string }
   | { drop: "after-first-chunk" }
   | { deltas: number; numbered?: boolean }
-  | { stallMs: number };
+  | { stallMs: number }
+  /** Exact bytes, as a given server sends them: strings are written as they are, numbers are pauses in ms. */
+  | { raw: (string | number)[]; status?: number; contentType?: string };
 
 export interface ScriptedCall {
   name: string;
@@ -84,6 +86,15 @@ function stepWithinTurn(body: ChatRequest): number {
 }
 
 async function respond(res: http.ServerResponse, reply: Reply, model: string): Promise<void> {
+  if ("raw" in reply) {
+    res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "text/event-stream" });
+    for (const piece of reply.raw) {
+      if (typeof piece === "number") await new Promise((resolve) => setTimeout(resolve, piece));
+      else res.write(piece);
+    }
+    res.end();
+    return;
+  }
   if ("status" in reply) {
     res.writeHead(reply.status, { "content-type": "application/json" });
     res.end(reply.body ?? JSON.stringify({ error: { message: "scripted failure", type: "server_error" } }));

@@ -1,0 +1,195 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  APICallError,
+  experimental_streamLanguageModelCall as streamModelCall,
+  TypeValidationError,
+  type LanguageModel,
+  type ModelMessage,
+  type ToolSet,
+} from "ai";
+import type { AgentEvent } from "@/lib/events/types";
+
+export interface ModelCall {
+  callId: string;
+  name: string;
+  input: unknown;
+  /** Set when the call cannot be made as sent (arguments that are not JSON). */
+  problem?: string;
+}
+
+export interface StepPlan {
+  text: string;
+  calls: ModelCall[];
+  finishReason: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+export interface StepRequest {
+  model: LanguageModel;
+  system: string;
+  messages: ModelMessage[];
+  tools: ToolSet;
+  step: number;
+  maxRetries: number;
+  idle: IdleTimeout;
+  emit: (event: AgentEvent) => void;
+  signal: AbortSignal;
+}
+
+/** Finish reasons that mean the answer is not whole: a server error, or a stream that stopped without finishing. */
+const BROKEN_FINISH = new Set(["error", "interrupted"]);
+
+/**
+ * One model call, streamed. The loop drives steps itself, so this is the SDK's single-call primitive rather than
+ * streamText's step machinery: less per-chunk work on the streaming hot path. Retries of a failed request and the
+ * idle timeout are handled here; every way the call can fail becomes a ModelFailure with a readable message.
+ */
+export async function streamStep({ model, system, messages, tools, step, maxRetries, idle, emit, signal }: StepRequest): Promise<StepPlan> {
+  const abortSignal = idle.arm(signal);
+  try {
+    const { stream } = await withRetries(maxRetries, signal, () => streamModelCall({ model, system, messages, tools, abortSignal }));
+    const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
+    for await (const part of stream) {
+      switch (part.type) {
+        case "reasoning-delta":
+          if (part.text) emit({ type: "reasoning_delta", step, delta: part.text });
+          break;
+        case "text-delta":
+          if (!part.text) break;
+          plan.text += part.text;
+          emit({ type: "text_delta", step, delta: part.text });
+          break;
+        case "tool-call":
+          plan.calls.push({
+            callId: part.toolCallId,
+            name: part.toolName,
+            input: part.input,
+            // An unknown name is the toolset's to explain; unparsable arguments arrive as the raw string.
+            problem:
+              part.invalid && typeof part.input === "string"
+                ? `The arguments for ${part.toolName} are not valid JSON: ${part.input.slice(0, 200)}`
+                : undefined,
+          });
+          break;
+        case "model-call-end":
+          // Chat Completions reports OpenRouter's in-stream `finish_reason: "error"` as "other", raw "error".
+          plan.finishReason = part.rawFinishReason === "error" ? "error" : part.finishReason;
+          plan.usage = { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens };
+          break;
+        case "error":
+          throw part.error;
+      }
+    }
+    if (plan.finishReason === "unknown" || BROKEN_FINISH.has(plan.finishReason)) {
+      throw new Error("The model stream ended before the model finished its answer.");
+    }
+    return plan;
+  } catch (error) {
+    throw new ModelFailure(idle.timedOut ? new Error(`The model sent nothing for ${idle.ms} ms.`) : error);
+  } finally {
+    idle.disarm();
+  }
+}
+
+/**
+ * The model's silence limit. One per run: the model's fetch calls `reset` on every byte it receives, SSE comments
+ * and keep-alives included, so a model that thinks for minutes without a visible token is not cut off. Armed
+ * only while a model call is in flight.
+ */
+export class IdleTimeout {
+  private controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private parent: AbortSignal | undefined;
+  private readonly onParentAbort = () => this.controller.abort(this.parent?.reason);
+  timedOut = false;
+
+  constructor(readonly ms: number) {}
+
+  /** Start the clock for one call; the returned signal aborts on silence or when `parent` aborts. */
+  arm(parent: AbortSignal): AbortSignal {
+    this.controller = new AbortController();
+    this.timedOut = false;
+    this.parent = parent;
+    parent.addEventListener("abort", this.onParentAbort, { once: true });
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new Error("idle timeout"));
+    }, this.ms);
+    return this.controller.signal;
+  }
+
+  reset(): void {
+    this.timer?.refresh();
+  }
+
+  /** Stop the clock and let go of the run's signal, which outlives every call. */
+  disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.parent?.removeEventListener("abort", this.onParentAbort);
+  }
+}
+
+/** Retry a request that failed before streaming began, when the error says a retry may help (429, 5xx, network). */
+async function withRetries<T>(maxRetries: number, signal: AbortSignal, request: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      const retryable = APICallError.isInstance(error) && error.isRetryable;
+      if (!retryable || attempt >= maxRetries || signal.aborted) throw error;
+      // A cancel during the backoff ends the wait at once.
+      await sleep(500 * 2 ** attempt, undefined, { signal });
+    }
+  }
+}
+
+/** Anything that went wrong while asking the model: HTTP errors, a dropped, broken or silent stream. */
+export class ModelFailure extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+
+  /** What the person is shown: the server's own reason where it gave one, never HTML, a stack or a schema dump. */
+  describe(): { code: string; message: string } {
+    const { reason } = this;
+    if (APICallError.isInstance(reason)) {
+      const said = serverMessage(reason.responseBody) ?? reason.message;
+      return { code: "model_http_error", message: `The model server answered ${reason.statusCode ?? "with an error"}: ${said}` };
+    }
+    if (TypeValidationError.isInstance(reason)) {
+      return {
+        code: "model_error",
+        message:
+          "The model server sent a stream chunk this client cannot read. If it is not OpenAI, set " +
+          "TOOLSMITH_MODEL_API=compatible, which accepts the variants local servers send.",
+      };
+    }
+    return { code: "model_error", message: `The model request failed: ${printable(this.message)}` };
+  }
+}
+
+const MAX_SERVER_MESSAGE = 500;
+
+/**
+ * The reason in an error body, in each dialect servers use: OpenAI's `{error: {message}}`, vLLM's flat
+ * `{object: "error", message}`, LM Studio's `{error: "..."}`, FastAPI's `{detail}`. Anything else (HTML, empty) says
+ * nothing.
+ */
+export function serverMessage(body: string | undefined): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body ?? "");
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== "object") return undefined;
+  const { error, message, detail } = parsed as { error?: unknown; message?: unknown; detail?: unknown };
+  const candidate = [(error as { message?: unknown } | undefined)?.message, error, message, detail].find((value) => typeof value === "string" && value.trim());
+  return candidate === undefined ? undefined : printable(candidate as string);
+}
+
+function printable(text: string): string {
+  const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "").trim();
+  return clean.length > MAX_SERVER_MESSAGE ? `${clean.slice(0, MAX_SERVER_MESSAGE - 1)}…` : clean;
+}
