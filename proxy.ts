@@ -1,17 +1,39 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { IDENTITY_COOKIE, identityCookieOptions, newIdentityCookie, verifyIdentity } from "@/lib/identity";
+import { ApiError } from "@/lib/http/errors";
+import { isForeignRequest, publicOrigin } from "@/lib/http/origin";
+import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
+import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/identity";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Every page and API request gets an identity: a request without a valid one (none, or tampered with) gets a new
- * one, on the response for the browser and on the request itself so that this very request is served as it.
+ * Every request passes here first:
+ * - a write sent by a page of another site is refused (403), whether or not the browser attached the cookie;
+ * - a request without a valid identity gets a new one (on the request, so it is served as it, and on the
+ *   response for the browser), except when another site sent it: that must never replace a visitor's identity;
+ * - every response gets a Content-Security-Policy with a fresh nonce, and HSTS over https.
  */
 export function proxy(request: NextRequest) {
-  if (verifyIdentity(request.cookies.get(IDENTITY_COOKIE)?.value)) return NextResponse.next();
-  const { value } = newIdentityCookie();
-  request.cookies.set(IDENTITY_COOKIE, value);
-  const response = NextResponse.next({ request: { headers: request.headers } });
-  const secure = request.nextUrl.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
-  response.cookies.set(IDENTITY_COOKIE, value, identityCookieOptions(secure));
+  const foreign = isForeignRequest(request);
+  if (foreign && !SAFE_METHODS.has(request.method)) {
+    return new ApiError(403, "cross_site", "This request came from another site; the app only accepts changes from its own pages.").toResponse();
+  }
+
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const policy = contentSecurityPolicy(nonce);
+  const secure = publicOrigin(request).startsWith("https:");
+  // Next reads the nonce for its scripts from the request's policy header.
+  const headers = new Headers(request.headers);
+  headers.set("content-security-policy", policy);
+
+  const minted = identityOf(request.headers.get("cookie")) || foreign ? undefined : newIdentityCookie();
+  const name = identityCookieName(secure);
+  if (minted) headers.set("cookie", [request.headers.get("cookie"), `${name}=${minted.value}`].filter(Boolean).join("; "));
+
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("content-security-policy", policy);
+  if (secure) response.headers.set("strict-transport-security", STRICT_TRANSPORT_SECURITY);
+  if (minted) response.cookies.set(name, minted.value, identityCookieOptions(secure));
   return response;
 }
 

@@ -52,6 +52,21 @@ function integer(name: string, fallback: number, min: number, max: number): numb
 /** One limit for a tool's output: what leaves the sandbox is what the model and the trace see. */
 const toolOutputChars = integer("TOOLSMITH_TOOL_OUTPUT_CHARS", 16_384, 256, 1_000_000);
 
+function publicUrl(): string | undefined {
+  const raw = env("TOOLSMITH_PUBLIC_URL");
+  if (raw === undefined) return undefined;
+  const url = URL.parse(raw);
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") throw new Error(`TOOLSMITH_PUBLIC_URL must be an http(s) URL; got "${raw}".`);
+  return url.origin;
+}
+
+function hostList(name: string): string[] {
+  return (env(name) ?? "")
+    .split(",")
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+}
+
 export const config = {
   maxSteps: integer("TOOLSMITH_MAX_STEPS", 8, 1, 100),
   /** Characters of one user message. */
@@ -69,6 +84,14 @@ export const config = {
     outputChars: toolOutputChars,
     consoleChars: 8_192,
   } satisfies SandboxLimits,
+  web: {
+    /** The origin people use, e.g. https://toolsmith.example.com: share links and the same-origin check use it. */
+    publicUrl: publicUrl(),
+    /** Believe X-Forwarded-Host/-Proto/-For: only behind a reverse proxy that sets them. */
+    trustProxy: env("TOOLSMITH_TRUST_PROXY") === "1",
+    /** Hosts whose images answers may show; any other remote image is a link until the reader loads it. */
+    imageHosts: hostList("TOOLSMITH_IMAGE_HOSTS"),
+  },
   sandboxWorkers: integer("TOOLSMITH_SANDBOX_WORKERS", Math.max(2, Math.min(os.availableParallelism(), 8)), 1, 64),
   fetch: {
     timeoutMs: integer("TOOLSMITH_FETCH_TIMEOUT_MS", 4_000, 100, 60_000),

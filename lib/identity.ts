@@ -8,7 +8,9 @@ import { dataDirectory } from "@/lib/config";
  * how identities are made and checked; real accounts (an auth library) would replace this module's insides and
  * keep its exports.
  */
-export const IDENTITY_COOKIE = "toolsmith_id";
+/** Over https the cookie carries the __Host- prefix: only this origin, over https, can set or replace it. */
+export const identityCookieName = (secure: boolean) => (secure ? "__Host-toolsmith_id" : "toolsmith_id");
+const COOKIE_NAMES = new Set([identityCookieName(true), identityCookieName(false)]);
 const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
 let cachedSecret: Buffer | undefined;
@@ -51,8 +53,25 @@ export function newIdentityCookie(): { id: string; value: string } {
 export const identityCookieOptions = (secure: boolean) =>
   ({ httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: ONE_YEAR_SECONDS }) as const;
 
-/** The identity of a request that went through the proxy (which gives every request one). */
+/**
+ * The identity a request's Cookie header proves. One parser for the proxy, the routes and the pages: every
+ * identity cookie in the header is tried in order and the first valid one wins, so a planted or undecodable
+ * duplicate can neither take a visitor's identity away nor make the request fail.
+ */
 export function identityOf(cookieHeader: string | null): string | undefined {
-  const match = cookieHeader?.split(/;\s*/).find((part) => part.startsWith(`${IDENTITY_COOKIE}=`));
-  return verifyIdentity(match ? decodeURIComponent(match.slice(IDENTITY_COOKIE.length + 1)) : undefined);
+  for (const part of cookieHeader?.split(";") ?? []) {
+    const equals = part.indexOf("=");
+    if (equals === -1 || !COOKIE_NAMES.has(part.slice(0, equals).trim())) continue;
+    const identity = verifyIdentity(safeDecode(part.slice(equals + 1).trim()));
+    if (identity) return identity;
+  }
+  return undefined;
+}
+
+function safeDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
 }

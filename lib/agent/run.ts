@@ -117,5 +117,7 @@ export class Run {
 
 function titleFrom(content: string): string {
   const line = content.trim().split("\n")[0].replace(/\s+/g, " ");
-  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || "New chat";
+  // Cut by code point, never inside a surrogate pair.
+  const characters = [...line];
+  return characters.length > TITLE_CHARS ? `${characters.slice(0, TITLE_CHARS - 1).join("")}…` : line || "New chat";
 }

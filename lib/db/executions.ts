@@ -21,6 +21,7 @@ export async function recordExecution(record: ExecutionRecord): Promise<void> {
       ...record,
       input: JSON.stringify(record.input ?? null),
       output: record.output === undefined ? undefined : JSON.stringify(record.output),
+      error: record.error?.toWellFormed(),
       durationMs: Math.round(record.durationMs),
     },
   });

@@ -25,7 +25,14 @@ export function saveToolVersion(tool: NewTool) {
       data: { status: "superseded" },
     });
     return tx.tool.create({
-      data: { ...tool, parametersSchema: JSON.stringify(tool.parametersSchema), version: (previous?.version ?? 0) + 1 },
+      // The model wrote these: a lone surrogate, which the database refuses, becomes U+FFFD.
+      data: {
+        ...tool,
+        description: tool.description.toWellFormed(),
+        code: tool.code.toWellFormed(),
+        parametersSchema: JSON.stringify(tool.parametersSchema),
+        version: (previous?.version ?? 0) + 1,
+      },
       select: view,
     });
   });

@@ -1,18 +1,28 @@
 import type { z } from "zod";
 import { config } from "@/lib/config";
-import { badRequest, tooLarge } from "./errors";
+import { ApiError, badRequest, tooLarge } from "./errors";
 
-/** Read a JSON body of at most `config.maxRequestBytes`, and check it against a schema. */
+/**
+ * Read a JSON body of at most `config.maxRequestBytes`, and check it against a schema. It must say it is JSON
+ * (a form or a text/plain body, which any site can post, is refused), and its text must be well-formed Unicode:
+ * a lone surrogate cannot be stored.
+ */
 export async function readJson<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
   const limit = config.maxRequestBytes;
   if (Number(request.headers.get("content-length") ?? 0) > limit) throw tooLarge(`The request body is over ${limit / 1024} KB.`);
   const text = await readText(request, limit);
+  const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  if (text.trim() !== "" && type !== "application/json") {
+    throw new ApiError(415, "unsupported_media_type", `Send the body as JSON with the header Content-Type: application/json (got ${type ?? "none"}).`);
+  }
   let body: unknown;
   try {
     body = text.trim() === "" ? {} : JSON.parse(text);
   } catch {
     throw badRequest('The request body must be JSON, e.g. {"content": "Hello"}.');
   }
+  const malformed = firstMalformedString(body);
+  if (malformed !== undefined) throw badRequest(`${malformed || "The body"} contains an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text.`);
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -37,4 +47,17 @@ async function readText(request: Request, limit: number): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The path of the first string (key or value) that is not well-formed Unicode; "" for the body itself. */
+function firstMalformedString(value: unknown, path = ""): string | undefined {
+  if (typeof value === "string") return value.isWellFormed() ? undefined : path;
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (!key.isWellFormed()) return childPath;
+    const found = firstMalformedString(child, childPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

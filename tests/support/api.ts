@@ -10,7 +10,7 @@ export class Api {
     const headers = new Headers(init.headers);
     if (this.cookie) headers.set("cookie", this.cookie);
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers });
-    const identity = response.headers.getSetCookie().find((cookie) => cookie.startsWith("toolsmith_id="));
+    const identity = response.headers.getSetCookie().find((cookie) => /^(__Host-)?toolsmith_id=/.test(cookie));
     if (identity) this.cookie = identity.split(";")[0];
     return response;
   }
@@ -18,7 +18,7 @@ export class Api {
   /** The identity cookie value, e.g. to hand to a browser context. */
   async identity(): Promise<string> {
     if (!this.cookie) await this.fetch("/api/conversations");
-    return this.cookie!.slice("toolsmith_id=".length);
+    return this.cookie!.slice(this.cookie!.indexOf("=") + 1);
   }
 
   async createConversation(): Promise<{ id: string; title: string }> {

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Api } from "../support/api";
+import { scriptedApp, type AppServer } from "../support/app-server";
+import { ModelServer } from "../support/model-server";
+
+const model = new ModelServer();
+let app: AppServer;
+let visitor: Api;
+let conversationId: string;
+
+beforeAll(async () => {
+  await model.start();
+  app = scriptedApp(model.url);
+  await app.start();
+  visitor = new Api(app.url);
+  conversationId = (await visitor.createConversation()).id;
+});
+afterAll(async () => {
+  await app?.stop();
+  await model.stop();
+});
+
+const raw = (path: string, init: RequestInit = {}) => fetch(`${app.url}${path}`, { redirect: "manual", ...init });
+const cookieOf = (response: Response) => response.headers.getSetCookie().join("; ");
+const errorMessage = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message;
+
+/** What a hostile page's auto-submitted form sends: no cookie (SameSite=Lax), Fetch Metadata and Origin of its site. */
+const crossSiteForm = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", origin: "http://evil.test", "content-type": "application/x-www-form-urlencoded" };
+
+describe("requests from other sites", () => {
+  it.each([
+    ["send a message", () => `/api/conversations/${conversationId}/messages`],
+    ["create a conversation", () => "/api/conversations"],
+    ["share", () => `/api/conversations/${conversationId}/share`],
+    ["fork", () => "/api/share/some-token/fork"],
+  ])("a cross-site form that tries to %s gets 403 and no identity cookie", async (_action, path) => {
+    const response = await raw(path(), { method: "POST", headers: crossSiteForm, body: "content=hi" });
+    expect(response.status).toBe(403);
+    expect(await errorMessage(response)).toMatch(/another site/);
+    expect(cookieOf(response)).toBe("");
+  });
+
+  it("refuses writes carrying the visitor's cookie from a sibling site or a foreign Origin, and changes nothing", async () => {
+    const before = await visitor.conversation(conversationId);
+    const foreign: Record<string, string>[] = [{ "sec-fetch-site": "same-site" }, { origin: "http://evil.test" }, { origin: "null" }];
+    for (const headers of foreign) {
+      const response = await visitor.fetch(`/api/conversations/${conversationId}`, {
+        method: "PATCH",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ title: "pwned" }),
+      });
+      expect(response.status).toBe(403);
+    }
+    expect((await visitor.conversation(conversationId)).title).toBe(before.title);
+  });
+
+  it("accepts the app's own pages (same-origin) and scripts that send no browser headers", async () => {
+    const own = await visitor.fetch(`/api/conversations/${conversationId}`, {
+      method: "PATCH",
+      headers: { "sec-fetch-site": "same-origin", origin: app.url, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Renamed from the app" }),
+    });
+    expect(own.status).toBe(200);
+    const script = await visitor.fetch("/api/conversations", { method: "POST" });
+    expect(script.status).toBe(201);
+  });
+
+  it("serves a page opened from another site without minting an identity", async () => {
+    const response = await raw("/", { headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" } });
+    expect(response.status).toBe(200);
+    expect(cookieOf(response)).toBe("");
+  });
+});
+
+describe("cookies and bodies that used to answer 500", () => {
+  it("keeps the valid identity when a planted, undecodable duplicate comes first or last", async () => {
+    const valid = await visitor.identity();
+    for (const cookie of [`toolsmith_id=%E0%A4%A; toolsmith_id=${valid}`, `toolsmith_id=${valid}; toolsmith_id=%E0%A4%A`]) {
+      const page = await raw(`/c/${conversationId}`, { headers: { cookie } });
+      expect(page.status).toBe(200);
+      expect(cookieOf(page)).toBe("");
+      const api = await raw(`/api/conversations/${conversationId}`, { headers: { cookie } });
+      expect(api.status).toBe(200);
+    }
+    const onlyGarbage = await raw("/", { headers: { cookie: "toolsmith_id=%E0%A4%A" } });
+    expect(onlyGarbage.status).toBe(200);
+    expect(cookieOf(onlyGarbage)).toMatch(/^toolsmith_id=/);
+  });
+
+  it.each([
+    ["rename", "PATCH", () => `/api/conversations/${conversationId}`, '{"title":"a\\ud800b"}', "title"],
+    ["create", "POST", () => "/api/conversations", '{"title":"\\udc00"}', "title"],
+    ["send", "POST", () => `/api/conversations/${conversationId}/messages`, '{"content":"hi \\ud800"}', "content"],
+  ])("refuses a lone surrogate in a JSON body (%s) with 400", async (_action, method, path, body, field) => {
+    const response = await visitor.fetch(path(), { method, headers: { "content-type": "application/json" }, body });
+    expect(response.status).toBe(400);
+    expect(await errorMessage(response)).toMatch(new RegExp(`${field} contains an unpaired UTF-16 surrogate`));
+  });
+
+  it("refuses a body that is not declared as JSON (text/plain is what cross-site forms can send)", async () => {
+    const response = await visitor.fetch(`/api/conversations/${conversationId}/messages`, { method: "POST", headers: { "content-type": "text/plain" }, body: '{"content":"hi"}' });
+    expect(response.status).toBe(415);
+    expect(await errorMessage(response)).toMatch(/Content-Type: application\/json/);
+  });
+
+  it("stores model text with a lone surrogate, and a title cut inside an emoji", async () => {
+    const prompt = `${"a".repeat(58)}😀 and more words after the cut`;
+    model.script(prompt, [{ raw: [`data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"half a pair: \\ud83d"}}]}\n\n`, `data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`, "data: [DONE]\n\n"] }]);
+    const conversation = await visitor.createConversation();
+    const events = await visitor.run(conversation.id, prompt);
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    const stored = await visitor.conversation(conversation.id);
+    expect(stored.messages.at(-1).content).toBe("half a pair: \ufffd");
+    expect(stored.title).toBe(`${"a".repeat(58)}😀…`);
+  });
+});
+
+describe("headers", () => {
+  it("sends a Content-Security-Policy whose nonce is on every script of the page", async () => {
+    const response = await visitor.fetch("/");
+    const policy = response.headers.get("content-security-policy")!;
+    expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("img-src 'self' data:");
+    expect(policy).not.toContain("unsafe-eval");
+    const nonce = /'nonce-([^']+)'/.exec(policy)![1];
+    const html = await response.text();
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((match) => match[0]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) expect(script).toContain(`nonce="${nonce}"`);
+    expect(response.headers.get("strict-transport-security")).toBeNull();
+  });
+
+  it("does not trust X-Forwarded-Host from anyone: share links stay on the app's host", async () => {
+    const response = await visitor.fetch(`/api/conversations/${conversationId}/share`, { method: "POST", headers: { "x-forwarded-host": "evil.test", "x-forwarded-proto": "https" } });
+    expect(response.status).toBeLessThan(300);
+    const { url } = (await response.json()) as { url: string };
+    expect(url).toMatch(new RegExp(`^${app.url}/s/`));
+  });
+});
+
+describe("behind a configured public URL", () => {
+  it("uses TOOLSMITH_PUBLIC_URL for links, the __Host- cookie and HSTS over https", async () => {
+    const secure = scriptedApp(model.url, { TOOLSMITH_PUBLIC_URL: "https://toolsmith.example" });
+    await secure.start();
+    try {
+      const client = new Api(secure.url);
+      const created = await client.fetch("/api/conversations", { method: "POST" });
+      expect(cookieOf(created)).toMatch(/^__Host-toolsmith_id=.*; Path=\/; .*Secure/i);
+      expect(created.headers.get("strict-transport-security")).toMatch(/max-age=\d+/);
+      const { id } = await created.json();
+      const share = await client.fetch(`/api/conversations/${id}/share`, { method: "POST" });
+      expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/toolsmith\.example\/s\//);
+      // the __Host- cookie is read back like the plain one
+      expect((await client.fetch(`/api/conversations/${id}`)).status).toBe(200);
+    } finally {
+      await secure.stop();
+    }
+  });
+
+  it("believes forwarded headers with TOOLSMITH_TRUST_PROXY=1", async () => {
+    const proxied = scriptedApp(model.url, { TOOLSMITH_TRUST_PROXY: "1" });
+    await proxied.start();
+    try {
+      const client = new Api(proxied.url);
+      const { id } = await client.createConversation();
+      const share = await client.fetch(`/api/conversations/${id}/share`, { method: "POST", headers: { "x-forwarded-host": "chat.example", "x-forwarded-proto": "https" } });
+      expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/chat\.example\/s\//);
+    } finally {
+      await proxied.stop();
+    }
+  });
+});
