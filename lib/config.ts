@@ -92,6 +92,11 @@ export const config = {
     /** Hosts whose images answers may show; any other remote image is a link until the reader loads it. */
     imageHosts: hostList("TOOLSMITH_IMAGE_HOSTS"),
   },
+  /** Per identity; each client address gets three times as much (lib/http/rate-limit.ts). */
+  rateLimits: {
+    conversationsPerMinute: integer("TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE", 20, 1, 100_000),
+    messagesPerMinute: integer("TOOLSMITH_RATE_MESSAGES_PER_MINUTE", 30, 1, 100_000),
+  },
   sandboxWorkers: integer("TOOLSMITH_SANDBOX_WORKERS", Math.max(2, Math.min(os.availableParallelism(), 8)), 1, 64),
   fetch: {
     timeoutMs: integer("TOOLSMITH_FETCH_TIMEOUT_MS", 4_000, 100, 60_000),

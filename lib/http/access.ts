@@ -23,8 +23,8 @@ export function requireIdentity(request: Request): string {
 export async function requireConversation(request: Request, { params }: RouteParams) {
   const identity = identityOf(request.headers.get("cookie"));
   const conversation = identity ? await findOwnedConversation((await params).id, identity) : null;
-  if (!conversation) throw notFound("The conversation");
-  return { conversation };
+  if (!conversation || !identity) throw notFound("The conversation");
+  return { conversation, identity };
 }
 
 /**

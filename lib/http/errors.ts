@@ -4,12 +4,13 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    private readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
 
   toResponse(): Response {
-    return Response.json({ error: { code: this.code, message: this.message } }, { status: this.status });
+    return Response.json({ error: { code: this.code, message: this.message } }, { status: this.status, headers: this.headers });
   }
 }
 

@@ -171,3 +171,30 @@ describe("behind a configured public URL", () => {
     }
   });
 });
+
+describe("rate limits", () => {
+  it("answers 429 with Retry-After per identity, and per address for clients that drop their cookie", async () => {
+    const limited = scriptedApp(model.url, { TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "5", TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "2" });
+    await limited.start();
+    try {
+      const client = new Api(limited.url);
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await client.fetch("/api/conversations", { method: "POST" })).status);
+      expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
+      const refused = await client.fetch("/api/conversations", { method: "POST" });
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await errorMessage(refused)).toMatch(/Too many new conversations in a minute; try again in \d+ s/);
+
+      // a fresh identity per request: the address's budget (three identities' worth) runs out all the same
+      const cookieless = [];
+      for (let i = 0; i < 12; i++) cookieless.push((await fetch(`${limited.url}/api/conversations`, { method: "POST" })).status);
+      expect(cookieless.filter((status) => status === 201)).toHaveLength(10);
+      expect(cookieless.at(-1)).toBe(429);
+      // a client cannot pick its own address
+      const spoofed = await fetch(`${limited.url}/api/conversations`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.9" } });
+      expect(spoofed.status).toBe(429);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { createConversation, listConversations } from "@/lib/db/conversations";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/errors";
+import { limitRate } from "@/lib/http/rate-limit";
 
 export const dynamic = "force-dynamic";
 
@@ -12,6 +13,7 @@ export const GET = route(async (request) => Response.json(await listConversation
 
 export const POST = route(async (request) => {
   const identity = requireIdentity(request);
+  limitRate("conversations", identity, request);
   const { title } = await readJson(request, CreateConversation);
   return Response.json(await createConversation(identity, title), { status: 201 });
 });

@@ -1,0 +1,54 @@
+import { config } from "@/lib/config";
+import { ApiError } from "./errors";
+
+const WINDOW_MS = 60_000;
+/** Buckets kept per limiter: past this, the least recently used are forgotten (a flood of new keys is bounded). */
+const MAX_KEYS = 50_000;
+/** Many people can share one address (an office, a household), so it gets this many times an identity's budget. */
+const ADDRESS_FACTOR = 3;
+
+/** Token buckets in memory: `capacity` actions, refilled evenly over a minute. */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; updated: number }>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** Spend one token of `key`'s bucket; when there is none, how long until there is. */
+  take(key: string, now = Date.now()): { ok: true } | { ok: false; retryAfterSeconds: number } {
+    const refillPerMs = this.capacity / WINDOW_MS;
+    const bucket = this.buckets.get(key);
+    const tokens = bucket ? Math.min(this.capacity, bucket.tokens + (now - bucket.updated) * refillPerMs) : this.capacity;
+    if (tokens < 1) return { ok: false, retryAfterSeconds: Math.ceil((1 - tokens) / refillPerMs / 1000) };
+    this.buckets.delete(key);
+    this.buckets.set(key, { tokens: tokens - 1, updated: now });
+    if (this.buckets.size > MAX_KEYS) this.buckets.delete(this.buckets.keys().next().value!);
+    return { ok: true };
+  }
+}
+
+export type LimitedAction = "conversations" | "messages";
+
+const globalLimiters = globalThis as unknown as { toolsmithRateLimiters?: Record<string, RateLimiter> };
+const limiters = (globalLimiters.toolsmithRateLimiters ??= {
+  "conversations:identity": new RateLimiter(config.rateLimits.conversationsPerMinute),
+  "conversations:address": new RateLimiter(config.rateLimits.conversationsPerMinute * ADDRESS_FACTOR),
+  "messages:identity": new RateLimiter(config.rateLimits.messagesPerMinute),
+  "messages:address": new RateLimiter(config.rateLimits.messagesPerMinute * ADDRESS_FACTOR),
+});
+
+/**
+ * Count one `action` against the identity and against the client's address (server.mjs makes the address the
+ * socket's, or the trusted proxy's report of it): a client that drops its cookie for a fresh identity each time is
+ * still bounded. Throws 429 with Retry-After when either budget is spent.
+ */
+export function limitRate(action: LimitedAction, identity: string, request: Request): void {
+  const address = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim() || "unknown";
+  for (const [scope, key] of [["identity", identity], ["address", address]] as const) {
+    const outcome = limiters[`${action}:${scope}`].take(key);
+    if (!outcome.ok) {
+      throw new ApiError(429, "rate_limited", `Too many ${action === "messages" ? "messages" : "new conversations"} in a minute; try again in ${outcome.retryAfterSeconds} s.`, {
+        "retry-after": String(outcome.retryAfterSeconds),
+      });
+    }
+  }
+}

@@ -1,0 +1,29 @@
+// The production server: Next's request handler behind Node's HTTP server, so that the app knows who is really
+// connecting. Forwarded headers (X-Forwarded-For/-Host/-Proto/-Port) are believed only with
+// TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
+// them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
+import { createServer } from "node:http";
+import next from "next";
+
+const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"];
+const port = Number(process.env.PORT || 3000);
+const host = process.env.TOOLSMITH_LISTEN_HOST || undefined;
+const trustProxy = process.env.TOOLSMITH_TRUST_PROXY === "1";
+
+const app = next({ dev: false, port, hostname: host ?? "localhost" });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((request, response) => {
+  if (!trustProxy) for (const name of FORWARDED) delete request.headers[name];
+  void handle(request, response);
+});
+server.listen(port, host, () => console.log(`Toolsmith is serving on http://${host ?? "localhost"}:${port}`));
+
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.once(signal, () => {
+    server.close();
+    server.closeAllConnections();
+    process.exit(0);
+  });
+}
