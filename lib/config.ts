@@ -97,6 +97,8 @@ export const config = {
     conversationsPerMinute: integer("TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE", 20, 1, 100_000),
     messagesPerMinute: integer("TOOLSMITH_RATE_MESSAGES_PER_MINUTE", 30, 1, 100_000),
   },
+  /** Library tools offered to the model in one conversation, newest first (the conversation's own come on top). */
+  maxLibraryTools: integer("TOOLSMITH_MAX_LIBRARY_TOOLS", 64, 0, 1000),
   sandboxWorkers: integer("TOOLSMITH_SANDBOX_WORKERS", Math.max(2, Math.min(os.availableParallelism(), 8)), 1, 64),
   fetch: {
     timeoutMs: integer("TOOLSMITH_FETCH_TIMEOUT_MS", 4_000, 100, 60_000),

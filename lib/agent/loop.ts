@@ -20,6 +20,8 @@ type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
 
 export interface AgentRun {
+  /** The conversation's owner: its tools and data are the ones the run uses. */
+  ownerId: string;
   conversationId: string;
   runId: string;
   model: ModelConfig | undefined;
@@ -49,7 +51,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     if (!run.model) throw new ModelNotConfiguredError();
     const idle = new IdleTimeout(config.modelIdleTimeoutMs);
     const model = languageModel(run.model, () => idle.reset());
-    const [toolset, messages] = await Promise.all([loadToolset(conversationId), conversationHistory(conversationId)]);
+    const [toolset, messages] = await Promise.all([loadToolset(conversationId, run.ownerId), conversationHistory(conversationId)]);
 
     while (step < config.maxSteps) {
       step++;
@@ -93,10 +95,10 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
 
 async function executeCall(call: ModelCall, step: number, toolset: Toolset, run: AgentRun): Promise<ToolResultEvent> {
   const { callId, name, input } = call;
-  const { conversationId, runId, emit, signal } = run;
+  const { ownerId, conversationId, runId, emit, signal } = run;
   emit({ type: "tool_call", step, callId, name, input });
   const started = performance.now();
-  const result: ToolResult = call.problem ? { ok: false, error: call.problem } : await toolset.call(name, input, { conversationId, runId, signal });
+  const result: ToolResult = call.problem ? { ok: false, error: call.problem } : await toolset.call(name, input, { ownerId, conversationId, runId, signal });
   const durationMs = Math.round(performance.now() - started);
 
   if (result.ok && result.registered) emit({ type: "tool_registered", step, callId, tool: result.registered });
@@ -105,6 +107,7 @@ async function executeCall(call: ModelCall, step: number, toolset: Toolset, run:
   emit(observation);
 
   recordExecution({
+    source: "chat",
     conversationId,
     runId,
     callId,

@@ -38,7 +38,10 @@ export class Run {
   private readonly controller = new AbortController();
   private execution: Promise<void> = Promise.resolve();
 
-  private constructor(readonly conversationId: string) {
+  private constructor(
+    readonly conversationId: string,
+    private readonly ownerId: string,
+  ) {
     this.channel = new RunChannel(conversationId, this.id);
   }
 
@@ -47,8 +50,8 @@ export class Run {
    * is listening, and persists everything it does. Throws RunConflictError while another run holds the
    * conversation.
    */
-  static async start(conversation: { id: string; title: string }, content: string): Promise<Run> {
-    const run = new Run(conversation.id);
+  static async start(conversation: { id: string; title: string }, ownerId: string, content: string): Promise<Run> {
+    const run = new Run(conversation.id, ownerId);
     await run.claim();
     try {
       run.channel.begin((await lastEventSeq(conversation.id)) + 1);
@@ -90,7 +93,7 @@ export class Run {
     let outcome: AgentOutcome = { status: "error", steps: 0, answer: "" };
     try {
       emit({ type: "run_started", messageId: userMessageId, model: model?.model ?? "none" });
-      outcome = await runAgent({ conversationId: this.conversationId, runId: this.id, model, emit, signal: this.controller.signal });
+      outcome = await runAgent({ ownerId: this.ownerId, conversationId: this.conversationId, runId: this.id, model, emit, signal: this.controller.signal });
     } catch (error) {
       console.error(`Run ${this.id} failed:`, error);
       emit({ type: "error", code: "internal_error", message: "The run failed on the server; the error was logged." });

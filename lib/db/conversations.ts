@@ -20,6 +20,7 @@ export function updateConversationTitle(id: string, title: string) {
   return db.conversation.update({ where: { id }, data: { title }, select: summary });
 }
 
+/** Deletes everything of the conversation, its own tools included; tools it put in the library stay there. */
 export async function deleteConversation(id: string): Promise<void> {
-  await db.conversation.delete({ where: { id } });
+  await db.$transaction([db.tool.deleteMany({ where: { conversationId: id, scope: "conversation" } }), db.conversation.delete({ where: { id } })]);
 }

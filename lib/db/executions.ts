@@ -3,10 +3,13 @@ import { db } from "./client";
 export type ExecutionStatus = "succeeded" | "failed" | "cancelled";
 
 export interface ExecutionRecord {
-  conversationId: string;
-  runId: string;
-  callId: string;
+  /** Where the call came from: a conversation's run, or the API. */
+  source: "chat" | "api";
+  conversationId?: string;
+  runId?: string;
+  callId?: string;
   toolName: string;
+  /** The stored tool version that ran; absent for built-ins. */
   toolId?: string;
   input: unknown;
   output?: unknown;
@@ -24,5 +27,80 @@ export async function recordExecution(record: ExecutionRecord): Promise<void> {
       error: record.error?.toWellFormed(),
       durationMs: Math.round(record.durationMs),
     },
+  });
+}
+
+export interface ToolStats {
+  executions: number;
+  successes: number;
+  failures: number;
+  cancelled: number;
+  meanDurationMs: number | null;
+  lastDurationMs: number | null;
+  lastUsedAt: Date | null;
+}
+
+const noCalls = (): ToolStats => ({ executions: 0, successes: 0, failures: 0, cancelled: 0, meanDurationMs: null, lastDurationMs: null, lastUsedAt: null });
+
+/** Statistics of tools, by tool id (lineage), over every call of every version, from chat and API alike. */
+export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolStats>> {
+  const stats = new Map(lineageIds.map((id) => [id, noCalls()]));
+  const versions = await db.tool.findMany({ where: { lineageId: { in: lineageIds } }, select: { id: true, lineageId: true } });
+  const lineageOf = new Map(versions.map((version) => [version.id, version.lineageId]));
+  const toolId = { in: [...lineageOf.keys()] };
+  const [groups, latest] = await Promise.all([
+    db.toolExecution.groupBy({ by: ["toolId", "status"], where: { toolId }, _count: { _all: true }, _sum: { durationMs: true } }),
+    db.toolExecution.findMany({ where: { toolId }, distinct: ["toolId"], orderBy: { createdAt: "desc" }, select: { toolId: true, durationMs: true, createdAt: true } }),
+  ]);
+  const totalMs = new Map<string, number>();
+  for (const group of groups) {
+    const lineage = lineageOf.get(group.toolId!)!;
+    const entry = stats.get(lineage)!;
+    entry.executions += group._count._all;
+    if (group.status === "succeeded") entry.successes += group._count._all;
+    else if (group.status === "cancelled") entry.cancelled += group._count._all;
+    else entry.failures += group._count._all;
+    totalMs.set(lineage, (totalMs.get(lineage) ?? 0) + (group._sum.durationMs ?? 0));
+  }
+  for (const [lineage, entry] of stats) if (entry.executions > 0) entry.meanDurationMs = Math.round(totalMs.get(lineage)! / entry.executions);
+  for (const call of latest) {
+    const entry = stats.get(lineageOf.get(call.toolId!)!)!;
+    if (!entry.lastUsedAt || call.createdAt > entry.lastUsedAt) Object.assign(entry, { lastUsedAt: call.createdAt, lastDurationMs: call.durationMs });
+  }
+  return stats;
+}
+
+/** An identity's totals: its tools and every call of them. */
+export async function ownerToolTotals(ownerId: string) {
+  const [tools, calls] = await Promise.all([
+    db.tool.groupBy({ by: ["scope", "deprecated"], where: { ownerId, status: "active" }, _count: { _all: true } }),
+    db.toolExecution.groupBy({ by: ["status"], where: { tool: { ownerId } }, _count: { _all: true }, _avg: { durationMs: true } }),
+  ]);
+  const count = (filter: (group: (typeof tools)[number]) => boolean) => tools.filter(filter).reduce((sum, group) => sum + group._count._all, 0);
+  const executions = calls.reduce((sum, group) => sum + group._count._all, 0);
+  const callsWith = (status: string) => calls.find((group) => group.status === status)?._count._all ?? 0;
+  const meanDurationMs = executions === 0 ? null : Math.round(calls.reduce((sum, group) => sum + (group._avg.durationMs ?? 0) * group._count._all, 0) / executions);
+  return {
+    tools: count(() => true),
+    active: count((group) => !group.deprecated),
+    deprecated: count((group) => group.deprecated),
+    library: count((group) => group.scope === "library"),
+    conversation: count((group) => group.scope === "conversation"),
+    executions,
+    successes: callsWith("succeeded"),
+    failures: callsWith("failed"),
+    cancelled: callsWith("cancelled"),
+    successRate: executions === 0 ? null : callsWith("succeeded") / executions,
+    meanDurationMs,
+  };
+}
+
+/** The most recent calls of a tool (every version), newest first. */
+export async function listToolExecutions(lineageId: string, limit: number) {
+  return db.toolExecution.findMany({
+    where: { tool: { lineageId } },
+    orderBy: { createdAt: "desc" },
+    take: limit,
+    select: { id: true, source: true, conversationId: true, status: true, input: true, output: true, error: true, durationMs: true, createdAt: true, tool: { select: { version: true } } },
   });
 }

@@ -1,33 +1,67 @@
+import { randomUUID } from "node:crypto";
+import { config } from "@/lib/config";
 import type { RegisteredToolView } from "@/lib/events/types";
 import { db } from "./client";
 
-export interface NewTool {
-  conversationId: string;
-  runId: string;
+export interface NewToolVersion {
+  ownerId: string;
+  /** Where it is made; null through the API, which makes library tools. */
+  conversationId: string | null;
+  runId: string | null;
   name: string;
   description: string;
   parametersSchema: Record<string, unknown>;
   code: string;
 }
 
-const view = { id: true, name: true, description: true, parametersSchema: true, code: true, version: true, status: true, createdAt: true } as const;
+export type ToolScope = "conversation" | "library";
 
-/** Store a tool as the next version of its name; earlier versions stay for the trace but are superseded. */
-export function saveToolVersion(tool: NewTool) {
+const view = {
+  id: true,
+  lineageId: true,
+  ownerId: true,
+  conversationId: true,
+  scope: true,
+  deprecated: true,
+  name: true,
+  description: true,
+  parametersSchema: true,
+  code: true,
+  version: true,
+  status: true,
+  createdAt: true,
+} as const;
+
+/** The tools a conversation sees, by name: its own, and its owner's library (its own win a clash of names). */
+const visibleIn = (ownerId: string, conversationId: string | null) => ({
+  ownerId,
+  OR: [...(conversationId ? [{ conversationId, scope: "conversation" }] : []), { scope: "library" }],
+});
+
+/**
+ * Store a tool as the next version of the tool of that name its author can see (the conversation's own first,
+ * then the library's), or as a new tool. Earlier versions stay readable and callable by version.
+ */
+export function saveToolVersion(tool: NewToolVersion) {
   return db.$transaction(async (tx) => {
-    const previous = await tx.tool.findFirst({
-      where: { conversationId: tool.conversationId, name: tool.name },
-      orderBy: { version: "desc" },
-      select: { version: true },
+    const latest = await tx.tool.findMany({
+      where: { ...visibleIn(tool.ownerId, tool.conversationId), name: tool.name, status: "active" },
+      select: { lineageId: true, version: true, scope: true, deprecated: true },
     });
-    await tx.tool.updateMany({
-      where: { conversationId: tool.conversationId, name: tool.name, status: "active" },
-      data: { status: "superseded" },
-    });
+    const previous = latest.find((row) => row.scope === "conversation") ?? latest[0];
+    if (previous) await tx.tool.updateMany({ where: { lineageId: previous.lineageId, status: "active" }, data: { status: "superseded" } });
+    const id = randomUUID();
     return tx.tool.create({
       // The model wrote these: a lone surrogate, which the database refuses, becomes U+FFFD.
       data: {
-        ...tool,
+        id,
+        lineageId: previous?.lineageId ?? id,
+        ownerId: tool.ownerId,
+        conversationId: tool.conversationId,
+        runId: tool.runId,
+        scope: previous?.scope ?? (tool.conversationId ? "conversation" : "library"),
+        deprecated: previous?.deprecated ?? false,
+        name: tool.name,
         description: tool.description.toWellFormed(),
         code: tool.code.toWellFormed(),
         parametersSchema: JSON.stringify(tool.parametersSchema),
@@ -38,20 +72,87 @@ export function saveToolVersion(tool: NewTool) {
   });
 }
 
-export function listActiveTools(conversationId: string) {
-  return db.tool.findMany({ where: { conversationId, status: "active" }, orderBy: { createdAt: "asc" }, select: view });
+/**
+ * The latest version of every tool a conversation offers the model: its own, then its owner's library, newest
+ * first, at most `config.maxLibraryTools` of those. Deprecated tools are not offered.
+ */
+export async function listOfferedTools(conversationId: string, ownerId: string) {
+  const rows = await db.tool.findMany({
+    where: { ...visibleIn(ownerId, conversationId), status: "active", deprecated: false },
+    orderBy: { createdAt: "desc" },
+    select: view,
+  });
+  const own = rows.filter((row) => row.scope === "conversation");
+  const names = new Set(own.map((row) => row.name));
+  const library = rows.filter((row) => row.scope === "library" && !names.has(row.name)).slice(0, config.maxLibraryTools);
+  return [...own, ...library].reverse();
 }
 
-export function listAllTools(conversationId: string) {
+/** Every version of every tool made in a conversation, for its trace's Tools tab. */
+export function listConversationTools(conversationId: string) {
   return db.tool.findMany({ where: { conversationId }, orderBy: [{ name: "asc" }, { version: "asc" }], select: view });
 }
 
-export type ToolRow = Awaited<ReturnType<typeof listActiveTools>>[number];
+export interface ToolQuery {
+  deprecated?: boolean;
+  scope?: ToolScope;
+  /** Case-insensitive, over name and description. */
+  q?: string;
+  limit: number;
+  /** From the previous page: the name and id it ended with. */
+  after?: { name: string; id: string };
+}
+
+/** A page of an identity's tools (their latest versions), by name. */
+export function listOwnedTools(ownerId: string, query: ToolQuery) {
+  const { after } = query;
+  return db.tool.findMany({
+    where: {
+      ownerId,
+      status: "active",
+      deprecated: query.deprecated,
+      scope: query.scope,
+      ...(query.q ? { AND: [{ OR: [{ name: { contains: query.q } }, { description: { contains: query.q } }] }] } : {}),
+      ...(after ? { OR: [{ name: { gt: after.name } }, { name: after.name, lineageId: { gt: after.id } }] } : {}),
+    },
+    orderBy: [{ name: "asc" }, { lineageId: "asc" }],
+    take: query.limit,
+    select: view,
+  });
+}
+
+/** A tool (the given version, or the latest) if `ownerId` owns it: the ownership check of every /api/tools route. */
+export function findOwnedTool(lineageId: string, ownerId: string, version?: number) {
+  return db.tool.findFirst({
+    where: { lineageId, ownerId, ...(version === undefined ? { status: "active" } : { version }) },
+    select: view,
+  });
+}
+
+export function listToolVersions(lineageId: string) {
+  return db.tool.findMany({ where: { lineageId }, orderBy: { version: "asc" }, select: view });
+}
+
+/** Scope and deprecation belong to the tool, so they change on every version; the description on the latest. */
+export async function updateTool(lineageId: string, change: { scope?: ToolScope; deprecated?: boolean; description?: string }) {
+  const { description, ...everyVersion } = change;
+  await db.$transaction([
+    db.tool.updateMany({ where: { lineageId }, data: everyVersion }),
+    ...(description === undefined ? [] : [db.tool.updateMany({ where: { lineageId, status: "active" }, data: { description } })]),
+  ]);
+}
+
+export async function deleteTool(lineageId: string): Promise<void> {
+  await db.tool.deleteMany({ where: { lineageId } });
+}
+
+export type ToolRow = Awaited<ReturnType<typeof listOfferedTools>>[number];
 
 /** A stored tool as the trace and the UI show it. */
 export function toolView(row: ToolRow): RegisteredToolView {
   return {
     id: row.id,
+    toolId: row.lineageId,
     name: row.name,
     description: row.description,
     parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,

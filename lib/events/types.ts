@@ -4,7 +4,10 @@ import type { Violation } from "@/lib/sandbox/check";
 export type RunStatus = "completed" | "max_steps" | "error" | "cancelled";
 
 export interface RegisteredToolView {
+  /** This version's id. */
   id: string;
+  /** The tool's id (shared by its versions), as the /api/tools routes know it. */
+  toolId: string;
   name: string;
   description: string;
   parametersSchema: Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
-import { listActiveTools } from "@/lib/db/tools";
+import { listOfferedTools } from "@/lib/db/tools";
 import { builtinTools } from "./builtin";
 import { registeredTool } from "./registered-tool";
 import type { AgentTool, ToolContext, ToolRegistry, ToolResult } from "./types";
@@ -64,8 +64,11 @@ export class Toolset implements ToolRegistry {
   }
 }
 
-/** Rebuilt from the database at the start of every run, so a restart or another server sees the same tools. */
-export async function loadToolset(conversationId: string): Promise<Toolset> {
-  const stored = await listActiveTools(conversationId);
+/**
+ * Rebuilt from the database at the start of every run, so a restart or another server sees the same tools: the
+ * built-ins, the conversation's own tools and its owner's library.
+ */
+export async function loadToolset(conversationId: string, ownerId: string): Promise<Toolset> {
+  const stored = await listOfferedTools(conversationId, ownerId);
   return new Toolset([...builtinTools, ...stored.map(registeredTool)]);
 }

@@ -4,6 +4,8 @@ import type { Violation } from "@/lib/sandbox/check";
 
 /** What a tool call runs in. */
 export interface ToolContext {
+  /** The identity the call acts for: its tools and its data. */
+  ownerId: string;
   conversationId: string;
   runId: string;
   /** Aborts when the run is cancelled: a tool stops its work on it, not only its caller's waiting. */

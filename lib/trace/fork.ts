@@ -22,16 +22,30 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
     const runIds = new Map(runs.map((run) => [run.id, randomUUID()]));
     const messageIds = new Map(messages.map((message) => [message.id, randomUUID()]));
     const toolIds = new Map(tools.map((tool) => [tool.id, randomUUID()]));
+    const lineageIds = new Map(tools.map((tool) => [tool.lineageId, randomUUID()]));
     const newRunId = (id: string) => runIds.get(id) ?? id;
 
     await tx.run.createMany({ data: runs.map((run) => ({ ...run, id: newRunId(run.id), conversationId: fork.id })) });
     await tx.message.createMany({ data: messages.map((m) => ({ ...m, id: messageIds.get(m.id)!, runId: newRunId(m.runId), conversationId: fork.id })) });
-    await tx.tool.createMany({ data: tools.map((tool) => ({ ...tool, id: toolIds.get(tool.id)!, runId: newRunId(tool.runId), conversationId: fork.id })) });
+    // The copies are the new owner's, and the fork's own: a tool the source put in its library stays there.
+    await tx.tool.createMany({
+      data: tools.map((tool) => ({
+        ...tool,
+        id: toolIds.get(tool.id)!,
+        lineageId: lineageIds.get(tool.lineageId)!,
+        ownerId,
+        scope: "conversation",
+        runId: tool.runId && newRunId(tool.runId),
+        conversationId: fork.id,
+      })),
+    });
 
     const rewritten = events.map(({ seq, event }) => {
       const copy = { ...event, runId: newRunId(event.runId) } as LoggedEvent;
       if (copy.type === "run_started") copy.messageId = messageIds.get(copy.messageId) ?? copy.messageId;
-      if (copy.type === "tool_registered") copy.tool = { ...copy.tool, id: toolIds.get(copy.tool.id) ?? copy.tool.id };
+      if (copy.type === "tool_registered") {
+        copy.tool = { ...copy.tool, id: toolIds.get(copy.tool.id) ?? copy.tool.id, toolId: lineageIds.get(copy.tool.toolId) ?? copy.tool.toolId };
+      }
       return { seq, event: copy };
     });
     await appendEvents(fork.id, packEvents(rewritten), tx);

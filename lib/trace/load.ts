@@ -2,7 +2,7 @@ import { activeRun } from "@/lib/agent/run";
 import { listEvents } from "@/lib/db/events";
 import { listMessages } from "@/lib/db/messages";
 import { listRuns } from "@/lib/db/runs";
-import { listAllTools, toolView } from "@/lib/db/tools";
+import { listConversationTools, toolView } from "@/lib/db/tools";
 
 /**
  * Everything a reader of a conversation needs: messages, the event log (each event as streamed, with its SSE id),
@@ -14,7 +14,7 @@ export async function loadTrace(conversation: { id: string; title: string; creat
   const [messages, stored, tools, runs] = await Promise.all([
     listMessages(conversation.id),
     listEvents(conversation.id, 0, live?.firstSeq),
-    listAllTools(conversation.id),
+    listConversationTools(conversation.id),
     listRuns(conversation.id),
   ]);
   const events = [...stored, ...(live?.events ?? [])].map(({ seq, event }) => ({ id: seq, ...event }));

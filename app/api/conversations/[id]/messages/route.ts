@@ -20,7 +20,7 @@ export const POST = route(async (request, context: RouteParams) => {
     throw tooLarge(`The message is ${content.length} characters; the limit is ${config.maxMessageChars}.`);
   }
   try {
-    const run = await Run.start(conversation, content);
+    const run = await Run.start(conversation, identity, content);
     return conversationEventStream(conversation.id, run.channel.firstSeq - 1, run.channel);
   } catch (error) {
     if (error instanceof RunConflictError) throw conflict(`${error.message} Wait for it to finish or cancel it.`);
