@@ -14,6 +14,9 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * - every response gets a Content-Security-Policy with a fresh nonce, and HSTS over https.
  */
 export function proxy(request: NextRequest) {
+  // A bearer token is not sent by the browser on its own, so another site cannot borrow it: no CSRF check, and
+  // no cookie either (the route checks the token).
+  if (request.headers.get("authorization")?.toLowerCase().startsWith("bearer ")) return NextResponse.next();
   const foreign = isForeignRequest(request);
   if (foreign && !SAFE_METHODS.has(request.method)) {
     return new ApiError(403, "cross_site", "This request came from another site; the app only accepts changes from its own pages.").toResponse();

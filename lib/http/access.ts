@@ -2,6 +2,8 @@ import { headers } from "next/headers";
 import { cache } from "react";
 import { findOwnedConversation } from "@/lib/db/conversations";
 import { findSharedConversation } from "@/lib/db/share-links";
+import { findOwnedTool } from "@/lib/db/tools";
+import { identityOfToken } from "@/lib/db/api-tokens";
 import { identityOf } from "@/lib/identity";
 import { ApiError, badRequest, notFound } from "./errors";
 
@@ -13,7 +15,18 @@ import { ApiError, badRequest, notFound } from "./errors";
 export type RouteParams = { params: Promise<{ id: string }> };
 export type ShareParams = { params: Promise<{ token: string }> };
 
-export function requireIdentity(request: Request): string {
+/**
+ * Who a request acts for: the identity of its `Authorization: Bearer` API token (scripts), else of its cookie
+ * (browsers). A bearer token that is not valid is an error, never a fallback to the cookie.
+ */
+export async function requireIdentity(request: Request): Promise<string> {
+  const authorization = request.headers.get("authorization");
+  if (authorization !== null) {
+    const [scheme, token] = authorization.split(/\s+/, 2);
+    const identity = scheme.toLowerCase() === "bearer" && token ? await identityOfToken(token) : undefined;
+    if (!identity) throw new ApiError(401, "invalid_token", "The API token is not valid or was revoked; create one on the settings page (/settings).");
+    return identity;
+  }
   const identity = identityOf(request.headers.get("cookie"));
   if (!identity) throw new ApiError(401, "no_identity", "This request carries no valid identity cookie; allow cookies and retry.");
   return identity;
@@ -21,7 +34,8 @@ export function requireIdentity(request: Request): string {
 
 /** The conversation a route names, if the requester owns it; 404 otherwise. */
 export async function requireConversation(request: Request, { params }: RouteParams) {
-  const identity = identityOf(request.headers.get("cookie"));
+  // A bad API token is a 401 (the caller must fix it); a visitor without an identity simply has nothing here.
+  const identity = request.headers.has("authorization") ? await requireIdentity(request) : identityOf(request.headers.get("cookie"));
   const conversation = identity ? await findOwnedConversation((await params).id, identity) : null;
   if (!conversation || !identity) throw notFound("The conversation");
   return { conversation, identity };
@@ -41,6 +55,14 @@ export const sharedConversationForPage = cache(findSharedConversation);
 
 export async function pageIdentity(): Promise<string | undefined> {
   return identityOf((await headers()).get("cookie"));
+}
+
+/** A tool a route names (its latest version, or `version`), if the requester owns it; 404 otherwise. */
+export async function requireTool(request: Request, { params }: RouteParams, version?: number) {
+  const identity = await requireIdentity(request);
+  const tool = await findOwnedTool((await params).id, identity, version);
+  if (!tool) throw notFound(version === undefined ? "The tool" : `Version ${version} of the tool`);
+  return { tool, identity };
 }
 
 /** The conversation behind a share token; 404 for an unknown or revoked one. */

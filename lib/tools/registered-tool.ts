@@ -22,12 +22,15 @@ export function registeredTool(row: ToolRow): AgentTool {
         .map((error) => `${error.instanceLocation === "#" ? "input" : error.instanceLocation.slice(2)}: ${error.error}`);
       return { ok: false, problems };
     },
-    async execute(input, { signal }) {
-      const result = await runInSandbox("tool", view.code, input, signal);
-      if (!result.ok) return sandboxFailure(result);
-      return { ok: true, output: result.output, truncated: result.outputTruncated };
-    },
+    execute: (input, { signal }) => runToolCode(view.code, input, signal),
   };
+}
+
+/** Call a stored tool's `run(input)` in the sandbox. */
+export async function runToolCode(code: string, input: unknown, signal?: AbortSignal): Promise<ToolResult> {
+  const result = await runInSandbox("tool", code, input, signal);
+  if (!result.ok) return sandboxFailure(result);
+  return { ok: true, output: result.output, truncated: result.outputTruncated };
 }
 
 /** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */

@@ -5,7 +5,7 @@ import { publicOrigin } from "@/lib/http/origin";
 
 /** The requester's shared links. */
 export const GET = route(async (request) => {
-  const links = await listShareLinks(requireIdentity(request));
+  const links = await listShareLinks(await requireIdentity(request));
   const origin = publicOrigin(request);
   return Response.json(links.map((link) => ({ ...link, url: `${origin}/s/${link.token}` })));
 });

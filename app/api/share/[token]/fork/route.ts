@@ -6,7 +6,7 @@ import { forkConversation } from "@/lib/trace/fork";
 
 /** "Continue in my chats": a copy, with its events and tools, owned by the viewer. The original is untouched. */
 export const POST = route(async (request, context: ShareParams) => {
-  const identity = requireIdentity(request);
+  const identity = await requireIdentity(request);
   limitRate("conversations", identity, request);
   const conversation = await requireSharedConversation(context);
   if (activeRun(conversation.id)) throw conflict("A run of this conversation is in progress; fork it when it has finished.");

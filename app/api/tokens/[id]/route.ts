@@ -1,0 +1,9 @@
+import { deleteApiToken } from "@/lib/db/api-tokens";
+import { requireIdentity, type RouteParams } from "@/lib/http/access";
+import { notFound, route } from "@/lib/http/errors";
+
+export const DELETE = route(async (request, { params }: RouteParams) => {
+  const identity = await requireIdentity(request);
+  if (!(await deleteApiToken((await params).id, identity))) throw notFound("The token");
+  return new Response(null, { status: 204 });
+});

@@ -1,0 +1,14 @@
+import { createApiToken, listApiTokens } from "@/lib/db/api-tokens";
+import { requireIdentity } from "@/lib/http/access";
+import { readJson } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { NewApiToken } from "@/lib/http/contract";
+
+export const GET = route(async (request) => Response.json(await listApiTokens(await requireIdentity(request))));
+
+/** The token is in this answer only: it is stored hashed. */
+export const POST = route(async (request) => {
+  const identity = await requireIdentity(request);
+  const { name } = await readJson(request, NewApiToken);
+  return Response.json(await createApiToken(identity, name), { status: 201 });
+});

@@ -1,0 +1,8 @@
+import { ownerToolTotals } from "@/lib/db/executions";
+import { requireIdentity } from "@/lib/http/access";
+import { route } from "@/lib/http/errors";
+
+export const dynamic = "force-dynamic";
+
+/** Totals over the requester's tools and every call of them. */
+export const GET = route(async (request) => Response.json(await ownerToolTotals(await requireIdentity(request))));

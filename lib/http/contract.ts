@@ -1,0 +1,40 @@
+/**
+ * The request schemas of the tool library's routes and of API tokens: the routes validate with them, and the
+ * OpenAPI document (lib/http/openapi.ts) is generated from them.
+ */
+import { z } from "zod";
+
+export { ToolDefinition } from "@/lib/tools/register-tool";
+
+export const NewApiToken = z.strictObject({ name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script.") });
+
+const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");
+
+export const ToolListQuery = z.object({
+  status: z.enum(["active", "deprecated"]).optional().describe("Only active or only deprecated tools."),
+  scope: z.enum(["library", "conversation"]).optional().describe("Only library tools, or only tools that belong to one conversation."),
+  q: z.string().trim().min(1).max(200).optional().describe("Case-insensitive text in the name or description."),
+  limit,
+  cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),
+});
+
+export const ToolSearchQuery = z.object({
+  q: z.string({ error: "q is required: /api/tools/search?q=word" }).trim().min(1, "q must not be empty").max(200).describe("Case-insensitive text in the name or description."),
+  limit,
+});
+
+export const ToolVersionQuery = z.object({ version: z.coerce.number().int().min(1).optional().describe("A version number; the latest when absent.") });
+
+export const ToolExecutionsQuery = z.object({ limit });
+
+export const ToolChange = z
+  .strictObject({
+    status: z.enum(["active", "deprecated"]).optional().describe("deprecated: kept, but no longer offered to the model."),
+    scope: z.enum(["library", "conversation"]).optional().describe("library: offered in every conversation of its owner."),
+    description: z.string().trim().min(1).max(2000).optional(),
+  })
+  .refine((change) => Object.keys(change).length > 0, "Send at least one of status, scope, description.");
+
+export const ToolExecution = z.strictObject({
+  input: z.record(z.string(), z.unknown()).default({}).describe("The tool's inputs, matching its parameters_schema."),
+});
