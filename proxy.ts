@@ -28,6 +28,7 @@ export function proxy(request: NextRequest) {
   // Next reads the nonce for its scripts from the request's policy header.
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
+  headers.set("x-nonce", nonce);
 
   const minted = identityOf(request.headers.get("cookie")) || foreign ? undefined : newIdentityCookie();
   const name = identityCookieName(secure);

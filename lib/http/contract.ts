@@ -1,10 +1,18 @@
 /**
- * The request schemas of the tool library's routes and of API tokens: the routes validate with them, and the
- * OpenAPI document (lib/http/openapi.ts) is generated from them.
+ * The request schemas of the API: the routes validate with them, and the OpenAPI document (lib/http/openapi.ts)
+ * is generated from them.
  */
 import { z } from "zod";
 
 export { ToolDefinition } from "@/lib/tools/register-tool";
+
+export const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional() });
+
+export const ConversationChange = z.object({ title: z.string().trim().min(1, "title must not be empty").max(200) });
+
+export const NewMessage = z.object({
+  content: z.string({ error: 'content is required: {"content": "your message"}' }).trim().min(1, "content must not be empty"),
+});
 
 export const NewApiToken = z.strictObject({ name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script.") });
 

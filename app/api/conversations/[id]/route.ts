@@ -1,12 +1,11 @@
-import { z } from "zod";
 import { activeRun } from "@/lib/agent/run";
 import { deleteConversation, updateConversationTitle } from "@/lib/db/conversations";
 import { readJson } from "@/lib/http/body";
+import { ConversationChange } from "@/lib/http/contract";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 import { loadTrace } from "@/lib/trace/load";
 
-const Rename = z.object({ title: z.string().trim().min(1, "title must not be empty").max(200) });
 
 export const GET = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
@@ -15,7 +14,7 @@ export const GET = route(async (request, context: RouteParams) => {
 
 export const PATCH = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
-  const { title } = await readJson(request, Rename);
+  const { title } = await readJson(request, ConversationChange);
   return Response.json(await updateConversationTitle(conversation.id, title));
 });
 

@@ -1,21 +1,17 @@
-import { z } from "zod";
 import { Run, RunConflictError } from "@/lib/agent/run";
 import { config } from "@/lib/config";
 import { conversationEventStream } from "@/lib/events/replay";
 import { readJson } from "@/lib/http/body";
+import { NewMessage } from "@/lib/http/contract";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route, tooLarge } from "@/lib/http/errors";
 import { limitRate } from "@/lib/http/rate-limit";
-
-const SendMessage = z.object({
-  content: z.string({ error: 'content is required: {"content": "your message"}' }).trim().min(1, "content must not be empty"),
-});
 
 /** Start a run and stream its events. The run goes on if the client leaves; /events picks it up again. */
 export const POST = route(async (request, context: RouteParams) => {
   const { conversation, identity } = await requireConversation(request, context);
   limitRate("messages", identity, request);
-  const { content } = await readJson(request, SendMessage);
+  const { content } = await readJson(request, NewMessage);
   if (content.length > config.maxMessageChars) {
     throw tooLarge(`The message is ${content.length} characters; the limit is ${config.maxMessageChars}.`);
   }

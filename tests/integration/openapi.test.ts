@@ -1,0 +1,57 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scriptedApp, type AppServer } from "../support/app-server";
+
+let app: AppServer;
+beforeAll(async () => {
+  app = scriptedApp("http://127.0.0.1:9/v1");
+  await app.start();
+});
+afterAll(() => app?.stop());
+
+/** Every route handler under app/api, as "METHOD /api/path/{param}". */
+function apiRoutes(dir = path.join("app", "api")): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return apiRoutes(full);
+    if (entry.name !== "route.ts") return [];
+    const urlPath = `/${path.dirname(full).split(path.sep).slice(1).join("/")}`.replace(/\[(\w+)\]/g, "{$1}");
+    const methods = [...fs.readFileSync(full, "utf8").matchAll(/export (?:const|async function|function) (GET|POST|PATCH|PUT|DELETE)\b/g)].map((match) => match[1]);
+    return methods.map((method) => `${method} ${urlPath}`);
+  });
+}
+
+describe("the OpenAPI document", () => {
+  it("is OpenAPI 3.1 and describes every /api route the app serves", async () => {
+    const response = await fetch(`${app.url}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document.openapi).toBe("3.1.0");
+    const described = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([route, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`),
+    );
+    const served = apiRoutes();
+    expect(served.length).toBeGreaterThan(25);
+    expect(described.sort()).toEqual(served.sort());
+  });
+
+  it("takes its request schemas from the routes' own: the tool definition's rules are in it", async () => {
+    const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
+    const body = document.paths["/api/tools"].post.requestBody.content["application/json"].schema;
+    const schema = body.$ref ? document.components.schemas[body.$ref.split("/").at(-1)] : body;
+    expect(schema.required).toEqual(["name", "description", "parameters_schema", "code"]);
+    expect(schema.properties.name.pattern).toBe("^[a-zA-Z][a-zA-Z0-9_]{0,63}$");
+  });
+
+  it("is rendered at /docs from files this app serves", async () => {
+    const page = await fetch(`${app.url}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const nonce = /'nonce-([^']+)'/.exec(page.headers.get("content-security-policy")!)![1];
+    expect(html).toContain(`<script nonce="${nonce}" src="/docs/assets/swagger-ui-bundle.js">`);
+    expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+    for (const asset of ["swagger-ui.css", "swagger-ui-bundle.js", "init.js"]) expect((await fetch(`${app.url}/docs/assets/${asset}`)).status).toBe(200);
+    expect((await fetch(`${app.url}/docs/assets/package.json`)).status).toBe(404);
+  });
+});
