@@ -1,5 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import { connection } from "next/server";
+import { ImageOriginsProvider } from "@/components/ui/ImageOrigins";
+import { config } from "@/lib/config";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -21,7 +23,9 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   await connection();
   return (
     <html lang="en">
-      <body className="antialiased">{children}</body>
+      <body className="antialiased">
+        <ImageOriginsProvider origins={config.web.imageOrigins}>{children}</ImageOriginsProvider>
+      </body>
     </html>
   );
 }

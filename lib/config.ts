@@ -60,11 +60,17 @@ function publicUrl(): string | undefined {
   return url.origin;
 }
 
-function hostList(name: string): string[] {
+/** Origins from a comma-separated list of hosts (https assumed) or origins, e.g. "images.example.com,http://127.0.0.1:9000". */
+function originList(name: string): string[] {
   return (env(name) ?? "")
     .split(",")
-    .map((host) => host.trim().toLowerCase())
-    .filter(Boolean);
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const url = URL.parse(entry.includes("://") ? entry : `https://${entry}`);
+      if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new Error(`${name}: "${entry}" is not a host or an http(s) origin.`);
+      return url.origin;
+    });
 }
 
 export const config = {
@@ -89,8 +95,8 @@ export const config = {
     publicUrl: publicUrl(),
     /** Believe X-Forwarded-Host/-Proto/-For: only behind a reverse proxy that sets them. */
     trustProxy: env("TOOLSMITH_TRUST_PROXY") === "1",
-    /** Hosts whose images answers may show; any other remote image is a link until the reader loads it. */
-    imageHosts: hostList("TOOLSMITH_IMAGE_HOSTS"),
+    /** Origins whose images answers may show inline; any other image in model or tool text is only a link. */
+    imageOrigins: originList("TOOLSMITH_IMAGE_HOSTS"),
   },
   /** Per identity; each client address gets three times as much (lib/http/rate-limit.ts). */
   rateLimits: {

@@ -3,8 +3,7 @@
 import { Activity, Link2, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { Suspense, useCallback, useEffect, useRef, useState } from "react";
-import { errorMessage, followEvents, readEventStream, type FollowState } from "@/lib/events/client";
-import { emptyTrace, isRunning, type TraceEvent } from "@/lib/trace/state";
+import type { ConversationPage } from "@/lib/api/client";
 import type { InitialView } from "@/lib/trace/view";
 import { ExportLinks } from "@/components/share/ExportLinks";
 import { ShareDialog } from "@/components/share/ShareDialog";
@@ -14,78 +13,36 @@ import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { TracePanel } from "@/components/trace/TracePanel";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
-import { MessageList, type ChatMessage } from "./MessageList";
+import { MessageList } from "./MessageList";
 import { ModelBanner } from "./ModelBanner";
-import { Sidebar, type ConversationSummary } from "./Sidebar";
+import { Sidebar } from "./Sidebar";
+import { useConversationList } from "./useConversationList";
 import { usePanelLayout } from "./usePanelLayout";
-import { useTrace } from "./useTrace";
+import { useConversationRun } from "./useConversationRun";
 
 interface ChatViewProps {
   initial: InitialView | null;
-  conversations: ConversationSummary[];
+  conversations: ConversationPage;
   modelConfigured: boolean;
   /** Set on a shared page: read-only, without sidebar or composer, following through the share token. */
   share?: { token: string };
 }
 
 /** The chat page: sidebar, messages and composer, and the live reasoning panel. */
-export function ChatView({ initial, conversations: initialConversations, modelConfigured, share }: ChatViewProps) {
+export function ChatView({ initial, conversations: firstPage, modelConfigured, share }: ChatViewProps) {
   const router = useRouter();
   const conversationId = initial?.id ?? null;
-  const [title, setTitle] = useState(initial?.title ?? "New chat");
-  const [conversations, setConversations] = useState(initialConversations);
-  const [messages, setMessages] = useState<ChatMessage[]>(initial?.messages ?? []);
+  const list = useConversationList(firstPage);
+  const { messages, trace, tools, runStarts, running, connection, problem, send, stop } = useConversationRun({
+    initial,
+    shareToken: share?.token,
+    onSent: list.refresh,
+  });
+  const title = list.conversations.find((conversation) => conversation.id === conversationId)?.title ?? initial?.title ?? "New chat";
   const [sharing, setSharing] = useState(false);
-  const apiBase = share ? `/api/share/${share.token}` : `/api/conversations/${conversationId}`;
-  const [problem, setProblem] = useState<string | null>(null);
-  const [connection, setConnection] = useState<FollowState>("done");
-  const { trace, tools, runStarts, push, lastSeenId } = useTrace(
-    initial?.trace ?? emptyTrace,
-    Object.fromEntries((initial?.runs ?? []).map((run) => [run.id, new Date(run.createdAt).toISOString()])),
-  );
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
   const composer = useRef<HTMLTextAreaElement>(null);
-  const stopFollowing = useRef<() => void>(() => {});
-  const unmounted = useRef(new AbortController());
-  const running = isRunning(trace);
   const { ref: chatRef, onScroll: onChatScroll, showJump, jumpToLatest } = useStickToBottom<HTMLDivElement>(`${trace.lastEventId}:${messages.length}`);
-
-  const refreshConversations = useCallback(async () => {
-    const response = await fetch("/api/conversations", { cache: "no-store" });
-    if (!response.ok) return;
-    const list: ConversationSummary[] = await response.json();
-    setConversations(list);
-    setTitle((current) => list.find((conversation) => conversation.id === conversationId)?.title ?? current);
-  }, [conversationId]);
-
-  // Attach each run to the message that started it: a message sent from here learns its run from run_started.
-  const onEvent = useCallback(
-    (event: TraceEvent) => {
-      if (event.type === "run_started") {
-        setMessages((list) => list.map((message) => (message.runId === null ? { ...message, id: event.messageId, runId: event.runId } : message)));
-      }
-      push(event);
-    },
-    [push],
-  );
-
-  const follow = useCallback(
-    (id: string) => {
-      stopFollowing.current();
-      stopFollowing.current = followEvents(`${share ? `/api/share/${share.token}` : `/api/conversations/${id}`}/events`, lastSeenId(), onEvent, setConnection);
-    },
-    [lastSeenId, onEvent, share],
-  );
-
-  // Opened during a run (or reloaded): show what is stored, then keep following live.
-  useEffect(() => {
-    if (initial?.activeRunId) follow(initial.id);
-    const leaving = unmounted.current;
-    return () => {
-      stopFollowing.current();
-      leaving.abort();
-    };
-  }, [initial, follow]);
 
   useEffect(() => composer.current?.focus(), []);
 
@@ -105,65 +62,20 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
     return () => window.removeEventListener("keydown", onKey);
   }, [newChat]);
 
-  const send = async (content: string): Promise<boolean> => {
-    setProblem(null);
-    let id = conversationId;
-    if (!id) {
-      const created = await fetch("/api/conversations", { method: "POST" });
-      if (!created.ok) {
-        setProblem(await errorMessage(created));
-        return false;
-      }
-      id = ((await created.json()) as { id: string }).id;
-    }
-    const optimistic: ChatMessage = { id: `local-${Date.now()}`, runId: null, role: "user", content };
-    setMessages((list) => [...list, optimistic]);
-    const response = await fetch(`/api/conversations/${id}/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ content }),
-    });
-    if (!response.ok) {
-      setMessages((list) => list.filter((message) => message !== optimistic));
-      setProblem(await errorMessage(response));
-      return false;
-    }
-    if (!conversationId) {
-      // A new chat lives at its own address: that page shows what is stored and follows the run from there.
-      void response.body?.cancel();
-      router.replace(`/c/${id}`);
-      return true;
-    }
-    void refreshConversations();
-    const conversation = id;
-    // The POST answers with the run's events; if that connection drops, /events resumes from the last one seen.
-    readEventStream(response, onEvent, unmounted.current.signal).catch(() => unmounted.current.signal.aborted || follow(conversation));
-    return true;
-  };
+  const closeSharing = useCallback(() => setSharing(false), []);
+  const source = share ? { shareToken: share.token } : conversationId ? { conversationId } : null;
 
-  const stop = async () => {
-    if (!conversationId) return;
-    const response = await fetch(`/api/conversations/${conversationId}/cancel`, { method: "POST" });
-    if (!response.ok && response.status !== 409) setProblem(await errorMessage(response));
-  };
-
-  const drawerOpen = layout.drawer !== "none";
   return (
     <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
-      {!share && <div
-        ref={sidebarRef}
-        className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} shrink-0 border-r border-zinc-200 bg-white lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950`}
-        data-testid="sidebar"
-      >
-        <Sidebar
-          conversations={conversations}
-          activeId={conversationId}
-          onNewChat={newChat}
-          onChanged={() => void refreshConversations()}
-          onDeletedActive={newChat}
-          onNavigate={() => layout.setDrawer("none")}
-        />
-      </div>}
+      {!share && (
+        <div
+          ref={sidebarRef}
+          className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} shrink-0 border-r border-zinc-200 bg-white lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950`}
+          data-testid="sidebar"
+        >
+          <Sidebar list={list} activeId={conversationId} onNewChat={newChat} onDeletedActive={newChat} onNavigate={() => layout.setDrawer("none")} />
+        </div>
+      )}
 
       <main className="flex min-w-0 flex-1 flex-col">
         <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-3 dark:border-zinc-800">
@@ -175,8 +87,8 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
           <h2 className="min-w-0 flex-1 truncate text-sm font-medium" data-testid="conversation-title">
             {title}
           </h2>
-          {connection === "reconnecting" && <span className="text-xs text-amber-600 dark:text-amber-400">Reconnecting…</span>}
-          {conversationId && <ExportLinks base={apiBase} />}
+          {connection === "reconnecting" && <span className="text-xs text-amber-700 dark:text-amber-400">Reconnecting…</span>}
+          {source && <ExportLinks source={source} />}
           {conversationId && !share && (
             <button type="button" onClick={() => setSharing(true)} className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
               <Link2 className="size-4" aria-hidden /> Share
@@ -238,8 +150,8 @@ export function ChatView({ initial, conversations: initialConversations, modelCo
         </div>
       </main>
 
-      {drawerOpen && <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => layout.setDrawer("none")} />}
-      {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={() => setSharing(false)} />}
+      {layout.drawer !== "none" && <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => layout.setDrawer("none")} />}
+      {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={closeSharing} />}
     </div>
   );
 }

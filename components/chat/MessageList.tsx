@@ -4,7 +4,7 @@ import { Sparkles } from "lucide-react";
 import { memo } from "react";
 import { answerOf, type RunView } from "@/lib/trace/state";
 import { RunStatusBadge } from "@/components/trace/RunStatusBadge";
-import { Markdown } from "./Markdown";
+import { Markdown } from "@/components/ui/Markdown";
 
 export interface ChatMessage {
   id: string;

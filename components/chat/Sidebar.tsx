@@ -3,24 +3,21 @@
 import { Check, Link2, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { errorMessage } from "@/lib/events/client";
+import { api, problemText, type ConversationSummary } from "@/lib/api/client";
+import type { ConversationList } from "./useConversationList";
 
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  createdAt: string | Date;
-}
 
 interface SidebarProps {
-  conversations: ConversationSummary[];
+  list: ConversationList;
   activeId: string | null;
   onNewChat: () => void;
-  onChanged: () => void;
   onDeletedActive: () => void;
   onNavigate: () => void;
 }
 
-export function Sidebar({ conversations, activeId, onNewChat, onChanged, onDeletedActive, onNavigate }: SidebarProps) {
+export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate }: SidebarProps) {
+  const { conversations, refresh } = list;
+  const onChanged = () => void refresh();
   return (
     <nav aria-label="Conversations" className="flex h-full min-h-0 w-full flex-col bg-zinc-100/80 dark:bg-zinc-900/80">
       <div className="flex items-center gap-2 px-3 pb-2 pt-3">
@@ -48,6 +45,14 @@ export function Sidebar({ conversations, activeId, onNewChat, onChanged, onDelet
             onNavigate={onNavigate}
           />
         ))}
+        {list.hasOlder && (
+          <li className="px-1 pt-1">
+            <button type="button" onClick={() => void list.loadOlder()} className="w-full rounded-lg px-3 py-1.5 text-left text-sm text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800">
+              Show older conversations
+            </button>
+          </li>
+        )}
+        {list.problem && <li role="alert" className="px-3 py-1 text-xs text-rose-700 dark:text-rose-300">{list.problem}</li>}
       </ul>
       <div className="border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
         <Link href="/shared" className="flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800">
@@ -68,18 +73,23 @@ function ConversationItem({ conversation, active, onChanged, onDeleted, onNaviga
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(conversation.title);
   const [problem, setProblem] = useState<string | null>(null);
-  const url = `/api/conversations/${conversation.id}`;
 
   const rename = async () => {
-    const response = await fetch(url, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ title }) });
-    if (!response.ok) return setProblem(await errorMessage(response));
-    setMode("view");
-    onChanged();
+    try {
+      await api.renameConversation(conversation.id, title);
+      setMode("view");
+      onChanged();
+    } catch (error) {
+      setProblem(problemText(error));
+    }
   };
   const remove = async () => {
-    const response = await fetch(url, { method: "DELETE" });
-    if (!response.ok) return setProblem(await errorMessage(response));
-    onDeleted();
+    try {
+      await api.deleteConversation(conversation.id);
+      onDeleted();
+    } catch (error) {
+      setProblem(problemText(error));
+    }
   };
   const iconButton = "rounded p-1 text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 dark:hover:bg-zinc-700 dark:hover:text-zinc-100";
 

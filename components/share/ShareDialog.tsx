@@ -2,80 +2,84 @@
 
 import { Link2, Loader2, TriangleAlert, X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
-import { errorMessage } from "@/lib/events/client";
+import { api, problemText } from "@/lib/api/client";
 import { CopyButton } from "@/components/ui/CopyButton";
 
-/** Create, copy and revoke a conversation's read-only link. */
+/**
+ * Create, copy and revoke a conversation's read-only link, in a native modal <dialog>: the browser traps focus
+ * inside it, closes it on Escape, and gives focus back to the Share button when it closes. It asks for the link
+ * once per opening, whatever the page around it renders meanwhile.
+ */
 export function ShareDialog({ conversationId, onClose }: { conversationId: string; onClose: () => void }) {
   const [url, setUrl] = useState<string | null>(null);
   const [state, setState] = useState<"loading" | "ready" | "working">("loading");
   const [problem, setProblem] = useState<string | null>(null);
-  const dialog = useRef<HTMLDivElement>(null);
-  const endpoint = `/api/conversations/${conversationId}/share`;
+  const dialog = useRef<HTMLDialogElement>(null);
 
   useEffect(() => {
-    dialog.current?.focus();
-    void fetch(endpoint, { cache: "no-store" }).then(async (response) => {
-      setUrl(response.ok ? ((await response.json()) as { url: string }).url : null);
-      setState("ready");
-    });
-    const onKey = (event: KeyboardEvent) => event.key === "Escape" && onClose();
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [endpoint, onClose]);
+    dialog.current?.showModal();
+    let current = true;
+    api.shareLink(conversationId).then(
+      (link) => current && (setUrl(link?.url ?? null), setState("ready")),
+      (error) => current && (setProblem(problemText(error)), setState("ready")),
+    );
+    return () => {
+      current = false;
+    };
+  }, [conversationId]);
 
-  const act = async (method: "POST" | "DELETE") => {
+  const act = async (change: () => Promise<{ url: string } | void>) => {
     setState("working");
     setProblem(null);
-    const response = await fetch(endpoint, { method });
-    if (!response.ok) setProblem(await errorMessage(response));
-    else setUrl(method === "POST" ? ((await response.json()) as { url: string }).url : null);
+    try {
+      const link = await change();
+      setUrl(link ? link.url : null);
+    } catch (error) {
+      setProblem(problemText(error));
+    }
     setState("ready");
   };
 
   return (
-    <div className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4" onClick={onClose}>
-      <div
-        ref={dialog}
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="share-title"
-        tabIndex={-1}
-        onClick={(event) => event.stopPropagation()}
-        className="w-full max-w-md rounded-2xl border border-zinc-200 bg-white p-5 shadow-2xl outline-none dark:border-zinc-800 dark:bg-zinc-900"
-      >
-        <div className="flex items-center gap-2">
-          <Link2 className="size-5 text-emerald-600" aria-hidden />
-          <h2 id="share-title" className="text-base font-semibold">
-            Share this conversation
-          </h2>
-          <button type="button" onClick={onClose} aria-label="Close" className="ml-auto rounded-md p-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800">
-            <X className="size-4" aria-hidden />
+    <dialog
+      ref={dialog}
+      aria-labelledby="share-title"
+      onClose={onClose}
+      // A click on the backdrop lands on the dialog element itself.
+      onClick={(event) => event.target === dialog.current && dialog.current.close()}
+      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-2xl border border-zinc-200 bg-white p-5 text-zinc-900 shadow-2xl backdrop:bg-black/40 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100"
+    >
+      <div className="flex items-center gap-2">
+        <Link2 className="size-5 text-emerald-600" aria-hidden />
+        <h2 id="share-title" className="text-base font-semibold">
+          Share this conversation
+        </h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close" className="ml-auto rounded-md p-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <X className="size-4" aria-hidden />
+        </button>
+      </div>
+      <p className="mt-3 flex gap-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950/40 dark:text-amber-100">
+        <TriangleAlert className="mt-0.5 size-4 shrink-0" aria-hidden />
+        <span>Anyone with the link sees the whole conversation: your messages, the agent&apos;s reasoning trace, tool code and outputs. Revoking the link cuts access at once.</span>
+      </p>
+      {state === "loading" ? (
+        <Loader2 className="mx-auto mt-4 size-5 animate-spin text-zinc-500" aria-label="Loading" />
+      ) : url ? (
+        <div className="mt-4 space-y-3">
+          <div className="flex items-center gap-2 rounded-lg border border-zinc-300 bg-zinc-50 px-2 py-1 dark:border-zinc-700 dark:bg-zinc-950">
+            <input readOnly value={url} aria-label="Share link" data-testid="share-url" onFocus={(event) => event.target.select()} className="min-w-0 flex-1 bg-transparent font-mono text-xs outline-none" />
+            <CopyButton text={url} label="Copy link" />
+          </div>
+          <button type="button" disabled={state === "working"} onClick={() => void act(() => api.revokeShareLink(conversationId))} className="text-sm font-medium text-rose-700 hover:underline disabled:opacity-50 dark:text-rose-400">
+            Revoke link
           </button>
         </div>
-        <p className="mt-3 flex gap-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950/40 dark:text-amber-100">
-          <TriangleAlert className="mt-0.5 size-4 shrink-0" aria-hidden />
-          <span>Anyone with the link sees the whole conversation: your messages, the agent&apos;s reasoning trace, tool code and outputs. Revoking the link cuts access at once.</span>
-        </p>
-        {state === "loading" ? (
-          <Loader2 className="mx-auto mt-4 size-5 animate-spin text-zinc-400" aria-label="Loading" />
-        ) : url ? (
-          <div className="mt-4 space-y-3">
-            <div className="flex items-center gap-2 rounded-lg border border-zinc-300 bg-zinc-50 px-2 py-1 dark:border-zinc-700 dark:bg-zinc-950">
-              <input readOnly value={url} aria-label="Share link" data-testid="share-url" onFocus={(event) => event.target.select()} className="min-w-0 flex-1 bg-transparent font-mono text-xs outline-none" />
-              <CopyButton text={url} label="Copy link" />
-            </div>
-            <button type="button" disabled={state === "working"} onClick={() => void act("DELETE")} className="text-sm font-medium text-rose-700 hover:underline disabled:opacity-50 dark:text-rose-400">
-              Revoke link
-            </button>
-          </div>
-        ) : (
-          <button type="button" disabled={state === "working"} onClick={() => void act("POST")} className="mt-4 w-full rounded-lg bg-emerald-600 px-4 py-2 text-sm font-medium text-white hover:bg-emerald-700 disabled:opacity-60">
-            Create link
-          </button>
-        )}
-        {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-400">{problem}</p>}
-      </div>
-    </div>
+      ) : (
+        <button type="button" disabled={state === "working"} onClick={() => void act(() => api.createShareLink(conversationId))} className="mt-4 w-full rounded-lg bg-emerald-700 px-4 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:opacity-60">
+          Create link
+        </button>
+      )}
+      {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-400">{problem}</p>}
+    </dialog>
   );
 }

@@ -3,7 +3,7 @@
 import { Eye, GitFork } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { errorMessage } from "@/lib/events/client";
+import { api, problemText } from "@/lib/api/client";
 
 /** On a shared page: what this is, and a way to continue in one's own chats. */
 export function SharedBanner({ token }: { token: string }) {
@@ -13,13 +13,12 @@ export function SharedBanner({ token }: { token: string }) {
   const fork = async () => {
     setForking(true);
     setProblem(null);
-    const response = await fetch(`/api/share/${token}/fork`, { method: "POST" });
-    if (!response.ok) {
-      setProblem(await errorMessage(response));
+    try {
+      router.push((await api.forkShared(token)).url);
+    } catch (error) {
+      setProblem(problemText(error));
       setForking(false);
-      return;
     }
-    router.push(((await response.json()) as { url: string }).url);
   };
   return (
     <div role="status" data-testid="shared-banner" className="flex flex-wrap items-center gap-3 border-b border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950 dark:border-sky-900/60 dark:bg-sky-950/40 dark:text-sky-100">

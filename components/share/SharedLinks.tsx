@@ -3,7 +3,8 @@
 import { ArrowLeft, Link2 } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { errorMessage } from "@/lib/events/client";
+import { api, ApiError, problemText } from "@/lib/api/client";
+import { shareUrl } from "@/lib/share-url";
 import { CopyButton } from "@/components/ui/CopyButton";
 
 interface SharedLink {
@@ -17,8 +18,12 @@ export function SharedLinks({ initial }: { initial: SharedLink[] }) {
   const [links, setLinks] = useState(initial);
   const [problem, setProblem] = useState<string | null>(null);
   const revoke = async (link: SharedLink) => {
-    const response = await fetch(`/api/conversations/${link.conversation.id}/share`, { method: "DELETE" });
-    if (!response.ok && response.status !== 404) return setProblem(await errorMessage(response));
+    try {
+      await api.revokeShareLink(link.conversation.id);
+    } catch (error) {
+      // 404: already revoked elsewhere, which is what was asked.
+      if (!(error instanceof ApiError && error.status === 404)) return setProblem(problemText(error));
+    }
     setLinks((list) => list.filter((item) => item.token !== link.token));
   };
   return (
@@ -36,7 +41,7 @@ export function SharedLinks({ initial }: { initial: SharedLink[] }) {
       ) : (
         <ul className="mt-6 divide-y divide-zinc-200 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" data-testid="shared-links">
           {links.map((link) => {
-            const url = `${typeof window === "undefined" ? "" : window.location.origin}/s/${link.token}`;
+            const url = shareUrl(typeof window === "undefined" ? "" : window.location.origin, link.token);
             return (
               <li key={link.token} className="flex flex-wrap items-center gap-3 px-4 py-3">
                 <div className="min-w-0 flex-1">

@@ -1,7 +1,7 @@
 import { Brain } from "lucide-react";
 import { memo } from "react";
 import type { StepView as Step } from "@/lib/trace/state";
-import { Markdown } from "@/components/chat/Markdown";
+import { Markdown } from "@/components/ui/Markdown";
 import { LazyMount } from "@/components/ui/LazyMount";
 import { ToolCallCard } from "./ToolCallCard";
 

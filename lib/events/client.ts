@@ -1,78 +1,75 @@
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import { errorFrom } from "@/lib/api/client";
 import type { TraceEvent } from "@/lib/trace/state";
 
-/** Read a text/event-stream response and hand each event to `onEvent`; resolves when the stream ends. */
+/**
+ * Read a text/event-stream response to its end, handing each event to `onEvent` with its SSE id. The one reader
+ * of the browser: the POST that starts a run and the GET that follows one are read alike. Parsing is
+ * eventsource-parser's (multi-line data, CRLF, comments and retry fields as the spec says).
+ */
 export async function readEventStream(response: Response, onEvent: (event: TraceEvent) => void, signal?: AbortSignal): Promise<void> {
-  if (!response.ok || !response.body) throw new Error(await errorMessage(response));
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  if (!response.ok || !response.body) throw await errorFrom(response);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   signal?.addEventListener("abort", cancel, { once: true });
-  let buffer = "";
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buffer += value;
-      const blocks = buffer.split("\n\n");
-      buffer = blocks.pop()!;
-      for (const block of blocks) {
-        let id = 0;
-        let data = "";
-        for (const line of block.split("\n")) {
-          if (line.startsWith("id:")) id = Number(line.slice(3).trim());
-          else if (line.startsWith("data:")) data += line.slice(5).trimStart();
-        }
-        if (data) onEvent({ ...JSON.parse(data), id });
-      }
+      if (value.data) onEvent({ ...JSON.parse(value.data), id: Number(value.id) });
     }
   } finally {
     signal?.removeEventListener("abort", cancel);
   }
 }
 
-export async function errorMessage(response: Response): Promise<string> {
-  try {
-    const body = await response.json();
-    return body?.error?.message ?? `The server answered ${response.status}.`;
-  } catch {
-    return `The server answered ${response.status}.`;
-  }
-}
-
 export type FollowState = "live" | "reconnecting" | "done";
 
-/**
- * Follow a conversation's events from `after`: everything stored, then the live run until it ends. A dropped
- * connection reconnects with the last id seen, so nothing is missed or shown twice.
- */
-export function followEvents(
-  url: string,
-  after: number,
-  onEvent: (event: TraceEvent) => void,
-  onState: (state: FollowState) => void = () => {},
-): () => void {
-  const controller = new AbortController();
-  let lastId = after;
-  const track = (event: TraceEvent) => {
-    lastId = Math.max(lastId, event.id);
-    onEvent(event);
-  };
+export interface FollowOptions {
+  /** A stream already open (the POST that started the run); otherwise the first connection is `reconnect`'s. */
+  first?: Response;
+  /** Opens the event stream after the given id. */
+  reconnect: (after: number, signal: AbortSignal) => Promise<Response>;
+  /** The newest id seen so far: where a new connection resumes. */
+  lastSeenId: () => number;
+  onEvent: (event: TraceEvent) => void;
+  onState?: (state: FollowState) => void;
+}
 
+const MAX_BACKOFF_MS = 5000;
+
+/**
+ * Follow a conversation's events until the stream ends normally (the run finished, or there was none): a dropped
+ * connection reconnects after the last id seen, so nothing is missed or shown twice, with a backoff that starts
+ * over once a connection has delivered events. A 4xx (revoked link, deleted conversation) ends it. Returns a stop
+ * function.
+ */
+export function followEvents({ first, reconnect, lastSeenId, onEvent, onState = () => {} }: FollowOptions): () => void {
+  const controller = new AbortController();
+  const { signal } = controller;
   void (async () => {
-    for (let attempt = 0; !controller.signal.aborted; attempt++) {
+    let pending = first;
+    for (let failures = 0; !signal.aborted; ) {
+      let delivered = false;
       try {
-        const response = await fetch(`${url}?after=${lastId}`, { signal: controller.signal, cache: "no-store" });
-        if (response.status >= 400 && response.status < 500) break;
+        const response = pending ?? (await reconnect(lastSeenId(), signal));
+        pending = undefined;
         onState("live");
-        await readEventStream(response, track, controller.signal);
-        // A normal end: the run finished, or there was none to follow.
+        await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal);
         break;
-      } catch {
-        if (controller.signal.aborted) return;
+      } catch (error) {
+        if (signal.aborted || isClientError(error)) break;
+        failures = delivered ? 1 : failures + 1;
         onState("reconnecting");
-        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 5000)));
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(failures)));
       }
     }
-    if (!controller.signal.aborted) onState("done");
+    if (!signal.aborted) onState("done");
   })();
   return () => controller.abort();
 }
+
+/** 250 ms, 500 ms, 1 s … up to 5 s. */
+export const backoffMs = (failures: number) => Math.min(250 * 2 ** (failures - 1), MAX_BACKOFF_MS);
+
+const isClientError = (error: unknown) => typeof (error as { status?: unknown })?.status === "number" && (error as { status: number }).status < 500;

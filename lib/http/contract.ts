@@ -6,7 +6,15 @@ import { z } from "zod";
 
 export { ToolDefinition } from "@/lib/tools/register-tool";
 
+/** Items per page of a listing. */
+const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");
+
 export const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional() });
+
+export const ConversationListQuery = z.object({
+  limit,
+  cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),
+});
 
 export const ConversationChange = z.object({ title: z.string().trim().min(1, "title must not be empty").max(200) });
 
@@ -15,8 +23,6 @@ export const NewMessage = z.object({
 });
 
 export const NewApiToken = z.strictObject({ name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script.") });
-
-const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");
 
 export const ToolListQuery = z.object({
   status: z.enum(["active", "deprecated"]).optional().describe("Only active or only deprecated tools."),

@@ -6,13 +6,12 @@ import { config } from "@/lib/config";
  * framing. Development adds 'unsafe-eval', which React's dev tooling needs.
  */
 export function contentSecurityPolicy(nonce: string): string {
-  const imageHosts = config.web.imageHosts.map((host) => `https://${host}`);
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${process.env.NODE_ENV === "production" ? "" : " 'unsafe-eval'"}`,
     // React sets style attributes (panel width, virtual lists); stylesheets come from here.
     "style-src 'self' 'unsafe-inline'",
-    ["img-src 'self' data:", ...imageHosts].join(" "),
+    ["img-src 'self' data:", ...config.web.imageOrigins].join(" "),
     "font-src 'self' data:",
     "connect-src 'self'",
     "object-src 'none'",

@@ -78,7 +78,7 @@ describe("ownership", () => {
     }
     expect(snapshot()).toBe(before);
     // and nothing of it shows in their lists
-    expect(await (await bob.fetch("/api/conversations")).json()).toEqual([]);
+    expect((await (await bob.fetch("/api/conversations")).json()).conversations).toEqual([]);
   });
 
   it("gives a tampered cookie a fresh identity, never access", async () => {
@@ -173,7 +173,7 @@ describe("share links", () => {
     expect(forked.status).toBe(201);
     const { id } = await forked.json();
     expect(id).not.toBe(conversationId);
-    expect((await (await bob.fetch("/api/conversations")).json()).map((c: { id: string }) => c.id)).toContain(id);
+    expect((await (await bob.fetch("/api/conversations")).json()).conversations.map((c: { id: string }) => c.id)).toContain(id);
 
     const fork = await (await bob.fetch(`/api/conversations/${id}`)).json();
     expect(fork.events.map((e: { type: string }) => e.type)).toEqual(before.events.map((e: { type: string }) => e.type));

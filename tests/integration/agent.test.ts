@@ -341,11 +341,20 @@ describe("bad requests", () => {
     expect((await api.fetch(`/api/conversations/${conversation.id}`)).status).toBe(404);
   });
 
-  it("lists conversations newest first", async () => {
-    const a = await api.createConversation();
-    const b = await api.createConversation();
-    const list = (await (await api.fetch("/api/conversations")).json()) as { id: string }[];
-    expect(list.findIndex((c) => c.id === b.id)).toBeLessThan(list.findIndex((c) => c.id === a.id));
+  it("lists conversations newest first, a page at a time", async () => {
+    const lister = new Api(app.url);
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) created.push((await lister.createConversation()).id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { conversations: { id: string }[]; nextCursor: string | null } = await (await lister.fetch(`/api/conversations?limit=2${cursor ? `&cursor=${cursor}` : ""}`)).json();
+      expect(page.conversations.length).toBeLessThanOrEqual(2);
+      seen.push(...page.conversations.map((conversation) => conversation.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(created.reverse());
+    expect((await lister.fetch("/api/conversations?limit=500")).status).toBe(400);
     expect(await (await fetch(`${app.url}/api/health`)).json()).toMatchObject({ status: "ok", sandbox: { threads: expect.any(Number) } });
   });
 });

@@ -1,14 +1,21 @@
-import { createConversation, listConversations } from "@/lib/db/conversations";
+import { createConversation } from "@/lib/db/conversations";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { NewConversation } from "@/lib/http/contract";
+import { ConversationListQuery, NewConversation } from "@/lib/http/contract";
+import { conversationPage } from "@/lib/http/conversation-list";
 import { route } from "@/lib/http/errors";
+import { readQuery } from "@/lib/http/query";
 import { limitRate } from "@/lib/http/rate-limit";
 
 export const dynamic = "force-dynamic";
 
 
-export const GET = route(async (request) => Response.json(await listConversations(await requireIdentity(request))));
+/** The requester's conversations, newest first, a page at a time. */
+export const GET = route(async (request) => {
+  const identity = await requireIdentity(request);
+  const { limit, cursor } = readQuery(request, ConversationListQuery);
+  return Response.json(await conversationPage(identity, limit, cursor));
+});
 
 export const POST = route(async (request) => {
   const identity = await requireIdentity(request);

@@ -2,10 +2,11 @@ import { listShareLinks } from "@/lib/db/share-links";
 import { requireIdentity } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 import { publicOrigin } from "@/lib/http/origin";
+import { shareUrl } from "@/lib/share-url";
 
 /** The requester's shared links. */
 export const GET = route(async (request) => {
   const links = await listShareLinks(await requireIdentity(request));
   const origin = publicOrigin(request);
-  return Response.json(links.map((link) => ({ ...link, url: `${origin}/s/${link.token}` })));
+  return Response.json(links.map((link) => ({ ...link, url: shareUrl(origin, link.token) })));
 });

@@ -3,7 +3,8 @@ import { listOwnedTools } from "@/lib/db/tools";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolDefinition, ToolListQuery } from "@/lib/http/contract";
-import { ApiError, badRequest, route } from "@/lib/http/errors";
+import { decodeCursor, encodeCursor } from "@/lib/http/cursor";
+import { ApiError, route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { toolJson } from "@/lib/tools/api-view";
 import { builtinTools } from "@/lib/tools/builtin";
@@ -15,13 +16,13 @@ export const dynamic = "force-dynamic";
 export const GET = route(async (request) => {
   const identity = await requireIdentity(request);
   const { status, scope, q, limit, cursor } = readQuery(request, ToolListQuery);
-  const rows = await listOwnedTools(identity, { deprecated: status === undefined ? undefined : status === "deprecated", scope, q, limit: limit + 1, after: decodeCursor(cursor) });
+  const rows = await listOwnedTools(identity, { deprecated: status === undefined ? undefined : status === "deprecated", scope, q, limit: limit + 1, after: decodeCursor(cursor, ["name", "id"]) });
   const page = rows.slice(0, limit);
   const stats = await toolStats(page.map((row) => row.lineageId));
   const last = page.at(-1);
   return Response.json({
     tools: page.map((row) => toolJson(row, stats.get(row.lineageId))),
-    nextCursor: rows.length > limit && last ? Buffer.from(JSON.stringify({ name: last.name, id: last.lineageId })).toString("base64url") : null,
+    nextCursor: rows.length > limit && last ? encodeCursor({ name: last.name, id: last.lineageId }) : null,
   });
 });
 
@@ -42,14 +43,3 @@ export const POST = route(async (request) => {
   }
   return Response.json(toolJson(registration.row), { status: 201 });
 });
-
-function decodeCursor(cursor: string | undefined): { name: string; id: string } | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { name?: unknown; id?: unknown };
-    if (typeof decoded.name === "string" && typeof decoded.id === "string") return { name: decoded.name, id: decoded.id };
-  } catch {
-    // answered below
-  }
-  throw badRequest("?cursor is not one this API gave out; use the nextCursor of the previous page.");
-}

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/ChatView";
 import { modelConfig } from "@/lib/config";
-import { listConversations } from "@/lib/db/conversations";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
+import { conversationPage } from "@/lib/http/conversation-list";
 import { loadTrace } from "@/lib/trace/load";
 import { initialView } from "@/lib/trace/view";
 
@@ -19,6 +19,6 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function ConversationPage({ params }: Props) {
   const conversation = await ownedConversationForPage((await params).id);
   if (!conversation) notFound();
-  const [trace, conversations] = await Promise.all([loadTrace(conversation), listConversations((await pageIdentity())!)]);
+  const [trace, conversations] = await Promise.all([loadTrace(conversation), conversationPage((await pageIdentity())!)]);
   return <ChatView key={conversation.id} initial={initialView(trace)} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
 }

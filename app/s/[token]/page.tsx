@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/ChatView";
 import { listMessages } from "@/lib/db/messages";
 import { sharedConversationForPage } from "@/lib/http/access";
+import { NO_CONVERSATIONS } from "@/lib/http/conversation-list";
 import { loadTrace } from "@/lib/trace/load";
 import { initialView } from "@/lib/trace/view";
 
@@ -31,5 +32,5 @@ export default async function SharedConversationPage({ params }: Props) {
   const { token } = await params;
   const conversation = await sharedConversationForPage(token);
   if (!conversation) notFound();
-  return <ChatView key={conversation.id} initial={initialView(await loadTrace(conversation))} conversations={[]} modelConfigured share={{ token }} />;
+  return <ChatView key={conversation.id} initial={initialView(await loadTrace(conversation))} conversations={NO_CONVERSATIONS} modelConfigured share={{ token }} />;
 }

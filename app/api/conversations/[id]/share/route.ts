@@ -2,8 +2,9 @@ import { ensureShareLink, findShareLink, revokeShareLink } from "@/lib/db/share-
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { notFound, route } from "@/lib/http/errors";
 import { publicOrigin } from "@/lib/http/origin";
+import { shareUrl } from "@/lib/share-url";
 
-const linkJson = (request: Request, token: string) => ({ token, url: `${publicOrigin(request)}/s/${token}` });
+const linkJson = (request: Request, token: string) => ({ token, url: shareUrl(publicOrigin(request), token) });
 
 /** Share by link: 201 with a new link, 200 with the one that already exists. */
 export const POST = route(async (request, context: RouteParams) => {

@@ -3,7 +3,9 @@
 import { memo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
-import { CodeBlock } from "@/components/ui/CodeBlock";
+import { ImageOff } from "lucide-react";
+import { CodeBlock } from "./CodeBlock";
+import { useImageOrigins } from "./ImageOrigins";
 
 // Raw HTML in the model's text is not rendered (react-markdown's default), and link URLs are sanitised.
 const components: Components = {
@@ -34,8 +36,29 @@ const components: Components = {
   h1: ({ children }) => <h1 className="mb-2 mt-4 text-xl font-semibold">{children}</h1>,
   h2: ({ children }) => <h2 className="mb-2 mt-4 text-lg font-semibold">{children}</h2>,
   h3: ({ children }) => <h3 className="mb-1 mt-3 font-semibold">{children}</h3>,
+  img: ({ src, alt }) => <ModelImage src={typeof src === "string" ? src : ""} alt={alt ?? ""} />,
   blockquote: ({ children }) => <blockquote className="my-2 border-l-4 border-zinc-300 pl-3 text-zinc-600 dark:border-zinc-600 dark:text-zinc-300">{children}</blockquote>,
 };
+
+/**
+ * An image in model or tool text. Loading it would tell its host that someone is reading, and a prompt-injected
+ * model can put secrets in its address: only data: images and the configured origins are shown (the CSP allows
+ * no others); any other is a link the reader can choose to open.
+ */
+function ModelImage({ src, alt }: { src: string; alt: string }) {
+  const origins = useImageOrigins();
+  const url = URL.parse(src);
+  if (src.startsWith("data:image/") || (url && origins.includes(url.origin))) {
+    // eslint-disable-next-line @next/next/no-img-element -- arbitrary remote images; next/image would proxy them
+    return <img src={src} alt={alt} loading="lazy" referrerPolicy="no-referrer" className="my-2 max-h-96 max-w-full rounded-md" />;
+  }
+  return (
+    <a href={src} target="_blank" rel="noopener noreferrer nofollow" data-testid="blocked-image" className="inline-flex items-center gap-1 rounded-md border border-zinc-300 px-1.5 py-0.5 text-sm text-zinc-700 underline-offset-2 hover:underline dark:border-zinc-600 dark:text-zinc-300">
+      <ImageOff className="size-3.5" aria-hidden />
+      Image not loaded{alt ? `: ${alt}` : ""} ({url?.host || "link"})
+    </a>
+  );
+}
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (

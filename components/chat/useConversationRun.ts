@@ -1,0 +1,132 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { api, problemText, type ConversationSource } from "@/lib/api/client";
+import type { RegisteredToolView } from "@/lib/events/types";
+import { followEvents, type FollowState } from "@/lib/events/client";
+import { applyEvents, emptyTrace, isRunning, type TraceEvent } from "@/lib/trace/state";
+import type { InitialView } from "@/lib/trace/view";
+import type { ChatMessage } from "./MessageList";
+
+/**
+ * A conversation in the browser: its messages and its trace, and the run in it — send a message, stop the run,
+ * follow it live (also when the page opens mid-run) and reconnect after a dropped connection. Events go through
+ * the pure reducer shared with the server; those arriving between two frames are applied together, so a fast
+ * stream costs one render per frame, not one per delta.
+ */
+export function useConversationRun({ initial, shareToken, onSent }: { initial: InitialView | null; shareToken?: string; onSent?: () => void }) {
+  const router = useRouter();
+  const conversationId = initial?.id ?? null;
+  const source = useMemo<ConversationSource | null>(
+    () => (shareToken ? { shareToken } : conversationId ? { conversationId } : null),
+    [shareToken, conversationId],
+  );
+
+  const [messages, setMessages] = useState<ChatMessage[]>(initial?.messages ?? []);
+  const [trace, setTrace] = useState(initial?.trace ?? emptyTrace);
+  const [runStarts, setRunStarts] = useState<Record<string, string>>(() =>
+    Object.fromEntries((initial?.runs ?? []).map((run) => [run.id, new Date(run.createdAt).toISOString()])),
+  );
+  const [connection, setConnection] = useState<FollowState>("done");
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const pending = useRef<TraceEvent[]>([]);
+  const frame = useRef<number | null>(null);
+  const lastSeen = useRef(trace.lastEventId);
+  const stopFollowing = useRef<() => void>(() => {});
+
+  const flush = useCallback(() => {
+    frame.current = null;
+    const batch = pending.current;
+    pending.current = [];
+    if (batch.length > 0) setTrace((state) => applyEvents(state, batch));
+  }, []);
+
+  const onEvent = useCallback(
+    (event: TraceEvent) => {
+      lastSeen.current = Math.max(lastSeen.current, event.id);
+      if (event.type === "run_started") {
+        // A message sent from here learns its id and its run from run_started.
+        setMessages((list) => list.map((message) => (message.runId === null ? { ...message, id: event.messageId, runId: event.runId } : message)));
+        setRunStarts((starts) => (starts[event.runId] ? starts : { ...starts, [event.runId]: new Date().toISOString() }));
+      }
+      pending.current.push(event);
+      // Hidden tabs get no animation frames: apply at once there.
+      if (document.hidden) flush();
+      else frame.current ??= requestAnimationFrame(flush);
+    },
+    [flush],
+  );
+
+  /** Read `first` (the POST's stream) or open /events, and keep following until the run ends. */
+  const follow = useCallback(
+    (first?: Response) => {
+      if (!source) return;
+      stopFollowing.current();
+      stopFollowing.current = followEvents({
+        first,
+        reconnect: (after, signal) => api.events(source, after, signal),
+        lastSeenId: () => lastSeen.current,
+        onEvent,
+        onState: setConnection,
+      });
+    },
+    [source, onEvent],
+  );
+
+  // Opened during a run (or reloaded): show what is stored, then keep following live.
+  useEffect(() => {
+    if (initial?.activeRunId) follow();
+    return () => {
+      stopFollowing.current();
+      if (frame.current !== null) cancelAnimationFrame(frame.current);
+    };
+  }, [initial?.activeRunId, follow]);
+
+  const send = useCallback(
+    async (content: string): Promise<boolean> => {
+      setProblem(null);
+      const optimistic: ChatMessage = { id: `local-${Date.now()}`, runId: null, role: "user", content };
+      try {
+        const id = conversationId ?? (await api.createConversation()).id;
+        setMessages((list) => [...list, optimistic]);
+        const response = await api.sendMessage(id, content).catch((error) => {
+          setMessages((list) => list.filter((message) => message !== optimistic));
+          throw error;
+        });
+        if (!conversationId) {
+          // A new chat lives at its own address: that page shows what is stored and follows the run from there.
+          void response.body?.cancel();
+          router.replace(`/c/${id}`);
+          return true;
+        }
+        onSent?.();
+        follow(response);
+        return true;
+      } catch (error) {
+        setProblem(problemText(error));
+        return false;
+      }
+    },
+    [conversationId, follow, onSent, router],
+  );
+
+  const stop = useCallback(async () => {
+    if (!conversationId) return;
+    try {
+      await api.cancelRun(conversationId);
+    } catch (error) {
+      // 409: the run ended on its own meanwhile.
+      if ((error as { status?: number }).status !== 409) setProblem(problemText(error));
+    }
+  }, [conversationId]);
+
+  const tools = useMemo(() => {
+    const registered: RegisteredToolView[] = [];
+    for (const run of trace.runs) for (const step of run.steps) for (const call of step.calls) if (call.registered) registered.push(call.registered);
+    return registered;
+  }, [trace.runs]);
+
+  return { messages, trace, tools, runStarts, running: isRunning(trace), connection, problem, send, stop };
+}

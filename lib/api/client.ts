@@ -1,0 +1,73 @@
+/**
+ * The browser's client of the app's API: every fetch the UI makes goes through here, so components neither build
+ * URLs nor read error bodies. A failed request throws ApiError with the server's message.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  createdAt: string | Date;
+}
+
+export interface ConversationPage {
+  conversations: ConversationSummary[];
+  nextCursor: string | null;
+}
+
+/** Where a conversation's events come from: its own routes, or a share link's. */
+export type ConversationSource = { conversationId: string } | { shareToken: string };
+
+const base = (source: ConversationSource) =>
+  "shareToken" in source ? `/api/share/${encodeURIComponent(source.shareToken)}` : `/api/conversations/${encodeURIComponent(source.conversationId)}`;
+
+/** The server's `{ error: { message } }`, or a sentence about the status when the body says nothing. */
+export async function errorFrom(response: Response): Promise<ApiError> {
+  const body = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
+  const message = typeof body?.error?.message === "string" ? body.error.message : `The server answered ${response.status} ${response.statusText}.`.trim();
+  return new ApiError(response.status, message);
+}
+
+async function call(path: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(path, { cache: "no-store", ...init });
+  if (!response.ok) throw await errorFrom(response);
+  return response;
+}
+
+const jsonBody = (body: unknown): RequestInit => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await call(path, init)).json() as Promise<T>;
+
+export const api = {
+  listConversations: (cursor?: string) => json<ConversationPage>(`/api/conversations${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`),
+  createConversation: () => json<ConversationSummary>("/api/conversations", { method: "POST" }),
+  renameConversation: (id: string, title: string) => json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody({ title }) }),
+  deleteConversation: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  /** Starts a run; the answer streams its events (read it with lib/events/client.ts). */
+  sendMessage: (id: string, content: string) => call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
+  cancelRun: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
+  /** Stored events after `after`, then the live run. */
+  events: (source: ConversationSource, after: number, signal?: AbortSignal) => call(`${base(source)}/events?after=${after}`, { signal }),
+  exportUrl: (source: ConversationSource, format: "md" | "json") => `${base(source)}/export?format=${format}`,
+  /** The conversation's share link, or null when it has none. */
+  shareLink: async (id: string) => {
+    try {
+      return await json<{ url: string }>(`/api/conversations/${encodeURIComponent(id)}/share`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  },
+  createShareLink: (id: string) => json<{ url: string }>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
+  revokeShareLink: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "DELETE" })),
+  forkShared: (token: string) => json<{ id: string; url: string }>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
+};
+
+/** A message for the person, whatever was thrown. */
+export const problemText = (error: unknown) => (error instanceof Error ? error.message : String(error));
