@@ -94,7 +94,7 @@ export function ChatView({ initial, conversations: firstPage, modelConfigured, s
               <Link2 className="size-4" aria-hidden /> Share
             </button>
           )}
-          <button type="button" onClick={() => layout.setDrawer("panel")} aria-label="Open the reasoning panel" className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <button type="button" onClick={() => layout.setDrawer("panel")} aria-label="Trace: open the reasoning panel" className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800">
             <Activity className="size-4" aria-hidden /> Trace
           </button>
           <button

@@ -57,7 +57,7 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
           </button>
         )}
       </div>
-      <p className="mt-1.5 text-center text-[11px] text-zinc-400">Enter to send · Shift+Enter for a new line · Ctrl+Shift+O for a new chat</p>
+      <p className="mt-1.5 text-center text-xs text-zinc-600 dark:text-zinc-400">Enter to send · Shift+Enter for a new line · Ctrl+Shift+O for a new chat</p>
     </form>
   );
 });

@@ -34,7 +34,7 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
         </button>
       </div>
       <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-3" data-testid="conversation-list">
-        {conversations.length === 0 && <li className="px-3 py-6 text-center text-xs text-zinc-500">No conversations yet.</li>}
+        {conversations.length === 0 && <li className="px-3 py-6 text-center text-xs text-zinc-600 dark:text-zinc-400">No conversations yet.</li>}
         {conversations.map((conversation) => (
           <ConversationItem
             key={conversation.id}

@@ -15,9 +15,9 @@ export const StepView = memo(function StepView({ step, live, eagerFrom }: { step
       <span aria-hidden className="absolute left-0 top-1 grid size-4 place-items-center rounded-full border-2 border-zinc-300 bg-white text-[9px] font-bold text-zinc-500 dark:border-zinc-600 dark:bg-zinc-900" />
       <div className="mb-2 flex items-baseline gap-2">
         <h4 className="text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-300">Step {step.step}</h4>
-        {step.finishReason && <span className="text-[11px] text-zinc-400">{step.finishReason}</span>}
+        {step.finishReason && <span className="text-[11px] text-zinc-600 dark:text-zinc-400">{step.finishReason}</span>}
         {step.usage?.outputTokens !== undefined && (
-          <span className="text-[11px] text-zinc-400">
+          <span className="text-[11px] text-zinc-600 dark:text-zinc-400">
             {step.usage.inputTokens ?? "?"} → {step.usage.outputTokens} tokens
           </span>
         )}

@@ -44,7 +44,8 @@ export const CodeBlock = memo(function CodeBlock({ code, language, markedLines, 
         <span className="font-mono">{language ?? "text"}</span>
         <CopyButton text={code} label="Copy code" />
       </div>
-      <pre className="hljs max-h-[28rem] overflow-auto py-2 text-[12.5px] leading-5">
+      {/* Focusable, so a keyboard can scroll it. */}
+      <pre tabIndex={0} aria-label={`${language ?? "text"} code`} className="hljs max-h-[28rem] overflow-auto py-2 text-[12.5px] leading-5 outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-sky-600">
         <code className="block min-w-max font-mono">
           {lines.map((html, index) => {
             const marked = markedLines?.has(index + 1);
@@ -54,7 +55,7 @@ export const CodeBlock = memo(function CodeBlock({ code, language, markedLines, 
                 data-marked={marked ? "true" : undefined}
                 className={`flex px-3 ${marked ? "bg-rose-500/15 shadow-[inset_3px_0_0] shadow-rose-500" : ""}`}
               >
-                {showLineNumbers && <span className="mr-4 inline-block w-6 shrink-0 select-none text-right text-zinc-400 dark:text-zinc-600">{index + 1}</span>}
+                {showLineNumbers && <span className="mr-4 inline-block w-6 shrink-0 select-none text-right text-zinc-600 dark:text-zinc-400">{index + 1}</span>}
                 <span dangerouslySetInnerHTML={{ __html: html || " " }} />
               </span>
             );

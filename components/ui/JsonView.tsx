@@ -32,7 +32,8 @@ export const JsonView = memo(function JsonView({ value, label, foldLarge = false
   return (
     <div className="min-w-0">
       {header}
-      <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-zinc-100 px-2.5 py-2 font-mono text-[12px] leading-5 text-zinc-800 dark:bg-zinc-900 dark:text-zinc-200">
+      {/* Focusable, so a keyboard can scroll it. */}
+      <pre tabIndex={0} aria-label={label} className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-zinc-100 px-2.5 py-2 font-mono text-[12px] leading-5 text-zinc-800 outline-none focus-visible:ring-2 focus-visible:ring-sky-600 dark:bg-zinc-900 dark:text-zinc-200">
         {long && !expanded ? `${text.slice(0, PREVIEW_CHARS)}…` : text}
       </pre>
       {long && (

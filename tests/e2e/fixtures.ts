@@ -23,6 +23,13 @@ export const test = base.extend<{ servers: Servers }, { workerServers: Servers }
     { scope: "worker" },
   ],
   servers: async ({ workerServers }, provide) => provide(workerServers),
+  // Every page of the suite runs under the app's Content-Security-Policy: a violation fails the test.
+  page: async ({ page }, provide) => {
+    const violations: string[] = [];
+    page.on("console", (message) => /Content Security Policy/i.test(message.text()) && violations.push(message.text()));
+    await provide(page);
+    expect(violations, "Content-Security-Policy violations").toEqual([]);
+  },
   baseURL: async ({ workerServers }, provide) => provide(workerServers.app.url),
 });
 

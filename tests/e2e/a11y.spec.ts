@@ -1,0 +1,64 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { expect, sendMessage, test } from "./fixtures";
+
+const WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+/** Zero serious or critical WCAG 2.1 AA violations, each listed with its nodes; soft, so one run reports every view. */
+async function expectAccessible(page: Page, where: string) {
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
+  const blocking = violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
+  expect.soft(blocking, `axe on ${where}`).toEqual([]);
+}
+
+const SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
+
+for (const colorScheme of ["light", "dark"] as const) {
+  for (const width of [1440, 375]) {
+    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: home, cards, Tools tab, share dialog, shared page`, async ({ page, servers }) => {
+      const narrow = width < 1024;
+      const prompt = `Check accessibility (${colorScheme}, ${width}).`;
+      servers.model.script(prompt, [
+        {
+          text: "I will build a tool.",
+          toolCalls: [
+            { name: "register_tool", args: { name: "shout", description: "Upper-case a text.", parameters_schema: SCHEMA, code: "function run({ text }) {\n  return text.toUpperCase();\n}" } },
+            { name: "register_tool", args: { name: "env_reader", description: "Read env.", parameters_schema: { type: "object" }, code: "function run() {\n  return process.env;\n}" } },
+          ],
+        },
+        { toolCalls: [{ name: "shout", args: { text: "hello" } }] },
+        { text: "Done: **HELLO**.\n\n```js\nconst answer = 'HELLO';\n```" },
+      ]);
+      await page.setViewportSize({ width, height: 900 });
+      await page.emulateMedia({ colorScheme });
+
+      await page.goto("/");
+      await expectAccessible(page, "home");
+
+      await sendMessage(page, prompt);
+      await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
+      if (narrow) await page.getByRole("button", { name: "Open the reasoning panel" }).click();
+      await page.getByTestId("tool-registered").getByText("Show code").click();
+      await expect(page.getByTestId("tool-rejected")).toBeVisible();
+      await expectAccessible(page, "a conversation with registered and rejected tool cards");
+
+      await page.getByRole("tab", { name: /Tools/ }).click();
+      await expectAccessible(page, "the Tools tab");
+      if (narrow) await page.getByRole("button", { name: "Close the reasoning panel" }).click();
+
+      await page.getByRole("button", { name: "Share", exact: true }).click();
+      const dialog = page.getByRole("dialog", { name: "Share this conversation" });
+      await dialog.getByRole("button", { name: "Create link" }).click();
+      const url = await dialog.getByTestId("share-url").inputValue();
+      await expectAccessible(page, "the share dialog");
+      await page.keyboard.press("Escape");
+
+      await page.goto(url);
+      await expect(page.getByTestId("shared-banner")).toBeVisible();
+      if (narrow) await page.getByRole("button", { name: "Open the reasoning panel" }).click();
+      await expectAccessible(page, "a shared page");
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import type { Page } from "@playwright/test";
+import { expect, sendMessage, test } from "./fixtures";
+
+/** The focused element's accessible name as a person hears it: its label, else its text. */
+const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    return element?.getAttribute("aria-label") ?? element?.innerText?.trim() ?? "";
+  });
+
+/** Press Tab (or Shift+Tab) until the focused element's name matches; fails after `max` presses. */
+async function tabTo(page: Page, name: RegExp, { max = 80, backwards = false } = {}): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if (name.test(await focusedName(page))) return;
+    await page.keyboard.press(backwards ? "Shift+Tab" : "Tab");
+  }
+  throw new Error(`No focusable element named ${name} within ${max} presses (last: "${await focusedName(page)}").`);
+}
+
+/**
+ * A modal dialog makes the page behind it inert: Tab cycles through the dialog and the browser's own controls
+ * (where the page sees no focused element), never through the page behind.
+ */
+const focusIsNotBehindDialog = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement;
+    return element === null || element === document.body || element.closest("dialog[open]") !== null;
+  });
+
+test("the share dialog asks once per opening during a streaming run, keeps the focus inside, and gives it back", async ({ page, servers }) => {
+  const prompt = "Stream while I share.";
+  servers.model.script(prompt, [{ text: Array.from({ length: 60 }, (_, i) => `w${i}`).join(" "), chunkSize: 3, delayMs: 60 }]);
+  await page.goto("/");
+  await sendMessage(page, prompt);
+  const answer = page.getByTestId("assistant-message");
+  await expect(answer).toHaveAttribute("data-run-status", "running");
+
+  const shareRequests: string[] = [];
+  page.on("request", (request) => request.method() === "GET" && request.url().endsWith("/share") && shareRequests.push(request.url()));
+  const shareButton = page.getByRole("button", { name: "Share", exact: true });
+  await shareButton.click();
+  const dialog = page.getByRole("dialog", { name: "Share this conversation" });
+  await expect(dialog.getByRole("button", { name: "Create link" })).toBeVisible();
+  await tabTo(page, /^Create link$/);
+  // the run keeps streaming (a render per frame) while the dialog is open
+  await page.waitForTimeout(1500);
+  await expect(answer).toHaveAttribute("data-run-status", "running");
+  expect(await focusedName(page)).toBe("Create link");
+  for (let i = 0; i < 8; i++) {
+    await page.keyboard.press("Tab");
+    expect(await focusIsNotBehindDialog(page)).toBe(true);
+  }
+  for (let i = 0; i < 8; i++) {
+    await page.keyboard.press("Shift+Tab");
+    expect(await focusIsNotBehindDialog(page)).toBe(true);
+  }
+  expect(shareRequests).toHaveLength(1);
+
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(shareButton).toBeFocused();
+  // a click on the backdrop closes it too
+  await shareButton.click();
+  await expect(dialog).toBeVisible();
+  await page.mouse.click(5, 5);
+  await expect(dialog).toBeHidden();
+  expect(shareRequests).toHaveLength(2);
+});
+
+test("the whole flow works by keyboard alone: send, open a tool card, share, revoke", async ({ page, servers }) => {
+  const prompt = "Make an echo tool, by keyboard.";
+  servers.model.script(prompt, [
+    { toolCalls: [{ name: "register_tool", args: { name: "echo", description: "Say it back.", parameters_schema: { type: "object", properties: { text: { type: "string" } } }, code: "function run({ text }) {\n  return text;\n}" } }] },
+    { text: "Made **echo**." },
+  ]);
+  await page.goto("/");
+  await expect(page.getByLabel("Message", { exact: true })).toBeFocused();
+  await page.keyboard.type(prompt);
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
+
+  // from the composer into the reasoning panel, to the registered tool's code
+  await page.getByLabel("Message", { exact: true }).focus();
+  await tabTo(page, /^Show code/);
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("tool-registered").locator("pre")).toContainText("return text;");
+  // the code is scrollable by keyboard: it takes the focus
+  await tabTo(page, /javascript code/);
+
+  await tabTo(page, /^Share$/, { backwards: true, max: 120 });
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Share this conversation" });
+  await expect(dialog).toBeVisible();
+  await tabTo(page, /^Create link$/);
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByTestId("share-url")).toHaveValue(/\/s\//);
+  await tabTo(page, /^Revoke link$/);
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByRole("button", { name: "Create link" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("button", { name: "Share", exact: true })).toBeFocused();
+});
