@@ -1,7 +1,7 @@
 "use client";
 
 import { memo } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+import ReactMarkdown, { defaultUrlTransform, type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { ImageOff } from "lucide-react";
 import { CodeBlock } from "./CodeBlock";
@@ -60,10 +60,13 @@ function ModelImage({ src, alt }: { src: string; alt: string }) {
   );
 }
 
+/** react-markdown's safe URLs, plus data: images, which load nothing from anywhere. */
+const urlTransform: UrlTransform = (url, key) => (key === "src" && url.startsWith("data:image/") ? url : defaultUrlTransform(url));
+
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="text-[15px] leading-7 text-zinc-900 dark:text-zinc-100">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} components={components}>
+      <ReactMarkdown remarkPlugins={[remarkGfm]} components={components} urlTransform={urlTransform}>
         {text}
       </ReactMarkdown>
     </div>
