@@ -1,5 +1,6 @@
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchStream } from "./stream";
+import { benchTools } from "./tools";
 import { benchUi } from "./ui";
 
 const only = process.argv[2];
@@ -8,5 +9,6 @@ if (!only || only === "sandbox") await benchSandbox();
 if (!only || only === "registration") await benchRegistration();
 if (!only || only === "cancel") await benchCancel();
 if (!only || only === "stream") await benchStream();
+if (!only || only === "tools") await benchTools();
 if (!only || only === "ui") await benchUi();
 process.exit(0);

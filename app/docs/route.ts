@@ -15,7 +15,7 @@ export async function GET() {
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
-  <main><h1 style="position:absolute;left:-9999px">Toolsmith API reference</h1><div id="swagger-ui"></div></main>
+  <main id="swagger-ui"></main>
   <script nonce="${nonce}" src="/docs/assets/swagger-ui-bundle.js"></script>
   <script nonce="${nonce}" src="/docs/assets/init.js"></script>
 </body>

@@ -10,6 +10,7 @@ import { ShareDialog } from "@/components/share/ShareDialog";
 import { SharedBanner } from "@/components/share/SharedBanner";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
+import { OwnTraceContext } from "@/components/tools/LibraryActions";
 import { TracePanel } from "@/components/trace/TracePanel";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
@@ -66,6 +67,7 @@ export function ChatView({ initial, conversations: firstPage, modelConfigured, s
   const source = share ? { shareToken: share.token } : conversationId ? { conversationId } : null;
 
   return (
+    <OwnTraceContext.Provider value={!share}>
     <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
       {!share && (
         <div
@@ -153,5 +155,6 @@ export function ChatView({ initial, conversations: firstPage, modelConfigured, s
       {layout.drawer !== "none" && <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => layout.setDrawer("none")} />}
       {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={closeSharing} />}
     </div>
+    </OwnTraceContext.Provider>
   );
 }

@@ -1,11 +1,17 @@
 "use client";
 
-import { Check, Link2, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
+import { Check, KeyRound, Library, Link2, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 import { api, problemText, type ConversationSummary } from "@/lib/api/client";
 import type { ConversationList } from "./useConversationList";
 
+
+const FOOTER_LINKS = [
+  { href: "/tools", label: "Tool library", icon: Library },
+  { href: "/shared", label: "Shared links", icon: Link2 },
+  { href: "/settings", label: "API tokens", icon: KeyRound },
+];
 
 interface SidebarProps {
   list: ConversationList;
@@ -55,9 +61,11 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
         {list.problem && <li role="alert" className="px-3 py-1 text-xs text-rose-700 dark:text-rose-300">{list.problem}</li>}
       </ul>
       <div className="border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
-        <Link href="/shared" className="flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800">
-          <Link2 className="size-4" aria-hidden /> Shared links
-        </Link>
+        {FOOTER_LINKS.map(({ href, label, icon: Icon }) => (
+          <Link key={href} href={href} className="flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm text-zinc-700 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800">
+            <Icon className="size-4" aria-hidden /> {label}
+          </Link>
+        ))}
       </div>
     </nav>
   );

@@ -2,6 +2,7 @@ import { Wrench } from "lucide-react";
 import type { RegisteredToolView } from "@/lib/events/types";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { HighlightCard } from "./HighlightCard";
+import { LibraryActions } from "./LibraryActions";
 import { Signature } from "./Signature";
 
 /** The highlight of a trace: the agent made itself a tool. */
@@ -26,6 +27,8 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
         </summary>
         <CodeBlock code={tool.code} language="javascript" showLineNumbers className="mt-2" />
       </details>
+      {/* Logs written before events carried the tool's id have no page to link to. */}
+      {tool.toolId && <LibraryActions toolId={tool.toolId} name={tool.name} />}
     </HighlightCard>
   );
 }

@@ -1,3 +1,7 @@
+import type { ExecutionJson, LibraryTool } from "@/lib/tools/api-view";
+
+export type { ExecutionJson, LibraryTool };
+
 /**
  * The browser's client of the app's API: every fetch the UI makes goes through here, so components neither build
  * URLs nor read error bodies. A failed request throws ApiError with the server's message.
@@ -20,6 +24,21 @@ export interface ConversationSummary {
 export interface ConversationPage {
   conversations: ConversationSummary[];
   nextCursor: string | null;
+}
+
+export interface ToolRun {
+  success: boolean;
+  output: unknown;
+  error: string | null;
+  truncated: boolean;
+  executionTime: number;
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
 }
 
 /** Where a conversation's events come from: its own routes, or a share link's. */
@@ -66,6 +85,19 @@ export const api = {
   },
   createShareLink: (id: string) => json<{ url: string }>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
   revokeShareLink: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "DELETE" })),
+  listTools: (query: { q?: string; status?: string; scope?: string; cursor?: string }) => {
+    const params = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1])));
+    return json<{ tools: LibraryTool[]; nextCursor: string | null }>(`/api/tools?${params}`);
+  },
+  tool: (id: string) => json<LibraryTool>(`/api/tools/${encodeURIComponent(id)}`),
+  changeTool: (id: string, change: { scope?: "conversation" | "library"; status?: LibraryTool["status"]; description?: string }) =>
+    json<LibraryTool>(`/api/tools/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody(change) }),
+  deleteTool: async (id: string) => void (await call(`/api/tools/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  toolExecutions: (id: string) => json<{ executions: ExecutionJson[] }>(`/api/tools/${encodeURIComponent(id)}/executions`),
+  runTool: (id: string, input: Record<string, unknown>) => json<ToolRun>(`/api/tools/${encodeURIComponent(id)}/execute`, { method: "POST", ...jsonBody({ input }) }),
+  listTokens: () => json<ApiToken[]>("/api/tokens"),
+  createToken: (name: string) => json<ApiToken & { token: string }>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
+  revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
   forkShared: (token: string) => json<{ id: string; url: string }>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
 };
 

@@ -1,4 +1,4 @@
-import type { ToolStats } from "@/lib/db/executions";
+import type { listToolExecutions, ToolStats } from "@/lib/db/executions";
 import type { ToolRow } from "@/lib/db/tools";
 
 /** A tool as the /api/tools routes answer with it: `id` is the tool's (every version shares it). */
@@ -14,7 +14,24 @@ export function toolJson(row: ToolRow, stats?: ToolStats) {
     scope: row.scope,
     status: row.deprecated ? "deprecated" : "active",
     conversationId: row.conversationId,
-    createdAt: row.createdAt,
-    ...(stats ? { stats } : {}),
+    createdAt: row.createdAt.toISOString(),
+    ...(stats ? { stats: { ...stats, lastUsedAt: stats.lastUsedAt?.toISOString() ?? null } } : {}),
   };
 }
+
+export type LibraryTool = ReturnType<typeof toolJson>;
+
+type ExecutionRow = Awaited<ReturnType<typeof listToolExecutions>>[number];
+
+/** One call of a tool as the API and the tool's page show it: which version ran, from where, and how it went. */
+export function executionJson({ tool, input, output, createdAt, ...execution }: ExecutionRow) {
+  return {
+    ...execution,
+    version: tool?.version ?? null,
+    input: JSON.parse(input) as unknown,
+    output: output === null ? null : (JSON.parse(output) as unknown),
+    createdAt: createdAt.toISOString(),
+  };
+}
+
+export type ExecutionJson = ReturnType<typeof executionJson>;

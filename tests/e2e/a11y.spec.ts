@@ -62,3 +62,32 @@ for (const colorScheme of ["light", "dark"] as const) {
     });
   }
 }
+
+for (const colorScheme of ["light", "dark"] as const) {
+  for (const width of [1440, 375]) {
+    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: tool library, a tool's page, settings`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 900 });
+      await page.emulateMedia({ colorScheme });
+      await page.goto("/tools");
+      const definition = { name: "shout", description: "Upper-case a text.", parameters_schema: SCHEMA, code: "function run({ text }) {\n  return text.toUpperCase();\n}" };
+      const created = await page.request.post("/api/tools", { data: definition });
+      const { id } = await created.json();
+      await page.request.post("/api/tools", { data: { ...definition, code: "function run({ text }) {\n  return text.toUpperCase() + '!';\n}" } });
+      await page.request.post(`/api/tools/${id}/execute`, { data: { input: { text: "hi" } } });
+
+      await page.goto("/tools");
+      await expect(page.getByTestId("library-tools")).toContainText("shout");
+      await expectAccessible(page, "the tool library");
+      await page.goto(`/tools/${id}`);
+      await page.getByLabel(/^text/).fill("hello");
+      await page.getByRole("button", { name: "Run" }).click();
+      await expect(page.getByTestId("run-result")).toContainText("HELLO!");
+      await expectAccessible(page, "a tool's page");
+      await page.goto("/settings");
+      await page.getByLabel("Name").fill("a11y");
+      await page.getByRole("button", { name: "Create token" }).click();
+      await expect(page.getByTestId("new-token")).toHaveValue(/^tsk_/);
+      await expectAccessible(page, "the settings page");
+    });
+  }
+}

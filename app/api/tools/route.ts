@@ -1,11 +1,9 @@
-import { toolStats } from "@/lib/db/executions";
-import { listOwnedTools } from "@/lib/db/tools";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolDefinition, ToolListQuery } from "@/lib/http/contract";
-import { decodeCursor, encodeCursor } from "@/lib/http/cursor";
 import { ApiError, route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
+import { toolPage } from "@/lib/http/tool-list";
 import { toolJson } from "@/lib/tools/api-view";
 import { builtinTools } from "@/lib/tools/builtin";
 import { registerToolVersion } from "@/lib/tools/registration";
@@ -13,18 +11,7 @@ import { registerToolVersion } from "@/lib/tools/registration";
 export const dynamic = "force-dynamic";
 
 /** The requester's tools (latest versions), by name, a page at a time; `nextCursor` fetches the next page. */
-export const GET = route(async (request) => {
-  const identity = await requireIdentity(request);
-  const { status, scope, q, limit, cursor } = readQuery(request, ToolListQuery);
-  const rows = await listOwnedTools(identity, { deprecated: status === undefined ? undefined : status === "deprecated", scope, q, limit: limit + 1, after: decodeCursor(cursor, ["name", "id"]) });
-  const page = rows.slice(0, limit);
-  const stats = await toolStats(page.map((row) => row.lineageId));
-  const last = page.at(-1);
-  return Response.json({
-    tools: page.map((row) => toolJson(row, stats.get(row.lineageId))),
-    nextCursor: rows.length > limit && last ? encodeCursor({ name: last.name, id: last.lineageId }) : null,
-  });
-});
+export const GET = route(async (request) => Response.json(await toolPage(await requireIdentity(request), readQuery(request, ToolListQuery))));
 
 /** A new library tool, checked like register_tool: 422 with the violations when the code policy refuses it. */
 export const POST = route(async (request) => {

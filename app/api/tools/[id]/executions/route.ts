@@ -3,18 +3,12 @@ import { requireTool, type RouteParams } from "@/lib/http/access";
 import { ToolExecutionsQuery } from "@/lib/http/contract";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
+import { executionJson } from "@/lib/tools/api-view";
 
 /** The most recent calls of the tool, from chat and the API, newest first. */
 export const GET = route(async (request, context: RouteParams) => {
   const { limit } = readQuery(request, ToolExecutionsQuery);
   const { tool } = await requireTool(request, context);
   const executions = await listToolExecutions(tool.lineageId, limit);
-  return Response.json({
-    executions: executions.map(({ tool: version, input, output, ...execution }) => ({
-      ...execution,
-      version: version?.version ?? null,
-      input: JSON.parse(input) as unknown,
-      output: output === null ? null : (JSON.parse(output) as unknown),
-    })),
-  });
+  return Response.json({ executions: executions.map(executionJson) });
 });

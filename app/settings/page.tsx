@@ -1,0 +1,17 @@
+import type { Metadata } from "next";
+import { ApiTokens } from "@/components/settings/ApiTokens";
+import { PageShell } from "@/components/ui/PageShell";
+import { listApiTokens } from "@/lib/db/api-tokens";
+import { pageIdentity } from "@/lib/http/access";
+
+export const metadata: Metadata = { title: "Settings · Toolsmith" };
+
+export default async function SettingsPage() {
+  const identity = await pageIdentity();
+  const tokens = identity ? await listApiTokens(identity) : [];
+  return (
+    <PageShell current="/settings">
+      <ApiTokens initial={tokens.map((token) => ({ ...token, createdAt: token.createdAt.toISOString(), lastUsedAt: token.lastUsedAt?.toISOString() ?? null }))} />
+    </PageShell>
+  );
+}

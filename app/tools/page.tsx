@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { Library } from "@/components/tools/Library";
+import { PageShell } from "@/components/ui/PageShell";
+import { pageIdentity } from "@/lib/http/access";
+import { toolPage } from "@/lib/http/tool-list";
+
+export const metadata: Metadata = { title: "Tool library · Toolsmith" };
+
+const FIRST_PAGE = 50;
+
+export default async function ToolLibraryPage() {
+  const identity = await pageIdentity();
+  const first = identity ? await toolPage(identity, { limit: FIRST_PAGE }) : { tools: [], nextCursor: null };
+  return (
+    <PageShell current="/tools">
+      <Library initial={first} />
+    </PageShell>
+  );
+}

@@ -1,0 +1,106 @@
+"use client";
+
+import { Library as LibraryIcon, Search } from "lucide-react";
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import { api, problemText, type LibraryTool } from "@/lib/api/client";
+import { Signature } from "./Signature";
+
+type Page = { tools: LibraryTool[]; nextCursor: string | null };
+
+const SEARCH_DELAY_MS = 200;
+
+/** Every tool a person has: searchable by name and description, filtered by status and scope. */
+export function Library({ initial }: { initial: Page }) {
+  const [page, setPage] = useState<Page>(initial);
+  const [q, setQ] = useState("");
+  const [status, setStatus] = useState("");
+  const [scope, setScope] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const first = useRef(true);
+
+  useEffect(() => {
+    if (first.current) return void (first.current = false);
+    let current = true;
+    const timer = setTimeout(() => {
+      api.listTools({ q: q.trim(), status, scope }).then(
+        (result) => current && (setPage(result), setProblem(null)),
+        (error) => current && setProblem(problemText(error)),
+      );
+    }, SEARCH_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [q, status, scope]);
+
+  const loadMore = async () => {
+    try {
+      const next = await api.listTools({ q: q.trim(), status, scope, cursor: page.nextCursor ?? undefined });
+      setPage((shown) => ({ tools: [...shown.tools, ...next.tools], nextCursor: next.nextCursor }));
+    } catch (error) {
+      setProblem(problemText(error));
+    }
+  };
+
+  const select = "rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+  return (
+    <section aria-labelledby="library-title">
+      <h1 id="library-title" className="flex items-center gap-2 text-xl font-semibold">
+        <LibraryIcon className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden /> Tool library
+      </h1>
+      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+        The tools the agent made for you, and the ones you added through the API. Tools in the library are offered in every conversation.
+      </p>
+      <div className="mt-4 flex flex-wrap items-center gap-2">
+        <label className="flex min-w-60 flex-1 items-center gap-2 rounded-md border border-zinc-300 px-2 dark:border-zinc-700">
+          <Search className="size-4 text-zinc-600 dark:text-zinc-400" aria-hidden />
+          <span className="sr-only">Search tools</span>
+          <input type="search" value={q} onChange={(event) => setQ(event.target.value)} placeholder="Search by name or description" className="min-w-0 flex-1 bg-transparent py-1.5 text-sm outline-none" />
+        </label>
+        <label className="text-sm">
+          <span className="sr-only">Status</span>
+          <select value={status} onChange={(event) => setStatus(event.target.value)} className={select}>
+            <option value="">Any status</option>
+            <option value="active">Active</option>
+            <option value="deprecated">Deprecated</option>
+          </select>
+        </label>
+        <label className="text-sm">
+          <span className="sr-only">Scope</span>
+          <select value={scope} onChange={(event) => setScope(event.target.value)} className={select}>
+            <option value="">Library and conversations</option>
+            <option value="library">Library</option>
+            <option value="conversation">One conversation</option>
+          </select>
+        </label>
+      </div>
+      {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
+      {page.tools.length === 0 ? (
+        <p className="mt-10 text-center text-sm text-zinc-600 dark:text-zinc-400">No tools match. Ask the agent for something no tool does yet, and it will make one.</p>
+      ) : (
+        <ul className="mt-4 divide-y divide-zinc-200 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" data-testid="library-tools">
+          {page.tools.map((tool) => (
+            <li key={tool.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 px-4 py-3">
+              <div className="min-w-0 flex-1">
+                <Link href={`/tools/${tool.id}`} className="hover:underline">
+                  <Signature name={tool.name} schema={tool.parameters_schema} />
+                </Link>
+                <p className="truncate text-sm text-zinc-600 dark:text-zinc-400">{tool.description}</p>
+              </div>
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">
+                v{tool.version} · {tool.scope === "library" ? "library" : "one conversation"}
+                {tool.status === "deprecated" && " · deprecated"} · {tool.stats?.executions ?? 0} calls
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {page.nextCursor && (
+        <button type="button" onClick={() => void loadMore()} className="mt-3 rounded-md px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          Show more
+        </button>
+      )}
+    </section>
+  );
+}

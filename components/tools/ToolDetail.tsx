@@ -1,0 +1,215 @@
+"use client";
+
+import { Archive, ArchiveRestore, Library, MessageSquare, Trash2 } from "lucide-react";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { api, problemText, type ExecutionJson, type LibraryTool, type ToolRun } from "@/lib/api/client";
+import { CodeBlock } from "@/components/ui/CodeBlock";
+import { JsonView } from "@/components/ui/JsonView";
+import { DurationChart } from "./DurationChart";
+import { RunForm } from "./RunForm";
+import { Signature } from "./Signature";
+import { VersionDiff } from "./VersionDiff";
+
+interface ToolDetailProps {
+  initial: LibraryTool;
+  versions: LibraryTool[];
+  executions: ExecutionJson[];
+}
+
+/** One tool: what it is, how it has done, its versions, and a form to run it. */
+export function ToolDetail({ initial, versions, executions: initialExecutions }: ToolDetailProps) {
+  const router = useRouter();
+  const [tool, setTool] = useState(initial);
+  const [executions, setExecutions] = useState(initialExecutions);
+  const [result, setResult] = useState<ToolRun | null>(null);
+  const [running, setRunning] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const stats = tool.stats;
+
+  const attempt = async (work: () => Promise<void>) => {
+    setProblem(null);
+    try {
+      await work();
+    } catch (error) {
+      setProblem(problemText(error));
+    }
+  };
+  const change = (patch: Parameters<typeof api.changeTool>[1]) => attempt(async () => setTool(await api.changeTool(tool.id, patch)));
+  const run = (input: Record<string, unknown>) =>
+    attempt(async () => {
+      setRunning(true);
+      try {
+        setResult(await api.runTool(tool.id, input));
+        const [fresh, recent] = await Promise.all([api.tool(tool.id), api.toolExecutions(tool.id)]);
+        setTool(fresh);
+        setExecutions(recent.executions);
+      } finally {
+        setRunning(false);
+      }
+    });
+  const remove = () =>
+    attempt(async () => {
+      await api.deleteTool(tool.id);
+      router.push("/tools");
+    });
+
+  const button = "inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
+  const section = "mt-8";
+  const heading = "mb-2 text-base font-semibold";
+  return (
+    <article aria-labelledby="tool-title">
+      <Link href="/tools" className="text-sm text-zinc-600 hover:underline dark:text-zinc-400">
+        ← Tool library
+      </Link>
+      <header className="mt-2 flex flex-wrap items-center gap-2">
+        <h1 id="tool-title" className="font-mono text-xl font-semibold">
+          {tool.name}
+        </h1>
+        <span className="rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900/60 dark:text-emerald-100">v{tool.version}</span>
+        <span className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200" data-testid="tool-scope">
+          {tool.scope === "library" ? "In the library" : "One conversation"}
+        </span>
+        {tool.status === "deprecated" && <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-950 dark:bg-amber-900/60 dark:text-amber-100">Deprecated</span>}
+      </header>
+      <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">{tool.description}</p>
+      <div className="mt-2">
+        <Signature name={tool.name} schema={tool.parameters_schema} />
+      </div>
+      {tool.conversationId && (
+        <Link href={`/c/${tool.conversationId}`} className="mt-2 inline-flex items-center gap-1 text-sm text-sky-700 hover:underline dark:text-sky-400">
+          <MessageSquare className="size-4" aria-hidden /> The conversation that made it
+        </Link>
+      )}
+
+      <div className="mt-4 flex flex-wrap gap-2">
+        <button type="button" className={button} onClick={() => void change({ scope: tool.scope === "library" ? "conversation" : "library" })}>
+          <Library className="size-4" aria-hidden /> {tool.scope === "library" ? "Keep in its conversation only" : "Add to library"}
+        </button>
+        <button type="button" className={button} onClick={() => void change({ status: tool.status === "deprecated" ? "active" : "deprecated" })}>
+          {tool.status === "deprecated" ? <ArchiveRestore className="size-4" aria-hidden /> : <Archive className="size-4" aria-hidden />}
+          {tool.status === "deprecated" ? "Reactivate" : "Deprecate"}
+        </button>
+        {confirmDelete ? (
+          <span className="flex items-center gap-2 text-sm">
+            Delete every version?
+            <button type="button" onClick={() => void remove()} className="rounded-md bg-rose-700 px-2.5 py-1.5 font-medium text-white hover:bg-rose-800">
+              Delete
+            </button>
+            <button type="button" onClick={() => setConfirmDelete(false)} className={button}>
+              Cancel
+            </button>
+          </span>
+        ) : (
+          <button type="button" className={`${button} text-rose-800 dark:text-rose-300`} onClick={() => setConfirmDelete(true)}>
+            <Trash2 className="size-4" aria-hidden /> Delete
+          </button>
+        )}
+      </div>
+      {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
+
+      <section className={section} aria-labelledby="stats-title">
+        <h2 id="stats-title" className={heading}>
+          Statistics
+        </h2>
+        <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-5" data-testid="tool-stats">
+          {[
+            ["Calls", String(stats?.executions ?? 0)],
+            ["Succeeded", stats && stats.executions > 0 ? `${Math.round((stats.successes / stats.executions) * 100)} %` : "—"],
+            ["Mean time", stats?.meanDurationMs == null ? "—" : `${stats.meanDurationMs} ms`],
+            ["Last time", stats?.lastDurationMs == null ? "—" : `${stats.lastDurationMs} ms`],
+            ["Last used", stats?.lastUsedAt ? new Date(stats.lastUsedAt).toLocaleString() : "never"],
+          ].map(([label, value]) => (
+            <div key={label} className="rounded-lg border border-zinc-200 px-3 py-2 dark:border-zinc-800">
+              <dt className="text-xs text-zinc-600 dark:text-zinc-400">{label}</dt>
+              <dd className="font-medium" data-testid={`stat-${label.toLowerCase().replace(" ", "-")}`}>
+                {value}
+              </dd>
+            </div>
+          ))}
+        </dl>
+        <div className="mt-3">
+          <DurationChart executions={executions} />
+        </div>
+      </section>
+
+      <section className={section} aria-labelledby="run-title">
+        <h2 id="run-title" className={heading}>
+          Run it
+        </h2>
+        <RunForm schema={tool.parameters_schema} running={running} onRun={(input) => void run(input)} />
+        {result && (
+          <div className="mt-3" data-testid="run-result">
+            <p className={`text-sm font-medium ${result.success ? "text-emerald-800 dark:text-emerald-300" : "text-rose-800 dark:text-rose-300"}`}>
+              {result.success ? "Succeeded" : "Failed"} in {Math.round(result.executionTime * 1000)} ms
+            </p>
+            <JsonView value={result.success ? result.output : result.error} label={result.success ? "Output" : "Error"} />
+          </div>
+        )}
+      </section>
+
+      <section className={section} aria-labelledby="code-title">
+        <h2 id="code-title" className={heading}>
+          Code
+        </h2>
+        <CodeBlock code={tool.code} language="javascript" showLineNumbers />
+        <div className="mt-3">
+          <JsonView value={tool.parameters_schema} label="Parameters schema" />
+        </div>
+      </section>
+
+      <section className={section} aria-labelledby="versions-title">
+        <h2 id="versions-title" className={heading}>
+          Versions
+        </h2>
+        <VersionDiff versions={versions} />
+      </section>
+
+      <section className={section} aria-labelledby="calls-title">
+        <h2 id="calls-title" className={heading}>
+          Recent calls
+        </h2>
+        {executions.length === 0 ? (
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">No calls yet.</p>
+        ) : (
+          <div tabIndex={0} role="region" aria-label="Recent calls" className="overflow-x-auto">
+            <table className="w-full text-left text-sm" data-testid="tool-executions">
+              <thead className="text-xs text-zinc-600 dark:text-zinc-400">
+                <tr>
+                  <th className="py-1 pr-3 font-medium">When</th>
+                  <th className="py-1 pr-3 font-medium">Version</th>
+                  <th className="py-1 pr-3 font-medium">From</th>
+                  <th className="py-1 pr-3 font-medium">Outcome</th>
+                  <th className="py-1 pr-3 font-medium">Time</th>
+                  <th className="py-1 font-medium">Input</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
+                {executions.map((execution) => (
+                  <tr key={execution.id}>
+                    <td className="py-1.5 pr-3 whitespace-nowrap">{new Date(execution.createdAt).toLocaleString()}</td>
+                    <td className="py-1.5 pr-3">v{execution.version ?? "?"}</td>
+                    <td className="py-1.5 pr-3">
+                      {execution.conversationId ? (
+                        <Link href={`/c/${execution.conversationId}`} className="text-sky-700 hover:underline dark:text-sky-400">
+                          chat
+                        </Link>
+                      ) : (
+                        execution.source
+                      )}
+                    </td>
+                    <td className="py-1.5 pr-3">{execution.status}</td>
+                    <td className="py-1.5 pr-3 whitespace-nowrap">{execution.durationMs} ms</td>
+                    <td className="max-w-64 truncate py-1.5 font-mono text-xs">{JSON.stringify(execution.input)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,54 @@
+"use client";
+
+import { diffLines } from "diff";
+import { useId, useMemo, useState } from "react";
+import type { LibraryTool } from "@/lib/api/client";
+
+/** What changed in the code between two versions, line by line. */
+export function VersionDiff({ versions }: { versions: LibraryTool[] }) {
+  const id = useId();
+  const [from, setFrom] = useState(Math.max(1, versions.length - 1));
+  const [to, setTo] = useState(versions.length);
+  const parts = useMemo(() => {
+    const code = (version: number) => versions.find((candidate) => candidate.version === version)?.code ?? "";
+    return diffLines(code(from), code(to));
+  }, [versions, from, to]);
+  if (versions.length < 2) return <p className="text-sm text-zinc-600 dark:text-zinc-400">One version so far.</p>;
+
+  const picker = (label: string, value: number, onChange: (version: number) => void) => (
+    <label className="text-sm">
+      {label}{" "}
+      <select value={value} onChange={(event) => onChange(Number(event.target.value))} className="rounded-md border border-zinc-300 bg-white px-1.5 py-1 dark:border-zinc-700 dark:bg-zinc-900">
+        {versions.map((version) => (
+          <option key={version.version} value={version.version}>
+            v{version.version}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <div>
+      <div className="flex gap-3">
+        {picker("From", from, setFrom)}
+        {picker("to", to, setTo)}
+      </div>
+      <pre id={id} tabIndex={0} aria-label={`Changes from v${from} to v${to}`} className="mt-2 max-h-96 overflow-auto rounded-lg border border-zinc-200 bg-zinc-50 py-2 font-mono text-[12.5px] leading-5 outline-none focus-visible:ring-2 focus-visible:ring-sky-600 dark:border-zinc-800 dark:bg-zinc-950" data-testid="version-diff">
+        {parts.flatMap((part, index) =>
+          part.value
+            .replace(/\n$/, "")
+            .split("\n")
+            .map((line, lineIndex) => (
+              <span
+                key={`${index}-${lineIndex}`}
+                className={`block px-3 ${part.added ? "bg-emerald-100 text-emerald-950 dark:bg-emerald-950/60 dark:text-emerald-100" : part.removed ? "bg-rose-100 text-rose-950 dark:bg-rose-950/60 dark:text-rose-100" : ""}`}
+              >
+                {part.added ? "+ " : part.removed ? "- " : "  "}
+                {line}
+              </span>
+            )),
+        )}
+      </pre>
+    </div>
+  );
+}

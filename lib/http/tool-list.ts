@@ -1,0 +1,30 @@
+import { toolStats } from "@/lib/db/executions";
+import { listOwnedTools, type ToolScope } from "@/lib/db/tools";
+import { toolJson } from "@/lib/tools/api-view";
+import { decodeCursor, encodeCursor } from "./cursor";
+
+export interface ToolListRequest {
+  status?: "active" | "deprecated";
+  scope?: ToolScope;
+  q?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/** A page of an identity's tools with their statistics, as the API and the library page send it. */
+export async function toolPage(identity: string, { status, scope, q, limit, cursor }: ToolListRequest) {
+  const rows = await listOwnedTools(identity, {
+    deprecated: status === undefined ? undefined : status === "deprecated",
+    scope,
+    q,
+    limit: limit + 1,
+    after: decodeCursor(cursor, ["name", "id"]),
+  });
+  const page = rows.slice(0, limit);
+  const stats = await toolStats(page.map((row) => row.lineageId));
+  const last = page.at(-1);
+  return {
+    tools: page.map((row) => toolJson(row, stats.get(row.lineageId))),
+    nextCursor: rows.length > limit && last ? encodeCursor({ name: last.name, id: last.lineageId }) : null,
+  };
+}
