@@ -6,6 +6,8 @@ export async function register() {
   for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
 
   const { sandboxPool } = await import("@/lib/sandbox");
+  const { tuneDatabase } = await import("@/lib/db/client");
+  await tuneDatabase();
   const { closeAbandonedRuns } = await import("@/lib/agent/recover");
   // One server process owns the runs of its database (see README); a run still open now was cut off.
   await closeAbandonedRuns().catch((error) => console.error("Could not close abandoned runs:", error));

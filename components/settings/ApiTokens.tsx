@@ -4,6 +4,7 @@ import { KeyRound } from "lucide-react";
 import { useState } from "react";
 import { api, problemText, type ApiToken } from "@/lib/api/client";
 import { CopyButton } from "@/components/ui/CopyButton";
+import { PageTitle } from "@/components/ui/PageShell";
 
 /** Personal API tokens for scripts: created with a name, shown once, revocable. */
 export function ApiTokens({ initial }: { initial: ApiToken[] }) {
@@ -34,17 +35,14 @@ export function ApiTokens({ initial }: { initial: ApiToken[] }) {
   };
 
   return (
-    <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title" className="flex items-center gap-2 text-xl font-semibold">
-        <KeyRound className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden /> API tokens
-      </h1>
-      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+    <section aria-label="API tokens">
+      <PageTitle icon={KeyRound} title="API tokens">
         A script sends <code className="font-mono">Authorization: Bearer &lt;token&gt;</code> and acts as you on every <code className="font-mono">/api</code> route (see the{" "}
         <a href="/docs" className="text-sky-700 underline dark:text-sky-400">
           API reference
         </a>
         ). Anyone with a token can use your conversations and tools: revoke the ones you no longer need.
-      </p>
+      </PageTitle>
       <form onSubmit={(event) => void create(event)} className="mt-4 flex flex-wrap items-end gap-2">
         <label className="text-sm">
           <span className="block font-medium">Name</span>

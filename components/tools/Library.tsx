@@ -4,6 +4,7 @@ import { Library as LibraryIcon, Search } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { api, problemText, type LibraryTool } from "@/lib/api/client";
+import { PageTitle } from "@/components/ui/PageShell";
 import { Signature } from "./Signature";
 
 type Page = { tools: LibraryTool[]; nextCursor: string | null };
@@ -45,13 +46,10 @@ export function Library({ initial }: { initial: Page }) {
 
   const select = "rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
   return (
-    <section aria-labelledby="library-title">
-      <h1 id="library-title" className="flex items-center gap-2 text-xl font-semibold">
-        <LibraryIcon className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden /> Tool library
-      </h1>
-      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+    <section aria-label="Tool library">
+      <PageTitle icon={LibraryIcon} title="Tool library">
         The tools the agent made for you, and the ones you added through the API. Tools in the library are offered in every conversation.
-      </p>
+      </PageTitle>
       <div className="mt-4 flex flex-wrap items-center gap-2">
         <label className="flex min-w-60 flex-1 items-center gap-2 rounded-md border border-zinc-300 px-2 dark:border-zinc-700">
           <Search className="size-4 text-zinc-600 dark:text-zinc-400" aria-hidden />

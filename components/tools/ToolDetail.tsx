@@ -3,7 +3,7 @@
 import { Archive, ArchiveRestore, Library, MessageSquare, Trash2 } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useId, useState } from "react";
 import { api, problemText, type ExecutionJson, type LibraryTool, type ToolRun } from "@/lib/api/client";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { JsonView } from "@/components/ui/JsonView";
@@ -57,8 +57,6 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
     });
 
   const button = "inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
-  const section = "mt-8";
-  const heading = "mb-2 text-base font-semibold";
   return (
     <article aria-labelledby="tool-title">
       <Link href="/tools" className="text-sm text-zinc-600 hover:underline dark:text-zinc-400">
@@ -110,10 +108,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       </div>
       {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
 
-      <section className={section} aria-labelledby="stats-title">
-        <h2 id="stats-title" className={heading}>
-          Statistics
-        </h2>
+      <Section title="Statistics">
         <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-5" data-testid="tool-stats">
           {[
             ["Calls", String(stats?.executions ?? 0)],
@@ -133,12 +128,9 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
         <div className="mt-3">
           <DurationChart executions={executions} />
         </div>
-      </section>
+      </Section>
 
-      <section className={section} aria-labelledby="run-title">
-        <h2 id="run-title" className={heading}>
-          Run it
-        </h2>
+      <Section title="Run it">
         <RunForm schema={tool.parameters_schema} running={running} onRun={(input) => void run(input)} />
         {result && (
           <div className="mt-3" data-testid="run-result">
@@ -148,29 +140,20 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
             <JsonView value={result.success ? result.output : result.error} label={result.success ? "Output" : "Error"} />
           </div>
         )}
-      </section>
+      </Section>
 
-      <section className={section} aria-labelledby="code-title">
-        <h2 id="code-title" className={heading}>
-          Code
-        </h2>
+      <Section title="Code">
         <CodeBlock code={tool.code} language="javascript" showLineNumbers />
         <div className="mt-3">
           <JsonView value={tool.parameters_schema} label="Parameters schema" />
         </div>
-      </section>
+      </Section>
 
-      <section className={section} aria-labelledby="versions-title">
-        <h2 id="versions-title" className={heading}>
-          Versions
-        </h2>
+      <Section title="Versions">
         <VersionDiff versions={versions} />
-      </section>
+      </Section>
 
-      <section className={section} aria-labelledby="calls-title">
-        <h2 id="calls-title" className={heading}>
-          Recent calls
-        </h2>
+      <Section title="Recent calls">
         {executions.length === 0 ? (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">No calls yet.</p>
         ) : (
@@ -209,7 +192,19 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
             </table>
           </div>
         )}
-      </section>
+      </Section>
     </article>
+  );
+}
+
+function Section({ title, children }: { title: string; children: React.ReactNode }) {
+  const id = useId();
+  return (
+    <section className="mt-8" aria-labelledby={id}>
+      <h2 id={id} className="mb-2 text-base font-semibold">
+        {title}
+      </h2>
+      {children}
+    </section>
   );
 }

@@ -41,7 +41,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
         {call.status === "error" && (
           <div>
             <span className="text-[11px] font-medium uppercase tracking-wide text-rose-700 dark:text-rose-400">Error</span>
-            <pre className="mt-1 max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-rose-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-rose-900 dark:bg-rose-950/40 dark:text-rose-100">
+            <pre tabIndex={0} aria-label="Error" className="mt-1 max-h-72 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-sky-600 whitespace-pre-wrap break-words rounded-md bg-rose-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-rose-900 dark:bg-rose-950/40 dark:text-rose-100">
               {call.error}
             </pre>
           </div>

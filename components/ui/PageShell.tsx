@@ -1,3 +1,4 @@
+import type { LucideIcon } from "lucide-react";
 import Link from "next/link";
 
 const LINKS = [
@@ -32,5 +33,17 @@ export function PageShell({ current, children }: { current: (typeof LINKS)[numbe
       </header>
       <main className="mx-auto max-w-5xl px-4 py-6">{children}</main>
     </div>
+  );
+}
+
+/** A page's heading and what the page is for. */
+export function PageTitle({ icon: Icon, title, children }: { icon: LucideIcon; title: string; children: React.ReactNode }) {
+  return (
+    <>
+      <h1 className="flex items-center gap-2 text-xl font-semibold">
+        <Icon className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden /> {title}
+      </h1>
+      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{children}</p>
+    </>
   );
 }
