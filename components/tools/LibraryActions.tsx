@@ -25,7 +25,7 @@ export function LibraryActions({ toolId, name }: { toolId: string; name: string 
     }
   };
   return (
-    <div className="mt-2 flex flex-wrap items-center gap-3 text-xs">
+    <div className="mt-2 flex flex-wrap items-center gap-3 text-xs" data-testid="library-actions">
       {state === "added" ? (
         <span role="status" className="inline-flex items-center gap-1 font-medium text-emerald-900 dark:text-emerald-200">
           <Library className="size-3.5" aria-hidden /> In the library

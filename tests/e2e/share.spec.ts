@@ -36,12 +36,21 @@ test("a viewer follows a live run through a share link, sees the owner's trace, 
   const traceOf = async (target: typeof page) => ({
     answer: await target.getByTestId("assistant-message").locator("p").first().textContent(),
     steps: await target.getByTestId("trace-step").count(),
-    calls: await target.getByTestId("tool-call").allTextContents(),
+    // The same cards, but for what only the owner can do with them (add to the library, open the tool's page).
+    calls: await target.getByTestId("tool-call").evaluateAll((cards) =>
+      cards.map((card) => {
+        const copy = card.cloneNode(true) as HTMLElement;
+        copy.querySelectorAll('[data-testid="library-actions"]').forEach((actions) => actions.remove());
+        return copy.textContent;
+      }),
+    ),
     signature: await target.getByTestId("tool-registered").getByTestId("tool-signature").textContent(),
   });
   const owners = await traceOf(page);
   expect(owners.answer).toBe(answer);
   expect(await traceOf(viewer)).toEqual(owners);
+  await expect(page.getByTestId("library-actions")).toHaveCount(1);
+  await expect(viewer.getByTestId("library-actions")).toHaveCount(0);
 
   // "Continue in my chats": the viewer gets a copy of their own, with the tool.
   await viewer.getByRole("button", { name: "Continue in my chats" }).click();
