@@ -5,6 +5,16 @@ export async function register() {
   // line in .env produces: an empty setting means unset.
   for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
 
+  // A profile file that cannot be used stops the server here, with the line and the problem (Next would only log
+  // a throw from here and serve on).
+  const { ConfigFileError, loadProfiles } = await import("@/lib/profiles");
+  try {
+    loadProfiles();
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    console.error(`Toolsmith cannot start: ${error.message}`);
+    process.exit(1);
+  }
   const { sandboxPool } = await import("@/lib/sandbox");
   const { tuneDatabase } = await import("@/lib/db/client");
   await tuneDatabase();

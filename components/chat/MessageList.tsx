@@ -53,6 +53,7 @@ const Answer = memo(function Answer({ run, startedAt }: { run: RunView; startedA
         )}
         <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
           <RunStatusBadge run={run} startedAt={startedAt} />
+          {run.profile && <span data-testid="run-profile">profile {run.profile}</span>}
           {run.steps.length > 0 && (
             <span>
               {run.steps.length} step{run.steps.length === 1 ? "" : "s"} · {calls} tool call{calls === 1 ? "" : "s"}

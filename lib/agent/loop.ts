@@ -1,6 +1,7 @@
 import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/config";
 import { recordExecution } from "@/lib/db/executions";
 import type { AgentEvent, RunStatus } from "@/lib/events/types";
+import type { AgentProfile } from "@/lib/profiles";
 import { loadToolset, type Toolset } from "@/lib/tools/toolset";
 import type { ToolResult } from "@/lib/tools/types";
 import { conversationHistory, stepMessages } from "./history";
@@ -22,6 +23,8 @@ type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
 export interface AgentRun {
   /** The conversation's owner: its tools and data are the ones the run uses. */
   ownerId: string;
+  /** Which tools the run may use, and their settings. */
+  profile: AgentProfile;
   conversationId: string;
   runId: string;
   model: ModelConfig | undefined;
@@ -51,7 +54,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     if (!run.model) throw new ModelNotConfiguredError();
     const idle = new IdleTimeout(config.modelIdleTimeoutMs);
     const model = languageModel(run.model, () => idle.reset());
-    const [toolset, messages] = await Promise.all([loadToolset(conversationId, run.ownerId), conversationHistory(conversationId)]);
+    const [toolset, messages] = await Promise.all([loadToolset(conversationId, run.ownerId, run.profile), conversationHistory(conversationId)]);
 
     while (step < config.maxSteps) {
       step++;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { modelConfig } from "@/lib/config";
-import { updateConversationTitle } from "@/lib/db/conversations";
+import { updateConversation } from "@/lib/db/conversations";
+import { findProfile, type AgentProfile } from "@/lib/profiles";
 import { lastEventSeq } from "@/lib/db/events";
 import { createMessage } from "@/lib/db/messages";
 import { createRun, finishRun } from "@/lib/db/runs";
@@ -41,6 +42,7 @@ export class Run {
   private constructor(
     readonly conversationId: string,
     private readonly ownerId: string,
+    private readonly profile: AgentProfile,
   ) {
     this.channel = new RunChannel(conversationId, this.id);
   }
@@ -50,14 +52,15 @@ export class Run {
    * is listening, and persists everything it does. Throws RunConflictError while another run holds the
    * conversation.
    */
-  static async start(conversation: { id: string; title: string }, ownerId: string, content: string): Promise<Run> {
-    const run = new Run(conversation.id, ownerId);
+  static async start(conversation: { id: string; title: string; profile: string | null }, ownerId: string, content: string): Promise<Run> {
+    // A profile removed from the file since the conversation chose it: its runs fall back to the default one.
+    const run = new Run(conversation.id, ownerId, findProfile(conversation.profile) ?? findProfile(null)!);
     await run.claim();
     try {
       run.channel.begin((await lastEventSeq(conversation.id)) + 1);
       await createRun({ id: run.id, conversationId: conversation.id, model: modelConfig()?.model ?? "none" });
       const message = await createMessage({ conversationId: conversation.id, runId: run.id, role: "user", content });
-      if (conversation.title === "New chat") await updateConversationTitle(conversation.id, titleFrom(content));
+      if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
       run.execution = run.execute(message.id);
       return run;
     } catch (error) {
@@ -92,8 +95,8 @@ export class Run {
     const emit = this.channel.emit.bind(this.channel);
     let outcome: AgentOutcome = { status: "error", steps: 0, answer: "" };
     try {
-      emit({ type: "run_started", messageId: userMessageId, model: model?.model ?? "none" });
-      outcome = await runAgent({ ownerId: this.ownerId, conversationId: this.conversationId, runId: this.id, model, emit, signal: this.controller.signal });
+      emit({ type: "run_started", messageId: userMessageId, model: model?.model ?? "none", profile: this.profile.name });
+      outcome = await runAgent({ ownerId: this.ownerId, conversationId: this.conversationId, profile: this.profile, runId: this.id, model, emit, signal: this.controller.signal });
     } catch (error) {
       console.error(`Run ${this.id} failed:`, error);
       emit({ type: "error", code: "internal_error", message: "The run failed on the server; the error was logged." });

@@ -1,9 +1,9 @@
 import { db } from "./client";
 
-const summary = { id: true, title: true, createdAt: true, updatedAt: true } as const;
+const summary = { id: true, title: true, profile: true, createdAt: true, updatedAt: true } as const;
 
-export function createConversation(ownerId: string, title?: string) {
-  return db.conversation.create({ data: { ownerId, title }, select: summary });
+export function createConversation(ownerId: string, fields: { title?: string; profile?: string }) {
+  return db.conversation.create({ data: { ownerId, ...fields }, select: summary });
 }
 
 export interface ConversationCursor {
@@ -30,8 +30,8 @@ export function findOwnedConversation(id: string, ownerId: string) {
 }
 
 
-export function updateConversationTitle(id: string, title: string) {
-  return db.conversation.update({ where: { id }, data: { title }, select: summary });
+export function updateConversation(id: string, change: { title?: string; profile?: string }) {
+  return db.conversation.update({ where: { id }, data: change, select: summary });
 }
 
 /** Deletes everything of the conversation, its own tools included; tools it put in the library stay there. */

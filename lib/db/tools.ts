@@ -46,10 +46,14 @@ export function saveToolVersion(tool: NewToolVersion) {
   return db.$transaction(async (tx) => {
     const latest = await tx.tool.findMany({
       where: { ...visibleIn(tool.ownerId, tool.conversationId), name: tool.name, status: "active" },
-      select: { lineageId: true, version: true, scope: true, deprecated: true },
+      select: { lineageId: true, version: true, scope: true },
     });
     const previous = latest.find((row) => row.scope === "conversation") ?? latest[0];
-    if (previous) await tx.tool.updateMany({ where: { lineageId: previous.lineageId, status: "active" }, data: { status: "superseded" } });
+    // A new version supersedes the latest one, and brings a deprecated tool back into use.
+    if (previous) {
+      await tx.tool.updateMany({ where: { lineageId: previous.lineageId, status: "active" }, data: { status: "superseded" } });
+      await tx.tool.updateMany({ where: { lineageId: previous.lineageId, deprecated: true }, data: { deprecated: false } });
+    }
     const id = randomUUID();
     return tx.tool.create({
       // The model wrote these: a lone surrogate, which the database refuses, becomes U+FFFD.
@@ -60,7 +64,6 @@ export function saveToolVersion(tool: NewToolVersion) {
         conversationId: tool.conversationId,
         runId: tool.runId,
         scope: previous?.scope ?? (tool.conversationId ? "conversation" : "library"),
-        deprecated: previous?.deprecated ?? false,
         name: tool.name,
         description: tool.description.toWellFormed(),
         code: tool.code.toWellFormed(),

@@ -16,7 +16,7 @@ export interface RegisteredToolView {
 }
 
 export type AgentEvent =
-  | { type: "run_started"; messageId: string; model: string }
+  | { type: "run_started"; messageId: string; model: string; profile?: string }
   | { type: "step_started"; step: number }
   | { type: "reasoning_delta"; step: number; delta: string }
   | { type: "text_delta"; step: number; delta: string }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { config } from "@/lib/config";
+import { findProfile, listProfiles } from "@/lib/profiles";
 import { ApiError, badRequest, tooLarge } from "./errors";
 
 /**
@@ -60,4 +61,11 @@ function firstMalformedString(value: unknown, path = ""): string | undefined {
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** A profile name from a request body, if a profile has it; 400 naming the ones there are otherwise. */
+export function knownProfile(name: string): string {
+  if (findProfile(name)) return name;
+  const names = listProfiles().profiles.map((profile) => profile.name);
+  throw badRequest(`There is no profile named "${name}"; the profiles are: ${names.join(", ")}.`);
 }

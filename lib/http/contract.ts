@@ -9,14 +9,18 @@ export { ToolDefinition } from "@/lib/tools/register-tool";
 /** Items per page of a listing. */
 const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");
 
-export const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional() });
+const profile = z.string().max(64).describe("An agent profile's name (GET /api/profiles); the default profile when absent.");
+
+export const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional(), profile: profile.optional() });
 
 export const ConversationListQuery = z.object({
   limit,
   cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),
 });
 
-export const ConversationChange = z.object({ title: z.string().trim().min(1, "title must not be empty").max(200) });
+export const ConversationChange = z
+  .object({ title: z.string().trim().min(1, "title must not be empty").max(200).optional(), profile: profile.optional() })
+  .refine((change) => change.title !== undefined || change.profile !== undefined, "Send a title or a profile.");
 
 export const NewMessage = z.object({
   content: z.string({ error: 'content is required: {"content": "your message"}' }).trim().min(1, "content must not be empty"),

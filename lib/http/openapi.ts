@@ -103,6 +103,11 @@ const paths: ZodOpenApiPathsObject = {
   "/api/share/{token}/events": { get: operation("A shared conversation's events, live", { security: [], requestParams: { path: token }, responses: { "200": eventStream, ...errors(404) } }) },
   "/api/share/{token}/export": { get: operation("Download a shared conversation", { security: [], requestParams: { path: token }, responses: { "200": { description: "The file." }, ...errors(404) } }) },
   "/api/share/{token}/fork": { post: operation("Continue a shared conversation in your chats", { requestParams: { path: token }, responses: { "201": json(z.object({ id: z.string(), title: z.string(), url: z.string() }), "The copy."), ...errors(404, 409, 429) } }) },
+  "/api/profiles": {
+    get: operation("The agent profiles and their tools", {
+      responses: { "200": json(z.object({ profiles: z.array(z.record(z.string(), z.unknown())), defaultProfile: z.string() }), "The profiles."), ...errors(401) },
+    }),
+  },
   "/api/tools": {
     get: operation("Your tools (latest versions), by name, a page at a time", { requestParams: { query: ToolListQuery }, responses: { "200": json(z.object({ tools: z.array(Tool), nextCursor: z.string().nullable() }), "A page."), ...errors(400, 401) } }),
     post: operation("Create a library tool (or a new version of one with that name)", {

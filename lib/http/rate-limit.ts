@@ -7,15 +7,18 @@ const MAX_KEYS = 50_000;
 /** Many people can share one address (an office, a household), so it gets this many times an identity's budget. */
 const ADDRESS_FACTOR = 3;
 
-/** Token buckets in memory: `capacity` actions, refilled evenly over a minute. */
+/** Token buckets in memory: `capacity` actions, refilled evenly over `windowMs` (a minute by default). */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; updated: number }>();
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly windowMs = WINDOW_MS,
+  ) {}
 
   /** Spend one token of `key`'s bucket; when there is none, how long until there is. */
   take(key: string, now = Date.now()): { ok: true } | { ok: false; retryAfterSeconds: number } {
-    const refillPerMs = this.capacity / WINDOW_MS;
+    const refillPerMs = this.capacity / this.windowMs;
     const bucket = this.buckets.get(key);
     const tokens = bucket ? Math.min(this.capacity, bucket.tokens + (now - bucket.updated) * refillPerMs) : this.capacity;
     if (tokens < 1) return { ok: false, retryAfterSeconds: Math.ceil((1 - tokens) / refillPerMs / 1000) };

@@ -29,6 +29,8 @@ export interface GuardOptions {
   isAllowed?: (address: string, hostname: string) => boolean;
   /** Aborts the request, e.g. when the call that made it ends. */
   signal?: AbortSignal;
+  /** A further rule on host names (a profile's allowed or blocked domains), checked on every hop. */
+  allowHost?: (host: string) => string | undefined;
 }
 
 export class FetchBlockedError extends Error {}
@@ -43,7 +45,7 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === "unicast";
 }
 
-function checkUrl(raw: string): URL {
+function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"]): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -56,6 +58,8 @@ function checkUrl(raw: string): URL {
   if (BLOCKED_HOSTNAMES.includes(host) || BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
     throw new FetchBlockedError(`Host ${host} is not allowed: tools may only reach public internet hosts.`);
   }
+  const refusal = allowHost?.(host);
+  if (refusal) throw new FetchBlockedError(refusal);
   return url;
 }
 
@@ -80,14 +84,14 @@ export async function guardedFetch(request: FetchRequest, options: GuardOptions)
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   try {
-    let url = checkUrl(request.url);
+    let url = checkUrl(request.url, options.allowHost);
     for (let redirects = 0; ; redirects++) {
       const response = await send(url, method, headers, body, options, signal);
       const location = response.headers.location;
       if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
         response.resume();
         if (redirects >= limits.maxRedirects) throw new FetchBlockedError(`More than ${limits.maxRedirects} redirects.`);
-        url = checkUrl(new URL(location, url).toString());
+        url = checkUrl(new URL(location, url).toString(), options.allowHost);
         continue;
       }
       return await readReply(response, url, limits.maxResponseBytes);

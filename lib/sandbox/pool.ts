@@ -46,7 +46,6 @@ export type TerminationCounts = Record<"timeout" | "cancelled" | "memory" | "cra
 interface Pending {
   job: SandboxJob;
   onFetch: FetchHandler;
-  signal?: AbortSignal;
   resolve: (outcome: SandboxOutcome) => void;
 }
 
@@ -90,8 +89,17 @@ export class SandboxPool {
   run(job: SandboxJob, onFetch: FetchHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
     if (signal?.aborted) return Promise.resolve(failure(sandboxError("cancelled", job.limits), 0));
     return new Promise((resolve) => {
-      const pending: Pending = { job, onFetch, signal, resolve };
-      signal?.addEventListener("abort", () => this.cancel(pending), { once: true });
+      // The signal is a run's, which outlives many calls: each call lets go of it when it settles.
+      const onAbort = () => this.cancel(pending);
+      const pending: Pending = {
+        job,
+        onFetch,
+        resolve: (outcome) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(outcome);
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.queue.push(pending);
       this.dispatch();
     });

@@ -1,6 +1,8 @@
 import { calculate } from "./calculate";
+import { fetchUrl } from "./fetch-url";
 import { registerTool } from "./register-tool";
 import { runCode } from "./run-code";
 import type { AgentTool } from "./types";
 
-export const builtinTools: AgentTool[] = [registerTool, calculate, runCode];
+/** The built-in and native tools; a run is offered those its profile allows. */
+export const builtinTools: AgentTool[] = [registerTool, calculate, runCode, fetchUrl];

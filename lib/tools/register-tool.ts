@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { config } from "@/lib/config";
 import { toolView } from "@/lib/db/tools";
+import { isBuiltinName } from "@/lib/profiles";
 import { codePolicy } from "@/lib/sandbox/policy";
 import { defineTool } from "./define-tool";
 import { registeredTool } from "./registered-tool";
@@ -31,8 +32,7 @@ export const registerTool = defineTool({
   inputSchema: ToolDefinition,
   async execute(definition, context) {
     const { name, code } = definition;
-    const existing = context.tools.get(name);
-    if (existing && !existing.toolId) return { ok: false, error: `"${name}" is a built-in tool; choose another name.` };
+    if (isBuiltinName(name)) return { ok: false, error: `"${name}" is a built-in tool; choose another name.` };
 
     const registration = await registerToolVersion(
       {

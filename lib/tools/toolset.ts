@@ -2,6 +2,8 @@ import { jsonSchema, tool, type ToolSet } from "ai";
 import { listOfferedTools } from "@/lib/db/tools";
 import { builtinTools } from "./builtin";
 import { registeredTool } from "./registered-tool";
+import { RateLimiter } from "@/lib/http/rate-limit";
+import type { AgentProfile } from "@/lib/profiles";
 import type { AgentTool, ToolContext, ToolRegistry, ToolResult } from "./types";
 
 /** Schema problems shown to the model per call: enough to fix the call, not a dump. */
@@ -15,7 +17,10 @@ const MAX_INPUT_PROBLEMS = 5;
 export class Toolset implements ToolRegistry {
   private readonly tools = new Map<string, AgentTool>();
 
-  constructor(tools: AgentTool[]) {
+  constructor(
+    tools: AgentTool[],
+    private readonly profile?: AgentProfile,
+  ) {
     for (const agentTool of tools) this.add(agentTool);
   }
 
@@ -41,16 +46,21 @@ export class Toolset implements ToolRegistry {
     );
   }
 
-  async call(name: string, input: unknown, context: Omit<ToolContext, "tools">): Promise<ToolResult> {
+  async call(name: string, input: unknown, context: Omit<ToolContext, "tools" | "settings">): Promise<ToolResult> {
     const agentTool = this.tools.get(name);
     if (!agentTool) return { ok: false, error: this.unknownToolHint(name) };
+    const settings = this.profile?.tool_config[name as keyof AgentProfile["tool_config"]] ?? {};
+    if (settings.rate_limit && this.profile) {
+      const limited = toolLimiter(this.profile.name, name, settings.rate_limit).take(context.ownerId);
+      if (!limited.ok) return { ok: false, error: `${name} is rate-limited in the "${this.profile.name}" profile; try again in ${limited.retryAfterSeconds} s.` };
+    }
     const parsed = agentTool.parse(input);
     if (!parsed.ok) {
       const problems = parsed.problems.slice(0, MAX_INPUT_PROBLEMS).join("; ");
       return { ok: false, error: `Invalid input for ${name}: ${problems || "does not match its schema"}.` };
     }
     try {
-      return await agentTool.execute(parsed.input, { ...context, tools: this });
+      return await agentTool.execute(parsed.input, { ...context, settings, tools: this });
     } catch (error) {
       return { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -66,9 +76,21 @@ export class Toolset implements ToolRegistry {
 
 /**
  * Rebuilt from the database at the start of every run, so a restart or another server sees the same tools: the
- * built-ins, the conversation's own tools and its owner's library.
+ * built-in and native tools the profile allows (the model sees no others), the conversation's own tools and its
+ * owner's library (their code runs in the sandbox under any profile).
  */
-export async function loadToolset(conversationId: string, ownerId: string): Promise<Toolset> {
+export async function loadToolset(conversationId: string, ownerId: string, profile: AgentProfile): Promise<Toolset> {
   const stored = await listOfferedTools(conversationId, ownerId);
-  return new Toolset([...builtinTools, ...stored.map(registeredTool)]);
+  const allowed = builtinTools.filter((agentTool) => (profile.tools as string[]).includes(agentTool.name));
+  // A stored tool never shadows a built-in one, allowed or not.
+  const builtinNames = new Set(builtinTools.map((agentTool) => agentTool.name));
+  return new Toolset([...allowed, ...stored.filter((row) => !builtinNames.has(row.name)).map(registeredTool)], profile);
+}
+
+/** One bucket per profile and tool, keyed by identity. */
+const toolLimiters = new Map<string, RateLimiter>();
+function toolLimiter(profile: string, tool: string, { calls, per_seconds }: { calls: number; per_seconds: number }): RateLimiter {
+  const key = `${profile}:${tool}:${calls}/${per_seconds}`;
+  if (!toolLimiters.has(key)) toolLimiters.set(key, new RateLimiter(calls, per_seconds * 1000));
+  return toolLimiters.get(key)!;
 }

@@ -1,5 +1,6 @@
 import type { JSONSchema7 } from "ai";
 import type { RegisteredToolView } from "@/lib/events/types";
+import type { ToolSettings } from "@/lib/profiles";
 import type { Violation } from "@/lib/sandbox/check";
 
 /** What a tool call runs in. */
@@ -12,6 +13,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The tools this call dispatches against; register_tool adds to them. */
   tools: ToolRegistry;
+  /** The tool's settings in the run's profile (allowed domains, ...). */
+  settings: ToolSettings;
 }
 
 export interface ToolRegistry {

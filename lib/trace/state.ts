@@ -38,6 +38,8 @@ export interface RunView {
   runId: string;
   messageId?: string;
   model?: string;
+  /** The agent profile the run used; absent in logs written before profiles. */
+  profile?: string;
   status: "running" | RunStatus;
   steps: StepView[];
   error?: { message: string; code: string };
@@ -68,7 +70,7 @@ export function applyEvents(state: TraceState, events: TraceEvent[]): TraceState
 
 function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {
   if (event.type === "run_started") {
-    return [...runs, { runId: event.runId, messageId: event.messageId, model: event.model, status: "running", steps: [] }];
+    return [...runs, { runId: event.runId, messageId: event.messageId, model: event.model, profile: event.profile, status: "running", steps: [] }];
   }
   const index = runs.findLastIndex((run) => run.runId === event.runId);
   if (index === -1) return runs;

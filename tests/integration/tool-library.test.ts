@@ -77,6 +77,9 @@ describe("the tool library's REST API", () => {
     const totals = await json(await alice.fetch("/api/tools/stats"), 200);
     expect(totals).toMatchObject({ tools: 1, deprecated: 1, executions: 3, successes: 3, failures: 0, successRate: 1 });
 
+    // a new version brings a deprecated tool back into use
+    expect(await json(await send(alice, "/api/tools", "POST", SLUGIFY), 201)).toMatchObject({ id, version: 3, status: "active" });
+
     expect((await send(alice, `/api/tools/${id}`, "DELETE")).status).toBe(204);
     await json(await alice.fetch(`/api/tools/${id}`), 404);
   });

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -138,6 +139,12 @@ describe("the sandbox runtime", () => {
     expect(result).toMatchObject({ ok: false, error: { kind: "cancelled" } });
     expect(sandbox.sandboxPool().stats().terminated.cancelled).toBe(before + 1);
     expect(await tool("function run() { return 'next'; }")).toMatchObject({ ok: true, output: "next" });
+  });
+
+  it("lets go of a run's signal when each call settles, however many calls share it", async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 15; i++) await sandbox.runInSandbox("tool", "function run() { return 1; }", {}, controller.signal);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("cancels a call that waits in the queue, or was cancelled before it was sent, without running it", async () => {

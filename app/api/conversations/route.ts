@@ -1,6 +1,6 @@
 import { createConversation } from "@/lib/db/conversations";
 import { requireIdentity } from "@/lib/http/access";
-import { readJson } from "@/lib/http/body";
+import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationListQuery, NewConversation } from "@/lib/http/contract";
 import { conversationPage } from "@/lib/http/conversation-list";
 import { route } from "@/lib/http/errors";
@@ -20,6 +20,6 @@ export const GET = route(async (request) => {
 export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
   limitRate("conversations", identity, request);
-  const { title } = await readJson(request, NewConversation);
-  return Response.json(await createConversation(identity, title), { status: 201 });
+  const { title, profile } = await readJson(request, NewConversation);
+  return Response.json(await createConversation(identity, { title, profile: profile && knownProfile(profile) }), { status: 201 });
 });

@@ -5,7 +5,7 @@ import { ApiError, route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { toolPage } from "@/lib/http/tool-list";
 import { toolJson } from "@/lib/tools/api-view";
-import { builtinTools } from "@/lib/tools/builtin";
+import { isBuiltinName } from "@/lib/profiles";
 import { registerToolVersion } from "@/lib/tools/registration";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +17,7 @@ export const GET = route(async (request) => Response.json(await toolPage(await r
 export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
   const definition = await readJson(request, ToolDefinition);
-  if (builtinTools.some((tool) => tool.name === definition.name)) {
+  if (isBuiltinName(definition.name)) {
     throw new ApiError(422, "reserved_name", `"${definition.name}" is a built-in tool; choose another name.`);
   }
   const registration = await registerToolVersion(

@@ -1,6 +1,6 @@
 import { activeRun } from "@/lib/agent/run";
-import { deleteConversation, updateConversationTitle } from "@/lib/db/conversations";
-import { readJson } from "@/lib/http/body";
+import { deleteConversation, updateConversation } from "@/lib/db/conversations";
+import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationChange } from "@/lib/http/contract";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
@@ -14,8 +14,8 @@ export const GET = route(async (request, context: RouteParams) => {
 
 export const PATCH = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
-  const { title } = await readJson(request, ConversationChange);
-  return Response.json(await updateConversationTitle(conversation.id, title));
+  const { title, profile } = await readJson(request, ConversationChange);
+  return Response.json(await updateConversation(conversation.id, { title, profile: profile && knownProfile(profile) }));
 });
 
 export const DELETE = route(async (request, context: RouteParams) => {

@@ -1,0 +1,88 @@
+/**
+ * Agent profiles, after the native tools document's organism.yaml: which tools a conversation's runs may use, and
+ * each tool's settings. Read once from TOOLSMITH_CONFIG (default toolsmith.config.yaml in the working directory);
+ * without a file, the built-in default applies. An invalid file stops start-up with the line and the problem.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+
+/** Every tool a profile can name: the built-ins and the native tools. */
+export const PROFILE_TOOLS = ["register_tool", "calculate", "run_code", "fetch_url"] as const;
+
+/** Built-in and native tool names are reserved: no registered tool may take one. */
+export const isBuiltinName = (name: string) => (PROFILE_TOOLS as readonly string[]).includes(name);
+
+const ToolSettings = z.strictObject({
+  allowed_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may reach; absent: any public host."),
+  blocked_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may not reach."),
+  rate_limit: z.strictObject({ calls: z.number().int().min(1), per_seconds: z.number().int().min(1) }).optional(),
+});
+export type ToolSettings = z.infer<typeof ToolSettings>;
+
+const Profile = z.strictObject({
+  name: z.string().regex(/^[\w-]{1,64}$/, "a name of letters, digits, _ and -"),
+  description: z.string().max(500).optional(),
+  tools: z.array(z.enum(PROFILE_TOOLS)),
+  tool_config: z.partialRecord(z.enum(PROFILE_TOOLS), ToolSettings).default({}),
+  approval: z.array(z.enum(PROFILE_TOOLS)).default([]),
+});
+export type AgentProfile = z.infer<typeof Profile>;
+
+const ConfigFile = z
+  .strictObject({ profiles: z.array(Profile).min(1), default_profile: z.string() })
+  .superRefine((file, context) => {
+    const names = file.profiles.map((profile) => profile.name);
+    names.forEach((name, index) => {
+      if (names.indexOf(name) !== index) context.addIssue({ code: "custom", path: ["profiles", index, "name"], message: `the profile name "${name}" is used twice` });
+    });
+    if (!names.includes(file.default_profile)) context.addIssue({ code: "custom", path: ["default_profile"], message: `no profile is named "${file.default_profile}"` });
+  });
+
+/** Without a file: the network tool on behind the fetch guard, with the code tools; nothing else. */
+const BUILT_IN = {
+  profiles: [{ name: "default", description: "Code tools and guarded web requests.", tools: ["register_tool", "calculate", "run_code", "fetch_url"], tool_config: {}, approval: [] }],
+  default_profile: "default",
+} satisfies z.input<typeof ConfigFile>;
+
+export class ConfigFileError extends Error {}
+
+/** Parse a config file's text: its profiles, or a ConfigFileError naming the file, the line and the problem. */
+export function parseProfiles(text: string, file: string): z.infer<typeof ConfigFile> {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const at = (offset: number | undefined) => (offset === undefined ? "" : `, line ${lines.linePos(offset).line}`);
+  if (document.errors.length > 0) throw new ConfigFileError(`${file}${at(document.errors[0].pos[0])}: ${document.errors[0].message}`);
+  const parsed = ConfigFile.safeParse(document.toJS());
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const node = document.getIn(issue.path as (string | number)[], true) as { range?: [number, number, number] } | undefined;
+  const where = issue.path.length ? ` (${issue.path.join(".")})` : "";
+  throw new ConfigFileError(`${file}${at(node?.range?.[0])}${where}: ${issue.message}`);
+}
+
+let loaded: z.infer<typeof ConfigFile> | undefined;
+
+function profiles() {
+  if (loaded) return loaded;
+  const file = path.resolve(process.env.TOOLSMITH_CONFIG?.trim() || "toolsmith.config.yaml");
+  loaded = fs.existsSync(file) ? parseProfiles(fs.readFileSync(file, "utf8"), file) : ConfigFile.parse(BUILT_IN);
+  return loaded;
+}
+
+/** Read and check the profiles now: start-up calls this, so a bad file stops the server instead of a run. */
+export function loadProfiles(): void {
+  profiles();
+}
+
+export function listProfiles(): { profiles: AgentProfile[]; defaultProfile: string } {
+  const { profiles: list, default_profile } = profiles();
+  return { profiles: list, defaultProfile: default_profile };
+}
+
+/** The profile of that name, the default one for null; undefined for a name no profile has. */
+export function findProfile(name: string | null): AgentProfile | undefined {
+  const { profiles: list, default_profile } = profiles();
+  return list.find((profile) => profile.name === (name ?? default_profile));
+}

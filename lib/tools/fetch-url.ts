@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { config } from "@/lib/config";
+import type { ToolSettings } from "@/lib/profiles";
+import { guardedFetch } from "@/lib/sandbox/fetch-guard";
+import { defineTool } from "./define-tool";
+
+/** `host` is `domain` or one of its subdomains. */
+const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
+
+/** The profile's domain rule for a host: why it is refused, or undefined when it may be reached. */
+export function domainRefusal(host: string, { allowed_domains, blocked_domains }: ToolSettings): string | undefined {
+  const normalized = (domain: string) => domain.toLowerCase().replace(/^\*?\./, "").replace(/\.$/, "");
+  if (blocked_domains?.some((domain) => within(host, normalized(domain)))) return `${host} is blocked by this profile's fetch_url settings.`;
+  if (allowed_domains && !allowed_domains.some((domain) => within(host, normalized(domain)))) {
+    return `${host} is not among the domains this profile allows fetch_url to reach (${allowed_domains.join(", ")}).`;
+  }
+  return undefined;
+}
+
+export const fetchUrl = defineTool({
+  name: "fetch_url",
+  description:
+    "Make an HTTP request to a public http(s) URL and get its status, headers and body (text). Private, loopback " +
+    `and cloud-metadata addresses are refused, on every redirect too. Limits: ${config.fetch.timeoutMs} ms, ` +
+    `${Math.round(config.fetch.maxResponseBytes / 1024)} KB of body (longer bodies are cut and marked).`,
+  inputSchema: z.strictObject({
+    url: z.string().max(4096).describe("http or https URL."),
+    method: z.enum(["GET", "POST", "PUT", "DELETE"]).default("GET"),
+    headers: z.record(z.string(), z.string()).optional().describe("Request headers."),
+    body: z.string().optional().describe("Request body, for POST and PUT."),
+  }),
+  async execute({ url, method, headers, body }, { signal, settings }) {
+    try {
+      const reply = await guardedFetch({ url, method, headers, body }, { limits: config.fetch, signal, allowHost: (host) => domainRefusal(host, settings) });
+      return { ok: true, output: { status_code: reply.status, url: reply.url, headers: reply.headers, body: reply.body, truncated: reply.truncated } };
+    } catch (error) {
+      return { ok: false, error: `fetch_url ${method} ${url.slice(0, 200)} failed: ${(error as Error).message}` };
+    }
+  },
+});

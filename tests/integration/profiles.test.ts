@@ -1,0 +1,97 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Api, ofType } from "../support/api";
+import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { ModelServer } from "../support/model-server";
+
+const CONFIG = `# Two profiles: one may only calculate (once a minute), the other may fetch from example.com and make tools.
+profiles:
+  - name: calculator
+    tools: [calculate]
+    tool_config:
+      calculate:
+        rate_limit: { calls: 1, per_seconds: 60 }
+  - name: web
+    tools: [fetch_url, register_tool]
+    tool_config:
+      fetch_url:
+        allowed_domains: [example.com]
+default_profile: web
+`;
+
+const model = new ModelServer();
+let app: AppServer;
+let api: Api;
+const configFile = (text: string) => {
+  const file = path.join(tempDataDir(), "toolsmith.config.yaml");
+  fs.writeFileSync(file, text);
+  return file;
+};
+
+beforeAll(async () => {
+  await model.start();
+  app = scriptedApp(model.url, { TOOLSMITH_CONFIG: configFile(CONFIG) });
+  await app.start();
+  api = new Api(app.url);
+});
+afterAll(async () => {
+  await app?.stop();
+  await model.stop();
+});
+
+const post = (path: string, body: unknown, method = "POST") => api.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const toolNames = (prompt: string) => model.requestsFor(prompt)[0].tools!.map((tool) => tool.function.name).sort();
+
+describe("agent profiles", () => {
+  it("lists the profiles of the file, and a conversation chooses one by name", async () => {
+    const listed = await (await api.fetch("/api/profiles")).json();
+    expect(listed.defaultProfile).toBe("web");
+    expect(listed.profiles.map((profile: { name: string; tools: string[] }) => [profile.name, profile.tools])).toEqual([
+      ["calculator", ["calculate"]],
+      ["web", ["fetch_url", "register_tool"]],
+    ]);
+    const unknown = await post("/api/conversations", { profile: "root" });
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).error.message).toBe('There is no profile named "root"; the profiles are: calculator, web.');
+    const created = await post("/api/conversations", { profile: "calculator" });
+    expect(await created.json()).toMatchObject({ profile: "calculator" });
+  });
+
+  it("offers the model only its profile's tools, shows the profile in the trace, and rate-limits a tool as the profile says", async () => {
+    const { id } = await (await post("/api/conversations", { profile: "calculator" })).json();
+    const prompt = "Two sums, quickly.";
+    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "1 + 1" } }, { name: "calculate", args: { expression: "2 + 2" } }] }, { text: "Done." }]);
+    const events = await api.run(id, prompt);
+    expect(toolNames(prompt)).toEqual(["calculate"]);
+    expect(events[0].data).toMatchObject({ type: "run_started", profile: "calculator" });
+    const results = ofType(events, "tool_result");
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect(results.find((result) => !result.ok)).toMatchObject({ error: expect.stringMatching(/calculate is rate-limited in the "calculator" profile; try again in \d+ s/) });
+  });
+
+  it("runs the default profile, whose fetch_url reaches only the allowed domains", async () => {
+    const { id } = await api.createConversation();
+    const prompt = "Fetch something elsewhere.";
+    model.script(prompt, [{ toolCalls: [{ name: "fetch_url", args: { url: "https://evil.test/steal" } }, { name: "calculate", args: { expression: "1" } }] }, { text: "Refused." }]);
+    const events = await api.run(id, prompt);
+    expect(toolNames(prompt)).toEqual(["fetch_url", "register_tool"]);
+    const results = ofType(events, "tool_result");
+    const [fetched, calculated] = ["fetch_url", "calculate"].map((name) => results.find((result) => result.name === name));
+    expect(fetched).toMatchObject({ name: "fetch_url", ok: false, error: expect.stringContaining("evil.test is not among the domains this profile allows") });
+    // a tool the profile does not offer is unknown to the run
+    expect(calculated).toMatchObject({ name: "calculate", ok: false, error: expect.stringContaining('There is no tool named "calculate"') });
+  });
+
+  it("switches a conversation's profile, and refuses a name no profile has", async () => {
+    const { id } = await api.createConversation();
+    expect((await post(`/api/conversations/${id}`, { profile: "nobody" }, "PATCH")).status).toBe(400);
+    expect(await (await post(`/api/conversations/${id}`, { profile: "calculator" }, "PATCH")).json()).toMatchObject({ profile: "calculator" });
+  });
+
+  it("does not start with a file it cannot use, and says which line is wrong", async () => {
+    const broken = scriptedApp(model.url, { TOOLSMITH_CONFIG: configFile(CONFIG.replace("tools: [calculate]", "tools: [calculate, shell]")) });
+    await expect(broken.start()).rejects.toThrow(/toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\)/);
+    await broken.stop();
+  });
+});

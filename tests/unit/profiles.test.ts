@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { ConfigFileError, parseProfiles } from "@/lib/profiles";
+import { domainRefusal } from "@/lib/tools/fetch-url";
+
+const VALID = `profiles:
+  - name: researcher
+    tools: [fetch_url, calculate]
+    tool_config:
+      fetch_url:
+        allowed_domains: [example.com]
+        rate_limit: { calls: 10, per_seconds: 60 }
+  - name: coder
+    tools: [register_tool, run_code]
+default_profile: coder
+`;
+
+describe("the profiles file", () => {
+  it("reads profiles, their tools and their settings", () => {
+    const file = parseProfiles(VALID, "toolsmith.config.yaml");
+    expect(file.default_profile).toBe("coder");
+    expect(file.profiles[0]).toMatchObject({ name: "researcher", tools: ["fetch_url", "calculate"], tool_config: { fetch_url: { allowed_domains: ["example.com"], rate_limit: { calls: 10, per_seconds: 60 } } }, approval: [] });
+  });
+
+  it.each([
+    [VALID.replace("tools: [fetch_url, calculate]", "tools: [fetch_url, telnet]"), /line 3 \(profiles\.0\.tools\.1\)/],
+    [VALID.replace("default_profile: coder", "default_profile: nobody"), /line 10 \(default_profile\): no profile is named "nobody"/],
+    [VALID.replace("name: coder", "name: researcher"), /line 8 \(profiles\.1\.name\): the profile name "researcher" is used twice/],
+    [VALID.replace("calls: 10", "calls: 0"), /line 7 .*rate_limit\.calls/],
+    ["profiles: [\n  - name: a\n    tools: [calculate\n", /line \d+: /],
+  ])("names the line and the problem of a file it cannot use (%#)", (text, message) => {
+    expect(() => parseProfiles(text, "toolsmith.config.yaml")).toThrow(ConfigFileError);
+    expect(() => parseProfiles(text, "toolsmith.config.yaml")).toThrow(message);
+  });
+});
+
+describe("fetch_url's domain rules", () => {
+  it.each([
+    ["example.com", { allowed_domains: ["example.com"] }, undefined],
+    ["api.example.com", { allowed_domains: ["example.com"] }, undefined],
+    ["example.com.evil.test", { allowed_domains: ["example.com"] }, /not among the domains/],
+    ["notexample.com", { allowed_domains: ["example.com"] }, /not among the domains/],
+    ["ads.example.com", { blocked_domains: ["*.ads.example.com", "ads.example.com"] }, /blocked/],
+    ["example.org", {}, undefined],
+  ])("%s with %o", (host, settings, expected) => {
+    const refusal = domainRefusal(host, settings);
+    if (expected) expect(refusal).toMatch(expected);
+    else expect(refusal).toBeUndefined();
+  });
+});
