@@ -5,6 +5,7 @@ const LINKS = [
   { href: "/", label: "Chats" },
   { href: "/tools", label: "Tool library" },
   { href: "/shared", label: "Shared links" },
+  { href: "/audit", label: "Audit log" },
   { href: "/settings", label: "Settings" },
 ] as const;
 

@@ -2,7 +2,7 @@ import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/config";
 import { recordExecution } from "@/lib/db/executions";
 import type { AgentEvent, RunStatus } from "@/lib/events/types";
 import type { AgentProfile } from "@/lib/profiles";
-import { loadToolset, type Toolset } from "@/lib/tools/toolset";
+import { callOutcome, loadToolset, type Toolset } from "@/lib/tools/toolset";
 import type { ToolResult } from "@/lib/tools/types";
 import { conversationHistory, stepMessages } from "./history";
 import { languageModel } from "./model";
@@ -119,7 +119,7 @@ async function executeCall(call: ModelCall, step: number, toolset: Toolset, run:
     input,
     output: observation.output,
     error: observation.error,
-    status: result.ok ? "succeeded" : result.cancelled ? "cancelled" : "failed",
+    status: callOutcome(result),
     durationMs,
   }).catch((error) => console.error("Could not record a tool execution:", error));
   return observation;

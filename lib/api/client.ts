@@ -1,6 +1,7 @@
+import type { AuditJson } from "@/lib/http/audit-page";
 import type { ExecutionJson, LibraryTool } from "@/lib/tools/api-view";
 
-export type { ExecutionJson, LibraryTool };
+export type { AuditJson, ExecutionJson, LibraryTool };
 
 /**
  * The browser's client of the app's API: every fetch the UI makes goes through here, so components neither build
@@ -95,6 +96,12 @@ export const api = {
   deleteTool: async (id: string) => void (await call(`/api/tools/${encodeURIComponent(id)}`, { method: "DELETE" })),
   toolExecutions: (id: string) => json<{ executions: ExecutionJson[] }>(`/api/tools/${encodeURIComponent(id)}/executions`),
   runTool: (id: string, input: Record<string, unknown>) => json<ToolRun>(`/api/tools/${encodeURIComponent(id)}/execute`, { method: "POST", ...jsonBody({ input }) }),
+  audit: (filters: Record<string, string>, cursor?: string) => {
+    const params = new URLSearchParams(Object.entries({ ...filters, ...(cursor ? { cursor } : {}) }).filter(([, value]) => value));
+    return json<{ entries: AuditJson[]; nextCursor: string | null }>(`/api/audit?${params}`);
+  },
+  auditExportUrl: (filters: Record<string, string>, format: "csv" | "jsonl") =>
+    `/api/audit/export?${new URLSearchParams(Object.entries({ ...filters, format }).filter(([, value]) => value))}`,
   listTokens: () => json<ApiToken[]>("/api/tokens"),
   createToken: (name: string) => json<ApiToken & { token: string }>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),

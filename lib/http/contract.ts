@@ -53,6 +53,16 @@ export const ToolChange = z
   })
   .refine((change) => Object.keys(change).length > 0, "Send at least one of status, scope, description.");
 
+const auditFilters = {
+  tool: z.string().max(64).optional().describe("Only calls of this tool."),
+  conversation: z.string().max(64).optional().describe("Only calls from this conversation."),
+  outcome: z.enum(["succeeded", "failed", "cancelled"]).optional().describe("Only calls that ended so."),
+};
+
+export const AuditQuery = z.object({ ...auditFilters, limit, cursor: z.string().max(400).optional().describe("The nextCursor of the previous page.") });
+
+export const AuditExportQuery = z.object({ ...auditFilters, format: z.enum(["csv", "jsonl"]).default("csv") });
+
 export const ToolExecution = z.strictObject({
   input: z.record(z.string(), z.unknown()).default({}).describe("The tool's inputs, matching its parameters_schema."),
 });

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import {
+  AuditExportQuery,
+  AuditQuery,
   ConversationChange,
   NewApiToken,
   NewConversation,
@@ -103,6 +105,18 @@ const paths: ZodOpenApiPathsObject = {
   "/api/share/{token}/events": { get: operation("A shared conversation's events, live", { security: [], requestParams: { path: token }, responses: { "200": eventStream, ...errors(404) } }) },
   "/api/share/{token}/export": { get: operation("Download a shared conversation", { security: [], requestParams: { path: token }, responses: { "200": { description: "The file." }, ...errors(404) } }) },
   "/api/share/{token}/fork": { post: operation("Continue a shared conversation in your chats", { requestParams: { path: token }, responses: { "201": json(z.object({ id: z.string(), title: z.string(), url: z.string() }), "The copy."), ...errors(404, 409, 429) } }) },
+  "/api/audit": {
+    get: operation("Your audit log: every tool call with the profile's decision, newest first", {
+      requestParams: { query: AuditQuery },
+      responses: { "200": json(z.object({ entries: z.array(z.record(z.string(), z.unknown())), nextCursor: z.string().nullable() }), "A page."), ...errors(400, 401) },
+    }),
+  },
+  "/api/audit/export": {
+    get: operation("The audit log as CSV or JSON Lines", {
+      requestParams: { query: AuditExportQuery },
+      responses: { "200": { description: "The file.", content: { "text/csv": { schema: z.string() }, "application/x-ndjson": { schema: z.string() } } }, ...errors(400, 401) },
+    }),
+  },
   "/api/profiles": {
     get: operation("The agent profiles and their tools", {
       responses: { "200": json(z.object({ profiles: z.array(z.record(z.string(), z.unknown())), defaultProfile: z.string() }), "The profiles."), ...errors(401) },

@@ -1,4 +1,5 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
+import { recordAudit, type AuditDecision } from "@/lib/db/audit";
 import { listOfferedTools } from "@/lib/db/tools";
 import { builtinTools } from "./builtin";
 import { registeredTool } from "./registered-tool";
@@ -46,23 +47,44 @@ export class Toolset implements ToolRegistry {
     );
   }
 
+  /** Call a tool for the model, and append the call to the audit log with the profile's decision. */
   async call(name: string, input: unknown, context: Omit<ToolContext, "tools" | "settings">): Promise<ToolResult> {
+    const started = performance.now();
+    const { result, decision } = await this.dispatch(name, input, context);
+    recordAudit({
+      ownerId: context.ownerId,
+      conversationId: context.conversationId,
+      runId: context.runId,
+      tool: name,
+      profile: this.profile?.name,
+      decision,
+      reason: decision === "allowed" || result.ok ? undefined : result.error,
+      input,
+      outcome: decision === "allowed" ? callOutcome(result) : undefined,
+      durationMs: performance.now() - started,
+    }).catch((error) => console.error("Could not append to the audit log:", error));
+    return result;
+  }
+
+  private async dispatch(name: string, input: unknown, context: Omit<ToolContext, "tools" | "settings">): Promise<{ result: ToolResult; decision: AuditDecision }> {
     const agentTool = this.tools.get(name);
-    if (!agentTool) return { ok: false, error: this.unknownToolHint(name) };
+    if (!agentTool) return { result: { ok: false, error: this.unknownToolHint(name) }, decision: "refused" };
     const settings = this.profile?.tool_config[name as keyof AgentProfile["tool_config"]] ?? {};
     if (settings.rate_limit && this.profile) {
       const limited = toolLimiter(this.profile.name, name, settings.rate_limit).take(context.ownerId);
-      if (!limited.ok) return { ok: false, error: `${name} is rate-limited in the "${this.profile.name}" profile; try again in ${limited.retryAfterSeconds} s.` };
+      if (!limited.ok) {
+        return { result: { ok: false, error: `${name} is rate-limited in the "${this.profile.name}" profile; try again in ${limited.retryAfterSeconds} s.` }, decision: "rate_limited" };
+      }
     }
     const parsed = agentTool.parse(input);
     if (!parsed.ok) {
       const problems = parsed.problems.slice(0, MAX_INPUT_PROBLEMS).join("; ");
-      return { ok: false, error: `Invalid input for ${name}: ${problems || "does not match its schema"}.` };
+      return { result: { ok: false, error: `Invalid input for ${name}: ${problems || "does not match its schema"}.` }, decision: "refused" };
     }
     try {
-      return await agentTool.execute(parsed.input, { ...context, settings, tools: this });
+      return { result: await agentTool.execute(parsed.input, { ...context, settings, tools: this }), decision: "allowed" };
     } catch (error) {
-      return { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+      return { result: { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` }, decision: "allowed" };
     }
   }
 
@@ -94,3 +116,6 @@ function toolLimiter(profile: string, tool: string, { calls, per_seconds }: { ca
   if (!toolLimiters.has(key)) toolLimiters.set(key, new RateLimiter(calls, per_seconds * 1000));
   return toolLimiters.get(key)!;
 }
+
+/** How a call that ran went, in the words of the execution records and the audit log. */
+export const callOutcome = (result: ToolResult) => (result.ok ? "succeeded" : result.cancelled ? "cancelled" : "failed");

@@ -65,7 +65,7 @@ for (const colorScheme of ["light", "dark"] as const) {
 
 for (const colorScheme of ["light", "dark"] as const) {
   for (const width of [1440, 375]) {
-    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: tool library, a tool's page, settings`, async ({ page }) => {
+    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: tool library, a tool's page, settings, audit log`, async ({ page }) => {
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme });
       await page.goto("/tools");
@@ -88,6 +88,13 @@ for (const colorScheme of ["light", "dark"] as const) {
       await page.getByRole("button", { name: "Create token" }).click();
       await expect(page.getByTestId("new-token")).toHaveValue(/^tsk_/);
       await expectAccessible(page, "the settings page");
+      await page.goto("/audit");
+      await expect(page.getByTestId("audit-entries")).toContainText("shout");
+      await page.getByLabel("Outcome").selectOption("failed");
+      await expect(page.getByText("No tool calls match.")).toBeVisible();
+      await page.getByLabel("Outcome").selectOption("succeeded");
+      await expect(page.getByTestId("audit-entries").locator("tbody tr")).toHaveCount(2);
+      await expectAccessible(page, "the audit log");
     });
   }
 }

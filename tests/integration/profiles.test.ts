@@ -89,6 +89,33 @@ describe("agent profiles", () => {
     expect(await (await post(`/api/conversations/${id}`, { profile: "calculator" }, "PATCH")).json()).toMatchObject({ profile: "calculator" });
   });
 
+  it("keeps an audit log of every call with the profile's decision, filterable, exportable, and private", async () => {
+    const { entries } = await (await api.fetch("/api/audit?limit=200")).json();
+    const decisions = new Set(entries.map((entry: { tool: string; decision: string; outcome: string | null }) => `${entry.tool}:${entry.decision}:${entry.outcome}`));
+    expect([...decisions]).toEqual(expect.arrayContaining(["calculate:allowed:succeeded", "calculate:rate_limited:null", "calculate:refused:null", "fetch_url:allowed:failed"]));
+    const limited = entries.find((entry: { decision: string }) => entry.decision === "rate_limited");
+    expect(limited).toMatchObject({ profile: "calculator", reason: expect.stringContaining("rate-limited"), inputHash: expect.stringMatching(/^[0-9a-f]{64}$/), inputSize: 22, runId: expect.any(String), conversationId: expect.any(String) });
+    expect(JSON.stringify(entries)).not.toContain("2 + 2");
+
+    const onlyFetch = await (await api.fetch("/api/audit?tool=fetch_url")).json();
+    expect(onlyFetch.entries.map((entry: { tool: string }) => entry.tool)).toEqual(["fetch_url"]);
+    const paged = await (await api.fetch("/api/audit?limit=1")).json();
+    expect(paged.entries).toHaveLength(1);
+    const next = await (await api.fetch(`/api/audit?limit=1&cursor=${paged.nextCursor}`)).json();
+    expect(next.entries[0].id).not.toBe(paged.entries[0].id);
+
+    const csv = await api.fetch("/api/audit/export?format=csv");
+    expect(csv.headers.get("content-type")).toMatch(/text\/csv/);
+    const lines = (await csv.text()).trim().split("\n");
+    expect(lines[0]).toBe("time,id,conversationId,runId,tool,profile,decision,reason,inputHash,inputSize,outcome,durationMs");
+    expect(lines).toHaveLength(entries.length + 1);
+    const jsonl = (await (await api.fetch("/api/audit/export?format=jsonl&tool=calculate")).text()).trim().split("\n").map((line) => JSON.parse(line));
+    expect(jsonl.every((entry) => entry.tool === "calculate")).toBe(true);
+
+    const stranger = new Api(app.url);
+    expect((await (await stranger.fetch("/api/audit")).json()).entries).toEqual([]);
+  });
+
   it("does not start with a file it cannot use, and says which line is wrong", async () => {
     const broken = scriptedApp(model.url, { TOOLSMITH_CONFIG: configFile(CONFIG.replace("tools: [calculate]", "tools: [calculate, shell]")) });
     await expect(broken.start()).rejects.toThrow(/toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\)/);

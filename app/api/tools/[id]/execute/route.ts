@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/db/audit";
 import { recordExecution } from "@/lib/db/executions";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
@@ -5,6 +6,7 @@ import { ToolExecution, ToolVersionQuery } from "@/lib/http/contract";
 import { ApiError, route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { registeredTool, runToolCode } from "@/lib/tools/registered-tool";
+import { callOutcome } from "@/lib/tools/toolset";
 
 /**
  * Run the tool (its latest version, or `?version=N`) in the sandbox with the same limits as in chat, and count
@@ -12,7 +14,7 @@ import { registeredTool, runToolCode } from "@/lib/tools/registered-tool";
  */
 export const POST = route(async (request, context: RouteParams) => {
   const { version } = readQuery(request, ToolVersionQuery);
-  const { tool } = await requireTool(request, context, version);
+  const { tool, identity } = await requireTool(request, context, version);
   const { input } = await readJson(request, ToolExecution);
   const parsed = registeredTool(tool).parse(input);
   if (!parsed.ok) throw new ApiError(400, "invalid_input", `The input does not match the tool's parameters_schema: ${parsed.problems.join("; ")}.`);
@@ -20,16 +22,20 @@ export const POST = route(async (request, context: RouteParams) => {
   const started = performance.now();
   const result = await runToolCode(tool.code, parsed.input, request.signal);
   const durationMs = performance.now() - started;
-  await recordExecution({
-    source: "api",
-    toolName: tool.name,
-    toolId: tool.id,
-    input,
-    output: result.ok ? result.output : undefined,
-    error: result.ok ? undefined : result.error,
-    status: result.ok ? "succeeded" : result.cancelled ? "cancelled" : "failed",
-    durationMs,
-  });
+  const outcome = callOutcome(result);
+  await Promise.all([
+    recordAudit({ ownerId: identity, tool: tool.name, decision: "allowed", input, outcome, durationMs }),
+    recordExecution({
+      source: "api",
+      toolName: tool.name,
+      toolId: tool.id,
+      input,
+      output: result.ok ? result.output : undefined,
+      error: result.ok ? undefined : result.error,
+      status: outcome,
+      durationMs,
+    }),
+  ]);
   return Response.json({
     success: result.ok,
     output: result.ok ? result.output : null,

@@ -1,0 +1,35 @@
+import { stringify } from "csv-stringify/sync";
+import { requireIdentity } from "@/lib/http/access";
+import { auditPage, type AuditJson } from "@/lib/http/audit-page";
+import { AuditExportQuery } from "@/lib/http/contract";
+import { route } from "@/lib/http/errors";
+import { readQuery } from "@/lib/http/query";
+
+export const dynamic = "force-dynamic";
+
+const PAGE = 1000;
+const COLUMNS: (keyof AuditJson)[] = ["time", "id", "conversationId", "runId", "tool", "profile", "decision", "reason", "inputHash", "inputSize", "outcome", "durationMs"];
+
+/** The whole audit log (filtered like GET /api/audit) as CSV or JSON Lines, streamed a page at a time. */
+export const GET = route(async (request) => {
+  const identity = await requireIdentity(request);
+  const { format, ...filters } = readQuery(request, AuditExportQuery);
+  const encoder = new TextEncoder();
+  let cursor: string | undefined;
+  let first = true;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { entries, nextCursor } = await auditPage(identity, { ...filters, limit: PAGE, cursor });
+      const text =
+        format === "csv"
+          ? stringify(entries, { header: first, columns: COLUMNS })
+          : entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
+      first = false;
+      if (text) controller.enqueue(encoder.encode(text));
+      if (!nextCursor) controller.close();
+      cursor = nextCursor ?? undefined;
+    },
+  });
+  const type = format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8";
+  return new Response(body, { headers: { "content-type": type, "content-disposition": `attachment; filename="toolsmith-audit.${format}"` } });
+});

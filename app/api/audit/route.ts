@@ -1,0 +1,10 @@
+import { requireIdentity } from "@/lib/http/access";
+import { auditPage } from "@/lib/http/audit-page";
+import { AuditQuery } from "@/lib/http/contract";
+import { route } from "@/lib/http/errors";
+import { readQuery } from "@/lib/http/query";
+
+export const dynamic = "force-dynamic";
+
+/** The requester's audit log: every tool call with the profile's decision, newest first, a page at a time. */
+export const GET = route(async (request) => Response.json(await auditPage(await requireIdentity(request), readQuery(request, AuditQuery))));

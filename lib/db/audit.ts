@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import { db } from "./client";
+
+export type AuditDecision = "allowed" | "refused" | "rate_limited" | "approved" | "denied";
+
+export interface AuditEntry {
+  ownerId: string;
+  conversationId?: string;
+  runId?: string;
+  tool: string;
+  profile?: string;
+  decision: AuditDecision;
+  reason?: string;
+  input: unknown;
+  outcome?: "succeeded" | "failed" | "cancelled";
+  durationMs: number;
+}
+
+/** Append one tool call to the audit log: the input's hash and size, never the input itself. */
+export async function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {
+  const json = JSON.stringify(input ?? null);
+  await db.toolAudit.create({
+    data: {
+      ...entry,
+      reason: entry.reason?.toWellFormed().slice(0, 1000),
+      inputHash: createHash("sha256").update(json).digest("hex"),
+      inputSize: Buffer.byteLength(json),
+      durationMs: Math.round(entry.durationMs),
+    },
+  });
+}
+
+export interface AuditQuery {
+  tool?: string;
+  conversation?: string;
+  outcome?: string;
+  limit: number;
+  /** From the previous page: the time and id it ended with. */
+  before?: { createdAt: Date; id: string };
+}
+
+/** A page of an identity's audit log, newest first. */
+export function listAudit(ownerId: string, { tool, conversation, outcome, limit, before }: AuditQuery) {
+  return db.toolAudit.findMany({
+    where: {
+      ownerId,
+      tool,
+      conversationId: conversation,
+      outcome,
+      ...(before ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    omit: { ownerId: true },
+  });
+}
+
+export type AuditRow = Awaited<ReturnType<typeof listAudit>>[number];
