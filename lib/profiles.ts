@@ -9,7 +9,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 
 /** Every tool a profile can name: the built-ins and the native tools. */
-export const PROFILE_TOOLS = ["register_tool", "calculate", "run_code", "fetch_url"] as const;
+export const PROFILE_TOOLS = ["register_tool", "calculate", "run_code", "fetch_url", "key_value_get", "key_value_set", "key_value_delete"] as const;
 
 /** Built-in and native tool names are reserved: no registered tool may take one. */
 export const isBuiltinName = (name: string) => (PROFILE_TOOLS as readonly string[]).includes(name);
@@ -40,9 +40,17 @@ const ConfigFile = z
     if (!names.includes(file.default_profile)) context.addIssue({ code: "custom", path: ["default_profile"], message: `no profile is named "${file.default_profile}"` });
   });
 
-/** Without a file: the network tool on behind the fetch guard, with the code tools; nothing else. */
+/** Without a file: the network tool on behind the fetch guard, the code tools and the key-value store. */
 const BUILT_IN = {
-  profiles: [{ name: "default", description: "Code tools and guarded web requests.", tools: ["register_tool", "calculate", "run_code", "fetch_url"], tool_config: {}, approval: [] }],
+  profiles: [
+    {
+      name: "default",
+      description: "Code tools, guarded web requests and a key-value store.",
+      tools: ["register_tool", "calculate", "run_code", "fetch_url", "key_value_get", "key_value_set", "key_value_delete"],
+      tool_config: {},
+      approval: [],
+    },
+  ],
   default_profile: "default",
 } satisfies z.input<typeof ConfigFile>;
 

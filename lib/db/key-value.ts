@@ -1,0 +1,30 @@
+import { db } from "./client";
+
+/** A value, unless it is missing or expired (an expired one is removed on the way). */
+export async function getValue(namespace: string, key: string): Promise<{ value: string } | undefined> {
+  const row = await db.keyValue.findUnique({ where: { namespace_key: { namespace, key } }, select: { value: true, expiresAt: true } });
+  if (!row) return undefined;
+  if (row.expiresAt && row.expiresAt <= new Date()) {
+    await db.keyValue.deleteMany({ where: { namespace, key, expiresAt: { lte: new Date() } } });
+    return undefined;
+  }
+  return { value: row.value };
+}
+
+/** Live keys of a namespace, the expired ones not counted. */
+export function countKeys(namespace: string): Promise<number> {
+  return db.keyValue.count({ where: { namespace, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] } });
+}
+
+export async function keyExists(namespace: string, key: string): Promise<boolean> {
+  return (await getValue(namespace, key)) !== undefined;
+}
+
+export async function setValue(namespace: string, key: string, value: string, expiresAt: Date | null): Promise<void> {
+  await db.keyValue.upsert({ where: { namespace_key: { namespace, key } }, create: { namespace, key, value, expiresAt }, update: { value, expiresAt } });
+}
+
+export async function deleteValue(namespace: string, key: string): Promise<boolean> {
+  const { count } = await db.keyValue.deleteMany({ where: { namespace, key } });
+  return count > 0;
+}

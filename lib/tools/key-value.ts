@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { countKeys, deleteValue, getValue, keyExists, setValue } from "@/lib/db/key-value";
+import { defineTool } from "./define-tool";
+import type { ToolContext } from "./types";
+
+const MAX_VALUE_BYTES = 64 * 1024;
+const MAX_KEYS_PER_NAMESPACE = 1000;
+const MAX_TTL_SECONDS = 365 * 24 * 60 * 60;
+
+const key = z.string().min(1).max(256).describe("The key.");
+const namespace = z
+  .string()
+  .regex(/^[\w.-]{1,64}$/, "letters, digits, _, . and - (64 at most)")
+  .optional()
+  .describe("Shared by every conversation of the same person under this name; this conversation's own when absent.");
+
+/** Namespaces belong to one identity: no conversation can read another person's keys. */
+const scoped = (context: Pick<ToolContext, "ownerId" | "conversationId">, name?: string) =>
+  `${context.ownerId}/${name ?? `conversation:${context.conversationId}`}`;
+
+export const keyValueGet = defineTool({
+  name: "key_value_get",
+  description: "Read a JSON value stored with key_value_set (in this conversation, or in a named namespace). Expired keys are gone.",
+  inputSchema: z.strictObject({ key, namespace }),
+  async execute(input, context) {
+    const found = await getValue(scoped(context, input.namespace), input.key);
+    return { ok: true, output: found ? { found: true, value: JSON.parse(found.value) as unknown } : { found: false } };
+  },
+});
+
+export const keyValueSet = defineTool({
+  name: "key_value_set",
+  description: `Store a JSON value under a key, optionally for ttl_seconds. Values up to ${MAX_VALUE_BYTES / 1024} KB, ${MAX_KEYS_PER_NAMESPACE} keys per namespace.`,
+  inputSchema: z.strictObject({
+    key,
+    value: z.unknown().describe("Any JSON value."),
+    ttl_seconds: z.number().int().min(1).max(MAX_TTL_SECONDS).optional().describe("Forget the key after this many seconds."),
+    namespace,
+  }),
+  async execute(input, context) {
+    const json = JSON.stringify(input.value ?? null);
+    if (Buffer.byteLength(json) > MAX_VALUE_BYTES) return { ok: false, error: `The value is over ${MAX_VALUE_BYTES / 1024} KB; store less, or split it over several keys.` };
+    const space = scoped(context, input.namespace);
+    if (!(await keyExists(space, input.key)) && (await countKeys(space)) >= MAX_KEYS_PER_NAMESPACE) {
+      return { ok: false, error: `This namespace already holds ${MAX_KEYS_PER_NAMESPACE} keys; delete some first.` };
+    }
+    const expiresAt = input.ttl_seconds ? new Date(Date.now() + input.ttl_seconds * 1000) : null;
+    await setValue(space, input.key, json, expiresAt);
+    return { ok: true, output: { stored: true, expires_at: expiresAt?.toISOString() ?? null } };
+  },
+});
+
+export const keyValueDelete = defineTool({
+  name: "key_value_delete",
+  description: "Delete a key stored with key_value_set.",
+  inputSchema: z.strictObject({ key, namespace }),
+  async execute(input, context) {
+    return { ok: true, output: { deleted: await deleteValue(scoped(context, input.namespace), input.key) } };
+  },
+});
