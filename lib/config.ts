@@ -155,3 +155,8 @@ export function databaseFile(url = process.env.DATABASE_URL ?? "file:./data/tool
 export function dataDirectory(): string {
   return path.dirname(databaseFile());
 }
+
+/** The file tools' workspaces, one directory per conversation. */
+export function workspacesDirectory(): string {
+  return path.resolve(env("TOOLSMITH_WORKSPACES_DIR") ?? path.join(dataDirectory(), "workspaces"));
+}

@@ -9,7 +9,18 @@ import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 
 /** Every tool a profile can name: the built-ins and the native tools. */
-export const PROFILE_TOOLS = ["register_tool", "calculate", "run_code", "fetch_url", "key_value_get", "key_value_set", "key_value_delete"] as const;
+export const PROFILE_TOOLS = [
+  "register_tool",
+  "calculate",
+  "run_code",
+  "fetch_url",
+  "key_value_get",
+  "key_value_set",
+  "key_value_delete",
+  "read_file",
+  "write_file",
+  "list_dir",
+] as const;
 
 /** Built-in and native tool names are reserved: no registered tool may take one. */
 export const isBuiltinName = (name: string) => (PROFILE_TOOLS as readonly string[]).includes(name);
@@ -17,6 +28,7 @@ export const isBuiltinName = (name: string) => (PROFILE_TOOLS as readonly string
 const ToolSettings = z.strictObject({
   allowed_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may reach; absent: any public host."),
   blocked_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may not reach."),
+  allowed_paths: z.array(z.string().min(1)).optional().describe("Workspace folders the file tools may use; absent: the whole workspace."),
   rate_limit: z.strictObject({ calls: z.number().int().min(1), per_seconds: z.number().int().min(1) }).optional(),
 });
 export type ToolSettings = z.infer<typeof ToolSettings>;
@@ -40,13 +52,13 @@ const ConfigFile = z
     if (!names.includes(file.default_profile)) context.addIssue({ code: "custom", path: ["default_profile"], message: `no profile is named "${file.default_profile}"` });
   });
 
-/** Without a file: the network tool on behind the fetch guard, the code tools and the key-value store. */
+/** Without a file: the network tool on behind the fetch guard, the code tools, the key-value store and the file tools. */
 const BUILT_IN = {
   profiles: [
     {
       name: "default",
-      description: "Code tools, guarded web requests and a key-value store.",
-      tools: ["register_tool", "calculate", "run_code", "fetch_url", "key_value_get", "key_value_set", "key_value_delete"],
+      description: "Code tools, guarded web requests, a key-value store and files in the conversation's workspace.",
+      tools: ["register_tool", "calculate", "run_code", "fetch_url", "key_value_get", "key_value_set", "key_value_delete", "read_file", "write_file", "list_dir"],
       tool_config: {},
       approval: [],
     },

@@ -1,9 +1,10 @@
 import { calculate } from "./calculate";
 import { fetchUrl } from "./fetch-url";
+import { listDir, readFile, writeFile } from "./files";
 import { keyValueDelete, keyValueGet, keyValueSet } from "./key-value";
 import { registerTool } from "./register-tool";
 import { runCode } from "./run-code";
 import type { AgentTool } from "./types";
 
 /** The built-in and native tools; a run is offered those its profile allows. */
-export const builtinTools: AgentTool[] = [registerTool, calculate, runCode, fetchUrl, keyValueGet, keyValueSet, keyValueDelete];
+export const builtinTools: AgentTool[] = [registerTool, calculate, runCode, fetchUrl, keyValueGet, keyValueSet, keyValueDelete, readFile, writeFile, listDir];

@@ -4,6 +4,7 @@ import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationChange } from "@/lib/http/contract";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
+import { removeWorkspace } from "@/lib/tools/workspace";
 import { loadTrace } from "@/lib/trace/load";
 
 
@@ -22,5 +23,6 @@ export const DELETE = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
   if (activeRun(conversation.id)) throw conflict("A run of this conversation is active; cancel it before deleting.");
   await deleteConversation(conversation.id);
+  await removeWorkspace(conversation.id);
   return new Response(null, { status: 204 });
 });
