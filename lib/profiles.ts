@@ -20,6 +20,8 @@ export const PROFILE_TOOLS = [
   "read_file",
   "write_file",
   "list_dir",
+  "webhook",
+  "run_command",
 ] as const;
 
 /** Built-in and native tool names are reserved: no registered tool may take one. */
@@ -29,6 +31,8 @@ const ToolSettings = z.strictObject({
   allowed_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may reach; absent: any public host."),
   blocked_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may not reach."),
   allowed_paths: z.array(z.string().min(1)).optional().describe("Workspace folders the file tools may use; absent: the whole workspace."),
+  allowed_commands: z.array(z.string().min(1)).optional().describe("Programs run_command may start; absent: any."),
+  shell: z.boolean().optional().describe("run_command through sh -c (pipes, globs); off: plain words only."),
   rate_limit: z.strictObject({ calls: z.number().int().min(1), per_seconds: z.number().int().min(1) }).optional(),
 });
 export type ToolSettings = z.infer<typeof ToolSettings>;

@@ -47,3 +47,24 @@ describe("fetch_url's domain rules", () => {
     else expect(refusal).toBeUndefined();
   });
 });
+
+describe("webhook", () => {
+  const context = (settings = {}) => ({ ownerId: "o", conversationId: "c", runId: "r", signal: new AbortController().signal, tools: { get: () => undefined, add: () => {} }, settings }) as never;
+  const send = async (url: string, settings = {}) => {
+    const { webhook } = await import("@/lib/tools/webhook");
+    const parsed = webhook.parse({ url, payload: { hello: "world" } });
+    if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+    return webhook.execute(parsed.input, context(settings));
+  };
+
+  it("goes through the fetch guard: loopback, private and metadata addresses are refused before any packet", async () => {
+    for (const url of ["http://127.0.0.1:9/hook", "http://169.254.169.254/latest", "http://[::1]/", "http://localhost/hook"]) {
+      expect(await send(url)).toMatchObject({ ok: false, error: expect.stringMatching(/not (a public address|allowed)/) });
+    }
+  });
+
+  it("keeps the profile's domain rules", async () => {
+    expect(await send("https://hooks.evil.test/x", { allowed_domains: ["hooks.example.com"] })).toMatchObject({ ok: false, error: expect.stringContaining("not among the domains") });
+    expect(await send("https://hooks.example.com/x", { blocked_domains: ["example.com"] })).toMatchObject({ ok: false, error: expect.stringContaining("blocked") });
+  });
+});

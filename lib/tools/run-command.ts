@@ -1,0 +1,108 @@
+import { spawn, spawnSync } from "node:child_process";
+import { parse } from "shell-quote";
+import { z } from "zod";
+import { defineTool } from "./define-tool";
+import type { ToolResult } from "./types";
+import { workspaceOf } from "./workspace";
+
+const MAX_TIMEOUT_SECONDS = 120;
+const OUTPUT_BYTES = 64 * 1024;
+/** Address space and CPU time of the command (prlimit), on top of the wall clock. */
+const MEMORY_BYTES = 512 * 1024 * 1024;
+const CPU_SECONDS = 60;
+
+/**
+ * bubblewrap's sandbox: no network (every namespace unshared), the system read-only, a private /tmp, the
+ * conversation's workspace the only writable host folder, no host environment, and the command killed with its
+ * whole process group at the timeout.
+ */
+function sandboxArgs(workspace: string): string[] {
+  return [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--ro-bind", "/usr", "/usr",
+    "--symlink", "usr/lib", "/lib",
+    "--symlink", "usr/lib64", "/lib64",
+    "--symlink", "usr/bin", "/bin",
+    "--symlink", "usr/sbin", "/sbin",
+    "--proc", "/proc",
+    "--dev", "/dev",
+    "--tmpfs", "/tmp",
+    "--bind", workspace, "/work",
+    "--chdir", "/work",
+    "--clearenv",
+    "--setenv", "PATH", "/usr/bin:/bin",
+    "--setenv", "HOME", "/work",
+    "--",
+    "prlimit", `--as=${MEMORY_BYTES}`, `--cpu=${CPU_SECONDS}`, "--",
+  ];
+}
+
+let bubblewrap: { available: boolean; why?: string } | undefined;
+/** Whether bubblewrap runs here; without it the tool is off and says how to turn it on. */
+function bubblewrapStatus() {
+  bubblewrap ??= (() => {
+    const probe = spawnSync("bwrap", ["--version"], { encoding: "utf8" });
+    return probe.status === 0 ? { available: true } : { available: false, why: "bubblewrap is not installed on the server (Debian: apt-get install bubblewrap), so run_command is off." };
+  })();
+  return bubblewrap;
+}
+
+/** The command as words, without a shell: operators, globs and substitutions are refused unless the profile allows a shell. */
+function commandWords(command: string, shell: boolean): string[] | string {
+  if (shell) return ["sh", "-c", command];
+  const words = parse(command);
+  const special = words.find((word) => typeof word !== "string");
+  if (special) return `"${command.slice(0, 200)}" needs a shell (${JSON.stringify(special)}); this profile runs commands without one: give plain words.`;
+  return words as string[];
+}
+
+function collect(stream: NodeJS.ReadableStream) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  stream.on("data", (chunk: Buffer) => {
+    if (size >= OUTPUT_BYTES) return void (truncated = true);
+    chunks.push(chunk.subarray(0, OUTPUT_BYTES - size));
+    size += chunk.length;
+    if (size > OUTPUT_BYTES) truncated = true;
+  });
+  return () => ({ text: Buffer.concat(chunks).toString("utf8"), truncated });
+}
+
+export const runCommand = defineTool({
+  name: "run_command",
+  description:
+    "Run a command in an isolated sandbox: no network, the system read-only, this conversation's workspace as the " +
+    `writable working folder (/work), ${MEMORY_BYTES / 1024 / 1024} MB of memory, a timeout. Plain words, no shell ` +
+    "features, unless the profile allows a shell. Returns exit_code, stdout and stderr.",
+  inputSchema: z.strictObject({
+    command: z.string().min(1).max(4000).describe("e.g. `ls -la` or `wc -l notes.txt`."),
+    timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(30).describe("Seconds."),
+  }),
+  async execute({ command, timeout }, { conversationId, signal, settings }): Promise<ToolResult> {
+    const status = bubblewrapStatus();
+    if (!status.available) return { ok: false, error: status.why! };
+    const words = commandWords(command, settings.shell === true);
+    if (typeof words === "string") return { ok: false, error: words };
+    if (settings.allowed_commands && !settings.allowed_commands.includes(words[0])) {
+      return { ok: false, error: `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).` };
+    }
+    const workspace = await workspaceOf(conversationId);
+    const child = spawn("bwrap", [...sandboxArgs(workspace), ...words], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
+    const kill = () => child.pid && process.kill(-child.pid, "SIGKILL");
+    let timedOut = false;
+    const timer = setTimeout(() => ((timedOut = true), kill()), timeout * 1000);
+    signal.addEventListener("abort", kill, { once: true });
+    const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)).on("error", () => resolve(null)));
+    clearTimeout(timer);
+    signal.removeEventListener("abort", kill);
+    if (signal.aborted) return { ok: false, error: "The command was stopped: the run was cancelled.", cancelled: true };
+    const [out, err] = [stdout(), stderr()];
+    const output = { exit_code: exitCode, stdout: out.text, stderr: err.text, truncated: out.truncated || err.truncated };
+    if (timedOut) return { ok: false, error: `The command ran longer than ${timeout} s and was killed.\n${JSON.stringify(output)}` };
+    return { ok: true, output };
+  },
+});
