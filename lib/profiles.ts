@@ -22,6 +22,8 @@ export const PROFILE_TOOLS = [
   "list_dir",
   "webhook",
   "run_command",
+  "web_search",
+  "send_email",
 ] as const;
 
 /** Built-in and native tool names are reserved: no registered tool may take one. */
@@ -33,6 +35,7 @@ const ToolSettings = z.strictObject({
   allowed_paths: z.array(z.string().min(1)).optional().describe("Workspace folders the file tools may use; absent: the whole workspace."),
   allowed_commands: z.array(z.string().min(1)).optional().describe("Programs run_command may start; absent: any."),
   shell: z.boolean().optional().describe("run_command through sh -c (pipes, globs); off: plain words only."),
+  allowed_recipients: z.array(z.string().min(1)).optional().describe("Addresses, or @domains, send_email may write to; absent: any."),
   rate_limit: z.strictObject({ calls: z.number().int().min(1), per_seconds: z.number().int().min(1) }).optional(),
 });
 export type ToolSettings = z.infer<typeof ToolSettings>;
@@ -62,7 +65,7 @@ const BUILT_IN = {
     {
       name: "default",
       description: "Code tools, guarded web requests, a key-value store and files in the conversation's workspace.",
-      tools: ["register_tool", "calculate", "run_code", "fetch_url", "key_value_get", "key_value_set", "key_value_delete", "read_file", "write_file", "list_dir"],
+      tools: ["register_tool", "calculate", "run_code", "fetch_url", "web_search", "key_value_get", "key_value_set", "key_value_delete", "read_file", "write_file", "list_dir"],
       tool_config: {},
       approval: [],
     },

@@ -5,8 +5,10 @@ import { keyValueDelete, keyValueGet, keyValueSet } from "./key-value";
 import { registerTool } from "./register-tool";
 import { runCode } from "./run-code";
 import { runCommand } from "./run-command";
+import { sendEmail } from "./send-email";
+import { webSearch } from "./web-search";
 import { webhook } from "./webhook";
 import type { AgentTool } from "./types";
 
 /** The built-in and native tools; a run is offered those its profile allows. */
-export const builtinTools: AgentTool[] = [registerTool, calculate, runCode, fetchUrl, keyValueGet, keyValueSet, keyValueDelete, readFile, writeFile, listDir, webhook, runCommand];
+export const builtinTools: AgentTool[] = [registerTool, calculate, runCode, fetchUrl, keyValueGet, keyValueSet, keyValueDelete, readFile, writeFile, listDir, webhook, runCommand, webSearch, sendEmail];

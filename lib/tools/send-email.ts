@@ -1,0 +1,47 @@
+import nodemailer, { type Transporter } from "nodemailer";
+import { z } from "zod";
+import { defineTool } from "./define-tool";
+
+/** `address` is listed itself, or its domain is listed as "@domain". */
+export function recipientRefusal(address: string, allowed: string[] | undefined): string | undefined {
+  if (!allowed) return undefined;
+  const lower = address.toLowerCase();
+  const domain = lower.slice(lower.lastIndexOf("@"));
+  return allowed.some((entry) => entry.toLowerCase() === lower || entry.toLowerCase() === domain)
+    ? undefined
+    : `${address} is not among the recipients this profile allows (${allowed.join(", ")}).`;
+}
+
+let transport: Transporter | undefined;
+/** One SMTP connection pool per process, from SMTP_URL (e.g. smtp://user:pass@mail.example.com:587). */
+function smtp(): Transporter | undefined {
+  const url = process.env.SMTP_URL?.trim();
+  if (!url) return undefined;
+  transport ??= nodemailer.createTransport(url);
+  return transport;
+}
+
+/** Off unless a profile lists it; the profile's allowed_recipients and rate_limit bound it. */
+export const sendEmail = defineTool({
+  name: "send_email",
+  description: "Send an email (plain text, optionally with an HTML part) through the server's SMTP relay.",
+  inputSchema: z.strictObject({
+    to: z.union([z.email(), z.array(z.email()).min(1).max(10)]).describe("One address, or up to 10."),
+    subject: z.string().min(1).max(300),
+    body: z.string().min(1).max(100_000).describe("The plain-text body."),
+    html: z.string().max(200_000).optional().describe("An HTML version of the body."),
+  }),
+  async execute({ to, subject, body, html }, { settings }) {
+    const mailer = smtp();
+    if (!mailer) return { ok: false, error: "No SMTP server is configured: set SMTP_URL (e.g. smtp://user:password@mail.example.com:587) and restart." };
+    const recipients = Array.isArray(to) ? to : [to];
+    const refusal = recipients.map((address) => recipientRefusal(address, settings.allowed_recipients)).find(Boolean);
+    if (refusal) return { ok: false, error: refusal };
+    try {
+      const sent = await mailer.sendMail({ from: process.env.SMTP_FROM?.trim() || "Toolsmith <toolsmith@localhost>", to: recipients, subject, text: body, html });
+      return { ok: true, output: { sent: true, message_id: sent.messageId, accepted: sent.accepted } };
+    } catch (error) {
+      return { ok: false, error: `The SMTP server refused the message: ${(error as Error).message}` };
+    }
+  },
+});

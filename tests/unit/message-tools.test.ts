@@ -1,0 +1,92 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendEmail } from "@/lib/tools/send-email";
+import { webSearch } from "@/lib/tools/web-search";
+
+const context = (settings = {}) => ({ ownerId: "o", conversationId: "c", runId: "r", signal: new AbortController().signal, tools: { get: () => undefined, add: () => {} }, settings }) as never;
+async function call<T extends { parse: (input: unknown) => unknown; execute: (input: never, context: never) => unknown }>(tool: T, input: unknown, settings = {}) {
+  const parsed = tool.parse(input) as { ok: boolean; input: never; problems?: string[] };
+  if (!parsed.ok) throw new Error(parsed.problems!.join("; "));
+  return (await tool.execute(parsed.input, context(settings))) as { ok: boolean; output?: Record<string, unknown>; error?: string };
+}
+
+describe("send_email, through a real SMTP server on loopback", () => {
+  const received: { from: string; to: string[]; data: string }[] = [];
+  let server: SMTPServer;
+  beforeAll(async () => {
+    server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      onData(stream, session, done) {
+        let data = "";
+        stream.on("data", (chunk: Buffer) => (data += chunk));
+        stream.on("end", () => {
+          received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((rcpt) => rcpt.address), data });
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    process.env.SMTP_URL = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("sends text and HTML to allowed recipients, and the server receives them", async () => {
+    const sent = await call(sendEmail, { to: ["ada@example.com", "bob@team.example.org"], subject: "Weekly report", body: "All green.", html: "<p>All <b>green</b>.</p>" }, { allowed_recipients: ["ada@example.com", "@team.example.org"] });
+    expect(sent).toMatchObject({ ok: true, output: { sent: true, accepted: ["ada@example.com", "bob@team.example.org"] } });
+    expect(received).toHaveLength(1);
+    expect(received[0].to).toEqual(["ada@example.com", "bob@team.example.org"]);
+    expect(received[0].data).toContain("Subject: Weekly report");
+    expect(received[0].data).toContain("All green.");
+    expect(received[0].data).toContain("<b>green</b>");
+  });
+
+  it("refuses recipients the profile does not allow, sending nothing", async () => {
+    const before = received.length;
+    expect(await call(sendEmail, { to: "mallory@evil.test", subject: "x", body: "y" }, { allowed_recipients: ["@example.com"] })).toMatchObject({ ok: false, error: expect.stringContaining("not among the recipients") });
+    expect(received).toHaveLength(before);
+  });
+
+  it("says how to configure SMTP when it is not", async () => {
+    const url = process.env.SMTP_URL;
+    delete process.env.SMTP_URL;
+    try {
+      expect(await call(sendEmail, { to: "a@example.com", subject: "x", body: "y" })).toMatchObject({ ok: false, error: expect.stringContaining("set SMTP_URL") });
+    } finally {
+      process.env.SMTP_URL = url;
+    }
+  });
+});
+
+describe("web_search", () => {
+  let searxng: http.Server;
+  const queries: string[] = [];
+  beforeAll(async () => {
+    // A stand-in for SearXNG's JSON API on loopback.
+    searxng = http.createServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      queries.push(`${url.pathname}?${url.searchParams}`);
+      const results = Array.from({ length: 30 }, (_, i) => ({ title: `Result ${i}`, url: `https://example.com/${i}`, content: `About ${url.searchParams.get("q")} (${i})` }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ query: url.searchParams.get("q"), results }));
+    });
+    await new Promise<void>((resolve) => searxng.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(() => searxng.close());
+
+  it("says how to configure a provider when there is none", async () => {
+    delete process.env.TOOLSMITH_SEARXNG_URL;
+    expect(await call(webSearch, { query: "xml parsing" })).toMatchObject({ ok: false, error: expect.stringContaining("TOOLSMITH_SEARXNG_URL") });
+  });
+
+  it("asks SearXNG's JSON API and returns at most num_results titles, URLs and snippets", async () => {
+    process.env.TOOLSMITH_SEARXNG_URL = `http://127.0.0.1:${(searxng.address() as AddressInfo).port}/`;
+    const found = await call(webSearch, { query: "xml parsing", num_results: 3 });
+    expect(found).toMatchObject({ ok: true, output: { results: [{ title: "Result 0", url: "https://example.com/0", snippet: "About xml parsing (0)" }, {}, {}] } });
+    expect((found.output!.results as unknown[]).length).toBe(3);
+    expect(queries.at(-1)).toBe("/search?q=xml+parsing&format=json");
+    expect(() => webSearch.parse({ query: "x", num_results: 21 })).not.toThrow();
+    expect(webSearch.parse({ query: "x", num_results: 21 })).toMatchObject({ ok: false });
+  });
+});
