@@ -67,7 +67,7 @@ export function ChatView({ initial, conversations: firstPage, modelConfigured, s
   const source = share ? { shareToken: share.token } : conversationId ? { conversationId } : null;
 
   return (
-    <OwnTraceContext.Provider value={!share}>
+    <OwnTraceContext.Provider value={share ? null : conversationId}>
     <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
       {!share && (
         <div

@@ -5,12 +5,12 @@ import Link from "next/link";
 import { createContext, useContext, useState } from "react";
 import { api, problemText } from "@/lib/api/client";
 
-/** Whether the trace on screen is the viewer's own (a shared page is not): only then can its tools be managed. */
-export const OwnTraceContext = createContext(false);
+/** The conversation on screen when it is the viewer's own (a shared page's is not): only then can they act on it. */
+export const OwnTraceContext = createContext<string | null>(null);
 
 /** On an emerald card: open the tool's page, or add it to the library so every conversation gets it. */
 export function LibraryActions({ toolId, name }: { toolId: string; name: string }) {
-  const own = useContext(OwnTraceContext);
+  const own = useContext(OwnTraceContext) !== null;
   const [state, setState] = useState<"idle" | "working" | "added">("idle");
   const [problem, setProblem] = useState<string | null>(null);
   if (!own) return null;

@@ -4,6 +4,7 @@ import type { ToolCallView } from "@/lib/trace/state";
 import { JsonView } from "@/components/ui/JsonView";
 import { ToolRegisteredCard } from "@/components/tools/ToolRegisteredCard";
 import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
+import { ApprovalPrompt } from "./ApprovalPrompt";
 
 const statusIcon = {
   running: <Loader2 className="size-4 animate-spin text-sky-600 dark:text-sky-400" aria-label="Running" />,
@@ -37,6 +38,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
       </header>
       <div className="space-y-3 p-3">
         <JsonView value={call.input} label="Input" foldLarge />
+        {call.approval && <ApprovalPrompt call={call} />}
         {call.status === "ok" && <JsonView value={call.output} label="Output" />}
         {call.status === "error" && (
           <div>

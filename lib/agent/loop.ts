@@ -31,6 +31,8 @@ export interface AgentRun {
   emit: (event: AgentEvent) => void;
   /** Aborted when the run is cancelled: it reaches the model request, every tool call and their fetches. */
   signal: AbortSignal;
+  /** Ask the conversation's owner whether a call may run; resolves with their answer (a cancel denies). */
+  requestApproval: (step: number, callId: string, tool: string, input: unknown) => Promise<boolean>;
 }
 
 export interface AgentOutcome {
@@ -101,7 +103,7 @@ async function executeCall(call: ModelCall, step: number, toolset: Toolset, run:
   const { ownerId, conversationId, runId, emit, signal } = run;
   emit({ type: "tool_call", step, callId, name, input });
   const started = performance.now();
-  const result: ToolResult = call.problem ? { ok: false, error: call.problem } : await toolset.call(name, input, { ownerId, conversationId, runId, signal });
+  const result: ToolResult = call.problem ? { ok: false, error: call.problem } : await toolset.call(name, input, { ownerId, conversationId, runId, signal, requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput) });
   const durationMs = Math.round(performance.now() - started);
 
   if (result.ok && result.registered) emit({ type: "tool_registered", step, callId, tool: result.registered });

@@ -29,7 +29,8 @@ export function activeRun(conversationId: string): Run | undefined {
  *  1. start: claim the conversation (one run at a time), store the user's message, emit `run_started`;
  *  2. the loop (loop.ts) plans, acts and observes, streaming every step through the channel;
  *  3. cancel, at any time: aborts the signal that reaches the model request, every tool call, its sandbox thread
- *     and its fetches; the loop then ends with status `cancelled` once every call has settled;
+ *     and its fetches, and denies a call waiting for approval; the loop then ends with status `cancelled` once
+ *     every call has settled;
  *  4. finish: store the answer and the outcome, emit `run_finished`, close the channel (nothing is emitted or
  *     stored after that), and release the conversation, whatever failed on the way.
  */
@@ -38,6 +39,8 @@ export class Run {
   readonly channel: RunChannel;
   private readonly controller = new AbortController();
   private execution: Promise<void> = Promise.resolve();
+  /** Calls waiting for a person's answer, by approval id. */
+  private readonly approvals = new Map<string, (approved: boolean) => void>();
 
   private constructor(
     readonly conversationId: string,
@@ -82,6 +85,31 @@ export class Run {
     this.controller.abort(new Error("The run was cancelled."));
   }
 
+  /** The owner's answer to a call waiting for approval; false when no call waits under that id (any more). */
+  resolveApproval(approvalId: string, approved: boolean): boolean {
+    const answer = this.approvals.get(approvalId);
+    answer?.(approved);
+    return answer !== undefined;
+  }
+
+  /** Pause a call until its owner approves or denies it (POST .../approvals/{id}); a cancel denies it. */
+  private requestApproval(step: number, callId: string, tool: string, input: unknown): Promise<boolean> {
+    const approvalId = randomUUID();
+    const { signal } = this.controller;
+    return new Promise((resolve) => {
+      const answer = (approved: boolean) => {
+        this.approvals.delete(approvalId);
+        signal.removeEventListener("abort", deny);
+        this.channel.emit({ type: "approval_resolved", step, callId, approvalId, approved });
+        resolve(approved);
+      };
+      const deny = () => answer(false);
+      this.approvals.set(approvalId, answer);
+      signal.addEventListener("abort", deny, { once: true });
+      this.channel.emit({ type: "approval_requested", step, callId, approvalId, tool, input });
+    });
+  }
+
   private async claim(): Promise<void> {
     if (claims.claim(this.conversationId, this)) return;
     // Stop, then send at once: the stopped run is only settling its last calls and writes.
@@ -96,7 +124,16 @@ export class Run {
     let outcome: AgentOutcome = { status: "error", steps: 0, answer: "" };
     try {
       emit({ type: "run_started", messageId: userMessageId, model: model?.model ?? "none", profile: this.profile.name });
-      outcome = await runAgent({ ownerId: this.ownerId, conversationId: this.conversationId, profile: this.profile, runId: this.id, model, emit, signal: this.controller.signal });
+      outcome = await runAgent({
+        ownerId: this.ownerId,
+        conversationId: this.conversationId,
+        profile: this.profile,
+        runId: this.id,
+        model,
+        emit,
+        signal: this.controller.signal,
+        requestApproval: (step, callId, tool, input) => this.requestApproval(step, callId, tool, input),
+      });
     } catch (error) {
       console.error(`Run ${this.id} failed:`, error);
       emit({ type: "error", code: "internal_error", message: "The run failed on the server; the error was logged." });

@@ -102,6 +102,8 @@ export const api = {
   },
   auditExportUrl: (filters: Record<string, string>, format: "csv" | "jsonl") =>
     `/api/audit/export?${new URLSearchParams(Object.entries({ ...filters, format }).filter(([, value]) => value))}`,
+  answerApproval: (conversationId: string, approvalId: string, approved: boolean) =>
+    json<{ approved: boolean }>(`/api/conversations/${encodeURIComponent(conversationId)}/approvals/${encodeURIComponent(approvalId)}`, { method: "POST", ...jsonBody({ approved }) }),
   listTokens: () => json<ApiToken[]>("/api/tokens"),
   createToken: (name: string) => json<ApiToken & { token: string }>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),

@@ -34,6 +34,9 @@ export type AgentEvent =
     }
   | { type: "tool_registered"; step: number; callId: string; tool: RegisteredToolView }
   | { type: "tool_rejected"; step: number; callId: string; name: string; code: string; violations: Violation[] }
+  /** The profile asks a person first: the call waits until POST .../approvals/{approvalId} answers. */
+  | { type: "approval_requested"; step: number; callId: string; approvalId: string; tool: string; input: unknown }
+  | { type: "approval_resolved"; step: number; callId: string; approvalId: string; approved: boolean }
   | { type: "step_finished"; step: number; finishReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
   | { type: "error"; message: string; code: string }
   | { type: "run_finished"; status: RunStatus; steps: number };

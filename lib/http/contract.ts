@@ -26,6 +26,8 @@ export const NewMessage = z.object({
   content: z.string({ error: 'content is required: {"content": "your message"}' }).trim().min(1, "content must not be empty"),
 });
 
+export const ApprovalAnswer = z.strictObject({ approved: z.boolean({ error: 'approved is required: {"approved": true} or {"approved": false}' }) });
+
 export const NewApiToken = z.strictObject({ name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script.") });
 
 export const ToolListQuery = z.object({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import {
+  ApprovalAnswer,
   AuditExportQuery,
   AuditQuery,
   ConversationChange,
@@ -94,6 +95,13 @@ const paths: ZodOpenApiPathsObject = {
     get: operation("Replay the stored events after Last-Event-ID (or ?after=N), then follow the live run", { requestParams: { path: id, query: z.object({ after: z.string().optional() }) }, responses: { "200": eventStream, ...errors(400, 404) } }),
   },
   "/api/conversations/{id}/cancel": { post: operation("Stop the active run", { requestParams: { path: id }, responses: { "202": json(z.object({ runId: z.string(), status: z.literal("cancelling") }), "Stopping."), ...errors(404, 409) } }) },
+  "/api/conversations/{id}/approvals/{approvalId}": {
+    post: operation("Approve or deny a tool call waiting for approval", {
+      requestParams: { path: z.object({ id: z.string(), approvalId: z.string() }) },
+      requestBody: { content: { "application/json": { schema: ApprovalAnswer } } },
+      responses: { "200": json(z.object({ approvalId: z.string(), approved: z.boolean() }), "Answered; the run goes on."), ...errors(400, 404, 409, 415) },
+    }),
+  },
   "/api/conversations/{id}/share": {
     get: operation("The conversation's share link", { requestParams: { path: id }, responses: { "200": json(ShareLink, "The link."), ...errors(404) } }),
     post: operation("Share by link", { requestParams: { path: id }, responses: { "200": json(ShareLink, "The existing link."), "201": json(ShareLink, "A new link."), ...errors(404) } }),

@@ -7,6 +7,9 @@ import { RateLimiter } from "@/lib/http/rate-limit";
 import type { AgentProfile } from "@/lib/profiles";
 import type { AgentTool, ToolContext, ToolRegistry, ToolResult } from "./types";
 
+/** What a call from the loop brings: whose it is, and a way to ask a person when the profile says so. */
+export type CallContext = Omit<ToolContext, "tools" | "settings"> & { requestApproval?: (tool: string, input: unknown) => Promise<boolean> };
+
 /** Schema problems shown to the model per call: enough to fix the call, not a dump. */
 const MAX_INPUT_PROBLEMS = 5;
 
@@ -48,9 +51,10 @@ export class Toolset implements ToolRegistry {
   }
 
   /** Call a tool for the model, and append the call to the audit log with the profile's decision. */
-  async call(name: string, input: unknown, context: Omit<ToolContext, "tools" | "settings">): Promise<ToolResult> {
+  async call(name: string, input: unknown, context: CallContext): Promise<ToolResult> {
     const started = performance.now();
     const { result, decision } = await this.dispatch(name, input, context);
+    const ran = decision === "allowed" || decision === "approved";
     recordAudit({
       ownerId: context.ownerId,
       conversationId: context.conversationId,
@@ -58,15 +62,15 @@ export class Toolset implements ToolRegistry {
       tool: name,
       profile: this.profile?.name,
       decision,
-      reason: decision === "allowed" || result.ok ? undefined : result.error,
+      reason: ran || result.ok ? undefined : result.error,
       input,
-      outcome: decision === "allowed" ? callOutcome(result) : undefined,
+      outcome: ran ? callOutcome(result) : undefined,
       durationMs: performance.now() - started,
     }).catch((error) => console.error("Could not append to the audit log:", error));
     return result;
   }
 
-  private async dispatch(name: string, input: unknown, context: Omit<ToolContext, "tools" | "settings">): Promise<{ result: ToolResult; decision: AuditDecision }> {
+  private async dispatch(name: string, input: unknown, { requestApproval, ...context }: CallContext): Promise<{ result: ToolResult; decision: AuditDecision }> {
     const agentTool = this.tools.get(name);
     if (!agentTool) return { result: { ok: false, error: this.unknownToolHint(name) }, decision: "refused" };
     const settings = this.profile?.tool_config[name as keyof AgentProfile["tool_config"]] ?? {};
@@ -81,10 +85,17 @@ export class Toolset implements ToolRegistry {
       const problems = parsed.problems.slice(0, MAX_INPUT_PROBLEMS).join("; ");
       return { result: { ok: false, error: `Invalid input for ${name}: ${problems || "does not match its schema"}.` }, decision: "refused" };
     }
+    let decision: AuditDecision = "allowed";
+    if (this.profile?.approval.includes(name as AgentProfile["approval"][number])) {
+      if (!requestApproval || !(await requestApproval(name, parsed.input))) {
+        return { result: { ok: false, error: `A person denied this ${name} call (this profile asks before each one). Do not retry it unchanged.` }, decision: "denied" };
+      }
+      decision = "approved";
+    }
     try {
-      return { result: await agentTool.execute(parsed.input, { ...context, settings, tools: this }), decision: "allowed" };
+      return { result: await agentTool.execute(parsed.input, { ...context, settings, tools: this }), decision };
     } catch (error) {
-      return { result: { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` }, decision: "allowed" };
+      return { result: { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` }, decision };
     }
   }
 

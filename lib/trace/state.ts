@@ -16,6 +16,8 @@ export interface ToolCallView {
   registered?: RegisteredToolView;
   /** Set when the call was a registration the code policy refused. */
   rejected?: RejectedTool;
+  /** Set when the profile asked a person first. */
+  approval?: { approvalId: string; state: "pending" | "approved" | "denied" };
 }
 
 export interface RejectedTool {
@@ -110,6 +112,10 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
     case "tool_rejected":
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, rejected: { name: event.name, code: event.code, violations: event.violations } }));
+    case "approval_requested":
+      return updateCall(run, event.step, event.callId, (call) => ({ ...call, approval: { approvalId: event.approvalId, state: "pending" } }));
+    case "approval_resolved":
+      return updateCall(run, event.step, event.callId, (call) => ({ ...call, approval: { approvalId: event.approvalId, state: event.approved ? "approved" : "denied" } }));
     case "error":
       return { ...run, error: { message: event.message, code: event.code } };
     case "run_finished":

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
+import { readSse } from "../support/sse";
 
 const CONFIG = `# Two profiles: one may only calculate (once a minute), the other may fetch from example.com and make tools.
 profiles:
@@ -17,6 +18,9 @@ profiles:
     tool_config:
       fetch_url:
         allowed_domains: [example.com]
+  - name: careful
+    tools: [calculate]
+    approval: [calculate]
 default_profile: web
 `;
 
@@ -50,10 +54,11 @@ describe("agent profiles", () => {
     expect(listed.profiles.map((profile: { name: string; tools: string[] }) => [profile.name, profile.tools])).toEqual([
       ["calculator", ["calculate"]],
       ["web", ["fetch_url", "register_tool"]],
+      ["careful", ["calculate"]],
     ]);
     const unknown = await post("/api/conversations", { profile: "root" });
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error.message).toBe('There is no profile named "root"; the profiles are: calculator, web.');
+    expect((await unknown.json()).error.message).toBe('There is no profile named "root"; the profiles are: calculator, web, careful.');
     const created = await post("/api/conversations", { profile: "calculator" });
     expect(await created.json()).toMatchObject({ profile: "calculator" });
   });
@@ -114,6 +119,44 @@ describe("agent profiles", () => {
 
     const stranger = new Api(app.url);
     expect((await (await stranger.fetch("/api/audit")).json()).entries).toEqual([]);
+  });
+
+  it("holds a call the profile marks for approval until its owner answers: approved runs, denied is an observation, Stop ends the wait", async () => {
+    const answer = (conversationId: string, approvalId: string, approved: unknown, client = api) =>
+      client.fetch(`/api/conversations/${conversationId}/approvals/${approvalId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ approved }) });
+    const waitForApproval = async (conversationId: string, prompt: string) => {
+      const seen = await readSse(await api.send(conversationId, prompt), (message) => message.data.type === "approval_requested");
+      return seen.at(-1)!;
+    };
+    const rest = async (conversationId: string, after: number) => readSse(await api.events(conversationId, after));
+
+    for (const approved of [true, false]) {
+      const { id } = await (await post("/api/conversations", { profile: "careful" })).json();
+      const prompt = `Calculate carefully (${approved}).`;
+      model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "Answered." }]);
+      const requested = await waitForApproval(id, prompt);
+      expect(requested.data).toMatchObject({ tool: "calculate", input: { expression: "6 * 7" }, approvalId: expect.any(String) });
+      const approvalId = requested.data.approvalId as string;
+      expect((await answer(id, approvalId, approved, new Api(app.url))).status).toBe(404);
+      expect((await answer(id, approvalId, "yes")).status).toBe(400);
+      expect(await (await answer(id, approvalId, approved)).json()).toEqual({ approvalId, approved });
+      expect((await answer(id, approvalId, approved)).status).toBe(409);
+      const after = await rest(id, requested.id);
+      expect(after[0].data).toMatchObject({ type: "approval_resolved", approvalId, approved });
+      const [result] = ofType(after, "tool_result");
+      expect(result).toMatchObject(approved ? { ok: true, output: 42 } : { ok: false, error: expect.stringContaining("A person denied this calculate call") });
+      expect(after.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    }
+
+    const { id } = await (await post("/api/conversations", { profile: "careful" })).json();
+    model.script("Calculate, then stop.", [{ toolCalls: [{ name: "calculate", args: { expression: "1" } }] }, { text: "Never." }]);
+    const requested = await waitForApproval(id, "Calculate, then stop.");
+    expect((await api.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
+    const after = await rest(id, requested.id);
+    expect(after.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+
+    const { entries } = await (await api.fetch("/api/audit?tool=calculate&limit=200")).json();
+    expect(entries.map((entry: { decision: string }) => entry.decision)).toEqual(expect.arrayContaining(["approved", "denied"]));
   });
 
   it("does not start with a file it cannot use, and says which line is wrong", async () => {

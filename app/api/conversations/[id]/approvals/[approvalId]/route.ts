@@ -1,0 +1,18 @@
+import { activeRun } from "@/lib/agent/run";
+import { requireConversation } from "@/lib/http/access";
+import { readJson } from "@/lib/http/body";
+import { ApprovalAnswer } from "@/lib/http/contract";
+import { conflict, route } from "@/lib/http/errors";
+
+type ApprovalParams = { params: Promise<{ id: string; approvalId: string }> };
+
+/** The owner's answer to a tool call the profile holds for approval: the run goes on with it. */
+export const POST = route(async (request, context: ApprovalParams) => {
+  const { conversation } = await requireConversation(request, context);
+  const { approved } = await readJson(request, ApprovalAnswer);
+  const { approvalId } = await context.params;
+  if (!activeRun(conversation.id)?.resolveApproval(approvalId, approved)) {
+    throw conflict("No call of this conversation waits for that approval: it was answered already, or its run ended.");
+  }
+  return Response.json({ approvalId, approved });
+});
