@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ChatView } from "@/components/chat/ChatView";
 import { modelConfig } from "@/lib/config";
 import { pageIdentity } from "@/lib/http/access";
+import { profileChoice } from "@/lib/profiles";
 import { conversationPage, NO_CONVERSATIONS } from "@/lib/http/conversation-list";
 
 export const dynamic = "force-dynamic";
@@ -10,5 +11,5 @@ export default async function NewChatPage() {
   const identity = await pageIdentity();
   const conversations = identity ? await conversationPage(identity) : NO_CONVERSATIONS;
   // A fresh key per visit: "New chat" always starts from an empty view, even from a chat started on this page.
-  return <ChatView key={randomUUID()} initial={null} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
+  return <ChatView key={randomUUID()} initial={null} profiles={profileChoice()} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
 }

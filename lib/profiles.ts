@@ -108,6 +108,12 @@ export function listProfiles(): { profiles: AgentProfile[]; defaultProfile: stri
   return { profiles: list, defaultProfile: default_profile };
 }
 
+/** What the composer offers: the profiles' names, and the one a new conversation gets. */
+export function profileChoice(): { names: string[]; defaultProfile: string } {
+  const { profiles: list, defaultProfile } = listProfiles();
+  return { names: list.map((profile) => profile.name), defaultProfile };
+}
+
 /** The profile of that name, the default one for null; undefined for a name no profile has. */
 export function findProfile(name: string | null): AgentProfile | undefined {
   const { profiles: list, default_profile } = profiles();

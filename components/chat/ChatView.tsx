@@ -3,7 +3,7 @@
 import { Activity, Link2, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { Suspense, useCallback, useEffect, useRef, useState } from "react";
-import type { ConversationPage } from "@/lib/api/client";
+import { api, type ConversationPage } from "@/lib/api/client";
 import type { InitialView } from "@/lib/trace/view";
 import { ExportLinks } from "@/components/share/ExportLinks";
 import { ShareDialog } from "@/components/share/ShareDialog";
@@ -23,6 +23,8 @@ import { useConversationRun } from "./useConversationRun";
 
 interface ChatViewProps {
   initial: InitialView | null;
+  /** The agent profiles to choose from, and the one a new conversation gets. */
+  profiles?: { names: string[]; defaultProfile: string };
   conversations: ConversationPage;
   modelConfigured: boolean;
   /** Set on a shared page: read-only, without sidebar or composer, following through the share token. */
@@ -30,15 +32,25 @@ interface ChatViewProps {
 }
 
 /** The chat page: sidebar, messages and composer, and the live reasoning panel. */
-export function ChatView({ initial, conversations: firstPage, modelConfigured, share }: ChatViewProps) {
+export function ChatView({ initial, profiles, conversations: firstPage, modelConfigured, share }: ChatViewProps) {
   const router = useRouter();
   const conversationId = initial?.id ?? null;
   const list = useConversationList(firstPage);
+  const [profile, setProfile] = useState(initial?.profile ?? profiles?.defaultProfile);
   const { messages, trace, tools, runStarts, running, connection, problem, send, stop } = useConversationRun({
     initial,
     shareToken: share?.token,
+    profile,
     onSent: list.refresh,
   });
+  const chooseProfile = useCallback(
+    (name: string) => {
+      setProfile(name);
+      // An existing conversation keeps the choice for its next runs; a new one gets it when it is created.
+      if (conversationId) void api.setProfile(conversationId, name);
+    },
+    [conversationId],
+  );
   const title = list.conversations.find((conversation) => conversation.id === conversationId)?.title ?? initial?.title ?? "New chat";
   const [sharing, setSharing] = useState(false);
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
@@ -129,7 +141,15 @@ export function ChatView({ initial, conversations: firstPage, modelConfigured, s
                 {problem}
               </p>
             )}
-            {!share && <Composer ref={composer} running={running} onSend={send} onStop={() => void stop()} />}
+            {!share && (
+              <Composer
+                ref={composer}
+                profile={profiles && profile ? { names: profiles.names, current: profile, onChange: chooseProfile } : undefined}
+                running={running}
+                onSend={send}
+                onStop={() => void stop()}
+              />
+            )}
           </section>
 
           <div

@@ -3,7 +3,15 @@
 import { ArrowUp, Square } from "lucide-react";
 import { forwardRef, useState, type KeyboardEvent } from "react";
 
+export interface ProfileChoice {
+  names: string[];
+  current: string;
+  onChange: (name: string) => void;
+}
+
 interface ComposerProps {
+  /** The agent profile the conversation's runs use, shown and chosen here. */
+  profile?: ProfileChoice;
   running: boolean;
   disabled?: boolean;
   onSend: (content: string) => Promise<boolean>;
@@ -11,7 +19,7 @@ interface ComposerProps {
 }
 
 /** Enter sends, Shift+Enter starts a new line. */
-export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer({ running, disabled, onSend, onStop }, ref) {
+export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer({ profile, running, disabled, onSend, onStop }, ref) {
   const [text, setText] = useState("");
   const send = async () => {
     const content = text.trim();
@@ -57,7 +65,27 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
           </button>
         )}
       </div>
-      <p className="mt-1.5 text-center text-xs text-zinc-600 dark:text-zinc-400">Enter to send · Shift+Enter for a new line · Ctrl+Shift+O for a new chat</p>
+      <div className="mt-1.5 flex flex-wrap items-center justify-center gap-x-3 gap-y-1 text-xs text-zinc-600 dark:text-zinc-400">
+        {profile && (
+          <label className="inline-flex items-center gap-1">
+            Profile
+            <select
+              value={profile.current}
+              onChange={(event) => profile.onChange(event.target.value)}
+              disabled={running}
+              data-testid="profile-select"
+              className="rounded border border-zinc-300 bg-white px-1 py-0.5 text-xs text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200"
+            >
+              {profile.names.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <p>Enter to send · Shift+Enter for a new line · Ctrl+Shift+O for a new chat</p>
+      </div>
     </form>
   );
 });

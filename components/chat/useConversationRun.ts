@@ -15,7 +15,7 @@ import type { ChatMessage } from "./MessageList";
  * the pure reducer shared with the server; those arriving between two frames are applied together, so a fast
  * stream costs one render per frame, not one per delta.
  */
-export function useConversationRun({ initial, shareToken, onSent }: { initial: InitialView | null; shareToken?: string; onSent?: () => void }) {
+export function useConversationRun({ initial, shareToken, profile, onSent }: { initial: InitialView | null; shareToken?: string; profile?: string; onSent?: () => void }) {
   const router = useRouter();
   const conversationId = initial?.id ?? null;
   const source = useMemo<ConversationSource | null>(
@@ -89,7 +89,7 @@ export function useConversationRun({ initial, shareToken, onSent }: { initial: I
       setProblem(null);
       const optimistic: ChatMessage = { id: `local-${Date.now()}`, runId: null, role: "user", content };
       try {
-        const id = conversationId ?? (await api.createConversation()).id;
+        const id = conversationId ?? (await api.createConversation(profile)).id;
         setMessages((list) => [...list, optimistic]);
         const response = await api.sendMessage(id, content).catch((error) => {
           setMessages((list) => list.filter((message) => message !== optimistic));
@@ -109,7 +109,7 @@ export function useConversationRun({ initial, shareToken, onSent }: { initial: I
         return false;
       }
     },
-    [conversationId, follow, onSent, router],
+    [conversationId, follow, onSent, profile, router],
   );
 
   const stop = useCallback(async () => {

@@ -66,7 +66,8 @@ const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await c
 
 export const api = {
   listConversations: (cursor?: string) => json<ConversationPage>(`/api/conversations${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`),
-  createConversation: () => json<ConversationSummary>("/api/conversations", { method: "POST" }),
+  createConversation: (profile?: string) => json<ConversationSummary>("/api/conversations", { method: "POST", ...(profile ? jsonBody({ profile }) : {}) }),
+  setProfile: (id: string, profile: string) => json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody({ profile }) }),
   renameConversation: (id: string, title: string) => json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody({ title }) }),
   deleteConversation: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" })),
   /** Starts a run; the answer streams its events (read it with lib/events/client.ts). */

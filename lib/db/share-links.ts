@@ -17,7 +17,7 @@ export function findShareLink(conversationId: string) {
 export async function findSharedConversation(token: string) {
   const link = await db.shareLink.findUnique({
     where: { token },
-    select: { conversation: { select: { id: true, title: true, createdAt: true, updatedAt: true } } },
+    select: { conversation: { select: { id: true, title: true, profile: true, createdAt: true, updatedAt: true } } },
   });
   return link?.conversation ?? null;
 }

@@ -9,7 +9,7 @@ import { listConversationTools, toolView } from "@/lib/db/tools";
  * every version of every tool it registered, and whether a run is active. Events of an active run that are not
  * stored yet come from memory, so the trace is complete at any moment.
  */
-export async function loadTrace(conversation: { id: string; title: string; createdAt: Date; updatedAt: Date }) {
+export async function loadTrace(conversation: { id: string; title: string; profile: string | null; createdAt: Date; updatedAt: Date }) {
   const live = activeRun(conversation.id)?.channel;
   const [messages, stored, tools, runs] = await Promise.all([
     listMessages(conversation.id),

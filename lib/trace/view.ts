@@ -9,6 +9,7 @@ export function initialView({ events, ...trace }: Trace) {
   return {
     id: trace.id,
     title: trace.title,
+    profile: trace.profile,
     activeRunId: trace.activeRunId,
     runs: trace.runs.map((run) => ({ id: run.id, createdAt: run.createdAt })),
     messages: trace.messages.map((message) => ({ ...message, role: message.role as "user" | "assistant" })),

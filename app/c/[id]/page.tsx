@@ -4,6 +4,7 @@ import { ChatView } from "@/components/chat/ChatView";
 import { modelConfig } from "@/lib/config";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
 import { conversationPage } from "@/lib/http/conversation-list";
+import { profileChoice } from "@/lib/profiles";
 import { loadTrace } from "@/lib/trace/load";
 import { initialView } from "@/lib/trace/view";
 
@@ -20,5 +21,5 @@ export default async function ConversationPage({ params }: Props) {
   const conversation = await ownedConversationForPage((await params).id);
   if (!conversation) notFound();
   const [trace, conversations] = await Promise.all([loadTrace(conversation), conversationPage((await pageIdentity())!)]);
-  return <ChatView key={conversation.id} initial={initialView(trace)} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
+  return <ChatView key={conversation.id} initial={initialView(trace)} profiles={profileChoice()} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
 }
