@@ -39,8 +39,12 @@ export class FetchBlockedError extends Error {}
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === "ipv6") {
+    const ipv6 = parsed as ipaddr.IPv6;
+    // IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291) count as unicast for ipaddr.js; some stacks
+    // still map them to IPv4, so none is public.
+    if (ipv6.parts.slice(0, 6).every((part) => part === 0)) return false;
+    if (ipv6.isIPv4MappedAddress()) parsed = ipv6.toIPv4Address();
   }
   return parsed.range() === "unicast";
 }
