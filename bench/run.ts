@@ -1,4 +1,5 @@
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
+import { benchNativeTools } from "./native-tools";
 import { benchStream } from "./stream";
 import { benchTools } from "./tools";
 import { benchUi } from "./ui";
@@ -10,5 +11,6 @@ if (!only || only === "registration") await benchRegistration();
 if (!only || only === "cancel") await benchCancel();
 if (!only || only === "stream") await benchStream();
 if (!only || only === "tools") await benchTools();
+if (!only || only === "native") await benchNativeTools();
 if (!only || only === "ui") await benchUi();
 process.exit(0);
