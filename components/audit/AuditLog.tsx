@@ -2,41 +2,24 @@
 
 import { ScrollText } from "lucide-react";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
-import { api, problemText, type AuditJson } from "@/lib/api/client";
+import { useState } from "react";
+import { api, type AuditJson } from "@/lib/api/client";
+import { useFilteredPages } from "@/components/ui/useFilteredPages";
 import { PageTitle } from "@/components/ui/PageShell";
 
-type Page = { entries: AuditJson[]; nextCursor: string | null };
+type Filters = { tool: string; conversation: string; outcome: string };
 
 const DECISIONS: Record<string, string> = { allowed: "allowed", refused: "refused", rate_limited: "rate-limited", approved: "approved", denied: "denied" };
 
+async function fetchEntries(filters: Filters, cursor?: string) {
+  const { entries, nextCursor } = await api.audit(filters, cursor);
+  return { items: entries, nextCursor };
+}
+
 /** Every tool call with the profile's decision, filtered by tool, conversation and outcome, and exported. */
-export function AuditLog({ initial }: { initial: Page }) {
-  const [page, setPage] = useState(initial);
-  const [filters, setFilters] = useState({ tool: "", conversation: "", outcome: "" });
-  const [problem, setProblem] = useState<string | null>(null);
-  const first = useRef(true);
-
-  useEffect(() => {
-    if (first.current) return void (first.current = false);
-    let current = true;
-    api.audit(filters).then(
-      (result) => current && (setPage(result), setProblem(null)),
-      (error) => current && setProblem(problemText(error)),
-    );
-    return () => {
-      current = false;
-    };
-  }, [filters]);
-
-  const loadMore = async () => {
-    try {
-      const next = await api.audit(filters, page.nextCursor ?? undefined);
-      setPage((shown) => ({ entries: [...shown.entries, ...next.entries], nextCursor: next.nextCursor }));
-    } catch (error) {
-      setProblem(problemText(error));
-    }
-  };
+export function AuditLog({ initial }: { initial: { entries: AuditJson[]; nextCursor: string | null } }) {
+  const [filters, setFilters] = useState<Filters>({ tool: "", conversation: "", outcome: "" });
+  const { items: entries, hasMore, problem, loadMore } = useFilteredPages({ items: initial.entries, nextCursor: initial.nextCursor }, filters, fetchEntries);
 
   const field = "rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
   return (
@@ -72,7 +55,7 @@ export function AuditLog({ initial }: { initial: Page }) {
         </span>
       </form>
       {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
-      {page.entries.length === 0 ? (
+      {entries.length === 0 ? (
         <p className="mt-8 text-center text-sm text-zinc-600 dark:text-zinc-400">No tool calls match.</p>
       ) : (
         <div tabIndex={0} role="region" aria-label="Audit entries" className="mt-4 overflow-x-auto">
@@ -87,7 +70,7 @@ export function AuditLog({ initial }: { initial: Page }) {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
-              {page.entries.map((entry) => (
+              {entries.map((entry) => (
                 <tr key={entry.id}>
                   <td className="whitespace-nowrap py-1.5 pr-3">{new Date(entry.time).toLocaleString()}</td>
                   <td className="py-1.5 pr-3 font-mono text-xs">{entry.tool}</td>
@@ -115,7 +98,7 @@ export function AuditLog({ initial }: { initial: Page }) {
           </table>
         </div>
       )}
-      {page.nextCursor && (
+      {hasMore && (
         <button type="button" onClick={() => void loadMore()} className="mt-3 rounded-md px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
           Show older
         </button>

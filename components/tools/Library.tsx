@@ -2,47 +2,25 @@
 
 import { Library as LibraryIcon, Search } from "lucide-react";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
-import { api, problemText, type LibraryTool } from "@/lib/api/client";
+import { useState } from "react";
+import { api, type LibraryTool } from "@/lib/api/client";
+import { useFilteredPages } from "@/components/ui/useFilteredPages";
 import { PageTitle } from "@/components/ui/PageShell";
 import { Signature } from "./Signature";
 
-type Page = { tools: LibraryTool[]; nextCursor: string | null };
+type Filters = { q: string; status: string; scope: string };
 
 const SEARCH_DELAY_MS = 200;
 
+async function fetchTools({ q, status, scope }: Filters, cursor?: string) {
+  const { tools, nextCursor } = await api.listTools({ q: q.trim(), status, scope, cursor });
+  return { items: tools, nextCursor };
+}
+
 /** Every tool a person has: searchable by name and description, filtered by status and scope. */
-export function Library({ initial }: { initial: Page }) {
-  const [page, setPage] = useState<Page>(initial);
-  const [q, setQ] = useState("");
-  const [status, setStatus] = useState("");
-  const [scope, setScope] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
-  const first = useRef(true);
-
-  useEffect(() => {
-    if (first.current) return void (first.current = false);
-    let current = true;
-    const timer = setTimeout(() => {
-      api.listTools({ q: q.trim(), status, scope }).then(
-        (result) => current && (setPage(result), setProblem(null)),
-        (error) => current && setProblem(problemText(error)),
-      );
-    }, SEARCH_DELAY_MS);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [q, status, scope]);
-
-  const loadMore = async () => {
-    try {
-      const next = await api.listTools({ q: q.trim(), status, scope, cursor: page.nextCursor ?? undefined });
-      setPage((shown) => ({ tools: [...shown.tools, ...next.tools], nextCursor: next.nextCursor }));
-    } catch (error) {
-      setProblem(problemText(error));
-    }
-  };
+export function Library({ initial }: { initial: { tools: LibraryTool[]; nextCursor: string | null } }) {
+  const [filters, setFilters] = useState<Filters>({ q: "", status: "", scope: "" });
+  const { items: tools, hasMore, problem, loadMore } = useFilteredPages({ items: initial.tools, nextCursor: initial.nextCursor }, filters, fetchTools, SEARCH_DELAY_MS);
 
   const select = "rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
   return (
@@ -54,11 +32,11 @@ export function Library({ initial }: { initial: Page }) {
         <label className="flex min-w-60 flex-1 items-center gap-2 rounded-md border border-zinc-300 px-2 dark:border-zinc-700">
           <Search className="size-4 text-zinc-600 dark:text-zinc-400" aria-hidden />
           <span className="sr-only">Search tools</span>
-          <input type="search" value={q} onChange={(event) => setQ(event.target.value)} placeholder="Search by name or description" className="min-w-0 flex-1 bg-transparent py-1.5 text-sm outline-none" />
+          <input type="search" value={filters.q} onChange={(event) => setFilters({ ...filters, q: event.target.value })} placeholder="Search by name or description" className="min-w-0 flex-1 bg-transparent py-1.5 text-sm outline-none" />
         </label>
         <label className="text-sm">
           <span className="sr-only">Status</span>
-          <select value={status} onChange={(event) => setStatus(event.target.value)} className={select}>
+          <select value={filters.status} onChange={(event) => setFilters({ ...filters, status: event.target.value })} className={select}>
             <option value="">Any status</option>
             <option value="active">Active</option>
             <option value="deprecated">Deprecated</option>
@@ -66,7 +44,7 @@ export function Library({ initial }: { initial: Page }) {
         </label>
         <label className="text-sm">
           <span className="sr-only">Scope</span>
-          <select value={scope} onChange={(event) => setScope(event.target.value)} className={select}>
+          <select value={filters.scope} onChange={(event) => setFilters({ ...filters, scope: event.target.value })} className={select}>
             <option value="">Library and conversations</option>
             <option value="library">Library</option>
             <option value="conversation">One conversation</option>
@@ -74,11 +52,11 @@ export function Library({ initial }: { initial: Page }) {
         </label>
       </div>
       {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
-      {page.tools.length === 0 ? (
+      {tools.length === 0 ? (
         <p className="mt-10 text-center text-sm text-zinc-600 dark:text-zinc-400">No tools match. Ask the agent for something no tool does yet, and it will make one.</p>
       ) : (
         <ul className="mt-4 divide-y divide-zinc-200 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" data-testid="library-tools">
-          {page.tools.map((tool) => (
+          {tools.map((tool) => (
             <li key={tool.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 px-4 py-3">
               <div className="min-w-0 flex-1">
                 <Link href={`/tools/${tool.id}`} className="hover:underline">
@@ -94,7 +72,7 @@ export function Library({ initial }: { initial: Page }) {
           ))}
         </ul>
       )}
-      {page.nextCursor && (
+      {hasMore && (
         <button type="button" onClick={() => void loadMore()} className="mt-3 rounded-md px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
           Show more
         </button>

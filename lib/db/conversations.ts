@@ -11,17 +11,14 @@ export interface ConversationCursor {
   id: string;
 }
 
-/** A page of an identity's conversations, newest first, and where the next page starts (null on the last). */
-export async function listConversations(ownerId: string, limit: number, after?: ConversationCursor) {
-  const rows = await db.conversation.findMany({
+/** Up to `limit` of an identity's conversations, newest first, after a position. */
+export function listConversations(ownerId: string, limit: number, after?: ConversationCursor) {
+  return db.conversation.findMany({
     where: { ownerId, ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: summary,
-    take: limit + 1,
+    take: limit,
   });
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { conversations: page, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
 }
 
 /** The conversation, if `ownerId` owns it: the ownership check behind every conversation route and page. */

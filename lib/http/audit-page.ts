@@ -1,5 +1,5 @@
 import { listAudit, type AuditQuery, type AuditRow } from "@/lib/db/audit";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, pageOf } from "./cursor";
 
 /** An audit entry as the API, the export and the audit page show it. */
 export const auditJson = ({ createdAt, ...entry }: AuditRow) => ({ time: createdAt.toISOString(), ...entry });
@@ -9,7 +9,6 @@ export type AuditJson = ReturnType<typeof auditJson>;
 export async function auditPage(identity: string, { cursor, limit, ...filters }: Omit<AuditQuery, "before"> & { cursor?: string }) {
   const position = decodeCursor(cursor, ["createdAt", "id"]);
   const rows = await listAudit(identity, { ...filters, limit: limit + 1, before: position && { createdAt: new Date(position.createdAt), id: position.id } });
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { entries: page.map(auditJson), nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id }) : null };
+  const { page, nextCursor } = pageOf(rows, limit, (last) => ({ createdAt: last.createdAt.toISOString(), id: last.id }));
+  return { entries: page.map(auditJson), nextCursor };
 }

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { config } from "@/lib/config";
 import { findProfile, listProfiles } from "@/lib/profiles";
-import { ApiError, badRequest, tooLarge } from "./errors";
+import { ApiError, badRequest, invalidInput, tooLarge } from "./errors";
 
 /**
  * Read a JSON body of at most `config.maxRequestBytes`, and check it against a schema. It must say it is JSON
@@ -25,10 +25,7 @@ export async function readJson<Schema extends z.ZodType>(request: Request, schem
   const malformed = firstMalformedString(body);
   if (malformed !== undefined) throw badRequest(`${malformed || "The body"} contains an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text.`);
   const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(`${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`);
-  }
+  if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;
 }
 

@@ -1,7 +1,16 @@
 import { badRequest } from "./errors";
 
 /** An opaque page cursor: the position a page ended at, as base64url JSON. */
-export const encodeCursor = (position: Record<string, string>) => Buffer.from(JSON.stringify(position)).toString("base64url");
+const encodeCursor = (position: Record<string, string>) => Buffer.from(JSON.stringify(position)).toString("base64url");
+
+/**
+ * One page of a listing fetched with one row more than `limit`: that extra row only tells that a next page exists,
+ * which then starts after the page's last row (`position` says where that is).
+ */
+export function pageOf<Row>(rows: Row[], limit: number, position: (last: Row) => Record<string, string>): { page: Row[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  return { page, nextCursor: rows.length > limit ? encodeCursor(position(page[page.length - 1])) : null };
+}
 
 /** The position in a cursor this API gave out, with the fields `keys` names; 400 for anything else. */
 export function decodeCursor<Key extends string>(cursor: string | undefined, keys: Key[]): Record<Key, string> | undefined {

@@ -19,6 +19,12 @@ export const badRequest = (message: string) => new ApiError(400, "bad_request", 
 export const conflict = (message: string) => new ApiError(409, "conflict", message);
 export const tooLarge = (message: string) => new ApiError(413, "too_large", message);
 
+/** A request that fails its schema: 400 with the first problem and where it is (`prefix` marks query parameters). */
+export function invalidInput(issues: { path: PropertyKey[]; message: string }[], prefix = ""): ApiError {
+  const [issue] = issues;
+  return badRequest(`${issue.path.length ? `${prefix}${issue.path.map(String).join(".")}: ` : ""}${issue.message}`);
+}
+
 type Handler<Context> = (request: Request, context: Context) => Promise<Response>;
 
 /** Wrap a route handler: an ApiError becomes its response, anything else a 500 that leaks no internals. */

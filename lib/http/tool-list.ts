@@ -1,7 +1,7 @@
 import { toolStats } from "@/lib/db/executions";
 import { listOwnedTools, type ToolScope } from "@/lib/db/tools";
 import { toolJson } from "@/lib/tools/api-view";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, pageOf } from "./cursor";
 
 export interface ToolListRequest {
   status?: "active" | "deprecated";
@@ -20,11 +20,7 @@ export async function toolPage(identity: string, { status, scope, q, limit, curs
     limit: limit + 1,
     after: decodeCursor(cursor, ["name", "id"]),
   });
-  const page = rows.slice(0, limit);
+  const { page, nextCursor } = pageOf(rows, limit, (last) => ({ name: last.name, id: last.lineageId }));
   const stats = await toolStats(page.map((row) => row.lineageId));
-  const last = page.at(-1);
-  return {
-    tools: page.map((row) => toolJson(row, stats.get(row.lineageId))),
-    nextCursor: rows.length > limit && last ? encodeCursor({ name: last.name, id: last.lineageId }) : null,
-  };
+  return { tools: page.map((row) => toolJson(row, stats.get(row.lineageId))), nextCursor };
 }
