@@ -1,4 +1,5 @@
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
+import { benchLibrarian } from "./librarian";
 import { benchNativeTools } from "./native-tools";
 import { benchStream } from "./stream";
 import { benchTools } from "./tools";
@@ -12,5 +13,6 @@ if (!only || only === "cancel") await benchCancel();
 if (!only || only === "stream") await benchStream();
 if (!only || only === "tools") await benchTools();
 if (!only || only === "native") await benchNativeTools();
+if (!only || only === "librarian") await benchLibrarian();
 if (!only || only === "ui") await benchUi();
 process.exit(0);

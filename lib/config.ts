@@ -113,6 +113,18 @@ export const config = {
     maxRequestBytes: 64 * 1024,
     maxRequestsPerCall: 10,
   } satisfies FetchLimits,
+  /** The librarian tools' XML documents (lib/librarian). */
+  librarian: {
+    maxDocumentBytes: integer("TOOLSMITH_LIBRARIAN_DOCUMENT_KB", 1024, 1, 64 * 1024) * 1024,
+    maxDocumentsPerOwner: integer("TOOLSMITH_LIBRARIAN_MAX_DOCUMENTS", 10_000, 1, 10_000_000),
+    /** Documents one query reads: a larger collection must be narrowed. */
+    maxQueryDocuments: integer("TOOLSMITH_LIBRARIAN_QUERY_DOCUMENTS", 2_000, 1, 1_000_000),
+    /** A query (or a document check) that runs longer has its thread terminated. */
+    timeoutMs: integer("TOOLSMITH_LIBRARIAN_TIMEOUT_MS", 3_000, 50, 120_000),
+    memoryMb: 256,
+    maxResults: 1_000,
+    maxQueryChars: 16 * 1024,
+  },
 };
 
 /** The model to talk to, or undefined when none is configured (the app still runs; a message gets an error). */

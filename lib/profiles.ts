@@ -24,6 +24,10 @@ export const PROFILE_TOOLS = [
   "run_command",
   "web_search",
   "send_email",
+  "librarian_store",
+  "librarian_get",
+  "librarian_query",
+  "librarian_search",
 ] as const;
 
 /** Built-in and native tool names are reserved: no registered tool may take one. */
@@ -32,7 +36,7 @@ export const isBuiltinName = (name: string) => (PROFILE_TOOLS as readonly string
 const ToolSettings = z.strictObject({
   allowed_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may reach; absent: any public host."),
   blocked_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may not reach."),
-  allowed_paths: z.array(z.string().min(1)).optional().describe("Workspace folders the file tools may use; absent: the whole workspace."),
+  allowed_paths: z.array(z.string().min(1)).optional().describe("Workspace folders the file tools, or collections the librarian tools, may use; absent: all of them."),
   allowed_commands: z.array(z.string().min(1)).optional().describe("Programs run_command may start; absent: any."),
   shell: z.boolean().optional().describe("run_command through sh -c (pipes, globs); off: plain words only."),
   allowed_recipients: z.array(z.string().min(1)).optional().describe("Addresses, or @domains, send_email may write to; absent: any."),
@@ -59,13 +63,29 @@ const ConfigFile = z
     if (!names.includes(file.default_profile)) context.addIssue({ code: "custom", path: ["default_profile"], message: `no profile is named "${file.default_profile}"` });
   });
 
-/** Without a file: the network tool on behind the fetch guard, the code tools, the key-value store and the file tools. */
+/** Without a file: the network tools behind the fetch guard, the code tools, the stores and the file tools. */
 const BUILT_IN = {
   profiles: [
     {
       name: "default",
-      description: "Code tools, guarded web requests, a key-value store and files in the conversation's workspace.",
-      tools: ["register_tool", "calculate", "run_code", "fetch_url", "web_search", "key_value_get", "key_value_set", "key_value_delete", "read_file", "write_file", "list_dir"],
+      description: "Code tools, guarded web requests, a key-value store, an XML library and files in the conversation's workspace.",
+      tools: [
+        "register_tool",
+        "calculate",
+        "run_code",
+        "fetch_url",
+        "web_search",
+        "key_value_get",
+        "key_value_set",
+        "key_value_delete",
+        "librarian_store",
+        "librarian_get",
+        "librarian_query",
+        "librarian_search",
+        "read_file",
+        "write_file",
+        "list_dir",
+      ],
       tool_config: {},
       approval: [],
     },

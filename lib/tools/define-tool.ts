@@ -13,7 +13,7 @@ interface BuiltinToolSpec<Schema extends z.ZodType> {
 
 /** A built-in tool declared with zod, in the AI SDK's `tool()` style. */
 export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schema>): AgentTool<z.infer<Schema>> {
-  const { $schema: _dialect, ...parametersSchema } = z.toJSONSchema(spec.inputSchema, { target: "draft-2020-12" });
+  const { $schema: _dialect, ...parametersSchema } = z.toJSONSchema(spec.inputSchema, { target: "draft-2020-12", io: "input" });
   return {
     name: spec.name,
     description: spec.description,

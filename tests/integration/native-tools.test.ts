@@ -65,3 +65,27 @@ describe("key_value tools", () => {
     expect(badSpace).toMatchObject({ ok: false, error: expect.stringContaining("namespace") });
   });
 });
+
+describe("librarian tools", () => {
+  it("are offered by the default profile and store, read, query and search XML through a run", async () => {
+    const client = new Api(app.url);
+    const { id } = await client.createConversation();
+    const thread = '<thread><message from="greeter" timestamp="2024-01-16T09:00:00Z">Welcome, error handling is on page 3</message></thread>';
+    const [stored] = await call(client, id, { name: "librarian_store", args: { collection: "/db/agents/greeter", document_name: "conversation-001.xml", content: thread } });
+    expect(stored).toMatchObject({ ok: true, output: { path: "/db/agents/greeter/conversation-001.xml", created: true } });
+    const [read, queried, searched] = await call(
+      client,
+      id,
+      { name: "librarian_get", args: { path: "/db/agents/greeter/conversation-001.xml" } },
+      { name: "librarian_query", args: { query: "for $m in //message where $m/@timestamp > $since return $m/@from/string()", variables: { since: "2024-01-15T00:00:00Z" } } },
+      { name: "librarian_search", args: { query: "error handling", collection: "/db/agents" } },
+    );
+    expect(read).toMatchObject({ ok: true, output: { content: thread } });
+    expect(queried).toMatchObject({ ok: true, output: { results: ["greeter"], documents_read: 1 } });
+    expect(searched).toMatchObject({ ok: true, output: { results: [{ path: "/db/agents/greeter/conversation-001.xml", snippet: expect.stringContaining("**error** **handling**") }] } });
+    // another person sees none of it
+    const stranger = new Api(app.url);
+    const theirs = await stranger.createConversation();
+    expect((await call(stranger, theirs.id, { name: "librarian_search", args: { query: "error handling" } }))[0]).toMatchObject({ output: { results: [] } });
+  });
+});

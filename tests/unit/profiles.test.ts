@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigFileError, parseProfiles } from "@/lib/profiles";
 import { domainRefusal } from "@/lib/tools/fetch-url";
@@ -13,6 +14,13 @@ const VALID = `profiles:
     tools: [register_tool, run_code]
 default_profile: coder
 `;
+
+describe("toolsmith.config.example.yaml", () => {
+  it("is a valid profiles file", () => {
+    const parsed = parseProfiles(fs.readFileSync("toolsmith.config.example.yaml", "utf8"), "toolsmith.config.example.yaml");
+    expect(parsed.profiles.map((profile) => profile.name)).toEqual(["default", "researcher", "archivist"]);
+  });
+});
 
 describe("the profiles file", () => {
   it("reads profiles, their tools and their settings", () => {
