@@ -5,24 +5,37 @@ export async function register() {
   // line in .env produces: an empty setting means unset.
   for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
 
-  // A profile file that cannot be used stops the server here, with the line and the problem (Next would only log
-  // a throw from here and serve on).
-  const { ConfigFileError, loadProfiles } = await import("@/lib/profiles");
-  try {
-    loadProfiles();
-  } catch (error) {
-    if (!(error instanceof ConfigFileError)) throw error;
-    console.error(`Toolsmith cannot start: ${error.message}`);
+  const problem = await startupProblem();
+  if (problem) {
+    // Next would only log a throw from here and serve on.
+    console.error(`Toolsmith cannot start: ${problem}`);
     process.exit(1);
   }
   const { sandboxPool } = await import("@/lib/sandbox");
   const { tuneDatabase } = await import("@/lib/db/client");
   await tuneDatabase();
-  const { closeAbandonedRuns } = await import("@/lib/agent/recover");
-  // One server process owns the runs of its database (see README); a run still open now was cut off.
-  await closeAbandonedRuns().catch((error) => console.error("Could not close abandoned runs:", error));
+  // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/agent/claims.ts).
+  const { startRunLeases } = await import("@/lib/agent/run");
+  await startRunLeases();
   // Start the sandbox threads now, so the first tool call does not pay for them.
   sandboxPool()
     .warm()
     .catch((error) => console.error("The sandbox threads did not start; calls will start them again:", error));
+}
+
+/** A setting the server cannot run with: a profile file that cannot be used (its line and problem), or a missing secret. */
+async function startupProblem(): Promise<string | undefined> {
+  const { ConfigFileError, loadProfiles } = await import("@/lib/profiles");
+  try {
+    loadProfiles();
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    return error.message;
+  }
+  const { databaseConfig } = await import("@/lib/config");
+  // Each instance would otherwise generate its own key, and a browser's identity would not hold across them.
+  if (databaseConfig().provider === "postgresql" && !process.env.TOOLSMITH_SECRET?.trim()) {
+    return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
+  }
+  return undefined;
 }

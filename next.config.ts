@@ -2,7 +2,7 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // Loaded by Node at run time, not bundled: the sandbox worker imports QuickJS and its .wasm from node_modules.
-  serverExternalPackages: ["quickjs-emscripten-core", "@jitl/quickjs-wasmfile-release-sync", "better-sqlite3"],
+  serverExternalPackages: ["quickjs-emscripten-core", "@jitl/quickjs-wasmfile-release-sync", "better-sqlite3", "pg"],
   // `npm test` runs tsc on its own; the build need not type-check a second time.
   typescript: { ignoreBuildErrors: true },
   allowedDevOrigins: ["127.0.0.1"],

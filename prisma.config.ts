@@ -5,7 +5,8 @@ export default defineConfig({
   experimental: { adapter: true },
   engine: "js",
   schema: "prisma/schema.prisma",
-  migrations: { path: "prisma/migrations" },
+  // The SQLite migrations; PostgreSQL's are applied by scripts/migrate.mjs (see there why).
+  migrations: { path: "prisma/sqlite/migrations" },
   async adapter() {
     return new PrismaBetterSQLite3({ url: process.env.DATABASE_URL ?? "file:./data/toolsmith.db" });
   },

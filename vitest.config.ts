@@ -3,10 +3,25 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
-    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Integration files each start a production server; run files one at a time on this 2-core machine.
     fileParallelism: false,
+    // One project after the other, never both at once.
+    sequence: { groupOrder: 0 },
+    projects: [
+      { extends: true, test: { name: "sqlite", include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"], sequence: { groupOrder: 0 } } },
+      {
+        // The integration suite again, on a real PostgreSQL (tests/support/postgres.ts), plus the scale-out tests.
+        extends: true,
+        test: {
+          name: "postgresql",
+          include: ["tests/integration/**/*.test.ts", "tests/scale-out/**/*.test.ts"],
+          env: { TEST_DATABASE: "postgresql" },
+          globalSetup: ["tests/support/postgres.ts"],
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -113,6 +113,10 @@ export const config = {
     maxRequestBytes: 64 * 1024,
     maxRequestsPerCall: 10,
   } satisfies FetchLimits,
+  /** PostgreSQL connections per instance: the server's default limit of 100 leaves room for several instances. */
+  databasePool: integer("TOOLSMITH_DB_POOL", 10, 1, 1000),
+  /** How long a run's lease lasts without a heartbeat: past it, another instance takes the run over. */
+  leaseMs: integer("TOOLSMITH_LEASE_MS", 10_000, 500, 600_000),
   /** The librarian tools' XML documents (lib/librarian). */
   librarian: {
     maxDocumentBytes: integer("TOOLSMITH_LIBRARIAN_DOCUMENT_KB", 1024, 1, 64 * 1024) * 1024,
@@ -157,15 +161,22 @@ export const MODEL_SETUP_HINT =
   "No model is configured. Set OPENAI_API_KEY (and optionally TOOLSMITH_MODEL) for OpenAI, or OPENAI_BASE_URL " +
   "(e.g. http://localhost:11434/v1 for Ollama) and TOOLSMITH_MODEL for an OpenAI-compatible server, then restart.";
 
-/** The SQLite file behind DATABASE_URL (a `file:` URL), resolved from the working directory as the Prisma CLI does. */
-export function databaseFile(url = process.env.DATABASE_URL ?? "file:./data/toolsmith.db"): string {
-  if (!url.startsWith("file:")) throw new Error(`DATABASE_URL must be a file: URL for SQLite; got "${url}".`);
-  return path.resolve(url.slice("file:".length));
+export type DatabaseConfig = { provider: "sqlite"; file: string } | { provider: "postgresql"; url: string };
+
+/**
+ * The database DATABASE_URL names: `file:` for SQLite (the default; the path resolved from the working directory,
+ * as the Prisma CLI does), `postgresql://` (or `postgres://`) for PostgreSQL.
+ */
+export function databaseConfig(url = process.env.DATABASE_URL?.trim() || "file:./data/toolsmith.db"): DatabaseConfig {
+  if (url.startsWith("file:")) return { provider: "sqlite", file: path.resolve(url.slice("file:".length)) };
+  if (/^postgres(ql)?:\/\//.test(url)) return { provider: "postgresql", url };
+  throw new Error(`DATABASE_URL must be a file: URL (SQLite) or a postgresql:// URL; got "${url.replace(/\/\/[^@/]*@/, "//…@")}".`);
 }
 
-/** Where the app keeps its files: the database's directory. */
+/** Where the app keeps its files: TOOLSMITH_DATA_DIR, else the SQLite database's directory, else ./data. */
 export function dataDirectory(): string {
-  return path.dirname(databaseFile());
+  const database = databaseConfig();
+  return path.resolve(env("TOOLSMITH_DATA_DIR") ?? (database.provider === "sqlite" ? path.dirname(database.file) : "data"));
 }
 
 /** The file tools' workspaces, one directory per conversation. */

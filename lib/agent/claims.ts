@@ -1,30 +1,106 @@
 /**
- * Which run holds each conversation: at most one at a time. An interface, so that running several servers on one
- * database can replace the in-process map with a lease in the database.
+ * Which run holds each conversation, across every instance on the database. The claim is a row: a running Run
+ * (a partial unique index allows one per conversation), leased to the instance that executes it. That instance
+ * renews the lease with a heartbeat; once a lease has run out, its instance is taken for dead and any instance
+ * takes the run over (lib/agent/run.ts resumes or closes it). SQLite has one process, which takes over at start-up
+ * the runs its predecessor left; PostgreSQL may have many, which watch each other's leases all the time.
  */
-export interface RunClaims<Holder> {
-  /** Take the conversation for `holder`; false when another holder has it. */
-  claim(conversationId: string, holder: Holder): boolean;
-  /** Give it back; a holder that no longer has it changes nothing. */
-  release(conversationId: string, holder: Holder): void;
-  holder(conversationId: string): Holder | undefined;
+import os from "node:os";
+import { randomUUID } from "node:crypto";
+import { config } from "@/lib/config";
+import { provider } from "@/lib/db/client";
+import { notifications, type RunMessage } from "@/lib/db/notifications";
+import { abandonedRuns, claimRun, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
+
+/** What the claims need of a run this instance executes. */
+export interface LeasedRun {
+  readonly id: string;
+  readonly conversationId: string;
+  cancel(): void;
+  /** The lease was lost (another instance has the run): stop at once and write nothing more. */
+  abandon(): void;
+  resolveApproval(approvalId: string, approved: boolean): boolean;
 }
 
-/** Claims for one server process. Synchronous, so two requests cannot both win. */
-export class InProcessClaims<Holder> implements RunClaims<Holder> {
-  private readonly holders = new Map<string, Holder>();
+/** The heartbeat's period: a third of the lease, at most a second, so a takeover comes within the lease plus a second. */
+const tickMs = () => Math.min(1_000, Math.floor(config.leaseMs / 3));
 
-  claim(conversationId: string, holder: Holder): boolean {
-    if (this.holders.has(conversationId)) return false;
-    this.holders.set(conversationId, holder);
+export class RunClaims<Run extends LeasedRun> {
+  readonly instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** The runs this instance executes, by conversation. */
+  private readonly local = new Map<string, Run>();
+  private timer?: NodeJS.Timeout;
+
+  /** Take the conversation for `run`; false when a run of it is running, here or on another instance. */
+  async claim(run: Run, model: string): Promise<boolean> {
+    if (this.local.has(run.conversationId)) return false;
+    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, leaseUntil: this.leaseUntil() }))) return false;
+    this.local.set(run.conversationId, run);
     return true;
   }
 
-  release(conversationId: string, holder: Holder): void {
-    if (this.holders.get(conversationId) === holder) this.holders.delete(conversationId);
+  /** Execute a run this instance has taken over: the database claim moved to it already. */
+  adopt(run: Run): void {
+    this.local.set(run.conversationId, run);
   }
 
-  holder(conversationId: string): Holder | undefined {
-    return this.holders.get(conversationId);
+  /** Let go of the conversation here; the database claim ends when the run's row is finished. */
+  release(run: Run): void {
+    if (this.local.get(run.conversationId) === run) this.local.delete(run.conversationId);
+  }
+
+  /** The run this instance executes for the conversation, if any. */
+  holder(conversationId: string): Run | undefined {
+    return this.local.get(conversationId);
+  }
+
+  /**
+   * Keep this instance's leases and watch the others': renew every tick, hand Stop and approvals asked for on
+   * other instances to the local run, and take over runs whose lease ran out. `takeOver` gets each one won.
+   */
+  async start(takeOver: (run: AbandonedRun) => Promise<void>): Promise<void> {
+    if (this.timer) return;
+    notifications.subscribe("runs", (payload) => this.deliver(JSON.parse(payload) as RunMessage));
+    await notifications.ready();
+    // SQLite: this is the only process, so every running run was its predecessor's, whatever its lease says.
+    await this.takeOverAbandoned(takeOver, provider === "sqlite" ? null : new Date());
+    const tick = async () => {
+      try {
+        await this.heartbeat();
+        await this.takeOverAbandoned(takeOver, new Date());
+      } catch (error) {
+        console.error("The run lease heartbeat failed:", error);
+      }
+      this.timer = setTimeout(tick, tickMs());
+      this.timer.unref();
+    };
+    this.timer = setTimeout(tick, tickMs());
+    this.timer.unref();
+  }
+
+  private leaseUntil(): Date {
+    return new Date(Date.now() + config.leaseMs);
+  }
+
+  private deliver(message: RunMessage): void {
+    const run = [...this.local.values()].find((candidate) => candidate.id === message.runId);
+    if (!run) return;
+    if (message.kind === "cancel") run.cancel();
+    else run.resolveApproval(message.approvalId, message.approved);
+  }
+
+  private async heartbeat(): Promise<void> {
+    const runs = [...this.local.values()];
+    const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
+    for (const run of runs) {
+      if (!held.includes(run.id)) run.abandon();
+      else if (cancelRequested.includes(run.id)) run.cancel();
+    }
+  }
+
+  private async takeOverAbandoned(takeOver: (run: AbandonedRun) => Promise<void>, now: Date | null): Promise<void> {
+    for (const run of await abandonedRuns(now)) {
+      if (await takeOverRun(run, this.instanceId, this.leaseUntil())) await takeOver(run);
+    }
   }
 }

@@ -37,12 +37,16 @@ export function stepMessages(text: string, calls: ToolCallEvent[], results: Tool
 
 /**
  * The conversation so far, as the model should see it, rebuilt from the stored messages and event log: every
- * earlier turn with its tool calls and results, so that the model knows what it built and learned.
+ * earlier turn with its tool calls and results, so that the model knows what it built and learned (and, for a run
+ * being resumed, its finished steps).
  */
-export async function conversationHistory(conversationId: string): Promise<ModelMessage[]> {
+export async function conversationHistory(conversationId: string, resumingRunId?: string): Promise<ModelMessage[]> {
   const [messages, events] = await Promise.all([listMessages(conversationId), listEvents(conversationId)]);
   const eventsByRun = new Map<string, LoggedEvent[]>();
-  for (const { event } of events) {
+  // A run taken over goes on after its last finished step: what its dead instance streamed of the next one is dropped.
+  const lastFinished = resumingRunId === undefined ? -1 : events.findLastIndex(({ event }) => event.runId === resumingRunId && event.type === "step_finished");
+  for (const [index, { event }] of events.entries()) {
+    if (event.runId === resumingRunId && index > lastFinished) continue;
     if (!eventsByRun.has(event.runId)) eventsByRun.set(event.runId, []);
     eventsByRun.get(event.runId)!.push(event);
   }

@@ -33,6 +33,8 @@ export interface AgentRun {
   signal: AbortSignal;
   /** Ask the conversation's owner whether a call may run; resolves with their answer (a cancel denies). */
   requestApproval: (step: number, callId: string, tool: string, input: unknown) => Promise<boolean>;
+  /** A run taken over from an instance that died: the steps it had finished are in the history; go on after them. */
+  resumeAfterStep?: number;
 }
 
 export interface AgentOutcome {
@@ -50,13 +52,13 @@ export interface AgentOutcome {
 export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   const { conversationId, emit, signal } = run;
   let status: RunStatus = "max_steps";
-  let step = 0;
+  let step = run.resumeAfterStep ?? 0;
   let answer = "";
   try {
     if (!run.model) throw new ModelNotConfiguredError();
     const idle = new IdleTimeout(config.modelIdleTimeoutMs);
     const model = languageModel(run.model, () => idle.reset());
-    const [toolset, messages] = await Promise.all([loadToolset(conversationId, run.ownerId, run.profile), conversationHistory(conversationId)]);
+    const [toolset, messages] = await Promise.all([loadToolset(conversationId, run.ownerId, run.profile), conversationHistory(conversationId, run.resumeAfterStep === undefined ? undefined : run.runId)]);
 
     while (step < config.maxSteps) {
       step++;

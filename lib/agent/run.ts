@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { modelConfig } from "@/lib/config";
 import { updateConversation } from "@/lib/db/conversations";
-import { findProfile, type AgentProfile } from "@/lib/profiles";
-import { lastEventSeq } from "@/lib/db/events";
+import { lastEventSeq, listEvents } from "@/lib/db/events";
 import { createMessage } from "@/lib/db/messages";
-import { createRun, finishRun } from "@/lib/db/runs";
+import { notifications } from "@/lib/db/notifications";
+import { finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
 import { RunChannel } from "@/lib/events/channel";
-import { InProcessClaims, type RunClaims } from "./claims";
+import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/events/types";
+import { findProfile, type AgentProfile } from "@/lib/profiles";
+import { RunClaims } from "./claims";
 import { runAgent, type AgentOutcome } from "./loop";
 
 export class RunConflictError extends Error {}
@@ -17,11 +19,62 @@ const CANCELLED_RUN_GRACE_MS = 2_000;
 
 // On globalThis so that dev-mode reloads keep one set of claims.
 const globalClaims = globalThis as unknown as { toolsmithRunClaims?: RunClaims<Run> };
-const claims = (globalClaims.toolsmithRunClaims ??= new InProcessClaims<Run>());
+const claims = (globalClaims.toolsmithRunClaims ??= new RunClaims<Run>());
 
-/** The run in progress for a conversation, if any. */
+/** The run this instance executes for a conversation, if any (another instance may execute it: see `stopRun`). */
 export function activeRun(conversationId: string): Run | undefined {
   return claims.holder(conversationId);
+}
+
+/** Whether a run of the conversation is running, on any instance. */
+export async function hasRunningRun(conversationId: string): Promise<boolean> {
+  return activeRun(conversationId) !== undefined || (await runningRun(conversationId)) !== null;
+}
+
+/**
+ * Answer a call waiting for approval, on whichever instance runs it. False when no call waits under that id: it
+ * was answered already, or its run ended. Elsewhere, the stored log says whether it waits (its request is stored
+ * within a flush of being shown, so a fast click is read again once).
+ */
+export async function answerApproval(conversationId: string, approvalId: string, approved: boolean): Promise<boolean> {
+  const local = activeRun(conversationId);
+  if (local) return local.resolveApproval(approvalId, approved);
+  const remote = await runningRun(conversationId);
+  if (!remote) return false;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const events = (await listEvents(conversationId)).map(({ event }) => event);
+    const asked = events.some((event) => event.type === "approval_requested" && event.approvalId === approvalId);
+    const answered = events.some((event) => event.type === "approval_resolved" && event.approvalId === approvalId);
+    if (answered) return false;
+    if (asked) {
+      await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+/** Start this instance's share of the runs: heartbeats, and taking over the runs of instances that died. */
+export function startRunLeases(): Promise<void> {
+  return claims.start((abandoned) => Run.resume(abandoned));
+}
+
+/**
+ * Stop the conversation's running run, on whichever instance executes it: here at once; elsewhere through the
+ * database (a flag its heartbeat reads) and a notification that reaches it sooner. False when none is running.
+ */
+export async function stopRun(conversationId: string): Promise<string | undefined> {
+  const local = activeRun(conversationId);
+  if (local) {
+    local.cancel();
+    return local.id;
+  }
+  const remote = await runningRun(conversationId);
+  if (!remote) return undefined;
+  await requestCancel(remote.id);
+  await notifications.publish("runs", JSON.stringify({ kind: "cancel", runId: remote.id }));
+  return remote.id;
 }
 
 /**
@@ -35,17 +88,20 @@ export function activeRun(conversationId: string): Run | undefined {
  *     stored after that), and release the conversation, whatever failed on the way.
  */
 export class Run {
-  readonly id = randomUUID();
   readonly channel: RunChannel;
   private readonly controller = new AbortController();
   private execution: Promise<void> = Promise.resolve();
   /** Calls waiting for a person's answer, by approval id. */
   private readonly approvals = new Map<string, (approved: boolean) => void>();
+  /** Another instance took the run over: nothing more is written from here. */
+  private lost = false;
+  private finishing = false;
 
   private constructor(
     readonly conversationId: string,
     private readonly ownerId: string,
     private readonly profile: AgentProfile,
+    readonly id: string = randomUUID(),
   ) {
     this.channel = new RunChannel(conversationId, this.id);
   }
@@ -57,18 +113,45 @@ export class Run {
    */
   static async start(conversation: { id: string; title: string; profile: string | null }, ownerId: string, content: string): Promise<Run> {
     // A profile removed from the file since the conversation chose it: its runs fall back to the default one.
-    const run = new Run(conversation.id, ownerId, findProfile(conversation.profile) ?? findProfile(null)!);
+    const run = new Run(conversation.id, ownerId, profileOf(conversation.profile));
     await run.claim();
     try {
       run.channel.begin((await lastEventSeq(conversation.id)) + 1);
-      await createRun({ id: run.id, conversationId: conversation.id, model: modelConfig()?.model ?? "none" });
       const message = await createMessage({ conversationId: conversation.id, runId: run.id, role: "user", content });
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
-      run.execution = run.execute(message.id);
+      run.execution = run.execute({ userMessageId: message.id });
       return run;
     } catch (error) {
-      claims.release(conversation.id, run);
+      await finishRun(run.id, "error", 0).catch(() => {});
+      claims.release(run);
       throw error;
+    }
+  }
+
+  /**
+   * Go on with a run whose instance died (its lease ran out and this instance won it). What is stored decides:
+   * a run that stored its run_finished only needs its row closed; a run cut off while its tool calls ran cannot
+   * know what they did, so it ends with an error that says so; otherwise the loop resumes after the last finished
+   * step, with the history and the tools from the database. Its events continue after the last stored one.
+   */
+  static async resume(abandoned: AbandonedRun): Promise<void> {
+    const run = new Run(abandoned.conversationId, abandoned.conversation.ownerId, profileOf(abandoned.conversation.profile), abandoned.id);
+    claims.adopt(run);
+    try {
+      const stored = (await listEvents(abandoned.conversationId)).filter(({ event }) => event.runId === abandoned.id);
+      run.channel.begin((await lastEventSeq(abandoned.conversationId)) + 1);
+      const progress = progressOf(stored.map(({ event }) => event));
+      if (progress.finished) {
+        await finishRun(run.id, progress.finished.status, progress.finished.steps);
+        run.channel.discard();
+        claims.release(run);
+        return;
+      }
+      if (abandoned.cancelRequested) run.cancel();
+      run.execution = run.execute({ resumeAfter: progress });
+    } catch (error) {
+      console.error(`Could not take over run ${abandoned.id}:`, error);
+      claims.release(run);
     }
   }
 
@@ -83,6 +166,13 @@ export class Run {
 
   cancel(): void {
     this.controller.abort(new Error("The run was cancelled."));
+  }
+
+  abandon(): void {
+    if (this.finishing) return;
+    console.error(`Run ${this.id} lost its lease to another instance; it stops here without writing more.`);
+    this.lost = true;
+    this.cancel();
   }
 
   /** The owner's answer to a call waiting for approval; false when no call waits under that id (any more). */
@@ -111,19 +201,31 @@ export class Run {
   }
 
   private async claim(): Promise<void> {
-    if (claims.claim(this.conversationId, this)) return;
-    // Stop, then send at once: the stopped run is only settling its last calls and writes.
+    const model = modelConfig()?.model ?? "none";
+    if (await claims.claim(this, model)) return;
+    // Stop, then send at once: the stopped run, here or on another instance, is only settling its last writes.
+    const deadline = Date.now() + CANCELLED_RUN_GRACE_MS;
     const holder = claims.holder(this.conversationId);
     if (holder?.cancelled) await Promise.race([holder.done, new Promise((resolve) => setTimeout(resolve, CANCELLED_RUN_GRACE_MS))]);
-    if (!claims.claim(this.conversationId, this)) throw new RunConflictError("Another run of this conversation is active.");
+    else while ((await runningRun(this.conversationId))?.cancelRequested && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!(await claims.claim(this, model))) throw new RunConflictError("Another run of this conversation is active.");
   }
 
-  private async execute(userMessageId: string): Promise<void> {
+  private async execute(start: { userMessageId: string } | { resumeAfter: RunProgress }): Promise<void> {
     const model = modelConfig();
     const emit = this.channel.emit.bind(this.channel);
-    let outcome: AgentOutcome = { status: "error", steps: 0, answer: "" };
+    const resumed = "resumeAfter" in start ? start.resumeAfter : undefined;
+    let outcome: AgentOutcome = { status: "error", steps: resumed?.step ?? 0, answer: "" };
     try {
-      emit({ type: "run_started", messageId: userMessageId, model: model?.model ?? "none", profile: this.profile.name });
+      if ("userMessageId" in start) {
+        emit({ type: "run_started", messageId: start.userMessageId, model: model?.model ?? "none", profile: this.profile.name });
+      } else if (start.resumeAfter.toolsStarted) {
+        emit({ type: "error", code: "instance_lost", message: `The server running this run stopped during step ${start.resumeAfter.step}, while its tool calls ran; what they did is unknown, so the run ends here.` });
+        return await this.finish(outcome);
+      } else {
+        const after = start.resumeAfter.finishedSteps;
+        emit({ type: "run_resumed", step: after, message: `The server running this run stopped; another one took it over and goes on after step ${after}.` });
+      }
       outcome = await runAgent({
         ownerId: this.ownerId,
         conversationId: this.conversationId,
@@ -133,6 +235,7 @@ export class Run {
         emit,
         signal: this.controller.signal,
         requestApproval: (step, callId, tool, input) => this.requestApproval(step, callId, tool, input),
+        resumeAfterStep: resumed?.finishedSteps,
       });
     } catch (error) {
       console.error(`Run ${this.id} failed:`, error);
@@ -142,6 +245,12 @@ export class Run {
   }
 
   private async finish({ status, steps, answer }: AgentOutcome): Promise<void> {
+    this.finishing = true;
+    if (this.lost) {
+      this.channel.discard();
+      claims.release(this);
+      return;
+    }
     try {
       // Stored before it is announced, so a client that reloads on run_finished finds the answer and the outcome.
       await Promise.all([
@@ -153,9 +262,34 @@ export class Run {
     } catch (error) {
       console.error(`Run ${this.id} could not close its event log:`, error);
     } finally {
-      claims.release(this.conversationId, this);
+      claims.release(this);
     }
   }
+}
+
+/** A profile removed from the file since the conversation chose it: its runs fall back to the default one. */
+const profileOf = (name: string | null): AgentProfile => findProfile(name) ?? findProfile(null)!;
+
+interface RunProgress {
+  /** Steps with a step_finished. */
+  finishedSteps: number;
+  /** The step it was in. */
+  step: number;
+  /** A tool call of the unfinished step had started: its effects are unknown. */
+  toolsStarted: boolean;
+  finished?: { status: RunStatus; steps: number };
+}
+
+/** How far a run got, from its stored events. */
+function progressOf(events: LoggedEvent[]): RunProgress {
+  const progress: RunProgress = { finishedSteps: 0, step: 0, toolsStarted: false };
+  for (const event of events as AgentEvent[]) {
+    if (event.type === "step_started") Object.assign(progress, { step: event.step, toolsStarted: false });
+    else if (event.type === "step_finished") progress.finishedSteps = event.step;
+    else if (event.type === "tool_call" && event.step > progress.finishedSteps) progress.toolsStarted = true;
+    else if (event.type === "run_finished") progress.finished = { status: event.status, steps: event.steps };
+  }
+  return progress;
 }
 
 function titleFrom(content: string): string {

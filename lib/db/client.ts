@@ -1,13 +1,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { databaseFile } from "@/lib/config";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { config, databaseConfig } from "@/lib/config";
+import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
+import { PrismaClient } from "@/lib/generated/sqlite/client";
 
+/** Which database this process uses (DATABASE_URL): SQLite, embedded, or PostgreSQL, shared by many instances. */
+export const provider = databaseConfig().provider;
+
+/**
+ * The client of the configured provider. Both are generated from the same models (scripts/generate-clients.mjs),
+ * so they answer the same calls; the code is typed against the SQLite one.
+ */
 function connect(): PrismaClient {
-  const file = databaseFile();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file }) });
+  const database = databaseConfig();
+  if (database.provider === "postgresql") {
+    return new PostgresqlClient({ adapter: new PrismaPg({ connectionString: database.url, max: config.databasePool }) }) as unknown as PrismaClient;
+  }
+  fs.mkdirSync(path.dirname(database.file), { recursive: true });
+  return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: database.file }) });
 }
 
 // One client per process; kept on globalThis so that dev-mode reloads reuse it.
@@ -15,11 +27,20 @@ const globalDb = globalThis as unknown as { toolsmithDb?: PrismaClient };
 export const db: PrismaClient = (globalDb.toolsmithDb ??= connect());
 
 /**
- * Write-ahead logging: readers never wait for the writer, and a commit appends to the log instead of syncing the
- * database file (synchronous=NORMAL keeps it durable across a crash of the app, not of the machine). The journal
- * mode is kept in the file; synchronous is per connection, so this runs at start-up.
+ * SQLite: write-ahead logging, so readers never wait for the writer and a commit appends to the log instead of
+ * syncing the database file (synchronous=NORMAL keeps it durable across a crash of the app, not of the machine).
+ * The journal mode is kept in the file; synchronous is per connection, so this runs at start-up.
  */
 export async function tuneDatabase(): Promise<void> {
+  if (provider !== "sqlite") return;
   await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
   await db.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
+}
+
+/**
+ * A case-insensitive "contains" filter on both providers: SQLite's LIKE ignores ASCII case already; PostgreSQL
+ * needs Prisma's `mode`, which the SQLite client's types do not know.
+ */
+export function containsIgnoringCase(text: string): { contains: string } {
+  return provider === "postgresql" ? ({ contains: text, mode: "insensitive" } as { contains: string }) : { contains: text };
 }

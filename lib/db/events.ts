@@ -1,4 +1,4 @@
-import { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma } from "@/lib/generated/sqlite/client";
 import { db } from "./client";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
 import type { SequencedEvent } from "@/lib/events/types";
@@ -25,15 +25,16 @@ const INSERT_ROWS = 1000;
 export async function listEvents(
   conversationId: string,
   after = 0,
-  before = Number.MAX_SAFE_INTEGER,
+  before?: number,
   client: Pick<typeof db, "event"> = db,
 ): Promise<SequencedEvent[]> {
   const rows = await client.event.findMany({
-    where: { conversationId, lastSeq: { gt: after }, seq: { lt: before } },
+    // `before` only when given: seq is a 32-bit integer column on PostgreSQL.
+    where: { conversationId, lastSeq: { gt: after }, ...(before === undefined ? {} : { seq: { lt: before } }) },
     orderBy: { seq: "asc" },
     select: { seq: true, lastSeq: true, data: true },
   });
-  return rows.flatMap(unpackRow).filter(({ seq }) => seq > after && seq < before);
+  return rows.flatMap(unpackRow).filter(({ seq }) => seq > after && (before === undefined || seq < before));
 }
 
 export async function lastEventSeq(conversationId: string): Promise<number> {

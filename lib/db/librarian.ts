@@ -1,5 +1,5 @@
-import { Prisma } from "@/lib/generated/prisma/client";
-import { db } from "./client";
+import { Prisma } from "@/lib/generated/sqlite/client";
+import { db, provider } from "./client";
 
 export interface StoredDocument {
   ownerId: string;
@@ -42,40 +42,51 @@ export function documentsIn(ownerId: string, collection: string | null, limit: n
 }
 
 /**
- * Search terms as an FTS5 query: words, and "quoted phrases", each matched as a literal (FTS5's operators and
- * column filters in the input are only text), all of them required.
+ * Search terms: words, and "quoted phrases" (each a run of words), all of them required. Only letters, digits and
+ * _ are kept, so nothing in the input is ever read as the search engine's own syntax.
  */
-function fullTextMatch(terms: string): string | undefined {
-  const parts = [...terms.matchAll(/"([^"]*)"|([\p{L}\p{N}_]+)/gu)]
+function searchTerms(terms: string): string[] {
+  return [...terms.matchAll(/"([^"]*)"|([\p{L}\p{N}_]+)/gu)]
     .map(([, phrase, word]) => (phrase ?? word).match(/[\p{L}\p{N}_]+/gu)?.join(" "))
     .filter((part): part is string => Boolean(part))
     .slice(0, 32);
-  return parts.length ? parts.map((part) => `"${part}"`).join(" ") : undefined;
 }
 
 export interface SearchHit {
   collection: string;
   name: string;
-  /** Higher is better (SQLite's bm25, negated). */
+  /** Higher is better: SQLite's bm25 negated, PostgreSQL's ts_rank. */
   score: number;
   snippet: string;
 }
 
+type HitRow = { collection: string; name: string; score: number; snippet: string };
+
 /**
- * Full-text search over one person's documents, best first, with the matched words in ** in the snippet.
- * SQLite FTS5 here; PostgreSQL's full-text search takes this function's place there, behind the same signature.
+ * Full-text search over one person's documents (in a collection and those under it, or all of them), best first,
+ * with the matched words in ** in the snippet: SQLite's FTS5 index or PostgreSQL's text search, stemmed alike.
  */
 export async function searchDocuments(ownerId: string, terms: string, collection: string | null, limit: number): Promise<SearchHit[]> {
-  const match = fullTextMatch(terms);
-  if (match === undefined) return [];
+  const parts = searchTerms(terms);
+  if (parts.length === 0) return [];
   const prefix = collection === null ? null : `${collection}/`;
-  const rows = await db.$queryRaw<{ collection: string; name: string; rank: number; snippet: string }[]>`
-    SELECT d."collection", d."name", bm25("LibrarianDocumentText") AS rank,
-           snippet("LibrarianDocumentText", 0, '**', '**', '…', 24) AS snippet
-    FROM "LibrarianDocumentText" JOIN "LibrarianDocument" d ON d."id" = "LibrarianDocumentText".rowid
-    WHERE "LibrarianDocumentText" MATCH ${match} AND d."ownerId" = ${ownerId}
-      AND (${collection} IS NULL OR d."collection" = ${collection} OR substr(d."collection", 1, length(${prefix})) = ${prefix})
-    ORDER BY rank
-    LIMIT ${limit}`;
-  return rows.map((row) => ({ collection: row.collection, name: row.name, score: Math.round(-row.rank * 1000) / 1000, snippet: row.snippet }));
+  const inCollection = Prisma.sql`(CAST(${collection} AS TEXT) IS NULL OR d."collection" = ${collection} OR substr(d."collection", 1, length(CAST(${prefix} AS TEXT))) = ${prefix})`;
+  const rows =
+    provider === "postgresql"
+      ? await db.$queryRaw<HitRow[]>`
+          WITH q AS (SELECT ${Prisma.join(parts.map((part) => Prisma.sql`phraseto_tsquery('english', ${part})`), " && ")} AS query)
+          SELECT d."collection", d."name", ts_rank(to_tsvector('english', d."text"), q.query) AS score,
+                 ts_headline('english', d."text", q.query, 'StartSel=**, StopSel=**, MaxWords=30, MinWords=10') AS snippet
+          FROM "LibrarianDocument" d, q
+          WHERE to_tsvector('english', d."text") @@ q.query AND d."ownerId" = ${ownerId} AND ${inCollection}
+          ORDER BY score DESC
+          LIMIT ${limit}`
+      : await db.$queryRaw<HitRow[]>`
+          SELECT d."collection", d."name", -bm25("LibrarianDocumentText") AS score,
+                 snippet("LibrarianDocumentText", 0, '**', '**', '…', 24) AS snippet
+          FROM "LibrarianDocumentText" JOIN "LibrarianDocument" d ON d."id" = "LibrarianDocumentText".rowid
+          WHERE "LibrarianDocumentText" MATCH ${parts.map((part) => `"${part}"`).join(" ")} AND d."ownerId" = ${ownerId} AND ${inCollection}
+          ORDER BY score DESC
+          LIMIT ${limit}`;
+  return rows.map((row) => ({ collection: row.collection, name: row.name, score: Math.round(Number(row.score) * 1000) / 1000, snippet: row.snippet }));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import type { RegisteredToolView } from "@/lib/events/types";
-import { db } from "./client";
+import { containsIgnoringCase, db } from "./client";
 
 export interface NewToolVersion {
   ownerId: string;
@@ -115,7 +115,7 @@ export function listOwnedTools(ownerId: string, query: ToolQuery) {
       status: "active",
       deprecated: query.deprecated,
       scope: query.scope,
-      ...(query.q ? { AND: [{ OR: [{ name: { contains: query.q } }, { description: { contains: query.q } }] }] } : {}),
+      ...(query.q ? { AND: [{ OR: [{ name: containsIgnoringCase(query.q) }, { description: containsIgnoringCase(query.q) }] }] } : {}),
       ...(after ? { OR: [{ name: { gt: after.name } }, { name: after.name, lineageId: { gt: after.id } }] } : {}),
     },
     orderBy: [{ name: "asc" }, { lineageId: "asc" }],

@@ -1,4 +1,5 @@
 import { appendEvents } from "@/lib/db/events";
+import { notifications } from "@/lib/db/notifications";
 import { packEvents } from "./packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
 
@@ -25,8 +26,11 @@ export class RunChannel {
   private ended = false;
   private closed = false;
   private refusedLate = false;
-  /** Unknown until `begin`: the run claims its conversation before it reads where the log ends. */
-  private nextSeq = Number.MAX_SAFE_INTEGER;
+  /**
+   * Unknown until `begin`: the run claims its conversation before it reads where the log ends. Till then, the
+   * largest seq a stored event can have (a 32-bit column on PostgreSQL), so that readers take every stored one.
+   */
+  private nextSeq = 2 ** 31 - 1;
 
   constructor(
     readonly conversationId: string,
@@ -88,6 +92,21 @@ export class RunChannel {
     this.closed = true;
     this.flush();
     await this.writing;
+    this.close();
+  }
+
+  /**
+   * Close the log without storing what is left: another instance has taken the run over and numbers the events
+   * after the stored ones itself. Followers here end, and find the rest where it is stored.
+   */
+  discard(): void {
+    this.closed = true;
+    clearTimeout(this.flushTimer);
+    this.unwritten = [];
+    this.close();
+  }
+
+  private close(): void {
     this.ended = true;
     for (const onEnd of this.endListeners) onEnd();
     this.listeners.clear();
@@ -107,7 +126,10 @@ export class RunChannel {
     const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await appendEvents(this.conversationId, rows);
+        await appendEvents(this.conversationId, rows);
+        // Followers on other instances read the stored events when told (lib/events/replay.ts).
+        notifications.publish("events", `${this.conversationId} ${batch.at(-1)!.seq}`).catch((error) => console.error("Could not announce stored events:", error));
+        return;
       } catch (error) {
         if (attempt >= WRITE_ATTEMPTS) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);

@@ -39,6 +39,8 @@ export type AgentEvent =
   | { type: "approval_resolved"; step: number; callId: string; approvalId: string; approved: boolean }
   | { type: "step_finished"; step: number; finishReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
   | { type: "error"; message: string; code: string }
+  /** The instance executing the run died; another took it over and goes on after step `step`. */
+  | { type: "run_resumed"; step: number; message: string }
   | { type: "run_finished"; status: RunStatus; steps: number };
 
 /** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */

@@ -16,7 +16,7 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
       tx.message.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
       tx.run.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
       tx.tool.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
-      listEvents(sourceId, 0, Number.MAX_SAFE_INTEGER, tx),
+      listEvents(sourceId, 0, undefined, tx),
     ]);
     const fork = await tx.conversation.create({ data: { ownerId, title: source.title, createdAt: source.createdAt } });
     const runIds = new Map(runs.map((run) => [run.id, randomUUID()]));

@@ -20,7 +20,8 @@ export async function loadTrace(conversation: { id: string; title: string; profi
   const events = [...stored, ...(live?.events ?? [])].map(({ seq, event }) => ({ id: seq, ...event }));
   return {
     ...conversation,
-    activeRunId: live && !live.isEnded ? live.runId : null,
+    // A run executing on another instance is running all the same.
+    activeRunId: live && !live.isEnded ? live.runId : (runs.find((run) => run.status === "running")?.id ?? null),
     lastEventId: events.at(-1)?.id ?? 0,
     messages,
     events,

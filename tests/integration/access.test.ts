@@ -1,13 +1,12 @@
-import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { scriptedApp, type AppServer } from "../support/app-server";
+import { freshDatabaseUrl, sqlClient } from "../support/database";
 import { ModelServer } from "../support/model-server";
 import { readSse } from "../support/sse";
 
 const model = new ModelServer();
-const dataFile = path.join(tempDataDir(), "access.db");
+const databaseUrl = freshDatabaseUrl();
 let app: AppServer;
 let alice: Api;
 let bob: Api;
@@ -16,13 +15,13 @@ let conversationId: string;
 const SHOUT = { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, code: "function run({ text }) { return text.toUpperCase() + '!'; }" };
 
 /** Every row of every table, to prove that a probe changed nothing. */
-function snapshot(): string {
-  const database = new Database(dataFile, { readonly: true });
+async function snapshot(): Promise<string> {
+  const database = await sqlClient(databaseUrl);
   try {
     const tables = ["Conversation", "Message", "Run", "Event", "Tool", "ToolExecution", "ShareLink"];
-    return JSON.stringify(tables.map((table) => database.prepare(`SELECT * FROM "${table}" ORDER BY 1, 2`).all()));
+    return JSON.stringify(await Promise.all(tables.map((table) => database.query(`SELECT * FROM "${table}" ORDER BY 1, 2`))));
   } finally {
-    database.close();
+    await database.close();
   }
 }
 
@@ -31,7 +30,7 @@ const anonymous = () => ({ fetch: (p: string, init?: RequestInit) => fetch(`${ap
 
 beforeAll(async () => {
   await model.start();
-  app = scriptedApp(model.url, {}, dataFile);
+  app = scriptedApp(model.url, {}, databaseUrl);
   await app.start();
   alice = new Api(app.url);
   bob = new Api(app.url);
@@ -68,7 +67,7 @@ const probes = (id: string): [string, string, RequestInit?][] => [
 
 describe("ownership", () => {
   it("answers 404 to another identity and to strangers on every conversation route and page, and changes nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     for (const client of [bob, anonymous()]) {
       for (const [label, target, init] of probes(conversationId)) {
         const response = await client.fetch(target, init);
@@ -76,7 +75,7 @@ describe("ownership", () => {
         await response.body?.cancel();
       }
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
     // and nothing of it shows in their lists
     expect((await (await bob.fetch("/api/conversations")).json()).conversations).toEqual([]);
   });
@@ -112,7 +111,7 @@ describe("share links", () => {
     expect(await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json()).toMatchObject({ token });
     expect(await (await alice.fetch(`/api/conversations/${conversationId}/share`)).json()).toMatchObject({ token });
 
-    const before = snapshot();
+    const before = await snapshot();
     const shared = await (await bob.fetch(`/api/share/${token}`)).json();
     expect(shared.title).toBe("Make a shout tool and use it.");
     expect(shared.tools).toMatchObject([{ name: "shout", version: 1 }]);
@@ -149,7 +148,7 @@ describe("share links", () => {
       expect((await bob.fetch(`/api/share/${token}`, { method })).status, method).toBe(405);
       expect((await bob.fetch(`/api/share/${token}/events`, { method })).status, `${method} events`).toBe(405);
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it("revokes: the token is then 404 everywhere, and sharing again makes a new token", async () => {

@@ -1,7 +1,7 @@
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import { AppServer, scriptedApp, tempDataDir } from "../support/app-server";
+import { AppServer, scriptedApp } from "../support/app-server";
+import { freshDatabaseUrl } from "../support/database";
 import { ModelServer } from "../support/model-server";
 import { readSse } from "../support/sse";
 
@@ -16,13 +16,13 @@ let app: AppServer;
 let api: Api;
 
 async function startApp() {
-  app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "4", TOOLSMITH_TOOL_TIMEOUT_MS: "1500" }, dataFile);
+  app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "4", TOOLSMITH_TOOL_TIMEOUT_MS: "1500" }, databaseUrl);
   await app.start();
   const cookie = api?.cookie;
   api = new Api(app.url);
   api.cookie = cookie;
 }
-const dataFile = path.join(tempDataDir(), "test.db");
+const databaseUrl = freshDatabaseUrl();
 
 beforeAll(async () => {
   await model.start();
@@ -98,23 +98,25 @@ describe("the agent loop over HTTP", () => {
     expect(history).toContain("Make a shout tool.");
   });
 
-  it("closes a run cut off by a restart: its trace ends with an error and run_finished, and the conversation goes on", async () => {
+  it("resumes a run cut off by a restart: the new process takes it over and goes on after its last finished step", async () => {
     const prompt = "Stall until the server stops.";
-    model.script(prompt, [{ stallMs: 30_000 }]);
+    let requests = 0;
+    // The first process's request stalls until it is stopped; the next process's is answered.
+    model.script(prompt, () => (++requests === 1 ? { stallMs: 30_000 } : { text: "Answered after the restart." }));
     const conversation = await api.createConversation();
     const sent = await api.send(conversation.id, prompt);
     await readSse(sent, (message) => message.data.type === "step_started");
     await app.stop();
     await startApp();
 
+    const events = await readSse(await api.events(conversation.id));
+    expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+    expect(ofType(events, "run_resumed")).toEqual([expect.objectContaining({ step: 0 })]);
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     const stored = await api.conversation(conversation.id);
     expect(stored.activeRunId).toBeNull();
-    expect(stored.events.map((event: { id: number }) => event.id)).toEqual(stored.events.map((_: unknown, index: number) => index + 1));
-    expect(stored.events.slice(-2)).toMatchObject([
-      { type: "error", code: "server_restarted" },
-      { type: "run_finished", status: "error" },
-    ]);
-    expect(stored.runs.at(-1)).toMatchObject({ status: "error" });
+    expect(stored.runs.at(-1)).toMatchObject({ status: "completed" });
+    expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", content: "Answered after the restart." });
     model.script("And now?", [{ text: "Back." }]);
     expect((await api.run(conversation.id, "And now?")).at(-1)!.data).toMatchObject({ status: "completed" });
   });
@@ -267,7 +269,7 @@ describe("the agent loop over HTTP", () => {
   });
 
   it("reports a missing model configuration as an error event", async () => {
-    const bare = new AppServer({ DATABASE_URL: `file:${path.join(tempDataDir(), "bare.db")}`, OPENAI_API_KEY: "", OPENAI_BASE_URL: "" });
+    const bare = new AppServer({ DATABASE_URL: freshDatabaseUrl(), OPENAI_API_KEY: "", OPENAI_BASE_URL: "" });
     await bare.start();
     try {
       const client = new Api(bare.url);

@@ -1,21 +1,25 @@
-// The librarian tools against a real, migrated SQLite database (FTS5 included), called as the agent calls them.
+// The librarian tools against a real, migrated database (SQLite's FTS5 or PostgreSQL's text search), called as the
+// agent calls them.
 import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolSettings } from "@/lib/profiles";
 import type { AgentTool, ToolResult } from "@/lib/tools/types";
-import { tempDataDir } from "../support/app-server";
+import { ensureDatabase, freshDatabaseUrl } from "../support/database";
 
-process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "librarian.db")}`;
+process.env.DATABASE_URL = freshDatabaseUrl();
 process.env.TOOLSMITH_LIBRARIAN_QUERY_DOCUMENTS = "50";
 
 let tools: typeof import("@/lib/tools/librarian");
 beforeAll(async () => {
+  await ensureDatabase(process.env.DATABASE_URL!);
   const migrated = spawnSync("node", ["scripts/migrate.mjs"], { encoding: "utf8" });
   if (migrated.status !== 0) throw new Error(migrated.stdout + migrated.stderr);
   tools = await import("@/lib/tools/librarian");
 });
-afterAll(async () => (await import("@/lib/librarian/xml-engine")).xmlEngine.close());
+afterAll(async () => {
+  await (await import("@/lib/librarian/xml-engine")).xmlEngine.close();
+  await (await import("@/lib/db/client")).db.$disconnect();
+});
 
 /** Call a tool as the toolset does: the model's arguments checked against its schema, then run. */
 async function call(tool: AgentTool, args: unknown, ownerId = "alice", settings: ToolSettings = {}): Promise<ToolResult> {

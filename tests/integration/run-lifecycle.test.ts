@@ -1,21 +1,20 @@
-import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { scriptedApp, type AppServer } from "../support/app-server";
+import { freshDatabaseUrl, sqlClient, testProvider } from "../support/database";
 import { ModelServer } from "../support/model-server";
 import { readSse, type SseMessage } from "../support/sse";
 
 const SPIN_3S = "function run() { const end = Date.now() + 3000; while (Date.now() < end) {} return 'finished'; }";
 
 const model = new ModelServer();
-const databaseFile = path.join(tempDataDir(), "test.db");
+const databaseUrl = freshDatabaseUrl();
 let app: AppServer;
 let api: Api;
 
 beforeAll(async () => {
   await model.start();
-  app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "20", TOOLSMITH_MODEL_RETRIES: "8" }, databaseFile);
+  app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "20", TOOLSMITH_MODEL_RETRIES: "8" }, databaseUrl);
   await app.start();
   api = new Api(app.url);
 });
@@ -24,9 +23,18 @@ afterAll(async () => {
   await model.stop();
 });
 
+/** A trigger that makes storing one conversation's run_finished fail, on each provider. */
+const FAIL_RUN_FINISHED = {
+  sqlite: `CREATE TRIGGER fail_run_finished BEFORE INSERT ON "Event" WHEN NEW."type" = 'run_finished' AND NEW."conversationId" = 'CONVERSATION'
+    BEGIN SELECT RAISE(ABORT, 'forced failure of the last write'); END;`,
+  postgresql: `CREATE OR REPLACE FUNCTION fail_run_finished() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'forced failure of the last write'; END $$;
+    CREATE TRIGGER fail_run_finished BEFORE INSERT ON "Event" FOR EACH ROW
+    WHEN (NEW."type" = 'run_finished' AND NEW."conversationId" = 'CONVERSATION') EXECUTE FUNCTION fail_run_finished();`,
+};
+
 const sandboxStats = async () => (await (await fetch(`${app.url}/api/health`)).json()).sandbox;
 const cancel = (conversationId: string) => api.fetch(`/api/conversations/${conversationId}/cancel`, { method: "POST" });
-const database = () => new Database(databaseFile, { readonly: true });
 
 /** Every event of each run ends with its run_finished: nothing of a run comes after it. */
 function expectRunsClosed(events: SseMessage[]) {
@@ -69,9 +77,9 @@ describe("a run's life", () => {
     expect(all).toEqual([...seen, ...rest, ...secondEvents]);
     expectRunsClosed(all);
 
-    const db = database();
-    const execution = db.prepare(`SELECT status, durationMs FROM ToolExecution WHERE conversationId = ? AND toolName = 'spin'`).get(conversation.id) as { status: string; durationMs: number };
-    db.close();
+    const db = await sqlClient(databaseUrl);
+    const [execution] = await db.query<{ status: string; durationMs: number }>(`SELECT "status", "durationMs" FROM "ToolExecution" WHERE "conversationId" = ? AND "toolName" = 'spin'`, conversation.id);
+    await db.close();
     expect(execution.status).toBe("cancelled");
     expect(execution.durationMs).toBeLessThan(3000);
     // the stopped tool never finished on its own, so it wrote nothing late either
@@ -102,17 +110,16 @@ describe("a run's life", () => {
 
   it("does not lock the conversation when the run's last write fails", async () => {
     const conversation = await api.createConversation();
-    const writer = new Database(databaseFile);
-    writer.exec(`CREATE TRIGGER fail_run_finished BEFORE INSERT ON Event WHEN NEW.type = 'run_finished' AND NEW.conversationId = '${conversation.id}'
-      BEGIN SELECT RAISE(ABORT, 'forced failure of the last write'); END;`);
+    const writer = await sqlClient(databaseUrl);
+    await writer.query(FAIL_RUN_FINISHED[testProvider].replaceAll("CONVERSATION", conversation.id));
     try {
       model.script("First, whose end is lost.", [{ text: "Said." }]);
       const first = await api.run(conversation.id, "First, whose end is lost.");
       expect(first.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       await expect.poll(() => app.output).toMatch(/forced failure of the last write/);
     } finally {
-      writer.exec("DROP TRIGGER fail_run_finished");
-      writer.close();
+      await writer.query(`DROP TRIGGER fail_run_finished${testProvider === "postgresql" ? ` ON "Event"` : ""}`);
+      await writer.close();
     }
     model.script("Second, after the failure.", [{ text: "Still here." }]);
     const second = await api.send(conversation.id, "Second, after the failure.");

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import net from "node:net";
+import { ensureDatabase, freshDatabaseUrl, testProvider } from "./database";
 
 const ROOT = process.cwd();
 
@@ -32,7 +33,10 @@ export class AppServer {
   constructor(private readonly env: Record<string, string>) {}
 
   async start(): Promise<void> {
-    const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...this.env };
+    // Instances of one PostgreSQL database must share the key that signs identity cookies.
+    const secret = testProvider === "postgresql" ? { TOOLSMITH_SECRET: "test-secret-shared-by-the-instances" } : {};
+    const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...secret, ...this.env };
+    await ensureDatabase(env.DATABASE_URL!);
     const migrate = spawnSync("node", ["scripts/migrate.mjs"], { cwd: ROOT, env, encoding: "utf8" });
     if (migrate.status !== 0) throw new Error(`Migration failed: ${migrate.stdout}${migrate.stderr}`);
     const port = await freePort();
@@ -58,6 +62,15 @@ export class AppServer {
     throw new Error(`The server did not start: ${this.output}`);
   }
 
+  /** Kill the server and everything it started at once, as a crash or `kill -9` would: nothing runs to clean up. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(-child.pid!, "SIGKILL");
+    await exited;
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
@@ -69,10 +82,13 @@ export class AppServer {
   }
 }
 
-/** The production server on its own database file (a fresh one by default), talking to a scripted model server. */
-export function scriptedApp(modelUrl: string, env: Record<string, string> = {}, databaseFile = path.join(tempDataDir(), "test.db")): AppServer {
+/**
+ * The production server on its own database (a fresh one of the provider under test by default), talking to a
+ * scripted model server. Instances given the same database URL share it, as instances behind a load balancer do.
+ */
+export function scriptedApp(modelUrl: string, env: Record<string, string> = {}, databaseUrl = freshDatabaseUrl()): AppServer {
   return new AppServer({
-    DATABASE_URL: `file:${databaseFile}`,
+    DATABASE_URL: databaseUrl,
     OPENAI_BASE_URL: modelUrl,
     OPENAI_API_KEY: "test-key",
     TOOLSMITH_MODEL: "scripted-model",

@@ -1,4 +1,4 @@
-import { activeRun } from "@/lib/agent/run";
+import { hasRunningRun } from "@/lib/agent/run";
 import { deleteConversation, updateConversation } from "@/lib/db/conversations";
 import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationChange } from "@/lib/http/contract";
@@ -21,7 +21,7 @@ export const PATCH = route(async (request, context: RouteParams) => {
 
 export const DELETE = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
-  if (activeRun(conversation.id)) throw conflict("A run of this conversation is active; cancel it before deleting.");
+  if (await hasRunningRun(conversation.id)) throw conflict("A run of this conversation is active; cancel it before deleting.");
   await deleteConversation(conversation.id);
   await removeWorkspace(conversation.id);
   return new Response(null, { status: 204 });

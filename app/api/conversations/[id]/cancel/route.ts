@@ -1,11 +1,11 @@
-import { activeRun } from "@/lib/agent/run";
+import { stopRun } from "@/lib/agent/run";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 
+/** Stop the conversation's run, whichever instance executes it. */
 export const POST = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
-  const run = activeRun(conversation.id);
-  if (!run) throw conflict("No run of this conversation is active.");
-  run.cancel();
-  return Response.json({ runId: run.id, status: "cancelling" }, { status: 202 });
+  const runId = await stopRun(conversation.id);
+  if (!runId) throw conflict("No run of this conversation is active.");
+  return Response.json({ runId, status: "cancelling" }, { status: 202 });
 });

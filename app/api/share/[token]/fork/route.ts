@@ -1,4 +1,4 @@
-import { activeRun } from "@/lib/agent/run";
+import { hasRunningRun } from "@/lib/agent/run";
 import { requireIdentity, requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 import { limitRate } from "@/lib/http/rate-limit";
@@ -9,7 +9,7 @@ export const POST = route(async (request, context: ShareParams) => {
   const identity = await requireIdentity(request);
   limitRate("conversations", identity, request);
   const conversation = await requireSharedConversation(context);
-  if (activeRun(conversation.id)) throw conflict("A run of this conversation is in progress; fork it when it has finished.");
+  if (await hasRunningRun(conversation.id)) throw conflict("A run of this conversation is in progress; fork it when it has finished.");
   const fork = await forkConversation(conversation.id, identity);
   return Response.json({ ...fork, url: `/c/${fork.id}` }, { status: 201 });
 });

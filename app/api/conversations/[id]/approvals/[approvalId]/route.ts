@@ -1,4 +1,4 @@
-import { activeRun } from "@/lib/agent/run";
+import { answerApproval } from "@/lib/agent/run";
 import { requireConversation } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApprovalAnswer } from "@/lib/http/contract";
@@ -11,7 +11,7 @@ export const POST = route(async (request, context: ApprovalParams) => {
   const { conversation } = await requireConversation(request, context);
   const { approved } = await readJson(request, ApprovalAnswer);
   const { approvalId } = await context.params;
-  if (!activeRun(conversation.id)?.resolveApproval(approvalId, approved)) {
+  if (!(await answerApproval(conversation.id, approvalId, approved))) {
     throw conflict("No call of this conversation waits for that approval: it was answered already, or its run ended.");
   }
   return Response.json({ approvalId, approved });

@@ -1,0 +1,72 @@
+import { EventEmitter } from "node:events";
+import pg from "pg";
+import { databaseConfig } from "@/lib/config";
+import { db, provider } from "./client";
+
+/**
+ * Messages between the instances of one database, with no broker: PostgreSQL's LISTEN/NOTIFY, or, for SQLite (one
+ * process), an in-process emitter. A message reaches every subscriber of every instance once, this one included.
+ * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
+ *  - events: "<conversationId> <lastSeq>" once a run's events up to lastSeq are stored;
+ *  - runs: a RunMessage for the instance that executes the run.
+ */
+export type Topic = "events" | "runs";
+export type RunMessage = { kind: "cancel"; runId: string } | { kind: "approval"; runId: string; approvalId: string; approved: boolean };
+
+const CHANNELS: Record<Topic, string> = { events: "toolsmith_events", runs: "toolsmith_runs" };
+const RECONNECT_MS = 1_000;
+
+class Notifications {
+  private readonly local = new EventEmitter().setMaxListeners(0);
+  private listening?: Promise<void>;
+
+  async publish(topic: Topic, payload: string): Promise<void> {
+    if (provider === "sqlite") {
+      this.local.emit(topic, payload);
+      return;
+    }
+    await db.$executeRaw`SELECT pg_notify(${CHANNELS[topic]}, ${payload})`;
+  }
+
+  subscribe(topic: Topic, listener: (payload: string) => void): () => void {
+    if (provider === "postgresql") this.listening ??= this.listen();
+    this.local.on(topic, listener);
+    return () => this.local.off(topic, listener);
+  }
+
+  /** One connection per instance LISTENs on both channels; it reconnects after a failure. */
+  private async listen(): Promise<void> {
+    const database = databaseConfig();
+    if (database.provider !== "postgresql") return;
+    const client = new pg.Client({ connectionString: database.url });
+    const retry = () => {
+      client.removeAllListeners();
+      client.end().catch(() => {});
+      setTimeout(() => (this.listening = this.listen()), RECONNECT_MS).unref();
+    };
+    client.on("error", (error) => {
+      console.error("The PostgreSQL notification listener failed; reconnecting:", error.message);
+      retry();
+    });
+    client.on("notification", ({ channel, payload }) => {
+      const topic = (Object.keys(CHANNELS) as Topic[]).find((name) => CHANNELS[name] === channel);
+      if (topic && payload !== undefined) this.local.emit(topic, payload);
+    });
+    try {
+      await client.connect();
+      await client.query(Object.values(CHANNELS).map((channel) => `LISTEN ${channel}`).join("; "));
+    } catch (error) {
+      console.error("Could not listen for PostgreSQL notifications; retrying:", (error as Error).message);
+      retry();
+    }
+  }
+
+  /** Resolves once this instance listens (PostgreSQL), so that nothing published after it is missed. */
+  ready(): Promise<void> {
+    if (provider === "postgresql") this.listening ??= this.listen();
+    return this.listening ?? Promise.resolve();
+  }
+}
+
+const globalNotifications = globalThis as unknown as { toolsmithNotifications?: Notifications };
+export const notifications: Notifications = (globalNotifications.toolsmithNotifications ??= new Notifications());

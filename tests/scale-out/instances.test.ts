@@ -1,0 +1,146 @@
+// Several instances on one PostgreSQL database, as behind a load balancer: the claim, live follow, Stop and the
+// takeover of a dead instance's runs all go through the database. (The `postgresql` project runs this file.)
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Api, ofType } from "../support/api";
+import { scriptedApp, type AppServer } from "../support/app-server";
+import { freshDatabaseUrl, sqlClient } from "../support/database";
+import { ModelServer } from "../support/model-server";
+import { readSse, type SseMessage } from "../support/sse";
+
+const LEASE_MS = 2_000;
+/** run_code's input for a call that is still running when the test acts. */
+const SPIN = { code: "const end = Date.now() + 4000; while (Date.now() < end) {} 'spun'" };
+
+const model = new ModelServer();
+const databaseUrl = freshDatabaseUrl();
+const instance = () => scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_MAX_STEPS: "6" }, databaseUrl);
+let a: AppServer;
+let b: AppServer;
+/** One person, whose requests reach either instance. */
+let onA: Api;
+let onB: Api;
+
+beforeAll(async () => {
+  await model.start();
+  a = instance();
+  b = instance();
+  await a.start();
+  await b.start();
+  onA = new Api(a.url);
+  await onA.identity();
+  onB = new Api(b.url);
+  onB.cookie = onA.cookie;
+});
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await model.stop();
+});
+
+/** Ids run 1, 2, 3 … without a gap or a repeat, and nothing follows run_finished. */
+function expectWholeLog(events: SseMessage[]) {
+  expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+  expect(events.at(-1)!.data.type).toBe("run_finished");
+  expect(ofType(events, "run_finished")).toHaveLength(1);
+}
+
+describe("two instances on one PostgreSQL", () => {
+  it("follow a run from the other instance: the same events, in order, to the end; a second message there is refused", async () => {
+    const prompt = "Stream slowly on A.";
+    model.script(prompt, [{ text: "word ".repeat(60), chunkSize: 5, delayMs: 15 }]);
+    const { id } = await onA.createConversation();
+    const streamOnA = readSse(await onA.send(id, prompt));
+    const firstDelta = await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
+    expect(firstDelta[0].data.type).toBe("run_started");
+
+    const conflict = await onB.send(id, "A second message, on B.");
+    expect(conflict.status).toBe(409);
+
+    const followedOnB = await readSse(await onB.events(id));
+    const seenOnA = await streamOnA;
+    expectWholeLog(followedOnB);
+    expect(followedOnB).toEqual(seenOnA);
+    // resuming on B from the middle gives the rest
+    const rest = await readSse(await onB.events(id, 10));
+    expect(rest).toEqual(seenOnA.slice(10));
+    expect((await onB.conversation(id)).activeRunId).toBeNull();
+  });
+
+  it("stops a run on A when Stop reaches B, within half a second", async () => {
+    const prompt = "Spin on A until stopped.";
+    model.script(prompt, [{ toolCalls: [{ name: "run_code", args: SPIN }] }, { text: "Never." }]);
+    const { id } = await onA.createConversation();
+    const onAEvents = readSse(await onA.send(id, prompt), (message) => message.data.type === "run_finished");
+    await expect.poll(async () => ofType(await readSse(await onB.events(id), (message) => message.data.type === "tool_call"), "tool_call").length, { timeout: 10_000 }).toBe(1);
+    const stopped = performance.now();
+    const cancel = await onB.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
+    expect(cancel.status).toBe(202);
+    const events = await onAEvents;
+    expect(performance.now() - stopped).toBeLessThan(500);
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+  });
+
+  it("calls a tool registered through A in the next turn through B", async () => {
+    const { id } = await onA.createConversation();
+    model.script("Make a doubler on A.", [
+      { toolCalls: [{ name: "register_tool", args: { name: "doubler", description: "Doubles n.", parameters_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] }, code: "function run({ n }) { return n * 2; }" } }] },
+      { text: "Made." },
+    ]);
+    expect(ofType(await onA.run(id, "Make a doubler on A."), "tool_registered")).toHaveLength(1);
+    model.script("Use it on B.", [{ toolCalls: [{ name: "doubler", args: { n: 21 } }] }, { text: "42." }]);
+    const events = await onB.run(id, "Use it on B.");
+    expect(ofType(events, "tool_result")[0]).toMatchObject({ name: "doubler", ok: true, output: 42 });
+  });
+});
+
+describe("an instance that dies mid-run", () => {
+  /**
+   * Start a run on A, follow it on B, kill A once `until` is seen, and read B's follower to the end; with the time
+   * from the kill to the first event of the instance that took the run over.
+   */
+  async function killDuring(prompt: string, until: (message: SseMessage) => boolean) {
+    const { id } = await onA.createConversation();
+    void readSse(await onA.send(id, prompt)).catch(() => []);
+    await readSse(await onB.events(id), until);
+    let tookOver = Number.NaN;
+    const takeover = (message: SseMessage) => message.data.type === "run_resumed" || message.data.code === "instance_lost";
+    const follower = readSse(await onB.events(id), (message) => {
+      if (Number.isNaN(tookOver) && takeover(message)) tookOver = performance.now();
+      return false;
+    });
+    await a.kill();
+    const killed = performance.now();
+    const events = await follower;
+    return { id, events, tookOverAfter: tookOver - killed };
+  }
+
+  it("is taken over by another during a model stream, which resumes the run from its last finished step", async () => {
+    const prompt = "Stream long on A, which dies.";
+    model.script(prompt, [{ text: "slow ".repeat(150), chunkSize: 5, delayMs: 40 }]);
+    const { id, events, tookOverAfter } = await killDuring(prompt, (message) => message.data.type === "text_delta");
+    expectWholeLog(events);
+    expect(tookOverAfter).toBeLessThan(LEASE_MS + 1_000);
+    expect(ofType(events, "run_resumed")).toEqual([expect.objectContaining({ step: 0 })]);
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    const stored = await onB.conversation(id);
+    expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", content: "slow ".repeat(150) });
+    // the whole log, replayed, is what the follower saw
+    expect(await readSse(await onB.events(id))).toEqual(events);
+    a = instance();
+    await a.start();
+    onA = Object.assign(new Api(a.url), { cookie: onB.cookie });
+  });
+
+  it("is taken over during a tool call, and the run ends with an error saying the tool's effect is unknown", async () => {
+    const prompt = "Spin on A, which dies.";
+    model.script(prompt, [{ toolCalls: [{ name: "run_code", args: SPIN }] }, { text: "Never." }]);
+    const { events, tookOverAfter } = await killDuring(prompt, (message) => message.data.type === "tool_call");
+    expectWholeLog(events);
+    expect(tookOverAfter).toBeLessThan(LEASE_MS + 1_000);
+    expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "instance_lost" })]);
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "error" });
+    const database = await sqlClient(databaseUrl);
+    const running = await database.query(`SELECT "id" FROM "Run" WHERE "status" = 'running'`);
+    await database.close();
+    expect(running).toEqual([]);
+  });
+});
