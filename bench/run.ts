@@ -1,6 +1,7 @@
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchLibrarian } from "./librarian";
 import { benchNativeTools } from "./native-tools";
+import { benchScaleOut } from "./scale-out";
 import { benchStream } from "./stream";
 import { benchTools } from "./tools";
 import { benchUi } from "./ui";
@@ -14,5 +15,6 @@ if (!only || only === "stream") await benchStream();
 if (!only || only === "tools") await benchTools();
 if (!only || only === "native") await benchNativeTools();
 if (!only || only === "librarian") await benchLibrarian();
+if (!only || only === "scale-out") await benchScaleOut();
 if (!only || only === "ui") await benchUi();
 process.exit(0);

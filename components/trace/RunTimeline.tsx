@@ -32,13 +32,19 @@ export const RunTimeline = memo(function RunTimeline({ run, index, startedAt, la
         <ol className="space-y-4 border-l border-dashed border-zinc-200 pl-0 dark:border-zinc-800 [&>li]:-ml-2">
           {run.steps.map((step, stepIndex) => (
             <StepView
-              key={step.step}
+              // A run taken over by another instance may start its interrupted step again: same number, new card.
+              key={`${step.step}-${stepIndex}`}
               step={step}
               live={live && stepIndex === run.steps.length - 1}
               eagerFrom={live ? 0 : eagerFrom[stepIndex]}
             />
           ))}
         </ol>
+      )}
+      {run.resumed && (
+        <p role="status" className="mt-3 rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100">
+          {run.resumed}
+        </p>
       )}
       {run.error && (
         <p role="alert" className="mt-3 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100">

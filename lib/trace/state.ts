@@ -45,6 +45,8 @@ export interface RunView {
   status: "running" | RunStatus;
   steps: StepView[];
   error?: { message: string; code: string };
+  /** The instance executing the run died and another took it over (run_resumed): what it said. */
+  resumed?: string;
 }
 
 export interface TraceState {
@@ -118,6 +120,8 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, approval: { approvalId: event.approvalId, state: event.approved ? "approved" : "denied" } }));
     case "error":
       return { ...run, error: { message: event.message, code: event.code } };
+    case "run_resumed":
+      return { ...run, resumed: event.message };
     case "run_finished":
       return { ...run, status: event.status };
     default:

@@ -13,7 +13,13 @@ export const testProvider: "sqlite" | "postgresql" = process.env.TEST_DATABASE =
 
 /** A URL for a fresh, empty database of the provider under test; PostgreSQL's is created by `ensureDatabase`. */
 export function freshDatabaseUrl(): string {
-  if (testProvider === "sqlite") return `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-test-")), "test.db")}`;
+  return testProvider === "sqlite" ? freshSqliteUrl() : freshPostgresUrl();
+}
+
+export const freshSqliteUrl = () => `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-test-")), "test.db")}`;
+
+/** A new database's URL on the test server (TEST_POSTGRES_URL). */
+export function freshPostgresUrl(): string {
   const server = process.env.TEST_POSTGRES_URL;
   if (!server) throw new Error("TEST_POSTGRES_URL is not set: the postgresql project's global setup sets it.");
   const url = new URL(server);

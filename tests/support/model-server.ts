@@ -11,7 +11,8 @@ export type Reply =
   | { text?: string; reasoning?: string; toolCalls?: ScriptedCall[]; chunkSize?: number; delayMs?: number }
   | { status: number; body?: string }
   | { drop: "after-first-chunk" }
-  | { deltas: number; numbered?: boolean }
+  /** Deltas as fast as the socket takes them, or `delayMs` apart; numbered "i,", or stamped "i@<performance.now()>,". */
+  | { deltas: number; numbered?: boolean; stamped?: boolean; delayMs?: number }
   | { stallMs: number }
   /** Exact bytes, as a given server sends them: strings are written as they are, numbers are pauses in ms. */
   | { raw: (string | number)[]; status?: number; contentType?: string };
@@ -119,8 +120,11 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
     return;
   }
   if ("deltas" in reply) {
-    // As fast as the socket takes them: the stream-overhead benchmark's source.
-    for (let i = 0; i < reply.deltas; i++) send({ content: reply.numbered ? `${i},` : "x" });
+    // The stream benchmarks' source: stamped deltas tell a reader how long each took to reach it.
+    for (let i = 0; i < reply.deltas; i++) {
+      send({ content: reply.stamped ? `${i}@${performance.now().toFixed(3)},` : reply.numbered ? `${i},` : "x" });
+      if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    }
     send({}, "stop");
     res.end("data: [DONE]\n\n");
     return;

@@ -19,6 +19,26 @@ const events = [
 ].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
 
 describe("the trace reducer", () => {
+  it("shows a run taken over by another instance: the notice, the interrupted step and the step done again", () => {
+    const taken = [
+      { type: "run_started", messageId: "m1", model: "gpt" },
+      { type: "step_started", step: 1 },
+      { type: "text_delta", step: 1, delta: "Half an ans" },
+      { type: "run_resumed", step: 0, message: "The server running this run stopped; another one took it over and goes on after step 0." },
+      { type: "step_started", step: 1 },
+      { type: "text_delta", step: 1, delta: "A whole answer." },
+      { type: "step_finished", step: 1, finishReason: "stop" },
+      { type: "run_finished", status: "completed", steps: 1 },
+    ].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
+    const [run] = applyEvents(emptyTrace, taken).runs;
+    expect(run.resumed).toMatch(/took it over/);
+    expect(run.steps.map((step) => [step.step, step.text, step.finishReason])).toEqual([
+      [1, "Half an ans", undefined],
+      [1, "A whole answer.", "stop"],
+    ]);
+    expect(answerOf(run)).toBe("A whole answer.");
+  });
+
   it("folds events into runs, steps and calls", () => {
     const state = applyEvents(emptyTrace, events);
     expect(state.lastEventId).toBe(events.length);

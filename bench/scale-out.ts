@@ -1,0 +1,95 @@
+import { Api, ofType } from "../tests/support/api";
+import { scriptedApp, type AppServer } from "../tests/support/app-server";
+import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
+import { ModelServer } from "../tests/support/model-server";
+import startPostgres from "../tests/support/postgres";
+import { readSse, type SseMessage } from "../tests/support/sse";
+import { ms, summarize, timed } from "./stats";
+
+const RUNS = 200;
+const DELTAS = 200;
+/** A live model: a delta every 10 ms, so a run streams for about two seconds. */
+const DELTA_GAP_MS = 10;
+
+interface LoadResult {
+  wallMs: number;
+  problems: number;
+  notCompleted: number;
+  /** From the model server's write of a delta to a follower's read of it, in ms. */
+  latencies: number[];
+}
+
+/**
+ * RUNS runs at once, each calling a tool and then streaming DELTAS stamped deltas; run i executes on instance
+ * i % n and is followed live on instance (i + 1) % n (the same one when there is one). Checks that each
+ * follower saw exactly the executing instance's stream, ids 1… without gaps, ending in a completed run.
+ */
+async function load(model: ModelServer, instances: AppServer[], label: string): Promise<LoadResult> {
+  const person = new Api(instances[0].url);
+  await person.identity();
+  const clients = instances.map((instance) => Object.assign(new Api(instance.url), { cookie: person.cookie }));
+  const conversations = await Promise.all(Array.from({ length: RUNS }, () => person.createConversation()));
+  conversations.forEach((_, index) =>
+    model.script(`${label} ${index}`, [{ toolCalls: [{ name: "calculate", args: { expression: `${index} * 2` } }] }, { deltas: DELTAS, stamped: true, delayMs: DELTA_GAP_MS }]),
+  );
+  const latencies: number[] = [];
+  const stamp = (message: SseMessage) => {
+    if (message.data.type === "text_delta") latencies.push(performance.now() - Number(String(message.data.delta).split("@")[1].slice(0, -1)));
+    return false;
+  };
+  const [wallMs, results] = await timed(() =>
+    Promise.all(
+      conversations.map(async ({ id }, index) => {
+        const executing = clients[index % clients.length];
+        const following = clients[(index + 1) % clients.length];
+        const stream = readSse(await executing.send(id, `${label} ${index}`));
+        const followed = readSse(await following.events(id), stamp);
+        return { streamed: await stream, followed: await followed };
+      }),
+    ),
+  );
+  let problems = 0;
+  let notCompleted = 0;
+  for (const { streamed, followed } of results) {
+    const whole = followed.every((event, i) => event.id === i + 1) && followed.at(-1)?.data.type === "run_finished";
+    const deltas = ofType(followed, "text_delta").map((event) => Number(String(event.delta).split("@")[0]));
+    if (!whole || JSON.stringify(followed) !== JSON.stringify(streamed) || deltas.some((n, i) => n !== i) || deltas.length !== DELTAS) problems++;
+    if (followed.at(-1)?.data.status !== "completed") notCompleted++;
+  }
+  return { wallMs, problems, notCompleted, latencies };
+}
+
+function report(title: string, result: LoadResult): void {
+  const latency = summarize(result.latencies);
+  const p99 = [...result.latencies].sort((a, b) => a - b)[Math.floor(result.latencies.length * 0.99)];
+  console.log(`${title}: wall ${ms(result.wallMs)}; runs with lost, reordered or duplicated events: ${result.problems}; not completed: ${result.notCompleted}`);
+  console.log(`  a delta from the model server's write to the follower's read: median ${ms(latency.median)}, p99 ${ms(p99)} (${result.latencies.length} deltas)`);
+}
+
+/** The same live load on two instances sharing PostgreSQL (followed across instances) and on one with SQLite. */
+export async function benchScaleOut(): Promise<void> {
+  const model = new ModelServer();
+  await model.start();
+  const stopPostgres = await startPostgres();
+  const postgresUrl = freshPostgresUrl();
+  const env = { TOOLSMITH_DB_POOL: "20", TOOLSMITH_SECRET: "bench-secret-shared-by-the-instances" };
+  const pair = [scriptedApp(model.url, env, postgresUrl), scriptedApp(model.url, env, postgresUrl)];
+  const single = scriptedApp(model.url, {}, freshSqliteUrl());
+  try {
+    for (const instance of pair) await instance.start();
+    await load(model, pair, "warm-up pg");
+    const onPostgres = await load(model, pair, "pg");
+    await Promise.all(pair.map((instance) => instance.stop()));
+    await single.start();
+    await load(model, [single], "warm-up sqlite");
+    const onSqlite = await load(model, [single], "sqlite");
+    console.log(`\n## Scale-out: ${RUNS} concurrent live runs (a tool call, then ${DELTAS} deltas ${DELTA_GAP_MS} ms apart)`);
+    report("two instances on one PostgreSQL, each run followed on the other instance", onPostgres);
+    report("one instance on SQLite, each run followed on the same instance", onSqlite);
+    console.log(`  PostgreSQL pair / SQLite single, wall time: ${(onPostgres.wallMs / onSqlite.wallMs).toFixed(2)}×`);
+  } finally {
+    await Promise.all([...pair, single].map((instance) => instance.stop()));
+    await stopPostgres();
+    await model.stop();
+  }
+}
