@@ -79,13 +79,15 @@ export async function stopRun(conversationId: string): Promise<string | undefine
 
 /**
  * One run of the agent, from claim to release. Its life, in order:
- *  1. start: claim the conversation (one run at a time), store the user's message, emit `run_started`;
+ *  1. start: claim the conversation (one run at a time, across instances: a leased row, see claims.ts), store the
+ *     user's message, emit `run_started`;
  *  2. the loop (loop.ts) plans, acts and observes, streaming every step through the channel;
- *  3. cancel, at any time: aborts the signal that reaches the model request, every tool call, its sandbox thread
- *     and its fetches, and denies a call waiting for approval; the loop then ends with status `cancelled` once
- *     every call has settled;
+ *  3. cancel, at any time, from any instance (`stopRun`): aborts the signal that reaches the model request, every
+ *     tool call, its sandbox thread and its fetches, and denies a call waiting for approval; the loop then ends
+ *     with status `cancelled` once every call has settled;
  *  4. finish: store the answer and the outcome, emit `run_finished`, close the channel (nothing is emitted or
- *     stored after that), and release the conversation, whatever failed on the way.
+ *     stored after that), and release the conversation, whatever failed on the way;
+ *  5. if this instance dies on the way, its lease runs out and another instance takes the run over (`resume`).
  */
 export class Run {
   readonly channel: RunChannel;
@@ -112,7 +114,6 @@ export class Run {
    * conversation.
    */
   static async start(conversation: { id: string; title: string; profile: string | null }, ownerId: string, content: string): Promise<Run> {
-    // A profile removed from the file since the conversation chose it: its runs fall back to the default one.
     const run = new Run(conversation.id, ownerId, profileOf(conversation.profile));
     await run.claim();
     try {

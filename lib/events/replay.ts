@@ -7,6 +7,8 @@ import type { SequencedEvent } from "./types";
 
 /** A follower of a run on another instance reads the store at least this often, whatever it is told. */
 const STORED_POLL_MS = 1_000;
+/** How long a follower waits for the run_finished of a run no longer running before it stops waiting. */
+const RUN_FINISHED_GRACE_MS = 2_000;
 
 /**
  * A conversation's events with seq > after as SSE: the stored ones, then the live run's events as they happen,
@@ -61,6 +63,7 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
   let reading = false;
   let readAgain = false;
   let followed: string | undefined;
+  let endedAt: number | undefined;
 
   const read = async () => {
     if (reading) return void (readAgain = true);
@@ -75,8 +78,12 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
           if (event.event.type === "run_finished" && event.event.runId === followed) return finish();
         }
       } while (readAgain && !closed);
-      // Nothing left to wait for: no run, or it ended without a stored run_finished.
-      if (!followed || !(await runningRun(conversationId))) finish();
+      if (!followed) return finish();
+      // A run stores its outcome before its run_finished, so wait a little for that event once it is no longer
+      // running; one whose last write failed never stores it, and its follower ends after the grace.
+      if (await runningRun(conversationId)) return;
+      endedAt ??= Date.now();
+      if (Date.now() - endedAt > RUN_FINISHED_GRACE_MS) finish();
     } catch (error) {
       fail(error, sink);
       finish();

@@ -1,5 +1,8 @@
 // Several instances on one PostgreSQL database, as behind a load balancer: the claim, live follow, Stop and the
 // takeover of a dead instance's runs all go through the database. (The `postgresql` project runs this file.)
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
@@ -11,9 +14,21 @@ const LEASE_MS = 2_000;
 /** run_code's input for a call that is still running when the test acts. */
 const SPIN = { code: "const end = Date.now() + 4000; while (Date.now() < end) {} 'spun'" };
 
+/** The built-in default profile, and one that asks before calculating. */
+const CONFIG = `profiles:
+  - name: default
+    tools: [register_tool, calculate, run_code]
+  - name: careful
+    tools: [calculate]
+    approval: [calculate]
+default_profile: default
+`;
+const configFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-config-")), "toolsmith.config.yaml");
+fs.writeFileSync(configFile, CONFIG);
+
 const model = new ModelServer();
 const databaseUrl = freshDatabaseUrl();
-const instance = () => scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_MAX_STEPS: "6" }, databaseUrl);
+const instance = () => scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile }, databaseUrl);
 let a: AppServer;
 let b: AppServer;
 /** One person, whose requests reach either instance. */
@@ -44,13 +59,16 @@ function expectWholeLog(events: SseMessage[]) {
 }
 
 describe("two instances on one PostgreSQL", () => {
-  it("follow a run from the other instance: the same events, in order, to the end; a second message there is refused", async () => {
+  it("follow a run from the other instance, by its owner and by a share link: the same events, in order, to the end; a second message there is refused", async () => {
     const prompt = "Stream slowly on A.";
     model.script(prompt, [{ text: "word ".repeat(60), chunkSize: 5, delayMs: 15 }]);
     const { id } = await onA.createConversation();
+    const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
     const streamOnA = readSse(await onA.send(id, prompt));
     const firstDelta = await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
     expect(firstDelta[0].data.type).toBe("run_started");
+    // a stranger with the share link, on B
+    const sharedOnB = readSse(await fetch(`${b.url}/api/share/${token}/events`));
 
     const conflict = await onB.send(id, "A second message, on B.");
     expect(conflict.status).toBe(409);
@@ -59,6 +77,7 @@ describe("two instances on one PostgreSQL", () => {
     const seenOnA = await streamOnA;
     expectWholeLog(followedOnB);
     expect(followedOnB).toEqual(seenOnA);
+    expect(await sharedOnB).toEqual(seenOnA);
     // resuming on B from the middle gives the rest
     const rest = await readSse(await onB.events(id, 10));
     expect(rest).toEqual(seenOnA.slice(10));
@@ -77,6 +96,21 @@ describe("two instances on one PostgreSQL", () => {
     const events = await onAEvents;
     expect(performance.now() - stopped).toBeLessThan(500);
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+  });
+
+  it("takes the answer to an approval on B to the run waiting on A", async () => {
+    const prompt = "Calculate on A, carefully.";
+    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
+    const id = (await (await onA.fetch("/api/conversations", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ profile: "careful" }) })).json()).id;
+    const onAEvents = readSse(await onA.send(id, prompt));
+    const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
+    const approvalId = String(asked.at(-1)!.data.approvalId);
+    const answer = () => onB.fetch(`/api/conversations/${id}/approvals/${approvalId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ approved: true }) });
+    expect((await answer()).status).toBe(200);
+    const events = await onAEvents;
+    expect(ofType(events, "approval_resolved")).toEqual([expect.objectContaining({ approvalId, approved: true })]);
+    expect(ofType(events, "tool_result")[0]).toMatchObject({ ok: true, output: 42 });
+    expect((await answer()).status).toBe(409);
   });
 
   it("calls a tool registered through A in the next turn through B", async () => {

@@ -65,7 +65,7 @@ export class AppServer {
   /** Kill the server and everything it started at once, as a crash or `kill -9` would: nothing runs to clean up. */
   async kill(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     process.kill(-child.pid!, "SIGKILL");
     await exited;
@@ -73,7 +73,7 @@ export class AppServer {
 
   async stop(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     process.kill(-child.pid!, "SIGTERM");
     const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 5000);
