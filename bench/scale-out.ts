@@ -6,10 +6,10 @@ import startPostgres from "../tests/support/postgres";
 import { readSse, type SseMessage } from "../tests/support/sse";
 import { ms, summarize, timed } from "./stats";
 
-const RUNS = 200;
+const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 200);
 const DELTAS = 200;
-/** A live model: a delta every 10 ms, so a run streams for about two seconds. */
-const DELTA_GAP_MS = 10;
+/** A live model: a delta every 50 ms (20 tokens a second), so a run streams for about ten seconds. */
+const DELTA_GAP_MS = 50;
 
 interface LoadResult {
   wallMs: number;
@@ -17,6 +17,8 @@ interface LoadResult {
   notCompleted: number;
   /** From the model server's write of a delta to a follower's read of it, in ms. */
   latencies: number[];
+  /** What the first run that did not complete ended with. */
+  firstFailure?: string;
 }
 
 /**
@@ -50,19 +52,24 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   );
   let problems = 0;
   let notCompleted = 0;
+  let firstFailure: string | undefined;
   for (const { streamed, followed } of results) {
     const whole = followed.every((event, i) => event.id === i + 1) && followed.at(-1)?.data.type === "run_finished";
     const deltas = ofType(followed, "text_delta").map((event) => Number(String(event.delta).split("@")[0]));
     if (!whole || JSON.stringify(followed) !== JSON.stringify(streamed) || deltas.some((n, i) => n !== i) || deltas.length !== DELTAS) problems++;
-    if (followed.at(-1)?.data.status !== "completed") notCompleted++;
+    if (followed.at(-1)?.data.status !== "completed") {
+      notCompleted++;
+      firstFailure ??= JSON.stringify([...ofType(streamed, "error"), streamed.at(-1)?.data, followed.at(-1)?.data]);
+    }
   }
-  return { wallMs, problems, notCompleted, latencies };
+  return { wallMs, problems, notCompleted, latencies, firstFailure };
 }
 
 function report(title: string, result: LoadResult): void {
   const latency = summarize(result.latencies);
   const p99 = [...result.latencies].sort((a, b) => a - b)[Math.floor(result.latencies.length * 0.99)];
   console.log(`${title}: wall ${ms(result.wallMs)}; runs with lost, reordered or duplicated events: ${result.problems}; not completed: ${result.notCompleted}`);
+  if (result.firstFailure) console.log(`  the first run that did not complete: ${result.firstFailure}`);
   console.log(`  a delta from the model server's write to the follower's read: median ${ms(latency.median)}, p99 ${ms(p99)} (${result.latencies.length} deltas)`);
 }
 
@@ -79,6 +86,7 @@ export async function benchScaleOut(): Promise<void> {
     for (const instance of pair) await instance.start();
     await load(model, pair, "warm-up pg");
     const onPostgres = await load(model, pair, "pg");
+    if (process.env.BENCH_DEBUG) console.log(pair.map((instance) => instance.output).join("\n----\n"));
     await Promise.all(pair.map((instance) => instance.stop()));
     await single.start();
     await load(model, [single], "warm-up sqlite");

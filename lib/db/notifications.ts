@@ -7,7 +7,8 @@ import { db, provider } from "./client";
  * Messages between the instances of one database, with no broker: PostgreSQL's LISTEN/NOTIFY, or, for SQLite (one
  * process), an in-process emitter. A message reaches every subscriber of every instance once, this one included.
  * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
- *  - events: "<conversationId> <lastSeq>" once a run's events up to lastSeq are stored;
+ *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (`announceStored`
+ *    gathers the announcements of one turn of the event loop into one message);
  *  - runs: a RunMessage for the instance that executes the run.
  */
 export type Topic = "events" | "runs";
@@ -15,10 +16,37 @@ export type RunMessage = { kind: "cancel"; runId: string } | { kind: "approval";
 
 const CHANNELS: Record<Topic, string> = { events: "toolsmith_events", runs: "toolsmith_runs" };
 const RECONNECT_MS = 1_000;
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
+const MAX_PAYLOAD = 7_900;
 
 class Notifications {
   private readonly local = new EventEmitter().setMaxListeners(0);
   private listening?: Promise<void>;
+  /** Announcements waiting for the end of this turn of the event loop, by conversation. */
+  private stored = new Map<string, number>();
+
+  /**
+   * Say that a conversation's events up to `lastSeq` are stored. Hundreds of live runs each store a batch every
+   * few milliseconds; one message per turn of the event loop carries all of them.
+   */
+  announceStored(conversationId: string, lastSeq: number): void {
+    if (this.stored.size === 0) setImmediate(() => this.flushStored());
+    this.stored.set(conversationId, Math.max(lastSeq, this.stored.get(conversationId) ?? 0));
+  }
+
+  private flushStored(): void {
+    const lines = [...this.stored].map(([conversationId, lastSeq]) => `${conversationId} ${lastSeq}`);
+    this.stored = new Map();
+    let payload = "";
+    for (const line of lines) {
+      if (payload && payload.length + line.length + 1 > MAX_PAYLOAD) {
+        this.publish("events", payload).catch((error) => console.error("Could not announce stored events:", error));
+        payload = "";
+      }
+      payload = payload ? `${payload}\n${line}` : line;
+    }
+    if (payload) this.publish("events", payload).catch((error) => console.error("Could not announce stored events:", error));
+  }
 
   async publish(topic: Topic, payload: string): Promise<void> {
     if (provider === "sqlite") {

@@ -34,6 +34,12 @@ export function runningRun(conversationId: string) {
   return db.run.findFirst({ where: { conversationId, status: "running" }, select: { id: true, instanceId: true, cancelRequested: true } });
 }
 
+/** Of these conversations, the ones with a running run, on any instance. */
+export async function conversationsRunning(conversationIds: string[]): Promise<Set<string>> {
+  const runs = await db.run.findMany({ where: { conversationId: { in: conversationIds }, status: "running" }, select: { conversationId: true } });
+  return new Set(runs.map((run) => run.conversationId));
+}
+
 /**
  * The heartbeat: extend the leases of the runs this instance executes. Returns the ones it still holds (another
  * instance may have taken over a run whose lease ran out) and, of those, the ones a Stop was asked for elsewhere.

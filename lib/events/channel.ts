@@ -1,17 +1,18 @@
-import { appendEvents } from "@/lib/db/events";
-import { notifications } from "@/lib/db/notifications";
+import { eventWriter } from "./event-writer";
 import { packEvents } from "./packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
 
 type Listener = (event: SequencedEvent) => void;
 
-const FLUSH_DELAY_MS = 25;
+/** A run's events wait this long to be packed together; the process's writer then gathers every run's (event-writer.ts). */
+const FLUSH_DELAY_MS = 2;
 const FLUSH_BATCH = 500;
 const WRITE_ATTEMPTS = 4;
 
 /**
  * The live side of one run's event log. `emit` numbers an event, hands it to every subscriber at once and queues
  * it for the database, which is written in batches off the hot path so that streaming never waits on a write.
+ * While one batch is being stored, the next gathers (and packs) the events emitted meanwhile.
  * The run's events stay in memory until it ends, so a client that connects mid-run misses nothing. Once `end`
  * is called the log is closed: a late event is dropped (and logged once), never numbered or stored, since its
  * seq would belong to the next run.
@@ -23,6 +24,7 @@ export class RunChannel {
   private unwritten: SequencedEvent[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private draining = false;
   private ended = false;
   private closed = false;
   private refusedLate = false;
@@ -116,20 +118,26 @@ export class RunChannel {
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.unwritten.length === 0) return;
-    const batch = this.unwritten;
-    this.unwritten = [];
-    this.writing = this.writing.then(() => this.write(batch));
+    if (this.draining || this.unwritten.length === 0) return;
+    this.writing = this.drain();
+  }
+
+  /** Store what is unwritten, one batch at a time: events emitted during a write go, packed, into the next. */
+  private async drain(): Promise<void> {
+    this.draining = true;
+    while (this.unwritten.length > 0) {
+      const batch = this.unwritten;
+      this.unwritten = [];
+      await this.write(batch);
+    }
+    this.draining = false;
   }
 
   private async write(batch: SequencedEvent[]): Promise<void> {
     const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
-        await appendEvents(this.conversationId, rows);
-        // Followers on other instances read the stored events when told (lib/events/replay.ts).
-        notifications.publish("events", `${this.conversationId} ${batch.at(-1)!.seq}`).catch((error) => console.error("Could not announce stored events:", error));
-        return;
+        return await eventWriter.write(this.conversationId, rows);
       } catch (error) {
         if (attempt >= WRITE_ATTEMPTS) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);

@@ -1,12 +1,10 @@
 import { listEvents } from "@/lib/db/events";
-import { notifications } from "@/lib/db/notifications";
 import { runningRun } from "@/lib/db/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
+import { storedFeed, type StoredFollower } from "./stored-feed";
 import type { SequencedEvent } from "./types";
 
-/** A follower of a run on another instance reads the store at least this often, whatever it is told. */
-const STORED_POLL_MS = 1_000;
 /** How long a follower waits for the run_finished of a run no longer running before it stops waiting. */
 const RUN_FINISHED_GRACE_MS = 2_000;
 
@@ -53,66 +51,54 @@ function followChannel(conversationId: string, after: number, live: RunChannel, 
 }
 
 /**
- * The stored events, and, while a run is running on another instance, the events it stores: read again whenever
- * that instance announces a write (LISTEN/NOTIFY) and every second, until the run's run_finished. A run taken over
- * by a third instance keeps its id, so its follower goes on without a break.
+ * The stored events, and, while a run is running on another instance, the events it stores, through this
+ * instance's feed of stored events (announced by LISTEN/NOTIFY, polled every second), until the run's
+ * run_finished. A run taken over by a third instance keeps its id, so its follower goes on without a break.
  */
 function followStore(conversationId: string, after: number, sink: SseSink): () => void {
-  let lastSent = after;
   let closed = false;
-  let reading = false;
-  let readAgain = false;
-  let followed: string | undefined;
+  let stopFollowing = () => {};
   let endedAt: number | undefined;
-
-  const read = async () => {
-    if (reading) return void (readAgain = true);
-    reading = true;
-    try {
-      do {
-        readAgain = false;
-        for (const event of await listEvents(conversationId, lastSent)) {
-          if (closed) return;
-          lastSent = event.seq;
-          sink.send(event);
-          if (event.event.type === "run_finished" && event.event.runId === followed) return finish();
-        }
-      } while (readAgain && !closed);
-      if (!followed) return finish();
-      // A run stores its outcome before its run_finished, so wait a little for that event once it is no longer
-      // running; one whose last write failed never stores it, and its follower ends after the grace.
-      if (await runningRun(conversationId)) return;
-      endedAt ??= Date.now();
-      if (Date.now() - endedAt > RUN_FINISHED_GRACE_MS) finish();
-    } catch (error) {
-      fail(error, sink);
-      finish();
-    } finally {
-      reading = false;
-    }
-  };
   const finish = () => {
     if (closed) return;
     closed = true;
-    unsubscribe();
-    clearInterval(poll);
+    stopFollowing();
     sink.close();
   };
 
-  // Listen before looking for the run, so that no announcement made meanwhile is missed.
-  const unsubscribe = notifications.subscribe("events", (payload) => {
-    if (payload.startsWith(`${conversationId} `)) void read();
-  });
-  const poll = setInterval(() => void read(), STORED_POLL_MS);
+  // The run to follow, if any, is known before the stored events are read: none, and the replay is all there is.
   runningRun(conversationId).then(
     (run) => {
-      followed = run?.id;
-      void read();
+      if (closed) return;
+      const follower: StoredFollower = {
+        after,
+        deliver(events) {
+          for (const event of events) {
+            follower.after = event.seq;
+            sink.send(event);
+            if (event.event.type === "run_finished" && event.event.runId === run?.id) return finish();
+          }
+        },
+        // A run stores its outcome before its run_finished, so a follower waits a little for that event once the run
+        // is no longer running; one whose last write failed never stores it, and its follower ends after the grace.
+        idle() {
+          endedAt ??= Date.now();
+          if (Date.now() - endedAt > RUN_FINISHED_GRACE_MS) finish();
+        },
+      };
+      if (run) {
+        stopFollowing = storedFeed.follow(conversationId, follower);
+        return;
+      }
+      listEvents(conversationId, after).then(
+        (events) => {
+          for (const event of events) sink.send(event);
+          finish();
+        },
+        (error) => fail(error, sink),
+      );
     },
-    (error) => {
-      fail(error, sink);
-      finish();
-    },
+    (error) => fail(error, sink),
   );
   return finish;
 }

@@ -48,7 +48,7 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
       }
       return { seq, event: copy };
     });
-    await appendEvents(fork.id, packEvents(rewritten), tx);
+    await appendEvents(packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })), tx);
     return { id: fork.id, title: fork.title };
   });
 }
