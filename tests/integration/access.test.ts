@@ -19,7 +19,9 @@ async function snapshot(): Promise<string> {
   const database = await sqlClient(databaseUrl);
   try {
     const tables = ["Conversation", "Message", "Run", "Event", "Tool", "ToolExecution", "ShareLink"];
-    return JSON.stringify(await Promise.all(tables.map((table) => database.query(`SELECT * FROM "${table}" ORDER BY 1, 2`))));
+    const rows = [];
+    for (const table of tables) rows.push(await database.query(`SELECT * FROM "${table}" ORDER BY 1, 2`));
+    return JSON.stringify(rows);
   } finally {
     await database.close();
   }
