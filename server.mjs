@@ -27,3 +27,11 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
     process.exit(0);
   });
 }
+
+// For capacity checks (npm run bench throughput): SIGUSR2 prints the memory in use, after a full collection when
+// the server runs with --expose-gc.
+process.on("SIGUSR2", () => {
+  globalThis.gc?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  console.log(`toolsmith-memory ${JSON.stringify({ rss, heapUsed })}`);
+});

@@ -114,7 +114,7 @@ export const config = {
     maxRequestsPerCall: 10,
   } satisfies FetchLimits,
   /** PostgreSQL connections per instance: the server's default limit of 100 leaves room for several instances. */
-  databasePool: integer("TOOLSMITH_DB_POOL", 10, 1, 1000),
+  databasePool: integer("TOOLSMITH_DB_POOL", 20, 1, 1000),
   /** How long a run's lease lasts without a heartbeat: past it, another instance takes the run over. */
   leaseMs: integer("TOOLSMITH_LEASE_MS", 10_000, 500, 600_000),
   /** The librarian tools' XML documents (lib/librarian). */

@@ -44,3 +44,9 @@ export async function tuneDatabase(): Promise<void> {
 export function containsIgnoringCase(text: string): { contains: string } {
   return provider === "postgresql" ? ({ contains: text, mode: "insensitive" } as { contains: string }) : { contains: text };
 }
+
+/**
+ * Interactive transactions wait this long for a connection and run this long at most. Prisma's defaults (2 s and
+ * 5 s) fail registrations when hundreds of runs share a PostgreSQL pool; a wait is better than a failed tool.
+ */
+export const BUSY_TRANSACTION = { maxWait: 15_000, timeout: 20_000 };

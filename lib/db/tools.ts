@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import type { RegisteredToolView } from "@/lib/events/types";
-import { containsIgnoringCase, db } from "./client";
+import { BUSY_TRANSACTION, containsIgnoringCase, db } from "./client";
 
 export interface NewToolVersion {
   ownerId: string;
@@ -72,7 +72,7 @@ export function saveToolVersion(tool: NewToolVersion) {
       },
       select: view,
     });
-  });
+  }, BUSY_TRANSACTION);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { db } from "@/lib/db/client";
+import { BUSY_TRANSACTION, db } from "@/lib/db/client";
 import { appendEvents, listEvents } from "@/lib/db/events";
 import { packEvents } from "@/lib/events/packing";
 import type { LoggedEvent } from "@/lib/events/types";
@@ -50,5 +50,5 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
     });
     await appendEvents(packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })), tx);
     return { id: fork.id, title: fork.title };
-  });
+  }, BUSY_TRANSACTION);
 }

@@ -62,6 +62,23 @@ export class AppServer {
     throw new Error(`The server did not start: ${this.output}`);
   }
 
+  /** The server's resident memory now, in bytes, read from /proc without disturbing it. */
+  residentBytes(): number {
+    const status = fs.readFileSync(`/proc/${this.child!.pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+  }
+
+  /** The server's memory in use (its heap after a full collection when it runs with --expose-gc), in bytes. */
+  async memory(): Promise<{ rss: number; heapUsed: number }> {
+    const before = this.output.length;
+    process.kill(this.child!.pid!, "SIGUSR2");
+    for (;;) {
+      const line = /toolsmith-memory (\{.*\})/.exec(this.output.slice(before));
+      if (line) return JSON.parse(line[1]);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** Kill the server and everything it started at once, as a crash or `kill -9` would: nothing runs to clean up. */
   async kill(): Promise<void> {
     const child = this.child;
