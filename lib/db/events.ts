@@ -31,6 +31,8 @@ export async function listEvents(
   before?: number,
   client: Pick<typeof db, "event"> = db,
 ): Promise<SequencedEvent[]> {
+  // A new run's own stream asks for the events between the last stored one and its first: none, so no query.
+  if (before !== undefined && before <= after + 1) return [];
   const rows = await client.event.findMany({
     // `before` only when given: seq is a 32-bit integer column on PostgreSQL.
     where: { conversationId, lastSeq: { gt: after }, ...(before === undefined ? {} : { seq: { lt: before } }) },

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import type { RegisteredToolView } from "@/lib/events/types";
-import { BUSY_TRANSACTION, containsIgnoringCase, db } from "./client";
+import { containsIgnoringCase, db, transaction } from "./client";
 
 export interface NewToolVersion {
   ownerId: string;
@@ -43,7 +43,7 @@ const visibleIn = (ownerId: string, conversationId: string | null) => ({
  * then the library's), or as a new tool. Earlier versions stay readable and callable by version.
  */
 export function saveToolVersion(tool: NewToolVersion) {
-  return db.$transaction(async (tx) => {
+  return transaction(async (tx) => {
     const latest = await tx.tool.findMany({
       where: { ...visibleIn(tool.ownerId, tool.conversationId), name: tool.name, status: "active" },
       select: { lineageId: true, version: true, scope: true },
@@ -72,7 +72,7 @@ export function saveToolVersion(tool: NewToolVersion) {
       },
       select: view,
     });
-  }, BUSY_TRANSACTION);
+  });
 }
 
 /**

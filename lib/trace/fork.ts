@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { BUSY_TRANSACTION, db } from "@/lib/db/client";
+import { transaction } from "@/lib/db/client";
 import { appendEvents, listEvents } from "@/lib/db/events";
 import { packEvents } from "@/lib/events/packing";
 import type { LoggedEvent } from "@/lib/events/types";
@@ -10,7 +10,7 @@ import type { LoggedEvent } from "@/lib/events/types";
  * original is only read.
  */
 export async function forkConversation(sourceId: string, ownerId: string): Promise<{ id: string; title: string }> {
-  return db.$transaction(async (tx) => {
+  return transaction(async (tx) => {
     const source = await tx.conversation.findUniqueOrThrow({ where: { id: sourceId } });
     const [messages, runs, tools, events] = await Promise.all([
       tx.message.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
@@ -50,5 +50,5 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
     });
     await appendEvents(packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })), tx);
     return { id: fork.id, title: fork.title };
-  }, BUSY_TRANSACTION);
+  });
 }
