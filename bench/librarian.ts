@@ -1,6 +1,4 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { tempDataDir } from "../tests/support/app-server";
+import { freshSqliteUrl, prepareDatabase } from "../tests/support/database";
 import { ms, summarize, timed } from "./stats";
 
 const DOCUMENTS = 1000;
@@ -23,9 +21,8 @@ function corpus(): string[] {
 /** librarian_search over 1,000 stored documents (target < 50 ms), with the store and a collection-wide query beside it. */
 export async function benchLibrarian(): Promise<void> {
   // A database of its own, migrated like the app's; the tools are imported only after it is named.
-  process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "librarian-bench.db")}`;
-  const migrated = spawnSync("node", ["scripts/migrate.mjs"], { encoding: "utf8" });
-  if (migrated.status !== 0) throw new Error(migrated.stdout + migrated.stderr);
+  process.env.DATABASE_URL = freshSqliteUrl();
+  await prepareDatabase(process.env.DATABASE_URL);
   const { librarianQuery, librarianSearch, librarianStore } = await import("@/lib/tools/librarian");
   const { xmlEngine } = await import("@/lib/librarian/xml-engine");
   const context = { ownerId: "bench", conversationId: "bench", runId: "bench", signal: new AbortController().signal, tools: { get: () => undefined, add: () => {} }, settings: {} };

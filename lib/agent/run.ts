@@ -139,9 +139,9 @@ export class Run {
     const run = new Run(abandoned.conversationId, abandoned.conversation.ownerId, profileOf(abandoned.conversation.profile), abandoned.id);
     claims.adopt(run);
     try {
-      const stored = (await listEvents(abandoned.conversationId)).filter(({ event }) => event.runId === abandoned.id);
-      run.channel.begin((await lastEventSeq(abandoned.conversationId)) + 1);
-      const progress = progressOf(stored.map(({ event }) => event));
+      const stored = await listEvents(abandoned.conversationId);
+      run.channel.begin((stored.at(-1)?.seq ?? 0) + 1);
+      const progress = progressOf(stored.filter(({ event }) => event.runId === abandoned.id).map(({ event }) => event));
       if (progress.finished) {
         await finishRun(run.id, progress.finished.status, progress.finished.steps);
         run.channel.discard();

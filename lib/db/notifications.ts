@@ -57,7 +57,7 @@ class Notifications {
   }
 
   subscribe(topic: Topic, listener: (payload: string) => void): () => void {
-    if (provider === "postgresql") this.listening ??= this.listen();
+    void this.ready();
     this.local.on(topic, listener);
     return () => this.local.off(topic, listener);
   }

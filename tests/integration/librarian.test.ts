@@ -1,19 +1,16 @@
 // The librarian tools against a real, migrated database (SQLite's FTS5 or PostgreSQL's text search), called as the
 // agent calls them.
-import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolSettings } from "@/lib/profiles";
 import type { AgentTool, ToolResult } from "@/lib/tools/types";
-import { ensureDatabase, freshDatabaseUrl } from "../support/database";
+import { freshDatabaseUrl, prepareDatabase } from "../support/database";
 
 process.env.DATABASE_URL = freshDatabaseUrl();
 process.env.TOOLSMITH_LIBRARIAN_QUERY_DOCUMENTS = "50";
 
 let tools: typeof import("@/lib/tools/librarian");
 beforeAll(async () => {
-  await ensureDatabase(process.env.DATABASE_URL!);
-  const migrated = spawnSync("node", ["scripts/migrate.mjs"], { encoding: "utf8" });
-  if (migrated.status !== 0) throw new Error(migrated.stdout + migrated.stderr);
+  await prepareDatabase(process.env.DATABASE_URL!);
   tools = await import("@/lib/tools/librarian");
 });
 afterAll(async () => {
@@ -85,9 +82,11 @@ describe("librarian tools", () => {
     expect(ranked.output.results[0].score).toBeGreaterThan(ranked.output.results[1].score);
 
     expect(await call(tools.librarianSearch, { query: '"handling, elsewhere"' })).toMatchObject({ output: { results: [{ path: "/db/other/handling.xml" }] } });
-    for (const hostile of ['error OR "', "text:error*", "NEAR(error handling)", "error AND -handling", '") OR 1=1 --']) {
+    for (const hostile of ['error OR "', "NEAR(error handling)", "error AND -handling", '") OR 1=1 --']) {
       expect(await call(tools.librarianSearch, { query: hostile }), hostile).toMatchObject({ ok: true });
     }
+    // As FTS5 syntax this is "prefix error* in the column text" and would find the notes; as words, "text" is in none.
+    expect(await call(tools.librarianSearch, { query: "text:error*" })).toEqual({ ok: true, output: { results: [] } });
     expect(await call(tools.librarianSearch, { query: "error", num_results: 1 })).toMatchObject({ output: { results: [expect.anything()] } });
     expect(await call(tools.librarianSearch, { query: "?!" })).toMatchObject({ ok: false, error: expect.stringContaining("at least one word") });
   });

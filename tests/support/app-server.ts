@@ -1,9 +1,7 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import net from "node:net";
-import { ensureDatabase, freshDatabaseUrl, testProvider } from "./database";
+import { freshDatabaseUrl, prepareDatabase, testProvider } from "./database";
 
 const ROOT = process.cwd();
 
@@ -16,10 +14,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A temporary directory for one test file's database. */
-export function tempDataDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-test-"));
-}
+export { tempDataDir } from "./database";
 
 /**
  * The production server (`server.mjs`, from the build that `npm test` makes first), on its own port and
@@ -36,9 +31,7 @@ export class AppServer {
     // Instances of one PostgreSQL database must share the key that signs identity cookies.
     const secret = testProvider === "postgresql" ? { TOOLSMITH_SECRET: "test-secret-shared-by-the-instances" } : {};
     const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...secret, ...this.env };
-    await ensureDatabase(env.DATABASE_URL!);
-    const migrate = spawnSync("node", ["scripts/migrate.mjs"], { cwd: ROOT, env, encoding: "utf8" });
-    if (migrate.status !== 0) throw new Error(`Migration failed: ${migrate.stdout}${migrate.stderr}`);
+    await prepareDatabase(env.DATABASE_URL!, env);
     const port = await freePort();
     this.url = `http://127.0.0.1:${port}`;
     this.child = spawn(process.execPath, ["server.mjs"], {

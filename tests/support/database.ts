@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -11,12 +12,17 @@ import pg from "pg";
  */
 export const testProvider: "sqlite" | "postgresql" = process.env.TEST_DATABASE === "postgresql" ? "postgresql" : "sqlite";
 
-/** A URL for a fresh, empty database of the provider under test; PostgreSQL's is created by `ensureDatabase`. */
+/** A URL for a fresh, empty database of the provider under test; PostgreSQL's is created by `ensureDatabase` (or `prepareDatabase`). */
 export function freshDatabaseUrl(): string {
   return testProvider === "sqlite" ? freshSqliteUrl() : freshPostgresUrl();
 }
 
-export const freshSqliteUrl = () => `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-test-")), "test.db")}`;
+/** A temporary directory for one test file's database or files. */
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-test-"));
+}
+
+export const freshSqliteUrl = () => `file:${path.join(tempDataDir(), "test.db")}`;
 
 /** A new database's URL on the test server (TEST_POSTGRES_URL). */
 export function freshPostgresUrl(): string {
@@ -41,6 +47,13 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Create the database a URL names if need be, and apply the migrations to it, as `npm start` does. */
+export async function prepareDatabase(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const migrated = spawnSync("node", ["scripts/migrate.mjs"], { env: { ...env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+  if (migrated.status !== 0) throw new Error(`Migration failed: ${migrated.stdout}${migrated.stderr}`);
 }
 
 /** Plain SQL against a test's database, for checks the API does not expose; `?` placeholders on both providers. */
