@@ -3,7 +3,10 @@
 // TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
 // them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
 import { createServer } from "node:http";
-import next from "next";
+import { restartWithServerFlags } from "./lib/server-runtime.mjs";
+
+restartWithServerFlags();
+const { default: next } = await import("next");
 
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"];
 const port = Number(process.env.PORT || 3000);

@@ -6,7 +6,9 @@ import startPostgres from "../tests/support/postgres";
 import { ms, timed } from "./stats";
 
 const RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 400);
-const LOADS = 4;
+const LOADS = Number(process.env.BENCH_THROUGHPUT_LOADS ?? 4);
+/** One of the two only: SQLite or PostgreSQL. */
+const PROVIDER = process.env.BENCH_THROUGHPUT_PROVIDER;
 const ANSWER = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
 const TOOL = {
   name: "tally",
@@ -36,6 +38,7 @@ async function loads(model: ModelServer, app: AppServer, label: string): Promise
         { text: ANSWER, chunkSize: 12 },
       ]),
     );
+    const cpuBefore = app.cpuMs();
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, app.residentBytes())), 200);
     const [wall, results] = await timed(() => Promise.all(conversations.map(({ id }, index) => api.run(id, `${label} load ${load} run ${index}`)))).finally(() =>
@@ -43,10 +46,12 @@ async function loads(model: ModelServer, app: AppServer, label: string): Promise
     );
     const failed = results.filter((events) => events.at(-1)?.data.status !== "completed" || ofType(events, "tool_result").some((result) => !result.ok));
     if (failed.length > 0) console.log(`  a failed run: ${JSON.stringify([...ofType(failed[0], "error"), ...ofType(failed[0], "tool_result"), failed[0].at(-1)?.data]).slice(0, 600)}`);
+    const cpuAfter = app.cpuMs();
+    const perRun = (key: "process" | "mainThread") => ((cpuAfter[key] - cpuBefore[key]) / RUNS).toFixed(1);
     model.requests.length = 0;
     const after = await app.memory();
     console.log(
-      `  load ${load}: ${RUNS} runs in ${ms(wall)} (${(RUNS / (wall / 1000)).toFixed(1)} runs/s), ${failed.length} failed; ` +
+      `  load ${load}: ${RUNS} runs in ${ms(wall)} (${(RUNS / (wall / 1000)).toFixed(1)} runs/s), ${failed.length} failed; server CPU per run ${perRun("mainThread")} ms main thread, ${perRun("process")} ms all threads; ` +
         `resident peak ${mb(peakRss)}, after ${mb(after.rss)}; heap after GC ${mb(after.heapUsed)}`,
     );
   }
@@ -63,7 +68,7 @@ export async function benchThroughput(): Promise<void> {
     for (const [label, databaseUrl] of [
       ["SQLite", freshSqliteUrl()],
       ["PostgreSQL", freshPostgresUrl()],
-    ]) {
+    ].filter(([label]) => !PROVIDER || label === PROVIDER)) {
       const app = scriptedApp(model.url, env, databaseUrl);
       await app.start();
       try {

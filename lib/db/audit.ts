@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { db } from "./client";
+import { createHash, randomUUID } from "node:crypto";
+import { db, sql } from "./client";
 
 export type AuditDecision = "allowed" | "refused" | "rate_limited" | "approved" | "denied";
 
@@ -19,15 +19,24 @@ export interface AuditEntry {
 /** Append one tool call to the audit log: the input's hash and size, never the input itself. */
 export async function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {
   const json = JSON.stringify(input ?? null);
-  await db.toolAudit.create({
-    data: {
-      ...entry,
-      reason: entry.reason?.toWellFormed().slice(0, 1000),
-      inputHash: createHash("sha256").update(json).digest("hex"),
-      inputSize: Buffer.byteLength(json),
-      durationMs: Math.round(entry.durationMs),
-    },
-  });
+  await sql.execute(
+    `INSERT INTO "ToolAudit" ("id", "ownerId", "conversationId", "runId", "tool", "profile", "decision", "reason", "inputHash", "inputSize", "outcome", "durationMs", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      randomUUID(),
+      entry.ownerId,
+      entry.conversationId ?? null,
+      entry.runId ?? null,
+      entry.tool,
+      entry.profile ?? null,
+      entry.decision,
+      entry.reason?.toWellFormed().slice(0, 1000) ?? null,
+      createHash("sha256").update(json).digest("hex"),
+      Buffer.byteLength(json),
+      entry.outcome ?? null,
+      Math.round(entry.durationMs),
+      new Date(),
+    ],
+  );
 }
 
 export interface AuditQuery {

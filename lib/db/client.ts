@@ -6,6 +6,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { config, databaseConfig } from "@/lib/config";
 import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
+import { SharedAdapterFactory, Sql } from "./sql";
 
 /** Which database this process uses (DATABASE_URL): SQLite, embedded, or PostgreSQL, shared by many instances. */
 export const provider = databaseConfig().provider;
@@ -14,18 +15,27 @@ export const provider = databaseConfig().provider;
  * The client of the configured provider. Both are generated from the same models (scripts/generate-clients.mjs),
  * so they answer the same calls; the code is typed against the SQLite one.
  */
-function connect(): PrismaClient {
+function connect(): { db: PrismaClient; sql: Sql } {
   const database = databaseConfig();
+  let client: PrismaClient;
+  let adapter: SharedAdapterFactory;
   if (database.provider === "postgresql") {
-    return new PostgresqlClient({ adapter: new PrismaPg({ connectionString: database.url, max: config.databasePool }) }) as unknown as PrismaClient;
+    adapter = new SharedAdapterFactory(new PrismaPg({ connectionString: database.url, max: config.databasePool }));
+    client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
+  } else {
+    fs.mkdirSync(path.dirname(database.file), { recursive: true });
+    adapter = new SharedAdapterFactory(new PrismaBetterSQLite3({ url: database.file }));
+    client = new PrismaClient({ adapter });
   }
-  fs.mkdirSync(path.dirname(database.file), { recursive: true });
-  return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: database.file }) });
+  return { db: client, sql: new Sql(adapter, () => client.$connect()) };
 }
 
 // One client per process; kept on globalThis so that dev-mode reloads reuse it.
-const globalDb = globalThis as unknown as { toolsmithDb?: PrismaClient };
-export const db: PrismaClient = (globalDb.toolsmithDb ??= connect());
+const globalDb = globalThis as unknown as { toolsmithDb?: ReturnType<typeof connect> };
+const connection = (globalDb.toolsmithDb ??= connect());
+export const db: PrismaClient = connection.db;
+/** Direct statements on the client's own connection, for the hot path (lib/db/sql.ts). */
+export const sql: Sql = connection.sql;
 
 /**
  * SQLite: write-ahead logging, so readers never wait for the writer and a commit appends to the log instead of

@@ -1,6 +1,18 @@
-import { db } from "./client";
+import { db, sql } from "./client";
+import { toDate } from "./sql";
 
 const summary = { id: true, title: true, profile: true, createdAt: true, updatedAt: true } as const;
+
+/** The summary's columns, for the statements every message runs (lib/db/sql.ts). */
+const SUMMARY_COLUMNS = `"id", "title", "profile", "createdAt", "updatedAt"`;
+interface SummaryRow {
+  id: string;
+  title: string;
+  profile: string | null;
+  createdAt: unknown;
+  updatedAt: unknown;
+}
+const summaryOf = (row: SummaryRow) => ({ ...row, createdAt: toDate(row.createdAt), updatedAt: toDate(row.updatedAt) });
 
 export function createConversation(ownerId: string, fields: { title?: string; profile?: string }) {
   return db.conversation.create({ data: { ownerId, ...fields }, select: summary });
@@ -22,13 +34,19 @@ export function listConversations(ownerId: string, limit: number, after?: Conver
 }
 
 /** The conversation, if `ownerId` owns it: the ownership check behind every conversation route and page. */
-export function findOwnedConversation(id: string, ownerId: string) {
-  return db.conversation.findFirst({ where: { id, ownerId }, select: summary });
+export async function findOwnedConversation(id: string, ownerId: string) {
+  const [row] = await sql.rows<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM "Conversation" WHERE "id" = ? AND "ownerId" = ?`, [id, ownerId]);
+  return row ? summaryOf(row) : null;
 }
 
 
-export function updateConversation(id: string, change: { title?: string; profile?: string }) {
-  return db.conversation.update({ where: { id }, data: change, select: summary });
+/** Change a conversation's fields; undefined ones stay as they are. Null when it no longer exists. */
+export async function updateConversation(id: string, change: { title?: string; profile?: string }) {
+  const [row] = await sql.rows<SummaryRow>(
+    `UPDATE "Conversation" SET "title" = COALESCE(?, "title"), "profile" = COALESCE(?, "profile"), "updatedAt" = ? WHERE "id" = ? RETURNING ${SUMMARY_COLUMNS}`,
+    [change.title ?? null, change.profile ?? null, new Date(), id],
+  );
+  return row ? summaryOf(row) : null;
 }
 
 /** Deletes everything of the conversation, its own tools included; tools it put in the library stay there. */

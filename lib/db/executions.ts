@@ -1,4 +1,5 @@
-import { db } from "./client";
+import { randomUUID } from "node:crypto";
+import { db, sql } from "./client";
 
 export type ExecutionStatus = "succeeded" | "failed" | "cancelled";
 
@@ -19,15 +20,24 @@ export interface ExecutionRecord {
 }
 
 export async function recordExecution(record: ExecutionRecord): Promise<void> {
-  await db.toolExecution.create({
-    data: {
-      ...record,
-      input: JSON.stringify(record.input ?? null),
-      output: record.output === undefined ? undefined : JSON.stringify(record.output),
-      error: record.error?.toWellFormed(),
-      durationMs: Math.round(record.durationMs),
-    },
-  });
+  await sql.execute(
+    `INSERT INTO "ToolExecution" ("id", "conversationId", "source", "runId", "callId", "toolName", "toolId", "input", "output", "error", "status", "durationMs", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      randomUUID(),
+      record.conversationId ?? null,
+      record.source,
+      record.runId ?? null,
+      record.callId ?? null,
+      record.toolName,
+      record.toolId ?? null,
+      JSON.stringify(record.input ?? null),
+      record.output === undefined ? null : JSON.stringify(record.output),
+      record.error?.toWellFormed() ?? null,
+      record.status,
+      Math.round(record.durationMs),
+      new Date(),
+    ],
+  );
 }
 
 export interface ToolStats {

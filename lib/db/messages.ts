@@ -1,14 +1,27 @@
-import { db } from "./client";
+import { randomUUID } from "node:crypto";
+import { sql } from "./client";
+import { toDate } from "./sql";
+
+type Role = "user" | "assistant";
 
 /** Model text may hold a lone surrogate (a token cut inside a pair), which the database refuses: it becomes U+FFFD. */
-export function createMessage(data: { conversationId: string; runId: string; role: "user" | "assistant"; content: string }) {
-  return db.message.create({ data: { ...data, content: data.content.toWellFormed() } });
+export async function createMessage(data: { conversationId: string; runId: string; role: Role; content: string }) {
+  const message = { id: randomUUID(), ...data, content: data.content.toWellFormed(), createdAt: new Date() };
+  await sql.execute(`INSERT INTO "Message" ("id", "conversationId", "runId", "role", "content", "createdAt") VALUES (?, ?, ?, ?, ?, ?)`, [
+    message.id,
+    message.conversationId,
+    message.runId,
+    message.role,
+    message.content,
+    message.createdAt,
+  ]);
+  return message;
 }
 
-export function listMessages(conversationId: string) {
-  return db.message.findMany({
-    where: { conversationId },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, runId: true, role: true, content: true, createdAt: true },
-  });
+export async function listMessages(conversationId: string) {
+  const rows = await sql.rows<{ id: string; runId: string; role: Role; content: string; createdAt: unknown }>(
+    `SELECT "id", "runId", "role", "content", "createdAt" FROM "Message" WHERE "conversationId" = ? ORDER BY "createdAt"`,
+    [conversationId],
+  );
+  return rows.map((row) => ({ ...row, createdAt: toDate(row.createdAt) }));
 }

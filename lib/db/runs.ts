@@ -1,6 +1,6 @@
-import { Prisma } from "@/lib/generated/sqlite/client";
 import type { RunStatus } from "@/lib/events/types";
-import { db } from "./client";
+import { db, sql } from "./client";
+import { isUniqueViolation, toBoolean } from "./sql";
 
 /**
  * Insert the conversation's running run, leased to `instanceId` until `leaseUntil`: the claim. False when the
@@ -8,17 +8,20 @@ import { db } from "./client";
  */
 export async function claimRun(data: { id: string; conversationId: string; model: string; instanceId: string; leaseUntil: Date }): Promise<boolean> {
   try {
-    await db.run.create({ data: { ...data, status: "running" } });
+    await sql.execute(
+      `INSERT INTO "Run" ("id", "conversationId", "status", "model", "steps", "createdAt", "instanceId", "leaseUntil", "cancelRequested") VALUES (?, ?, 'running', ?, 0, ?, ?, ?, ?)`,
+      [data.id, data.conversationId, data.model, new Date(), data.instanceId, data.leaseUntil, false],
+    );
     return true;
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") return false;
+    if (isUniqueViolation(error)) return false;
     throw error;
   }
 }
 
 /** Finishing a run ends its claim: only running runs hold their conversation. */
 export async function finishRun(id: string, status: RunStatus, steps: number): Promise<void> {
-  await db.run.update({ where: { id }, data: { status, steps, finishedAt: new Date(), leaseUntil: null } });
+  await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ?`, [status, steps, new Date(), id]);
 }
 
 export function listRuns(conversationId: string) {
@@ -30,8 +33,12 @@ export function listRuns(conversationId: string) {
 }
 
 /** The conversation's running run, on whichever instance executes it. */
-export function runningRun(conversationId: string) {
-  return db.run.findFirst({ where: { conversationId, status: "running" }, select: { id: true, instanceId: true, cancelRequested: true } });
+export async function runningRun(conversationId: string): Promise<{ id: string; instanceId: string | null; cancelRequested: boolean } | null> {
+  const [run] = await sql.rows<{ id: string; instanceId: string | null; cancelRequested: unknown }>(
+    `SELECT "id", "instanceId", "cancelRequested" FROM "Run" WHERE "conversationId" = ? AND "status" = 'running' LIMIT 1`,
+    [conversationId],
+  );
+  return run ? { ...run, cancelRequested: toBoolean(run.cancelRequested) } : null;
 }
 
 /** Of these conversations, the ones with a running run, on any instance. */
@@ -46,9 +53,11 @@ export async function conversationsRunning(conversationIds: string[]): Promise<S
  */
 export async function renewLeases(instanceId: string, runIds: string[], leaseUntil: Date): Promise<{ held: string[]; cancelRequested: string[] }> {
   if (runIds.length === 0) return { held: [], cancelRequested: [] };
-  await db.run.updateMany({ where: { id: { in: runIds }, instanceId, status: "running" }, data: { leaseUntil } });
-  const held = await db.run.findMany({ where: { id: { in: runIds }, instanceId, status: "running" }, select: { id: true, cancelRequested: true } });
-  return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => run.cancelRequested).map((run) => run.id) };
+  const held = await sql.rows<{ id: string; cancelRequested: unknown }>(
+    `UPDATE "Run" SET "leaseUntil" = ? WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running' RETURNING "id", "cancelRequested"`,
+    [leaseUntil, ...runIds, instanceId],
+  );
+  return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id) };
 }
 
 export async function requestCancel(runId: string): Promise<void> {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import type { RegisteredToolView } from "@/lib/events/types";
-import { containsIgnoringCase, db, transaction } from "./client";
+import { containsIgnoringCase, db, sql, transaction } from "./client";
+import { toBoolean, toDate, toInt } from "./sql";
 
 export interface NewToolVersion {
   ownerId: string;
@@ -31,6 +32,34 @@ const view = {
   status: true,
   createdAt: true,
 } as const;
+
+/** A stored tool version, as every query here returns it. */
+export interface ToolRow {
+  id: string;
+  lineageId: string;
+  ownerId: string;
+  conversationId: string | null;
+  scope: string;
+  deprecated: boolean;
+  name: string;
+  description: string;
+  parametersSchema: string;
+  code: string;
+  version: number;
+  status: string;
+  createdAt: Date;
+}
+
+/** `view`'s columns, for the statements of the hot path (lib/db/sql.ts). */
+const VIEW_COLUMNS = Object.keys(view)
+  .map((column) => `"${column}"`)
+  .join(", ");
+const toolRowOf = (row: Record<keyof ToolRow, unknown>): ToolRow => ({
+  ...(row as ToolRow),
+  deprecated: toBoolean(row.deprecated),
+  version: toInt(row.version),
+  createdAt: toDate(row.createdAt),
+});
 
 /** The tools a conversation sees, by name: its own, and its owner's library (its own win a clash of names). */
 const visibleIn = (ownerId: string, conversationId: string | null) => ({
@@ -79,12 +108,13 @@ export function saveToolVersion(tool: NewToolVersion) {
  * The latest version of every tool a conversation offers the model: its own, then its owner's library, newest
  * first, at most `config.maxLibraryTools` of those. Deprecated tools are not offered.
  */
-export async function listOfferedTools(conversationId: string, ownerId: string) {
-  const rows = await db.tool.findMany({
-    where: { ...visibleIn(ownerId, conversationId), status: "active", deprecated: false },
-    orderBy: { createdAt: "desc" },
-    select: view,
-  });
+export async function listOfferedTools(conversationId: string, ownerId: string): Promise<ToolRow[]> {
+  const rows = (
+    await sql.rows<Record<keyof ToolRow, unknown>>(
+      `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "ownerId" = ? AND (("conversationId" = ? AND "scope" = 'conversation') OR "scope" = 'library') AND "status" = 'active' AND "deprecated" = ? ORDER BY "createdAt" DESC`,
+      [ownerId, conversationId, false],
+    )
+  ).map(toolRowOf);
   const own = rows.filter((row) => row.scope === "conversation");
   const names = new Set(own.map((row) => row.name));
   const library = rows.filter((row) => row.scope === "library" && !names.has(row.name)).slice(0, config.maxLibraryTools);
@@ -125,11 +155,12 @@ export function listOwnedTools(ownerId: string, query: ToolQuery) {
 }
 
 /** A tool (the given version, or the latest) if `ownerId` owns it: the ownership check of every /api/tools route. */
-export function findOwnedTool(lineageId: string, ownerId: string, version?: number) {
-  return db.tool.findFirst({
-    where: { lineageId, ownerId, ...(version === undefined ? { status: "active" } : { version }) },
-    select: view,
-  });
+export async function findOwnedTool(lineageId: string, ownerId: string, version?: number): Promise<ToolRow | null> {
+  const [row] = await sql.rows<Record<keyof ToolRow, unknown>>(
+    `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "lineageId" = ? AND "ownerId" = ? AND ${version === undefined ? `"status" = 'active'` : `"version" = ?`} LIMIT 1`,
+    version === undefined ? [lineageId, ownerId] : [lineageId, ownerId, version],
+  );
+  return row ? toolRowOf(row) : null;
 }
 
 export function listToolVersions(lineageId: string) {
@@ -148,8 +179,6 @@ export async function updateTool(lineageId: string, change: { scope?: ToolScope;
 export async function deleteTool(lineageId: string): Promise<void> {
   await db.tool.deleteMany({ where: { lineageId } });
 }
-
-export type ToolRow = Awaited<ReturnType<typeof listOfferedTools>>[number];
 
 /** A stored tool as the trace and the UI show it. */
 export function toolView(row: ToolRow): RegisteredToolView {

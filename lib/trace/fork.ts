@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { transaction } from "@/lib/db/client";
+import { sql, transaction } from "@/lib/db/client";
 import { appendEvents, listEvents } from "@/lib/db/events";
 import { packEvents } from "@/lib/events/packing";
 import type { LoggedEvent } from "@/lib/events/types";
@@ -16,7 +16,7 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
       tx.message.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
       tx.run.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
       tx.tool.findMany({ where: { conversationId: sourceId }, orderBy: { createdAt: "asc" } }),
-      listEvents(sourceId, 0, undefined, tx),
+      listEvents(sourceId, 0, undefined, sql.within(tx)),
     ]);
     const fork = await tx.conversation.create({ data: { ownerId, title: source.title, createdAt: source.createdAt } });
     const runIds = new Map(runs.map((run) => [run.id, randomUUID()]));
@@ -48,7 +48,7 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
       }
       return { seq, event: copy };
     });
-    await appendEvents(packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })), tx);
+    await appendEvents(packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })), sql.within(tx));
     return { id: fork.id, title: fork.title };
   });
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
+import { missingServerFlags } from "@/lib/server-runtime.mjs";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 
@@ -26,6 +27,14 @@ const errorMessage = async (response: Response) => ((await response.json()) as {
 
 /** What a hostile page's auto-submitted form sends: no cookie (SameSite=Lax), Fetch Metadata and Origin of its site. */
 const crossSiteForm = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", origin: "http://evil.test", "content-type": "application/x-www-form-urlencoded" };
+
+describe("the server process", () => {
+  it("runs with its Node flags where the runtime can restart with them (Node 22.15 and later)", () => {
+    const expected = "execve" in process ? missingServerFlags({ env: {}, execArgv: [] }) : [];
+    expect(app.commandLine()).toEqual(expect.arrayContaining(expected));
+    if (expected.length > 0) expect(app.commandLine()).toContain("--max-old-space-size=384");
+  });
+});
 
 describe("requests from other sites", () => {
   it.each([

@@ -4,6 +4,8 @@ import net from "node:net";
 import { freshDatabaseUrl, prepareDatabase, testProvider } from "./database";
 
 const ROOT = process.cwd();
+/** USER_HZ, the unit of /proc/<pid>/stat's CPU times: 100 on Linux on every architecture we run on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -59,6 +61,24 @@ export class AppServer {
   residentBytes(): number {
     const status = fs.readFileSync(`/proc/${this.child!.pid}/status`, "utf8");
     return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+  }
+
+  /**
+   * CPU time the server has used so far, in milliseconds (from /proc: utime + stime): all its threads, and its
+   * main thread alone, where JavaScript runs and which bounds its throughput.
+   */
+  cpuMs(): { process: number; mainThread: number } {
+    const pid = this.child!.pid!;
+    const read = (file: string) => {
+      const fields = fs.readFileSync(file, "utf8").split(") ")[1].split(" ");
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    };
+    return { process: read(`/proc/${pid}/stat`), mainThread: read(`/proc/${pid}/task/${pid}/stat`) };
+  }
+
+  /** The server's command line as the kernel has it: after a restart with its Node flags (lib/server-runtime.mjs), those. */
+  commandLine(): string[] {
+    return fs.readFileSync(`/proc/${this.child!.pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   }
 
   /** The server's memory in use (its heap after a full collection when it runs with --expose-gc), in bytes. */

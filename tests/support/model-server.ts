@@ -49,7 +49,8 @@ export class ModelServer {
 
   async start(): Promise<void> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 1000;
+    // As hosted APIs do, connections stay open between a run's steps (Node's default of 5 s closes some under load).
+    this.server.keepAliveTimeout = 30_000;
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }

@@ -3,7 +3,7 @@ import { deleteConversation, updateConversation } from "@/lib/db/conversations";
 import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationChange } from "@/lib/http/contract";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
-import { conflict, route } from "@/lib/http/errors";
+import { conflict, notFound, route } from "@/lib/http/errors";
 import { removeWorkspace } from "@/lib/tools/workspace";
 import { loadTrace } from "@/lib/trace/load";
 
@@ -16,7 +16,9 @@ export const GET = route(async (request, context: RouteParams) => {
 export const PATCH = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
   const { title, profile } = await readJson(request, ConversationChange);
-  return Response.json(await updateConversation(conversation.id, { title, profile: profile && knownProfile(profile) }));
+  const changed = await updateConversation(conversation.id, { title, profile: profile && knownProfile(profile) });
+  if (!changed) throw notFound("The conversation");
+  return Response.json(changed);
 });
 
 export const DELETE = route(async (request, context: RouteParams) => {
