@@ -61,46 +61,52 @@ const toolRowOf = (row: Record<keyof ToolRow, unknown>): ToolRow => ({
   createdAt: toDate(row.createdAt),
 });
 
-/** The tools a conversation sees, by name: its own, and its owner's library (its own win a clash of names). */
-const visibleIn = (ownerId: string, conversationId: string | null) => ({
-  ownerId,
-  OR: [...(conversationId ? [{ conversationId, scope: "conversation" }] : []), { scope: "library" }],
-});
+/**
+ * The tools a conversation sees, by name: its own, and its owner's library (its own win a clash of names).
+ * Parameters: the owner, then the conversation (null through the API, which sees the library only).
+ */
+const VISIBLE_IN = `"ownerId" = ? AND (("conversationId" = ? AND "scope" = 'conversation') OR "scope" = 'library')`;
 
 /**
  * Store a tool as the next version of the tool of that name its author can see (the conversation's own first,
  * then the library's), or as a new tool. Earlier versions stay readable and callable by version.
  */
-export function saveToolVersion(tool: NewToolVersion) {
+export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
   return transaction(async (tx) => {
-    const latest = await tx.tool.findMany({
-      where: { ...visibleIn(tool.ownerId, tool.conversationId), name: tool.name, status: "active" },
-      select: { lineageId: true, version: true, scope: true },
-    });
+    // Every registration runs this, so it is SQL too (lib/db/sql.ts), inside Prisma's transaction.
+    const statements = sql.within(tx);
+    const latest = await statements.rows<{ lineageId: string; version: unknown; scope: string }>(
+      `SELECT "lineageId", "version", "scope" FROM "Tool" WHERE ${VISIBLE_IN} AND "name" = ? AND "status" = 'active'`,
+      [tool.ownerId, tool.conversationId, tool.name],
+    );
     const previous = latest.find((row) => row.scope === "conversation") ?? latest[0];
     // A new version supersedes the latest one, and brings a deprecated tool back into use.
     if (previous) {
-      await tx.tool.updateMany({ where: { lineageId: previous.lineageId, status: "active" }, data: { status: "superseded" } });
-      await tx.tool.updateMany({ where: { lineageId: previous.lineageId, deprecated: true }, data: { deprecated: false } });
+      await statements.execute(`UPDATE "Tool" SET "status" = 'superseded' WHERE "lineageId" = ? AND "status" = 'active'`, [previous.lineageId]);
+      await statements.execute(`UPDATE "Tool" SET "deprecated" = ? WHERE "lineageId" = ? AND "deprecated" = ?`, [false, previous.lineageId, true]);
     }
     const id = randomUUID();
-    return tx.tool.create({
+    const row: ToolRow = {
+      id,
+      lineageId: previous?.lineageId ?? id,
+      ownerId: tool.ownerId,
+      conversationId: tool.conversationId,
+      scope: previous?.scope ?? (tool.conversationId ? "conversation" : "library"),
+      deprecated: false,
+      name: tool.name,
       // The model wrote these: a lone surrogate, which the database refuses, becomes U+FFFD.
-      data: {
-        id,
-        lineageId: previous?.lineageId ?? id,
-        ownerId: tool.ownerId,
-        conversationId: tool.conversationId,
-        runId: tool.runId,
-        scope: previous?.scope ?? (tool.conversationId ? "conversation" : "library"),
-        name: tool.name,
-        description: tool.description.toWellFormed(),
-        code: tool.code.toWellFormed(),
-        parametersSchema: JSON.stringify(tool.parametersSchema),
-        version: (previous?.version ?? 0) + 1,
-      },
-      select: view,
-    });
+      description: tool.description.toWellFormed(),
+      code: tool.code.toWellFormed(),
+      parametersSchema: JSON.stringify(tool.parametersSchema),
+      version: (previous ? toInt(previous.version) : 0) + 1,
+      status: "active",
+      createdAt: new Date(),
+    };
+    await statements.execute(
+      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "version", "status", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [row.id, row.lineageId, row.ownerId, row.conversationId, tool.runId, row.scope, row.deprecated, row.name, row.description, row.parametersSchema, row.code, row.version, row.status, row.createdAt],
+    );
+    return row;
   });
 }
 
@@ -111,7 +117,7 @@ export function saveToolVersion(tool: NewToolVersion) {
 export async function listOfferedTools(conversationId: string, ownerId: string): Promise<ToolRow[]> {
   const rows = (
     await sql.rows<Record<keyof ToolRow, unknown>>(
-      `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "ownerId" = ? AND (("conversationId" = ? AND "scope" = 'conversation') OR "scope" = 'library') AND "status" = 'active' AND "deprecated" = ? ORDER BY "createdAt" DESC`,
+      `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE ${VISIBLE_IN} AND "status" = 'active' AND "deprecated" = ? ORDER BY "createdAt" DESC`,
       [ownerId, conversationId, false],
     )
   ).map(toolRowOf);
