@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import { db, sql } from "./client";
+import { batchedInserts } from "./batched-writes";
+import { db } from "./client";
 
 export type AuditDecision = "allowed" | "refused" | "rate_limited" | "approved" | "denied";
 
@@ -16,27 +17,26 @@ export interface AuditEntry {
   durationMs: number;
 }
 
+const auditRows = batchedInserts("ToolAudit", ["id", "ownerId", "conversationId", "runId", "tool", "profile", "decision", "reason", "inputHash", "inputSize", "outcome", "durationMs", "createdAt"]);
+
 /** Append one tool call to the audit log: the input's hash and size, never the input itself. */
-export async function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {
+export function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {
   const json = JSON.stringify(input ?? null);
-  await sql.execute(
-    `INSERT INTO "ToolAudit" ("id", "ownerId", "conversationId", "runId", "tool", "profile", "decision", "reason", "inputHash", "inputSize", "outcome", "durationMs", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      randomUUID(),
-      entry.ownerId,
-      entry.conversationId ?? null,
-      entry.runId ?? null,
-      entry.tool,
-      entry.profile ?? null,
-      entry.decision,
-      entry.reason?.toWellFormed().slice(0, 1000) ?? null,
-      createHash("sha256").update(json).digest("hex"),
-      Buffer.byteLength(json),
-      entry.outcome ?? null,
-      Math.round(entry.durationMs),
-      new Date(),
-    ],
-  );
+  return auditRows.write([
+    randomUUID(),
+    entry.ownerId,
+    entry.conversationId ?? null,
+    entry.runId ?? null,
+    entry.tool,
+    entry.profile ?? null,
+    entry.decision,
+    entry.reason?.toWellFormed().slice(0, 1000) ?? null,
+    createHash("sha256").update(json).digest("hex"),
+    Buffer.byteLength(json),
+    entry.outcome ?? null,
+    Math.round(entry.durationMs),
+    new Date(),
+  ]);
 }
 
 export interface AuditQuery {

@@ -1,5 +1,5 @@
 import { sql } from "./client";
-import { toInt, type SqlExecutor, type SqlValue } from "./sql";
+import { insertSql, toInt, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
 import type { SequencedEvent } from "@/lib/events/types";
 
@@ -15,9 +15,11 @@ export async function appendEvents(rows: ConversationEventRow[], client: SqlExec
   for (let start = 0; start < rows.length; start += INSERT_ROWS) {
     const chunk = rows.slice(start, start + INSERT_ROWS);
     const params = chunk.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
-    await client.execute(`INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}`, params);
+    await client.execute(insertSql("Event", EVENT_COLUMNS, chunk.length), params);
   }
 }
+
+const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"];
 
 /** Rows per statement: 7 parameters each stays well under SQLite's and PostgreSQL's parameter limits. */
 const INSERT_ROWS = 1000;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { db, sql } from "./client";
+import { batchedInserts } from "./batched-writes";
+import { db } from "./client";
 
 export type ExecutionStatus = "succeeded" | "failed" | "cancelled";
 
@@ -19,25 +20,24 @@ export interface ExecutionRecord {
   durationMs: number;
 }
 
-export async function recordExecution(record: ExecutionRecord): Promise<void> {
-  await sql.execute(
-    `INSERT INTO "ToolExecution" ("id", "conversationId", "source", "runId", "callId", "toolName", "toolId", "input", "output", "error", "status", "durationMs", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      randomUUID(),
-      record.conversationId ?? null,
-      record.source,
-      record.runId ?? null,
-      record.callId ?? null,
-      record.toolName,
-      record.toolId ?? null,
-      JSON.stringify(record.input ?? null),
-      record.output === undefined ? null : JSON.stringify(record.output),
-      record.error?.toWellFormed() ?? null,
-      record.status,
-      Math.round(record.durationMs),
-      new Date(),
-    ],
-  );
+const executionRows = batchedInserts("ToolExecution", ["id", "conversationId", "source", "runId", "callId", "toolName", "toolId", "input", "output", "error", "status", "durationMs", "createdAt"]);
+
+export function recordExecution(record: ExecutionRecord): Promise<void> {
+  return executionRows.write([
+    randomUUID(),
+    record.conversationId ?? null,
+    record.source,
+    record.runId ?? null,
+    record.callId ?? null,
+    record.toolName,
+    record.toolId ?? null,
+    JSON.stringify(record.input ?? null),
+    record.output === undefined ? null : JSON.stringify(record.output),
+    record.error?.toWellFormed() ?? null,
+    record.status,
+    Math.round(record.durationMs),
+    new Date(),
+  ]);
 }
 
 export interface ToolStats {

@@ -100,6 +100,12 @@ function argType(value: SqlValue): ArgType {
   return { scalarType, arity: "scalar" };
 }
 
+/** A multi-row INSERT: `rows` rows of `columns`, in the order given, as `?` placeholders. */
+export function insertSql(table: string, columns: readonly string[], rows: number): string {
+  const row = `(${columns.map(() => "?").join(", ")})`;
+  return `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES ${Array.from({ length: rows }, () => row).join(", ")}`;
+}
+
 /** A statement refused by a unique index (the adapters report SQLite's and PostgreSQL's codes as one kind). */
 export function isUniqueViolation(error: unknown): boolean {
   const cause = error instanceof Error && error.name === "DriverAdapterError" ? (error.cause as { kind?: string } | undefined) : undefined;

@@ -137,7 +137,7 @@ export class RunChannel {
     const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await eventWriter.write(this.conversationId, rows);
+        return await eventWriter.write({ conversationId: this.conversationId, rows });
       } catch (error) {
         if (attempt >= WRITE_ATTEMPTS) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);
