@@ -10,6 +10,8 @@
 //   live per run in flight (110 MB at 400 runs). A cap that is reached fails the process with "heap out of
 //   memory"; raise it for loads far beyond that.
 
+import nextEnv from "@next/env";
+
 const CONTEXT_FRAME = "--experimental-async-context-frame";
 const HEAP_LIMIT = "--max-old-space-size";
 
@@ -24,19 +26,26 @@ export function missingServerFlags({
   version = process.versions.node,
   knownFlags = process.allowedNodeEnvironmentFlags,
 } = {}) {
-  const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)];
-  const has = (flag) => given.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+  // Node and V8 read "_" as "-"; a "--no-" form is a choice too, which the restart must not override.
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)].map((arg) => arg.split("=")[0].replaceAll("_", "-").replace(/^--no-/, "--"));
+  const has = (flag) => given.includes(flag);
   const missing = [];
   // From Node 24 on, async context frames are the default.
   if (Number(version.split(".")[0]) < 24 && knownFlags.has(CONTEXT_FRAME) && !has(CONTEXT_FRAME)) missing.push(CONTEXT_FRAME);
-  const heapMb = Number(env.TOOLSMITH_HEAP_MB ?? 384);
+  // Empty means unset, as for every other setting.
+  const heapMb = Number(env.TOOLSMITH_HEAP_MB || 384);
   if (!Number.isInteger(heapMb) || heapMb < 0) throw new Error(`TOOLSMITH_HEAP_MB must be a whole number of megabytes (0 for no cap), not "${env.TOOLSMITH_HEAP_MB}".`);
   if (heapMb > 0 && !has(HEAP_LIMIT)) missing.push(`${HEAP_LIMIT}=${heapMb}`);
   return missing;
 }
 
-/** Replace this process with one started with the missing flags; process.execve exists from Node 22.15 on, before which the server runs without them. */
+/**
+ * Replace this process with one started with the missing flags; process.execve exists from Node 22.15 on, before
+ * which the server runs without them. Settings in .env count, so they are loaded first, as Next loads them.
+ */
 export function restartWithServerFlags() {
+  // Quietly: Next says which files it loaded when it loads them again.
+  nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
   const missing = missingServerFlags();
   if (missing.length > 0 && typeof process.execve === "function") {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], process.env);

@@ -20,8 +20,9 @@ export interface AuditEntry {
 const auditRows = batchedInserts("ToolAudit", ["id", "ownerId", "conversationId", "runId", "tool", "profile", "decision", "reason", "inputHash", "inputSize", "outcome", "durationMs", "createdAt"]);
 
 /** Append one tool call to the audit log: the input's hash and size, never the input itself. */
-export function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {
+export async function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {
   const json = JSON.stringify(input ?? null);
+  // Async, so that a row that cannot be built rejects like a row that cannot be stored.
   return auditRows.write([
     randomUUID(),
     entry.ownerId,

@@ -81,7 +81,12 @@ export class BatchedWrites<Item> {
   }
 
   private settle(batch: Pending<Item>[]): void {
-    this.stored(batch.map(({ item }) => item));
+    // The items are stored whatever `stored` does; its failure must not leave their writers waiting.
+    try {
+      this.stored(batch.map(({ item }) => item));
+    } catch (error) {
+      console.error("After storing a batch:", error);
+    }
     for (const { resolve } of batch) resolve();
   }
 }

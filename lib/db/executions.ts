@@ -22,7 +22,8 @@ export interface ExecutionRecord {
 
 const executionRows = batchedInserts("ToolExecution", ["id", "conversationId", "source", "runId", "callId", "toolName", "toolId", "input", "output", "error", "status", "durationMs", "createdAt"]);
 
-export function recordExecution(record: ExecutionRecord): Promise<void> {
+export async function recordExecution(record: ExecutionRecord): Promise<void> {
+  // Async, so that a row that cannot be built rejects like a row that cannot be stored.
   return executionRows.write([
     randomUUID(),
     record.conversationId ?? null,
