@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import { databaseConfig } from "@/lib/config";
-import { db, provider } from "./client";
+import { provider, sql } from "./client";
 
 /**
  * Messages between the instances of one database, with no broker: PostgreSQL's LISTEN/NOTIFY, or, for SQLite (one
@@ -53,7 +53,7 @@ class Notifications {
       this.local.emit(topic, payload);
       return;
     }
-    await db.$executeRaw`SELECT pg_notify(${CHANNELS[topic]}, ${payload})`;
+    await sql.execute(`SELECT pg_notify(?, ?)`, [CHANNELS[topic], payload]);
   }
 
   subscribe(topic: Topic, listener: (payload: string) => void): () => void {
