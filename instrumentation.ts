@@ -15,8 +15,10 @@ export async function register() {
   const { tuneDatabase } = await import("@/lib/db/client");
   await tuneDatabase();
   // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/agent/claims.ts).
-  const { startRunLeases } = await import("@/lib/agent/run");
+  const { handOverRuns, startRunLeases } = await import("@/lib/agent/run");
   await startRunLeases();
+  // For server.mjs, which calls it on SIGTERM and SIGINT before it exits: the app's modules are Next's to load.
+  (globalThis as { toolsmithHandOverRuns?: () => Promise<void> }).toolsmithHandOverRuns = handOverRuns;
   // Start the sandbox threads now, so the first tool call does not pay for them.
   sandboxPool()
     .warm()

@@ -23,10 +23,17 @@ const server = createServer((request, response) => {
 });
 server.listen(port, host, () => console.log(`Toolsmith is serving on http://${host ?? "localhost"}:${port}`));
 
+/** The longest a stop waits for the runs in flight to be handed over before it exits anyway. */
+const HAND_OVER_MS = 3_000;
+
 for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.once(signal, () => {
+  process.once(signal, async () => {
     server.close();
     server.closeAllConnections();
+    // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start
+    // (instrumentation.ts sets this; lib/agent/claims.ts does it).
+    const handedOver = globalThis.toolsmithHandOverRuns?.().catch((error) => console.error("Could not hand the runs over:", error));
+    await Promise.race([handedOver, new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS))]);
     process.exit(0);
   });
 }

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
-import { abandonedRuns, claimRun, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
+import { abandonedRuns, claimRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
 /** What the claims need of a run this instance executes. */
 export interface LeasedRun {
@@ -19,6 +19,8 @@ export interface LeasedRun {
   cancel(): void;
   /** The lease was lost (another instance has the run): stop at once and write nothing more. */
   abandon(): void;
+  /** This instance is stopping: store what the run emitted, then stop it and write nothing more. */
+  suspend(): Promise<void>;
   resolveApproval(approvalId: string, approved: boolean): boolean;
 }
 
@@ -30,6 +32,11 @@ export class RunClaims<Run extends LeasedRun> {
   /** The runs this instance executes, by conversation. */
   private readonly local = new Map<string, Run>();
   private timer?: NodeJS.Timeout;
+  /** The heartbeat in progress, which a hand-over waits for so that it cannot renew a lease given up. */
+  private ticking: Promise<void> = Promise.resolve();
+  private takeOver?: (run: AbandonedRun) => Promise<void>;
+  /** Handing its runs over: this instance takes none, the ones it gave up least of all. */
+  private stopping = false;
 
   /** Take the conversation for `run`; false when a run of it is running, here or on another instance. */
   async claim(run: Run, model: string): Promise<boolean> {
@@ -59,23 +66,42 @@ export class RunClaims<Run extends LeasedRun> {
    * other instances to the local run, and take over runs whose lease ran out. `takeOver` gets each one won.
    */
   async start(takeOver: (run: AbandonedRun) => Promise<void>): Promise<void> {
-    if (this.timer) return;
+    if (this.takeOver) return;
+    this.takeOver = takeOver;
     notifications.subscribe("runs", (payload) => this.deliver(JSON.parse(payload) as RunMessage));
     await notifications.ready();
     // SQLite: this is the only process, so every running run was its predecessor's, whatever its lease says.
-    await this.takeOverAbandoned(takeOver, provider === "sqlite" ? null : new Date());
+    await this.takeOverAbandoned(provider === "sqlite" ? null : new Date());
     const tick = async () => {
       try {
         await this.heartbeat();
-        await this.takeOverAbandoned(takeOver, new Date());
+        await this.takeOverAbandoned(new Date());
       } catch (error) {
         console.error("The run lease heartbeat failed:", error);
       }
-      this.timer = setTimeout(tick, tickMs());
+    };
+    const schedule = () => {
+      if (this.stopping) return;
+      this.timer = setTimeout(() => (this.ticking = tick().then(schedule)), tickMs());
       this.timer.unref();
     };
-    this.timer = setTimeout(tick, tickMs());
-    this.timer.unref();
+    schedule();
+  }
+
+  /**
+   * For a graceful stop (SIGTERM): every run here stores what it emitted and stops, its lease is given up, and the
+   * other instances are told to take the runs over now (with SQLite, the next start does). Nothing a client was
+   * shown is lost, and the run goes on from its last finished step without waiting for its lease to run out.
+   */
+  async handOver(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+    const runs = [...this.local.values()];
+    this.local.clear();
+    await Promise.all(runs.map((run) => run.suspend()));
+    await releaseLeases(this.instanceId, runs.map((run) => run.id));
+    if (runs.length > 0) await notifications.publish("runs", JSON.stringify({ kind: "released" } satisfies RunMessage));
   }
 
   private leaseUntil(): Date {
@@ -83,6 +109,10 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   private deliver(message: RunMessage): void {
+    if (message.kind === "released") {
+      this.takeOverAbandoned(new Date()).catch((error) => console.error("Could not take over released runs:", error));
+      return;
+    }
     const run = [...this.local.values()].find((candidate) => candidate.id === message.runId);
     if (!run) return;
     if (message.kind === "cancel") run.cancel();
@@ -98,9 +128,10 @@ export class RunClaims<Run extends LeasedRun> {
     }
   }
 
-  private async takeOverAbandoned(takeOver: (run: AbandonedRun) => Promise<void>, now: Date | null): Promise<void> {
+  private async takeOverAbandoned(now: Date | null): Promise<void> {
     for (const run of await abandonedRuns(now)) {
-      if (await takeOverRun(run, this.instanceId, this.leaseUntil())) await takeOver(run);
+      if (this.stopping) return;
+      if (await takeOverRun(run, this.instanceId, this.leaseUntil())) await this.takeOver!(run);
     }
   }
 }

@@ -60,6 +60,11 @@ export function startRunLeases(): Promise<void> {
   return claims.start((abandoned) => Run.resume(abandoned));
 }
 
+/** For a graceful stop of this instance: its runs, with every event they emitted stored, go to another one (claims.ts). */
+export function handOverRuns(): Promise<void> {
+  return claims.handOver();
+}
+
 /**
  * Stop the conversation's running run, on whichever instance executes it: here at once; elsewhere through the
  * database (a flag its heartbeat reads) and a notification that reaches it sooner. False when none is running.
@@ -87,7 +92,8 @@ export async function stopRun(conversationId: string): Promise<string | undefine
  *     with status `cancelled` once every call has settled;
  *  4. finish: store the answer and the outcome, emit `run_finished`, close the channel (nothing is emitted or
  *     stored after that), and release the conversation, whatever failed on the way;
- *  5. if this instance dies on the way, its lease runs out and another instance takes the run over (`resume`).
+ *  5. if this instance dies on the way, its lease runs out and another instance takes the run over (`resume`);
+ *     if it is stopped (SIGTERM), it stores what the run emitted and gives the lease up at once (`suspend`).
  */
 export class Run {
   readonly channel: RunChannel;
@@ -95,8 +101,10 @@ export class Run {
   private execution: Promise<void> = Promise.resolve();
   /** Calls waiting for a person's answer, by approval id. */
   private readonly approvals = new Map<string, (approved: boolean) => void>();
-  /** Another instance took the run over: nothing more is written from here. */
+  /** Nothing more is written from here: another instance took the run over, or will as this one stops. */
   private lost = false;
+  /** This instance is stopping: what the run emitted is being stored (`suspend`), nothing after it. */
+  private suspended = false;
   private finishing = false;
 
   private constructor(
@@ -176,6 +184,20 @@ export class Run {
     this.cancel();
   }
 
+  /**
+   * This instance is stopping (claims.handOver): the events emitted so far are stored, then the run stops here and
+   * writes nothing more; the instance that takes it over goes on after them.
+   */
+  async suspend(): Promise<void> {
+    if (this.finishing) return this.execution;
+    this.lost = true;
+    this.suspended = true;
+    // Closed to new events before the cancel, whose own events (a denied approval, a cancelled call) are not true.
+    const stored = this.channel.stop();
+    this.cancel();
+    await stored;
+  }
+
   /** The owner's answer to a call waiting for approval; false when no call waits under that id (any more). */
   resolveApproval(approvalId: string, approved: boolean): boolean {
     const answer = this.approvals.get(approvalId);
@@ -248,7 +270,8 @@ export class Run {
   private async finish({ status, steps, answer }: AgentOutcome): Promise<void> {
     this.finishing = true;
     if (this.lost) {
-      this.channel.discard();
+      // Taken over, its unwritten events are dropped; suspended, they are being stored (channel.stop).
+      if (!this.suspended) this.channel.discard();
       claims.release(this);
       return;
     }

@@ -9,10 +9,14 @@ import { provider, sql } from "./client";
  * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
  *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (`announceStored`
  *    gathers the announcements of one turn of the event loop into one message);
- *  - runs: a RunMessage for the instance that executes the run.
+ *  - runs: a RunMessage for the instance that executes the run, or for all of them.
  */
 export type Topic = "events" | "runs";
-export type RunMessage = { kind: "cancel"; runId: string } | { kind: "approval"; runId: string; approvalId: string; approved: boolean };
+export type RunMessage =
+  | { kind: "cancel"; runId: string }
+  | { kind: "approval"; runId: string; approvalId: string; approved: boolean }
+  /** An instance that is stopping gave up its runs' leases: take them over now. */
+  | { kind: "released" };
 
 const CHANNELS: Record<Topic, string> = { events: "toolsmith_events", runs: "toolsmith_runs" };
 const RECONNECT_MS = 1_000;

@@ -60,6 +60,18 @@ export async function renewLeases(instanceId: string, runIds: string[], leaseUnt
   return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id) };
 }
 
+/**
+ * Give up this instance's leases on these runs now (it is stopping), so that another instance takes them over at
+ * once instead of when the leases would have run out.
+ */
+export async function releaseLeases(instanceId: string, runIds: string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await sql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running'`, [
+    ...runIds,
+    instanceId,
+  ]);
+}
+
 export async function requestCancel(runId: string): Promise<void> {
   await db.run.updateMany({ where: { id: runId, status: "running" }, data: { cancelRequested: true } });
 }

@@ -98,6 +98,15 @@ export class RunChannel {
   }
 
   /**
+   * Close the log and store what is left, without a word about events emitted later: the run stops here (its
+   * instance is stopping) and the instance that takes it over numbers its events after the stored ones.
+   */
+  stop(): Promise<void> {
+    this.refusedLate = true;
+    return this.end();
+  }
+
+  /**
    * Close the log without storing what is left: another instance has taken the run over and numbers the events
    * after the stored ones itself. Followers here end, and find the rest where it is stored.
    */

@@ -3,7 +3,7 @@ import { Api, ofType } from "../support/api";
 import { AppServer, scriptedApp } from "../support/app-server";
 import { freshDatabaseUrl } from "../support/database";
 import { ModelServer } from "../support/model-server";
-import { readSse } from "../support/sse";
+import { readSse, type SseMessage } from "../support/sse";
 
 const WORD_COUNT = `function run(inputs) {
   const words = inputs.text.trim().split(/\\s+/).filter(Boolean);
@@ -98,19 +98,25 @@ describe("the agent loop over HTTP", () => {
     expect(history).toContain("Make a shout tool.");
   });
 
-  it("resumes a run cut off by a restart: the new process takes it over and goes on after its last finished step", async () => {
-    const prompt = "Stall until the server stops.";
+  it("resumes a run cut off by a restart: the new process takes it over and goes on after its last finished step, and every event the first one showed is kept", async () => {
+    const prompt = "Stream until the server stops.";
     let requests = 0;
-    // The first process's request stalls until it is stopped; the next process's is answered.
-    model.script(prompt, () => (++requests === 1 ? { stallMs: 30_000 } : { text: "Answered after the restart." }));
+    // The first process streams faster than its event log is stored until it is stopped; the next one is answered.
+    model.script(prompt, () => (++requests === 1 ? { deltas: 2000, numbered: true, delayMs: 5 } : { text: "Answered after the restart." }));
     const conversation = await api.createConversation();
-    const sent = await api.send(conversation.id, prompt);
-    await readSse(sent, (message) => message.data.type === "step_started");
+    const shown: SseMessage[] = [];
+    const sent = readSse(await api.send(conversation.id, prompt), (message) => {
+      shown.push(message);
+      return false;
+    }).catch(() => "cut off");
+    await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(30);
     await app.stop();
+    expect(await sent).toBe("cut off");
     await startApp();
 
     const events = await readSse(await api.events(conversation.id));
     expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+    expect(events.slice(0, shown.length)).toEqual(shown);
     expect(ofType(events, "run_resumed")).toEqual([expect.objectContaining({ step: 0 })]);
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     const stored = await api.conversation(conversation.id);

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl, sqlClient } from "../support/database";
@@ -126,7 +126,16 @@ describe("two instances on one PostgreSQL", () => {
   });
 });
 
+/** A new instance A in place of one that was killed or stopped, for the same person. */
+async function replaceA() {
+  a = instance();
+  await a.start();
+  onA = Object.assign(new Api(a.url), { cookie: onB.cookie });
+}
+
 describe("an instance that dies mid-run", () => {
+  afterEach(replaceA);
+
   /**
    * Start a run on A, follow it on B, kill A once `until` is seen, and read B's follower to the end; with the time
    * from the kill to the first event of the instance that took the run over.
@@ -159,9 +168,6 @@ describe("an instance that dies mid-run", () => {
     expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", content: "slow ".repeat(150) });
     // the whole log, replayed, is what the follower saw
     expect(await readSse(await onB.events(id))).toEqual(events);
-    a = instance();
-    await a.start();
-    onA = Object.assign(new Api(a.url), { cookie: onB.cookie });
   });
 
   it("is taken over during a tool call, and the run ends with an error saying the tool's effect is unknown", async () => {
@@ -176,5 +182,37 @@ describe("an instance that dies mid-run", () => {
     const running = await database.query(`SELECT "id" FROM "Run" WHERE "status" = 'running'`);
     await database.close();
     expect(running).toEqual([]);
+  });
+});
+
+describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () => {
+  afterEach(replaceA);
+
+  it("stores every event it showed and hands the run over at once; the other instance goes on from there", async () => {
+    const prompt = "Stream fast on A, which is stopped.";
+    // Deltas faster than the event log's batches, so that the instance always holds events it has shown but not stored.
+    model.script(prompt, [{ deltas: 400, numbered: true, delayMs: 5 }]);
+    const { id } = await onA.createConversation();
+    const seenOnA: SseMessage[] = [];
+    const streamOnA = readSse(await onA.send(id, prompt), (message) => {
+      seenOnA.push(message);
+      return false;
+    }).catch(() => "cut off");
+    await expect.poll(() => ofType(seenOnA, "text_delta").length).toBeGreaterThan(50);
+    let tookOver = Number.NaN;
+    const follower = readSse(await onB.events(id), (message) => {
+      if (Number.isNaN(tookOver) && message.data.type === "run_resumed") tookOver = performance.now();
+      return false;
+    });
+    const stopped = performance.now();
+    await a.stop();
+    expect(await streamOnA).toBe("cut off");
+    const events = await follower;
+    expectWholeLog(events);
+    // What A's own client was shown is what the log keeps, id for id.
+    expect(events.slice(0, seenOnA.length)).toEqual(seenOnA);
+    // Released, not left to run out: well within the lease.
+    expect(tookOver - stopped).toBeLessThan(LEASE_MS / 2);
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
   });
 });

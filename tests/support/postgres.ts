@@ -28,6 +28,8 @@ export default async function startPostgres(): Promise<() => Promise<void>> {
   process.env.TEST_POSTGRES_URL = `postgresql://toolsmith:toolsmith@127.0.0.1:${port}/postgres`;
   return async () => {
     await server.stop();
+    // So that a later start (the benchmarks start one per part) starts a server again instead of using this one.
+    delete process.env.TEST_POSTGRES_URL;
     fs.rmSync(directory, { recursive: true, force: true });
   };
 }
