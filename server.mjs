@@ -26,8 +26,12 @@ server.listen(port, host, () => console.log(`Toolsmith is serving on http://${ho
 /** The longest a stop waits for the runs in flight to be handed over before it exits anyway. */
 const HAND_OVER_MS = 3_000;
 
+let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"]) {
-  process.once(signal, async () => {
+  // Ctrl-C under npm can deliver SIGINT twice; a second signal must not cut the hand-over short.
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
     server.close();
     server.closeAllConnections();
     // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
-import { abandonedRuns, claimRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
+import { abandonedRuns, claimRun, finishRun, setLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
 /** What the claims need of a run this instance executes. */
 export interface LeasedRun {
@@ -35,13 +35,18 @@ export class RunClaims<Run extends LeasedRun> {
   /** The heartbeat in progress, which a hand-over waits for so that it cannot renew a lease given up. */
   private ticking: Promise<void> = Promise.resolve();
   private takeOver?: (run: AbandonedRun) => Promise<void>;
-  /** Handing its runs over: this instance takes none, the ones it gave up least of all. */
+  /** Handing its runs over (handOver): this instance claims and takes over no run any more. */
   private stopping = false;
 
   /** Take the conversation for `run`; false when a run of it is running, here or on another instance. */
   async claim(run: Run, model: string): Promise<boolean> {
-    if (this.local.has(run.conversationId)) return false;
+    if (this.stopping || this.local.has(run.conversationId)) return false;
     if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, leaseUntil: this.leaseUntil() }))) return false;
+    if (this.stopping) {
+      // Claimed while the instance began to stop, too late to be handed over: the run never starts.
+      await finishRun(run.id, "cancelled", 0);
+      return false;
+    }
     this.local.set(run.conversationId, run);
     return true;
   }
@@ -99,9 +104,17 @@ export class RunClaims<Run extends LeasedRun> {
     await this.ticking;
     const runs = [...this.local.values()];
     this.local.clear();
-    await Promise.all(runs.map((run) => run.suspend()));
-    await releaseLeases(this.instanceId, runs.map((run) => run.id));
-    if (runs.length > 0) await notifications.publish("runs", JSON.stringify({ kind: "released" } satisfies RunMessage));
+    // A full lease for the hand-over itself, which the heartbeat no longer renews.
+    const { held } = await setLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
+    await Promise.all(
+      runs.map(async (run) => {
+        // A run whose lease another instance has taken stores nothing more: its events are that instance's now.
+        if (!held.includes(run.id)) return run.abandon();
+        await run.suspend();
+        await setLeases(this.instanceId, [run.id], null);
+      }),
+    );
+    if (held.length > 0) await notifications.publish("runs", JSON.stringify({ kind: "released" } satisfies RunMessage));
   }
 
   private leaseUntil(): Date {
@@ -109,6 +122,7 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   private deliver(message: RunMessage): void {
+    if (this.stopping) return;
     if (message.kind === "released") {
       this.takeOverAbandoned(new Date()).catch((error) => console.error("Could not take over released runs:", error));
       return;
@@ -121,7 +135,7 @@ export class RunClaims<Run extends LeasedRun> {
 
   private async heartbeat(): Promise<void> {
     const runs = [...this.local.values()];
-    const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
+    const { held, cancelRequested } = await setLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
     for (const run of runs) {
       if (!held.includes(run.id)) run.abandon();
       else if (cancelRequested.includes(run.id)) run.cancel();
@@ -131,7 +145,10 @@ export class RunClaims<Run extends LeasedRun> {
   private async takeOverAbandoned(now: Date | null): Promise<void> {
     for (const run of await abandonedRuns(now)) {
       if (this.stopping) return;
-      if (await takeOverRun(run, this.instanceId, this.leaseUntil())) await this.takeOver!(run);
+      if (!(await takeOverRun(run, this.instanceId, this.leaseUntil()))) continue;
+      // Won as this instance began to stop: given up again at once, for another instance.
+      if (this.stopping) await setLeases(this.instanceId, [run.id], null);
+      else await this.takeOver!(run);
     }
   }
 }

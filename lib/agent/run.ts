@@ -99,6 +99,8 @@ export class Run {
   readonly channel: RunChannel;
   private readonly controller = new AbortController();
   private execution: Promise<void> = Promise.resolve();
+  /** Until the run has stored its user's message and begun (`open`): a hand-over waits for it. */
+  private starting: Promise<void> = Promise.resolve();
   /** Calls waiting for a person's answer, by approval id. */
   private readonly approvals = new Map<string, (approved: boolean) => void>();
   /** Nothing more is written from here: another instance took the run over, or will as this one stops. */
@@ -124,15 +126,21 @@ export class Run {
   static async start(conversation: { id: string; title: string; profile: string | null }, ownerId: string, content: string): Promise<Run> {
     const run = new Run(conversation.id, ownerId, profileOf(conversation.profile));
     await run.claim();
+    run.starting = run.open(conversation, content);
+    await run.starting;
+    return run;
+  }
+
+  /** After the claim: the log's next seq, the user's message, then the loop, in the background. */
+  private async open(conversation: { id: string; title: string }, content: string): Promise<void> {
     try {
-      run.channel.begin((await lastEventSeq(conversation.id)) + 1);
-      const message = await createMessage({ conversationId: conversation.id, runId: run.id, role: "user", content });
+      this.channel.begin((await lastEventSeq(conversation.id)) + 1);
+      const message = await createMessage({ conversationId: conversation.id, runId: this.id, role: "user", content });
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
-      run.execution = run.execute({ userMessageId: message.id });
-      return run;
+      this.execution = this.execute({ userMessageId: message.id });
     } catch (error) {
-      await finishRun(run.id, "error", 0).catch(() => {});
-      claims.release(run);
+      await finishRun(this.id, "error", 0).catch(() => {});
+      claims.release(this);
       throw error;
     }
   }
@@ -189,7 +197,9 @@ export class Run {
    * writes nothing more; the instance that takes it over goes on after them.
    */
   async suspend(): Promise<void> {
-    if (this.finishing) return this.execution;
+    // A run that failed to start has nothing to hand over.
+    if (!(await this.starting.then(() => true, () => false))) return;
+    if (this.finishing || this.lost) return this.execution;
     this.lost = true;
     this.suspended = true;
     // Closed to new events before the cancel, whose own events (a denied approval, a cancelled call) are not true.
@@ -216,7 +226,9 @@ export class Run {
         this.channel.emit({ type: "approval_resolved", step, callId, approvalId, approved });
         resolve(approved);
       };
-      const deny = () => answer(false);
+      // A hand-over leaves the question open: no one denied the call, and the instance that takes the run over
+      // ends its step (the call's effect is unknown to it).
+      const deny = () => (this.suspended ? undefined : answer(false));
       this.approvals.set(approvalId, answer);
       signal.addEventListener("abort", deny, { once: true });
       this.channel.emit({ type: "approval_requested", step, callId, approvalId, tool, input });

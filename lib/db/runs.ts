@@ -48,28 +48,17 @@ export async function conversationsRunning(conversationIds: string[]): Promise<S
 }
 
 /**
- * The heartbeat: extend the leases of the runs this instance executes. Returns the ones it still holds (another
- * instance may have taken over a run whose lease ran out) and, of those, the ones a Stop was asked for elsewhere.
+ * Set the leases of runs this instance executes: the heartbeat extends them, a stopping instance gives them up
+ * (null, so that another instance takes the runs over at once). Returns the runs it still holds (another instance
+ * may have taken over a run whose lease ran out) and, of those, the ones a Stop was asked for elsewhere.
  */
-export async function renewLeases(instanceId: string, runIds: string[], leaseUntil: Date): Promise<{ held: string[]; cancelRequested: string[] }> {
+export async function setLeases(instanceId: string, runIds: string[], leaseUntil: Date | null): Promise<{ held: string[]; cancelRequested: string[] }> {
   if (runIds.length === 0) return { held: [], cancelRequested: [] };
   const held = await sql.rows<{ id: string; cancelRequested: unknown }>(
     `UPDATE "Run" SET "leaseUntil" = ? WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running' RETURNING "id", "cancelRequested"`,
     [leaseUntil, ...runIds, instanceId],
   );
   return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id) };
-}
-
-/**
- * Give up this instance's leases on these runs now (it is stopping), so that another instance takes them over at
- * once instead of when the leases would have run out.
- */
-export async function releaseLeases(instanceId: string, runIds: string[]): Promise<void> {
-  if (runIds.length === 0) return;
-  await sql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running'`, [
-    ...runIds,
-    instanceId,
-  ]);
 }
 
 export async function requestCancel(runId: string): Promise<void> {

@@ -14,8 +14,8 @@ const WRITE_ATTEMPTS = 4;
  * it for the database, which is written in batches off the hot path so that streaming never waits on a write.
  * While one batch is being stored, the next gathers (and packs) the events emitted meanwhile.
  * The run's events stay in memory until it ends, so a client that connects mid-run misses nothing. Once `end`
- * is called the log is closed: a late event is dropped (and logged once), never numbered or stored, since its
- * seq would belong to the next run.
+ * is called the log is closed: a late event is dropped (and logged once; silently after `stop`), never numbered
+ * or stored, since its seq would belong to the next run.
  */
 export class RunChannel {
   readonly events: SequencedEvent[] = [];
@@ -28,6 +28,8 @@ export class RunChannel {
   private ended = false;
   private closed = false;
   private refusedLate = false;
+  /** Closed by `stop`: later events are the run's next instance's to emit, not late. */
+  private stopped = false;
   /**
    * Unknown until `begin`: the run claims its conversation before it reads where the log ends. Till then, the
    * largest seq a stored event can have (a 32-bit column on PostgreSQL), so that readers take every stored one.
@@ -63,7 +65,7 @@ export class RunChannel {
   }
 
   private refuse(event: AgentEvent): void {
-    if (this.refusedLate) return;
+    if (this.refusedLate || this.stopped) return;
     this.refusedLate = true;
     console.error(`Run ${this.runId} emitted a ${event.type} event after it ended; late events are dropped.`);
   }
@@ -102,7 +104,7 @@ export class RunChannel {
    * instance is stopping) and the instance that takes it over numbers its events after the stored ones.
    */
   stop(): Promise<void> {
-    this.refusedLate = true;
+    this.stopped = true;
     return this.end();
   }
 

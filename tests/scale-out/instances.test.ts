@@ -215,4 +215,22 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
     expect(tookOver - stopped).toBeLessThan(LEASE_MS / 2);
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
   });
+
+  it("hands over a run waiting for an approval: no one denied it, and the run ends saying the call's effect is unknown", async () => {
+    const prompt = "Calculate on A, carefully, until A stops.";
+    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
+    const id = (await (await onA.fetch("/api/conversations", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ profile: "careful" }) })).json()).id;
+    void readSse(await onA.send(id, prompt)).catch(() => []);
+    await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
+    const follower = readSse(await onB.events(id));
+    const stopped = performance.now();
+    await a.stop();
+    const events = await follower;
+    expect(performance.now() - stopped).toBeLessThan(LEASE_MS / 2);
+    expectWholeLog(events);
+    expect(ofType(events, "approval_resolved")).toEqual([]);
+    expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "instance_lost" })]);
+    // The call was neither made nor refused: the audit log has nothing to say about it.
+    expect((await (await onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
+  });
 });
