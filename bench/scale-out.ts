@@ -1,5 +1,7 @@
+import fs from "node:fs";
+import { availableParallelism } from "node:os";
 import { Api, ofType } from "../tests/support/api";
-import { scriptedApp, type AppServer } from "../tests/support/app-server";
+import { cpuMsOf, scriptedApp, type AppServer } from "../tests/support/app-server";
 import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
 import { ModelServer } from "../tests/support/model-server";
 import startPostgres from "../tests/support/postgres";
@@ -21,6 +23,11 @@ interface LoadResult {
   latencies: { ms: number; index: number }[];
   /** What the first run that did not complete ended with. */
   firstFailure?: string;
+  /**
+   * CPU used during the load, in cores: each instance (all its threads), this process (the model server and the
+   * clients) and PostgreSQL (all its processes; 0 with SQLite).
+   */
+  cores: { instances: number[]; loadGenerator: number; postgres: number };
 }
 
 /**
@@ -44,6 +51,7 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
     }
     return false;
   };
+  const cpuBefore = { instances: instances.map((instance) => instance.cpuMs().process), loadGenerator: process.cpuUsage(), postgres: postgresCpuMs() };
   const [wallMs, results] = await timed(() =>
     Promise.all(
       conversations.map(async ({ id }, index) => {
@@ -55,6 +63,12 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       }),
     ),
   );
+  const { user, system } = process.cpuUsage(cpuBefore.loadGenerator);
+  const cores = {
+    instances: instances.map((instance, i) => (instance.cpuMs().process - cpuBefore.instances[i]) / wallMs),
+    loadGenerator: (user + system) / 1000 / wallMs,
+    postgres: (postgresCpuMs() - cpuBefore.postgres) / wallMs,
+  };
   let problems = 0;
   let notCompleted = 0;
   let firstFailure: string | undefined;
@@ -67,7 +81,7 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       firstFailure ??= JSON.stringify([...ofType(streamed, "error"), streamed.at(-1)?.data, followed.at(-1)?.data]);
     }
   }
-  return { wallMs, problems, notCompleted, latencies, firstFailure };
+  return { wallMs, problems, notCompleted, latencies, firstFailure, cores };
 }
 
 function report(title: string, result: LoadResult): void {
@@ -80,6 +94,25 @@ function report(title: string, result: LoadResult): void {
   console.log(`  a delta from the model server's write to the follower's read: ${latency(result.latencies)}`);
   console.log(`    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(result.latencies.filter(({ index }) => index < STARTING_DELTAS))}`);
   console.log(`    after them, every run streaming: ${latency(result.latencies.filter(({ index }) => index >= STARTING_DELTAS))}`);
+  const percent = (cores: number) => `${Math.round(cores * 100)}%`;
+  const { instances, loadGenerator, postgres } = result.cores;
+  console.log(
+    `  CPU over the load, of one core: instances ${instances.map(percent).join(", ")}; PostgreSQL ${percent(postgres)}; load generator ${percent(loadGenerator)} ` +
+      `(the machine has ${availableParallelism()})`,
+  );
+}
+
+/** CPU time of every PostgreSQL process on the machine, the backends that have exited included (through the postmaster). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") total += cpuMsOf(`/proc/${pid}/stat`, { children: true });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }
 
 /** The same live load on two instances sharing PostgreSQL (followed across instances) and on one with SQLite. */

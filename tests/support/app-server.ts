@@ -19,6 +19,16 @@ export async function freePort(): Promise<number> {
 export { tempDataDir } from "./database";
 
 /**
+ * CPU time in ms from a /proc stat file (a process's or a thread's): utime + stime, and with `children` the
+ * waited-for children's too (cutime + cstime).
+ */
+export function cpuMsOf(statFile: string, { children = false } = {}): number {
+  const fields = fs.readFileSync(statFile, "utf8").split(") ")[1].split(" ");
+  const ticks = [11, 12, ...(children ? [13, 14] : [])].reduce((sum, field) => sum + Number(fields[field]), 0);
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
  * The production server (`server.mjs`, from the build that `npm test` makes first), on its own port and
  * database, in its own process group so that stopping it stops everything it started.
  */
@@ -69,11 +79,7 @@ export class AppServer {
    */
   cpuMs(): { process: number; mainThread: number } {
     const pid = this.child!.pid!;
-    const read = (file: string) => {
-      const fields = fs.readFileSync(file, "utf8").split(") ")[1].split(" ");
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-    };
-    return { process: read(`/proc/${pid}/stat`), mainThread: read(`/proc/${pid}/task/${pid}/stat`) };
+    return { process: cpuMsOf(`/proc/${pid}/stat`), mainThread: cpuMsOf(`/proc/${pid}/task/${pid}/stat`) };
   }
 
   /** The server's command line as the kernel has it: after a restart with its Node flags (lib/server-runtime.mjs), those. */
