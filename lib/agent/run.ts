@@ -103,10 +103,11 @@ export class Run {
   private starting: Promise<void> = Promise.resolve();
   /** Calls waiting for a person's answer, by approval id. */
   private readonly approvals = new Map<string, (approved: boolean) => void>();
-  /** Nothing more is written from here: another instance took the run over, or will as this one stops. */
-  private lost = false;
-  /** This instance is stopping: what the run emitted is being stored (`suspend`), nothing after it. */
-  private suspended = false;
+  /**
+   * Why nothing more is written from here: another instance took the run over (`abandon`: what is unwritten is
+   * dropped), or this instance is stopping (`suspend`: what the run emitted is being stored, nothing after it).
+   */
+  private leaving?: "abandoned" | "suspended";
   private finishing = false;
 
   private constructor(
@@ -186,9 +187,9 @@ export class Run {
   }
 
   abandon(): void {
-    if (this.finishing) return;
+    if (this.finishing || this.leaving) return;
     console.error(`Run ${this.id} lost its lease to another instance; it stops here without writing more.`);
-    this.lost = true;
+    this.leaving = "abandoned";
     this.cancel();
   }
 
@@ -199,9 +200,8 @@ export class Run {
   async suspend(): Promise<void> {
     // A run that failed to start has nothing to hand over.
     if (!(await this.starting.then(() => true, () => false))) return;
-    if (this.finishing || this.lost) return this.execution;
-    this.lost = true;
-    this.suspended = true;
+    if (this.finishing || this.leaving) return this.execution;
+    this.leaving = "suspended";
     // Closed to new events before the cancel, whose own events (a denied approval, a cancelled call) are not true.
     const stored = this.channel.stop();
     this.cancel();
@@ -228,7 +228,7 @@ export class Run {
       };
       // A hand-over leaves the question open: no one denied the call, and the instance that takes the run over
       // ends its step (the call's effect is unknown to it).
-      const deny = () => (this.suspended ? undefined : answer(false));
+      const deny = () => (this.leaving === "suspended" ? undefined : answer(false));
       this.approvals.set(approvalId, answer);
       signal.addEventListener("abort", deny, { once: true });
       this.channel.emit({ type: "approval_requested", step, callId, approvalId, tool, input });
@@ -281,9 +281,8 @@ export class Run {
 
   private async finish({ status, steps, answer }: AgentOutcome): Promise<void> {
     this.finishing = true;
-    if (this.lost) {
-      // Taken over, its unwritten events are dropped; suspended, they are being stored (channel.stop).
-      if (!this.suspended) this.channel.discard();
+    if (this.leaving) {
+      if (this.leaving === "abandoned") this.channel.discard();
       claims.release(this);
       return;
     }

@@ -3,7 +3,7 @@ import { Api, ofType } from "../support/api";
 import { AppServer, scriptedApp } from "../support/app-server";
 import { freshDatabaseUrl } from "../support/database";
 import { ModelServer } from "../support/model-server";
-import { readSse, type SseMessage } from "../support/sse";
+import { readSse, watchSse } from "../support/sse";
 
 const WORD_COUNT = `function run(inputs) {
   const words = inputs.text.trim().split(/\\s+/).filter(Boolean);
@@ -104,14 +104,10 @@ describe("the agent loop over HTTP", () => {
     // The first process streams faster than its event log is stored until it is stopped; the next one is answered.
     model.script(prompt, () => (++requests === 1 ? { deltas: 2000, numbered: true, delayMs: 5 } : { text: "Answered after the restart." }));
     const conversation = await api.createConversation();
-    const shown: SseMessage[] = [];
-    const sent = readSse(await api.send(conversation.id, prompt), (message) => {
-      shown.push(message);
-      return false;
-    }).catch(() => "cut off");
+    const { shown, end } = watchSse(await api.send(conversation.id, prompt));
     await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(30);
     await app.stop();
-    expect(await sent).toBe("cut off");
+    expect(await end).toBe("cut off");
     await startApp();
 
     const events = await readSse(await api.events(conversation.id));

@@ -8,7 +8,7 @@ import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl, sqlClient } from "../support/database";
 import { ModelServer } from "../support/model-server";
-import { readSse, type SseMessage } from "../support/sse";
+import { readSse, watchSse, type SseMessage } from "../support/sse";
 
 const LEASE_MS = 2_000;
 /** run_code's input for a call that is still running when the test acts. */
@@ -193,11 +193,7 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
     // Deltas faster than the event log's batches, so that the instance always holds events it has shown but not stored.
     model.script(prompt, [{ deltas: 400, numbered: true, delayMs: 5 }]);
     const { id } = await onA.createConversation();
-    const seenOnA: SseMessage[] = [];
-    const streamOnA = readSse(await onA.send(id, prompt), (message) => {
-      seenOnA.push(message);
-      return false;
-    }).catch(() => "cut off");
+    const { shown: seenOnA, end: streamOnA } = watchSse(await onA.send(id, prompt));
     await expect.poll(() => ofType(seenOnA, "text_delta").length).toBeGreaterThan(50);
     let tookOver = Number.NaN;
     const follower = readSse(await onB.events(id), (message) => {

@@ -36,3 +36,19 @@ export async function readSse(response: Response, until?: (message: SseMessage) 
   }
   return messages;
 }
+
+/**
+ * Read an SSE response as a client shown it live: `shown` grows as messages arrive, and `end` says whether the
+ * stream ended normally or its connection was cut (a server that stopped or died).
+ */
+export function watchSse(response: Response): { shown: SseMessage[]; end: Promise<"ended" | "cut off"> } {
+  const shown: SseMessage[] = [];
+  const end = readSse(response, (message) => {
+    shown.push(message);
+    return false;
+  }).then(
+    () => "ended" as const,
+    () => "cut off" as const,
+  );
+  return { shown, end };
+}
