@@ -6,6 +6,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { config, databaseConfig } from "@/lib/config";
 import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
+import { OneConnectionAdapterFactory } from "./one-connection";
 import { SharedAdapterFactory, Sql } from "./sql";
 
 /** Which database this process uses (DATABASE_URL): SQLite, embedded, or PostgreSQL, shared by many instances. */
@@ -24,7 +25,7 @@ function connect(): { db: PrismaClient; sql: Sql } {
     client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
   } else {
     fs.mkdirSync(path.dirname(database.file), { recursive: true });
-    adapter = new SharedAdapterFactory(new PrismaBetterSQLite3({ url: database.file }));
+    adapter = new SharedAdapterFactory(new OneConnectionAdapterFactory(new PrismaBetterSQLite3({ url: database.file })));
     client = new PrismaClient({ adapter });
   }
   return { db: client, sql: new Sql(adapter, () => client.$connect()) };

@@ -5,7 +5,8 @@ import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory }
  * Measured on this machine: a Prisma `findFirst` or `create` costs about 1.1 ms of CPU (most of it planning the
  * query in Prisma's WebAssembly compiler, on every call), the same statement through the adapter 0.01-0.1 ms;
  * a run made some fifteen of them. The adapter is the one Prisma holds, so these statements share its connection
- * (SQLite: one connection, the same transactions) and its pool (PostgreSQL), and its conversions of values.
+ * (SQLite: one connection, where they wait while a transaction is open, lib/db/one-connection.ts) and its pool
+ * (PostgreSQL), and its conversions of values.
  *
  * SQL is written once for both providers: "quoted" identifiers, `?` placeholders (numbered for PostgreSQL
  * here), and nothing provider-specific; a statement that cannot be written so stays with Prisma.

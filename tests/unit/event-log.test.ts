@@ -9,6 +9,7 @@ process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
 let RunChannel: typeof import("@/lib/events/channel").RunChannel;
 let conversationEventStream: typeof import("@/lib/events/replay").conversationEventStream;
 let db: typeof import("@/lib/db/client").db;
+let transaction: typeof import("@/lib/db/client").transaction;
 let listEvents: typeof import("@/lib/db/events").listEvents;
 let packing: typeof import("@/lib/events/packing");
 
@@ -17,7 +18,7 @@ beforeAll(async () => {
   expect(migrate.status, migrate.stderr).toBe(0);
   ({ RunChannel } = await import("@/lib/events/channel"));
   ({ conversationEventStream } = await import("@/lib/events/replay"));
-  ({ db } = await import("@/lib/db/client"));
+  ({ db, transaction } = await import("@/lib/db/client"));
   ({ listEvents } = await import("@/lib/db/events"));
   packing = await import("@/lib/events/packing");
 });
@@ -107,5 +108,33 @@ describe("the event log", () => {
     await channel.end();
     const text = await conversationEventStream(id, 0, undefined).text();
     expect(text).toBe(`id: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`);
+  });
+
+  it("keeps what runs stored while another request's transaction was open, when that transaction rolls back", async () => {
+    // SQLite has one connection: a statement sent while a transaction is open ran inside it and was rolled back
+    // with it, although its caller had been told it was stored.
+    const { id } = await conversation();
+    const channel = new RunChannel(id, "run-t");
+    channel.begin(1);
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const failed = transaction(async (tx) => {
+      await tx.conversation.create({ data: { ownerId: "rolled-back" } });
+      opened();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      throw new Error("the transaction gives up");
+    }).catch((error: Error) => error.message);
+    await open;
+    channel.emit({ type: "text_delta", step: 1, delta: "kept" });
+    const other = db.conversation.create({ data: { ownerId: "outside" } });
+    // Both are sent while the transaction is open (the channel's writer gathers for a few ms).
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await failed).toBe("the transaction gives up");
+    await channel.end();
+    const { id: otherId } = await other;
+
+    expect(await listEvents(id)).toEqual(channel.events);
+    expect(await db.conversation.findUnique({ where: { id: otherId } })).not.toBeNull();
+    expect(await db.conversation.count({ where: { ownerId: "rolled-back" } })).toBe(0);
   });
 });
