@@ -21,6 +21,8 @@ interface LoadResult {
   notCompleted: number;
   /** From the model server's write of a delta to a follower's read of it, in ms, and which delta of its run it was. */
   latencies: { ms: number; index: number }[];
+  /** The same, read from the run's own stream on the instance that executes it. */
+  ownLatencies: { ms: number; index: number }[];
   /** What the first run that did not complete ended with. */
   firstFailure?: string;
   /**
@@ -44,10 +46,11 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
     model.script(`${label} ${index}`, [{ toolCalls: [{ name: "calculate", args: { expression: `${index} * 2` } }] }, { deltas: DELTAS, stamped: true, delayMs: DELTA_GAP_MS }]),
   );
   const latencies: LoadResult["latencies"] = [];
-  const stamp = (message: SseMessage) => {
+  const ownLatencies: LoadResult["latencies"] = [];
+  const stampInto = (into: LoadResult["latencies"]) => (message: SseMessage) => {
     if (message.data.type === "text_delta") {
       const [index, writtenAt] = String(message.data.delta).slice(0, -1).split("@");
-      latencies.push({ ms: performance.now() - Number(writtenAt), index: Number(index) });
+      into.push({ ms: performance.now() - Number(writtenAt), index: Number(index) });
     }
     return false;
   };
@@ -57,8 +60,8 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       conversations.map(async ({ id }, index) => {
         const executing = clients[index % clients.length];
         const following = clients[(index + 1) % clients.length];
-        const stream = readSse(await executing.send(id, `${label} ${index}`));
-        const followed = readSse(await following.events(id), stamp);
+        const stream = readSse(await executing.send(id, `${label} ${index}`), stampInto(ownLatencies));
+        const followed = readSse(await following.events(id), stampInto(latencies));
         return { streamed: await stream, followed: await followed };
       }),
     ),
@@ -81,7 +84,7 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       firstFailure ??= JSON.stringify([...ofType(streamed, "error"), streamed.at(-1)?.data, followed.at(-1)?.data]);
     }
   }
-  return { wallMs, problems, notCompleted, latencies, firstFailure, cores };
+  return { wallMs, problems, notCompleted, latencies, ownLatencies, firstFailure, cores };
 }
 
 function report(title: string, result: LoadResult): void {
@@ -94,6 +97,8 @@ function report(title: string, result: LoadResult): void {
   console.log(`  a delta from the model server's write to the follower's read: ${latency(result.latencies)}`);
   console.log(`    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(result.latencies.filter(({ index }) => index < STARTING_DELTAS))}`);
   console.log(`    after them, every run streaming: ${latency(result.latencies.filter(({ index }) => index >= STARTING_DELTAS))}`);
+  console.log(`  the same, read from the run's own stream on the executing instance: ${latency(result.ownLatencies)}`);
+  console.log(`    after each run's first ${STARTING_DELTAS} deltas: ${latency(result.ownLatencies.filter(({ index }) => index >= STARTING_DELTAS))}`);
   const percent = (cores: number) => `${Math.round(cores * 100)}%`;
   const { instances, loadGenerator, postgres } = result.cores;
   console.log(
