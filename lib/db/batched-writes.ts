@@ -1,8 +1,8 @@
 import { sql } from "./client";
 import { insertSql, type SqlValue } from "./sql";
 
-/** Rows that are stored at once without waiting. */
-const GATHER_ROWS = 2_000;
+/** A batch's rows, unless told otherwise: it is stored at once when it has this many, and never holds more. */
+const MAX_ROWS = 1_000;
 
 interface Pending<Item> {
   item: Item;
@@ -12,8 +12,9 @@ interface Pending<Item> {
 
 /**
  * Writes of one kind from every live run, gathered for a few milliseconds and stored by one statement, so that a
- * hundred live runs cost a statement every few milliseconds instead of a hundred. A batch that fails is stored
- * again one item at a time, so that one item's failure (a constraint, a trigger) is never another's.
+ * hundred live runs cost a statement every few milliseconds instead of a hundred. A batch is one statement, stored
+ * or refused whole; one that fails is stored again one item at a time, so that one item's failure (a constraint,
+ * a trigger) is never another's.
  */
 export class BatchedWrites<Item> {
   private pending: Pending<Item>[] = [];
@@ -29,27 +30,33 @@ export class BatchedWrites<Item> {
        * process is idle; under load a turn holds many runs' writes).
        */
       gatherMs: number;
-      /** How many rows an item writes (a batch is stored at once past GATHER_ROWS). */
+      /** How many rows an item writes. */
       rowsOf?: (item: Item) => number;
+      /** The most rows `store` writes in one statement: a batch never holds more (but for an item that has more). */
+      maxRows?: number;
       /** Called with the items once they are stored. */
       stored?: (items: Item[]) => void;
     },
   ) {
     this.gatherMs = options.gatherMs;
     this.rowsOf = options.rowsOf ?? (() => 1);
+    this.maxRows = options.maxRows ?? MAX_ROWS;
     this.stored = options.stored ?? (() => {});
   }
 
   private readonly gatherMs: number;
   private readonly rowsOf: (item: Item) => number;
+  private readonly maxRows: number;
   private readonly stored: (items: Item[]) => void;
 
   /** Store an item; resolves once it is stored, rejects when it cannot be. */
   write(item: Item): Promise<void> {
     return new Promise((resolve, reject) => {
+      const rows = this.rowsOf(item);
+      if (this.rows > 0 && this.rows + rows > this.maxRows) this.flush();
       this.pending.push({ item, resolve, reject });
-      this.rows += this.rowsOf(item);
-      if (this.rows >= GATHER_ROWS) this.flush();
+      this.rows += rows;
+      if (this.rows >= this.maxRows) this.flush();
       else this.cancelGathering ??= this.gather();
     });
   }

@@ -22,7 +22,7 @@ export async function appendEvents(rows: ConversationEventRow[], client: SqlExec
 const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"];
 
 /** Rows per statement: 7 parameters each stays well under SQLite's and PostgreSQL's parameter limits. */
-const INSERT_ROWS = 1000;
+export const INSERT_ROWS = 1000;
 
 /** Persisted events with seq in (after, before), in order; `client` is a transaction's when read inside one. */
 export async function listEvents(

@@ -1,5 +1,5 @@
 import { BatchedWrites } from "@/lib/db/batched-writes";
-import { appendEvents, type ConversationEventRow } from "@/lib/db/events";
+import { appendEvents, INSERT_ROWS, type ConversationEventRow } from "@/lib/db/events";
 import { notifications } from "@/lib/db/notifications";
 import type { EventRow } from "./packing";
 
@@ -20,6 +20,7 @@ const createEventWriter = () =>
       // A short wait that buys one statement for every streaming run's rows.
       gatherMs: 8,
       rowsOf: ({ rows }) => rows.length,
+      maxRows: INSERT_ROWS,
       stored: (batch) => batch.forEach(({ conversationId, rows }) => notifications.announceStored(conversationId, rows.at(-1)!.lastSeq)),
     },
   );

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { tempDataDir } from "../support/app-server";
 import { readSse } from "../support/sse";
 
@@ -11,6 +11,7 @@ let conversationEventStream: typeof import("@/lib/events/replay").conversationEv
 let db: typeof import("@/lib/db/client").db;
 let transaction: typeof import("@/lib/db/client").transaction;
 let listEvents: typeof import("@/lib/db/events").listEvents;
+let appendEvents: typeof import("@/lib/db/events").appendEvents;
 let packing: typeof import("@/lib/events/packing");
 
 beforeAll(async () => {
@@ -19,7 +20,7 @@ beforeAll(async () => {
   ({ RunChannel } = await import("@/lib/events/channel"));
   ({ conversationEventStream } = await import("@/lib/events/replay"));
   ({ db, transaction } = await import("@/lib/db/client"));
-  ({ listEvents } = await import("@/lib/db/events"));
+  ({ listEvents, appendEvents } = await import("@/lib/db/events"));
   packing = await import("@/lib/events/packing");
 });
 
@@ -136,5 +137,32 @@ describe("the event log", () => {
     expect(await listEvents(id)).toEqual(channel.events);
     expect(await db.conversation.findUnique({ where: { id: otherId } })).not.toBeNull();
     expect(await db.conversation.count({ where: { ownerId: "rolled-back" } })).toBe(0);
+  });
+
+  it("stores each gathered batch in one statement, so that a run whose rows are refused never fails the others'", async () => {
+    // Three runs' rows gathered in one turn, more than one INSERT takes: when the second statement was refused
+    // (a row of the third run), the batch was stored again run by run, and the rows the first statement had
+    // stored were refused as duplicates: the other runs' events were reported as not stored.
+    const runs = await Promise.all(["run-a", "run-b", "run-x"].map(async (runId) => ({ runId, conversationId: (await conversation()).id })));
+    const broken = runs[2];
+    await appendEvents([{ conversationId: broken.conversationId, seq: 350, lastSeq: 350, runId: "earlier", type: "step_started", data: "{}" }]);
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const channels = runs.map(({ conversationId, runId }) => {
+        const channel = new RunChannel(conversationId, runId);
+        channel.begin(1);
+        // Not deltas, so not packed: a row each.
+        for (let step = 1; step <= 400; step++) channel.emit({ type: "step_started", step });
+        return channel;
+      });
+      await Promise.all(channels.map((channel) => channel.end()));
+
+      for (const channel of channels.slice(0, 2)) expect(await listEvents(channel.conversationId)).toEqual(channel.events);
+      const reported = errors.mock.calls.map((call) => String(call[0]));
+      expect(reported.filter((message) => message.includes("run-a") || message.includes("run-b"))).toEqual([]);
+      expect(reported.some((message) => message.includes("run-x"))).toBe(true);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });
