@@ -17,8 +17,8 @@ export interface LeasedRun {
   readonly id: string;
   readonly conversationId: string;
   cancel(): void;
-  /** The lease was lost (another instance has the run): stop at once and write nothing more. */
-  abandon(): void;
+  /** The lease was lost, or may be (another instance has or may take the run): stop at once and write nothing more. */
+  abandon(why: string): void;
   /** This instance is stopping: store what the run emitted, then stop it and write nothing more. */
   suspend(): Promise<void>;
   resolveApproval(approvalId: string, approved: boolean): boolean;
@@ -32,6 +32,8 @@ export class RunClaims<Run extends LeasedRun> {
   /** The runs this instance executes, by conversation. */
   private readonly local = new Map<string, Run>();
   private timer?: NodeJS.Timeout;
+  /** Fires shortly before this instance's leases run out unless a heartbeat renews them first (`fence`). */
+  private fenceTimer?: NodeJS.Timeout;
   /** The heartbeat in progress, which a hand-over waits for so that it cannot renew a lease given up. */
   private ticking: Promise<void> = Promise.resolve();
   private takeOver?: (run: AbandonedRun) => Promise<void>;
@@ -77,6 +79,7 @@ export class RunClaims<Run extends LeasedRun> {
     await notifications.ready();
     // SQLite: this is the only process, so every running run was its predecessor's, whatever its lease says.
     await this.takeOverAbandoned(provider === "sqlite" ? null : new Date());
+    this.armFence(Date.now());
     const tick = async () => {
       try {
         await this.heartbeat();
@@ -101,6 +104,7 @@ export class RunClaims<Run extends LeasedRun> {
   async handOver(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
+    clearTimeout(this.fenceTimer);
     await this.ticking;
     const runs = [...this.local.values()];
     this.local.clear();
@@ -109,7 +113,7 @@ export class RunClaims<Run extends LeasedRun> {
     await Promise.all(
       runs.map(async (run) => {
         // A run whose lease another instance has taken stores nothing more: its events are that instance's now.
-        if (!held.includes(run.id)) return run.abandon();
+        if (!held.includes(run.id)) return this.abandon(run, "another instance took it over");
         await run.suspend();
         await setLeases(this.instanceId, [run.id], null);
       }),
@@ -134,12 +138,43 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   private async heartbeat(): Promise<void> {
+    const sent = Date.now();
     const runs = [...this.local.values()];
-    const { held, cancelRequested } = await setLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
+    const { held, cancelRequested } = await setLeases(this.instanceId, runs.map((run) => run.id), new Date(sent + config.leaseMs));
+    this.armFence(sent);
     for (const run of runs) {
-      if (!held.includes(run.id)) run.abandon();
+      if (!held.includes(run.id)) this.abandon(run, "another instance took it over");
       else if (cancelRequested.includes(run.id)) run.cancel();
     }
+  }
+
+  /**
+   * Leases renewed at `renewedAt` run out a lease later: a tick before that, unless a heartbeat has renewed them
+   * since, this instance stops its runs (`fence`). PostgreSQL only: with SQLite no other process can take a run.
+   */
+  private armFence(renewedAt: number): void {
+    if (provider !== "postgresql") return;
+    clearTimeout(this.fenceTimer);
+    this.fenceTimer = setTimeout(() => this.fence(), renewedAt + config.leaseMs - tickMs() - Date.now());
+    this.fenceTimer.unref();
+  }
+
+  /**
+   * The heartbeat has not reached the database for almost a lease (a network partition, a database restart):
+   * other instances are about to take this one's runs for dead and take them over. It stops them first, so that
+   * no run goes on in two places (two model streams, tool calls with effects made twice). Once the database is
+   * back, an instance (this one, maybe) takes them over from what was stored.
+   */
+  private fence(): void {
+    const runs = [...this.local.values()];
+    if (runs.length > 0) console.error(`The run leases could not be renewed for ${config.leaseMs - tickMs()} ms; this instance stops its ${runs.length} runs.`);
+    for (const run of runs) this.abandon(run, "its lease could not be renewed");
+  }
+
+  /** The run stops here at once and writes nothing more; its conversation is free here (see `claim`). */
+  private abandon(run: Run, why: string): void {
+    this.release(run);
+    run.abandon(why);
   }
 
   private async takeOverAbandoned(now: Date | null): Promise<void> {

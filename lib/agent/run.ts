@@ -104,8 +104,8 @@ export class Run {
   /** Calls waiting for a person's answer, by approval id. */
   private readonly approvals = new Map<string, (approved: boolean) => void>();
   /**
-   * Why nothing more is written from here: another instance took the run over (`abandon`: what is unwritten is
-   * dropped), or this instance is stopping (`suspend`: what the run emitted is being stored, nothing after it).
+   * Why nothing more is written from here: another instance took the run over or may (`abandon`: what is unwritten
+   * is dropped), or this instance is stopping (`suspend`: what the run emitted is being stored, nothing after it).
    */
   private leaving?: "abandoned" | "suspended";
   private finishing = false;
@@ -186,10 +186,13 @@ export class Run {
     this.controller.abort(new Error("The run was cancelled."));
   }
 
-  abandon(): void {
+  /** The lease is lost, or about to be (claims.ts): the run stops at once, and what it has not stored is dropped. */
+  abandon(why: string): void {
     if (this.finishing || this.leaving) return;
-    console.error(`Run ${this.id} lost its lease to another instance; it stops here without writing more.`);
+    console.error(`Run ${this.id} stops here without writing more: ${why}.`);
     this.leaving = "abandoned";
+    // Its followers here end now, and find what comes next where it is stored.
+    this.channel.discard();
     this.cancel();
   }
 
@@ -226,9 +229,9 @@ export class Run {
         this.channel.emit({ type: "approval_resolved", step, callId, approvalId, approved });
         resolve(approved);
       };
-      // A hand-over leaves the question open: no one denied the call, and the instance that takes the run over
-      // ends its step (the call's effect is unknown to it).
-      const deny = () => (this.leaving === "suspended" ? undefined : answer(false));
+      // A run leaving this instance leaves the question open: no one denied the call, and the instance that takes
+      // the run over ends its step (the call's effect is unknown to it).
+      const deny = () => (this.leaving ? undefined : answer(false));
       this.approvals.set(approvalId, answer);
       signal.addEventListener("abort", deny, { once: true });
       this.channel.emit({ type: "approval_requested", step, callId, approvalId, tool, input });
@@ -282,7 +285,6 @@ export class Run {
   private async finish({ status, steps, answer }: AgentOutcome): Promise<void> {
     this.finishing = true;
     if (this.leaving) {
-      if (this.leaving === "abandoned") this.channel.discard();
       claims.release(this);
       return;
     }

@@ -28,7 +28,7 @@ export class RunChannel {
   private ended = false;
   private closed = false;
   private refusedLate = false;
-  /** Closed by `stop`: later events are the run's next instance's to emit, not late. */
+  /** Closed by `stop` or `discard`: later events are the run's next instance's to emit, not late. */
   private stopped = false;
   /**
    * Unknown until `begin`: the run claims its conversation before it reads where the log ends. Till then, the
@@ -113,6 +113,7 @@ export class RunChannel {
    * after the stored ones itself. Followers here end, and find the rest where it is stored.
    */
   discard(): void {
+    this.stopped = true;
     this.closed = true;
     clearTimeout(this.flushTimer);
     this.unwritten = [];

@@ -9,6 +9,7 @@ import { scriptedApp, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl, sqlClient } from "../support/database";
 import { ModelServer } from "../support/model-server";
 import { readSse, watchSse, type SseMessage } from "../support/sse";
+import { TcpProxy } from "../support/tcp-proxy";
 
 const LEASE_MS = 2_000;
 /** run_code's input for a call that is still running when the test acts. */
@@ -28,7 +29,7 @@ fs.writeFileSync(configFile, CONFIG);
 
 const model = new ModelServer();
 const databaseUrl = freshDatabaseUrl();
-const instance = () => scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile }, databaseUrl);
+const instance = (url = databaseUrl) => scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile }, url);
 let a: AppServer;
 let b: AppServer;
 /** One person, whose requests reach either instance. */
@@ -228,5 +229,42 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
     expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "instance_lost" })]);
     // The call was neither made nor refused: the audit log has nothing to say about it.
     expect((await (await onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
+  });
+});
+
+describe("an instance cut off from the database", () => {
+  it("stops its runs before its lease runs out, so that they run in one place only; another instance takes them over", async () => {
+    // C reaches PostgreSQL through a relay that the test partitions.
+    const proxy = new TcpProxy(Number(new URL(databaseUrl).port));
+    await proxy.start();
+    const proxied = new URL(databaseUrl);
+    proxied.port = new URL(proxy.url).port;
+    const c = instance(proxied.toString());
+    await c.start();
+    try {
+      const onC = Object.assign(new Api(c.url), { cookie: onB.cookie });
+      const prompt = "Stream long on C, which loses its database.";
+      model.script(prompt, [{ text: "far ".repeat(150), chunkSize: 4, delayMs: 40 }]);
+      const { id } = await onC.createConversation();
+      const { shown, end } = watchSse(await onC.send(id, prompt));
+      await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
+      const follower = readSse(await onB.events(id));
+      proxy.hold();
+      // C cannot renew its lease: it stops the run and ends its stream before the lease can run out, not after
+      // the answer (six seconds on) nor never, while another instance would run it again.
+      const ended = await Promise.race([end, new Promise((resolve) => setTimeout(() => resolve("still streaming"), LEASE_MS))]);
+      expect(ended).toBe("ended");
+      const shownByC = shown.length;
+
+      const events = await follower;
+      expectWholeLog(events);
+      expect(ofType(events, "run_resumed")).toEqual([expect.objectContaining({ step: 0 })]);
+      expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      expect(shown).toHaveLength(shownByC);
+    } finally {
+      proxy.heal();
+      await c.stop();
+      await proxy.stop();
+    }
   });
 });

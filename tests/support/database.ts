@@ -1,8 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import pg from "pg";
 
@@ -52,8 +53,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 /** Create the database a URL names if need be, and apply the migrations to it, as `npm start` does. */
 export async function prepareDatabase(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   await ensureDatabase(databaseUrl);
-  const migrated = spawnSync("node", ["scripts/migrate.mjs"], { env: { ...env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
-  if (migrated.status !== 0) throw new Error(`Migration failed: ${migrated.stdout}${migrated.stderr}`);
+  // Not spawnSync: the database may be reached through something this process serves (a test's TCP relay).
+  await promisify(execFile)("node", ["scripts/migrate.mjs"], { env: { ...env, DATABASE_URL: databaseUrl }, encoding: "utf8" }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw new Error(`Migration failed: ${error.stdout}${error.stderr}`);
+  });
 }
 
 /** Plain SQL against a test's database, for checks the API does not expose; `?` placeholders on both providers. */

@@ -1,21 +1,24 @@
 import net from "node:net";
 
-/** A TCP relay in front of a server whose connections a test can cut, as a flaky network would. */
+/**
+ * A TCP relay in front of a server whose connections a test can cut, as a flaky network would, or hold, as a
+ * network partition does.
+ */
 export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   private server?: net.Server;
+  /** Partitioned: nothing is relayed either way, and new connections wait. */
+  private held = false;
   url = "";
 
   constructor(private readonly targetPort: number) {}
 
   async start(): Promise<void> {
     this.server = net.createServer((client) => {
+      this.track(client);
+      if (this.held) return client.pause();
       const upstream = net.connect(this.targetPort, "127.0.0.1");
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => {});
-      }
+      this.track(upstream);
       client.pipe(upstream).pipe(client);
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());
@@ -24,9 +27,30 @@ export class TcpProxy {
     this.url = `http://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
   }
 
+  private track(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("error", () => {});
+  }
+
   /** Cut every open connection; new ones are accepted. */
   dropConnections(): void {
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Partition: bytes in flight stay where they are, and so do new connections, until `heal`. */
+  hold(): void {
+    this.held = true;
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+  }
+
+  /** End the partition: the held connections are reset (as after a long outage), new ones go through again. */
+  heal(): void {
+    this.held = false;
+    this.dropConnections();
   }
 
   async stop(): Promise<void> {
