@@ -27,6 +27,21 @@ export interface LeasedRun {
 /** The heartbeat's period: a third of the lease, at most a second, so a takeover comes within the lease plus a second. */
 const tickMs = () => Math.min(1_000, Math.floor(config.leaseMs / 3));
 
+/**
+ * Wait for `work` for `ms` at most. The next heartbeat does not wait for one whose query hangs on a connection
+ * that went silent for good: it goes through another of the pool's connections (the fence covers the wait).
+ */
+function atMost(ms: number, work: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    work.then(done, done);
+  });
+}
+
 export class RunClaims<Run extends LeasedRun> {
   readonly instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   /** The runs this instance executes, by conversation. */
@@ -90,7 +105,7 @@ export class RunClaims<Run extends LeasedRun> {
     };
     const schedule = () => {
       if (this.stopping) return;
-      this.timer = setTimeout(() => (this.ticking = tick().then(schedule)), tickMs());
+      this.timer = setTimeout(() => (this.ticking = atMost(tickMs(), tick()).then(schedule)), tickMs());
       this.timer.unref();
     };
     schedule();

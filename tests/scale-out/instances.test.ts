@@ -233,16 +233,26 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
 });
 
 describe("an instance cut off from the database", () => {
-  it("stops its runs before its lease runs out, so that they run in one place only; another instance takes them over", async () => {
-    // C reaches PostgreSQL through a relay that the test partitions.
+  /** An instance C that reaches the database through a relay the test partitions; C's client is `onC`. */
+  async function partitionable() {
     const proxy = new TcpProxy(Number(new URL(databaseUrl).port));
     await proxy.start();
     const proxied = new URL(databaseUrl);
     proxied.port = new URL(proxy.url).port;
     const c = instance(proxied.toString());
     await c.start();
+    const onC = Object.assign(new Api(c.url), { cookie: onB.cookie });
+    const stop = async () => {
+      proxy.heal();
+      await c.stop();
+      await proxy.stop();
+    };
+    return { proxy, onC, stop };
+  }
+
+  it("stops its runs before its lease runs out, so that they run in one place only; another instance takes them over", async () => {
+    const { proxy, onC, stop } = await partitionable();
     try {
-      const onC = Object.assign(new Api(c.url), { cookie: onB.cookie });
       const prompt = "Stream long on C, which loses its database.";
       model.script(prompt, [{ text: "far ".repeat(150), chunkSize: 4, delayMs: 40 }]);
       const { id } = await onC.createConversation();
@@ -262,9 +272,29 @@ describe("an instance cut off from the database", () => {
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       expect(shown).toHaveLength(shownByC);
     } finally {
-      proxy.heal();
-      await c.stop();
-      await proxy.stop();
+      await stop();
+    }
+  });
+
+  it("keeps renewing its leases through new connections when one of its connections goes silent for good", async () => {
+    const { proxy, onC, stop } = await partitionable();
+    try {
+      // A partition long enough for a heartbeat's query to be caught in it; those connections never answer again.
+      proxy.hold();
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+      proxy.heal({ reset: false });
+      const prompt = "Stream long on C, whose old connections are dead.";
+      model.script(prompt, [{ text: "near ".repeat(100), chunkSize: 4, delayMs: 40 }]);
+      const { id } = await onC.createConversation();
+      const streamOnC = readSse(await onC.send(id, prompt));
+      const followedOnB = await readSse(await onB.events(id));
+      // Not taken for dead: no other instance took the run over while C ran it.
+      expect(ofType(followedOnB, "run_resumed")).toEqual([]);
+      expectWholeLog(followedOnB);
+      expect(followedOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      expect(await streamOnC).toEqual(followedOnB);
+    } finally {
+      await stop();
     }
   });
 });

@@ -47,10 +47,13 @@ export class TcpProxy {
     }
   }
 
-  /** End the partition: the held connections are reset (as after a long outage), new ones go through again. */
-  heal(): void {
+  /**
+   * End the partition: new connections go through again, and the held ones are reset (as after a long outage),
+   * or left silent for good (`reset: false`), as connections through a router that forgot them are.
+   */
+  heal({ reset = true } = {}): void {
     this.held = false;
-    this.dropConnections();
+    if (reset) this.dropConnections();
   }
 
   async stop(): Promise<void> {
