@@ -59,6 +59,13 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
     [flush],
   );
 
+  /** The trace rebuilt from the log's first event: what was shown past the stored log is being replaced. */
+  const onResync = useCallback(() => {
+    pending.current = [];
+    lastSeen.current = 0;
+    setTrace(emptyTrace);
+  }, []);
+
   /** Read `first` (the POST's stream) or open /events, and keep following until the run ends. */
   const follow = useCallback(
     (first?: Response) => {
@@ -69,10 +76,11 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
         reconnect: (after, signal) => api.events(source, after, signal),
         lastSeenId: () => lastSeen.current,
         onEvent,
+        onResync,
         onState: setConnection,
       });
     },
-    [source, onEvent],
+    [source, onEvent, onResync],
   );
 
   // Opened during a run (or reloaded): show what is stored, then keep following live.

@@ -20,7 +20,7 @@ const WRITE_ATTEMPTS = 4;
 export class RunChannel {
   readonly events: SequencedEvent[] = [];
   private readonly listeners = new Set<Listener>();
-  private readonly endListeners = new Set<() => void>();
+  private readonly endListeners = new Set<(left: boolean) => void>();
   private unwritten: SequencedEvent[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -30,6 +30,8 @@ export class RunChannel {
   private refusedLate = false;
   /** Closed by `stop` or `discard`: later events are the run's next instance's to emit, not late. */
   private stopped = false;
+  /** Closed by `discard`: the events not stored were dropped, and another instance numbers its own after the stored ones. */
+  private discarded = false;
   /**
    * Unknown until `begin`: the run claims its conversation before it reads where the log ends. Till then, the
    * largest seq a stored event can have (a 32-bit column on PostgreSQL), so that readers take every stored one.
@@ -72,12 +74,14 @@ export class RunChannel {
 
   /**
    * Follow the run: returns the events so far with seq > after, then calls `onEvent` for each new one and
-   * `onEnd` when the run has ended and all its events are stored.
+   * `onEnd` when the run has ended and all its events are stored, or, with `left`, when it left this instance
+   * (discard): then the events it emitted past the stored ones are not the log's, whose next ids another instance
+   * gives to its own.
    */
-  subscribe(after: number, onEvent: Listener, onEnd: () => void): { backlog: SequencedEvent[]; unsubscribe: () => void } {
+  subscribe(after: number, onEvent: Listener, onEnd: (left: boolean) => void): { backlog: SequencedEvent[]; unsubscribe: () => void } {
     const backlog = this.events.filter((event) => event.seq > after);
     if (this.ended) {
-      queueMicrotask(onEnd);
+      queueMicrotask(() => onEnd(this.discarded));
       return { backlog, unsubscribe: () => {} };
     }
     this.listeners.add(onEvent);
@@ -113,6 +117,7 @@ export class RunChannel {
    * after the stored ones itself. Followers here end, and find the rest where it is stored.
    */
   discard(): void {
+    this.discarded = true;
     this.stopped = true;
     this.closed = true;
     clearTimeout(this.flushTimer);
@@ -122,7 +127,7 @@ export class RunChannel {
 
   private close(): void {
     this.ended = true;
-    for (const onEnd of this.endListeners) onEnd();
+    for (const onEnd of this.endListeners) onEnd(this.discarded);
     this.listeners.clear();
     this.endListeners.clear();
   }

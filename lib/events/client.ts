@@ -1,13 +1,15 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { errorFrom } from "@/lib/api/client";
+import { RESYNC } from "@/lib/events/types";
 import type { TraceEvent } from "@/lib/trace/state";
 
 /**
  * Read a text/event-stream response to its end, handing each event to `onEvent` with its SSE id. The one reader
  * of the browser: the POST that starts a run and the GET that follows one are read alike. Parsing is
- * eventsource-parser's (multi-line data, CRLF, comments and retry fields as the spec says).
+ * eventsource-parser's (multi-line data, CRLF, comments and retry fields as the spec says). Resolves with
+ * "resync" when the stream ended telling the client to read the log again from the start.
  */
-export async function readEventStream(response: Response, onEvent: (event: TraceEvent) => void, signal?: AbortSignal): Promise<void> {
+export async function readEventStream(response: Response, onEvent: (event: TraceEvent) => void, signal?: AbortSignal): Promise<typeof RESYNC | undefined> {
   if (!response.ok || !response.body) throw await errorFrom(response);
   const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
   const cancel = () => void reader.cancel().catch(() => {});
@@ -15,7 +17,8 @@ export async function readEventStream(response: Response, onEvent: (event: Trace
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) return undefined;
+      if (value.event === RESYNC) return RESYNC;
       if (value.data) onEvent({ ...JSON.parse(value.data), id: Number(value.id) });
     }
   } finally {
@@ -33,6 +36,8 @@ export interface FollowOptions {
   /** The newest id seen so far: where a new connection resumes. */
   lastSeenId: () => number;
   onEvent: (event: TraceEvent) => void;
+  /** Forget every event seen: the next connection reads the log from the start (`lastSeenId` must say 0). */
+  onResync: () => void;
   onState?: (state: FollowState) => void;
 }
 
@@ -41,10 +46,11 @@ const MAX_BACKOFF_MS = 5000;
 /**
  * Follow a conversation's events until the stream ends normally (the run finished, or there was none): a dropped
  * connection reconnects after the last id seen, so nothing is missed or shown twice, with a backoff that starts
- * over once a connection has delivered events. A 4xx (revoked link, deleted conversation) ends it. Returns a stop
- * function.
+ * over once a connection has delivered events. A 4xx (revoked link, deleted conversation) ends it. A stream that
+ * ends with `resync` (its events past the stored log were dropped) starts over from the first event at once.
+ * Returns a stop function.
  */
-export function followEvents({ first, reconnect, lastSeenId, onEvent, onState = () => {} }: FollowOptions): () => void {
+export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, onState = () => {} }: FollowOptions): () => void {
   const controller = new AbortController();
   const { signal } = controller;
   void (async () => {
@@ -55,8 +61,9 @@ export function followEvents({ first, reconnect, lastSeenId, onEvent, onState = 
         const response = pending ?? (await reconnect(lastSeenId(), signal));
         pending = undefined;
         onState("live");
-        await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal);
-        break;
+        if ((await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal)) !== RESYNC) break;
+        onResync();
+        failures = 0;
       } catch (error) {
         if (signal.aborted || isClientError(error)) break;
         failures = delivered ? 1 : failures + 1;

@@ -11,7 +11,8 @@ const RUN_FINISHED_GRACE_MS = 2_000;
 /**
  * A conversation's events with seq > after as SSE: the stored ones, then the live run's events as they happen,
  * ending with the run. Each event goes out once, in order, whatever the timing of the sources. A run this
- * instance executes is followed from its channel; a run another instance executes, from the store.
+ * instance executes is followed from its channel; a run another instance executes, from the store. A run that
+ * leaves this instance with events shown but not stored (its lease lost) ends the stream with `resync`.
  */
 export function conversationEventStream(conversationId: string, after: number, live: RunChannel | undefined): Response {
   return sseResponse((sink) => (live ? followChannel(conversationId, after, live, sink) : followStore(conversationId, after, sink)));
@@ -21,6 +22,8 @@ function followChannel(conversationId: string, after: number, live: RunChannel, 
   let lastSent = after;
   let replaying = true;
   let liveEnded = false;
+  let left = false;
+  const end = () => (left ? sink.resync() : sink.close());
   const heldBack: SequencedEvent[] = [];
   const send = (event: SequencedEvent) => {
     if (event.seq <= lastSent) return;
@@ -32,9 +35,10 @@ function followChannel(conversationId: string, after: number, live: RunChannel, 
   const subscription = live.subscribe(
     after,
     (event) => (replaying ? heldBack.push(event) : send(event)),
-    () => {
+    (runLeft) => {
       liveEnded = true;
-      if (!replaying) sink.close();
+      left = runLeft;
+      if (!replaying) end();
     },
   );
   listEvents(conversationId, after, live.firstSeq).then(
@@ -43,7 +47,7 @@ function followChannel(conversationId: string, after: number, live: RunChannel, 
       for (const event of subscription.backlog) send(event);
       for (const event of heldBack) send(event);
       replaying = false;
-      if (liveEnded) sink.close();
+      if (liveEnded) end();
     },
     (error) => fail(error, sink),
   );

@@ -1,4 +1,4 @@
-import type { SequencedEvent } from "./types";
+import { RESYNC, type SequencedEvent } from "./types";
 
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();
@@ -10,7 +10,15 @@ function formatSse({ seq, event }: SequencedEvent): string {
 export interface SseSink {
   send(event: SequencedEvent): void;
   close(): void;
+  /**
+   * Close with a `resync` message, which has no id: events this stream sent are not the log's (their run left
+   * the instance before storing them, and another numbers its own events after the stored ones), so the client
+   * reads the log again from the start instead of resuming after the last id it saw.
+   */
+  resync(): void;
 }
+
+const resyncMessage = `event: ${RESYNC}\ndata: ${JSON.stringify({ type: RESYNC, message: "The run moved to another server before storing everything shown here; read the log again." })}\n\n`;
 
 /**
  * A text/event-stream response. `start` gets a sink and returns a cleanup, called when the stream closes or the
@@ -44,6 +52,11 @@ export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?
           if (pending.push(formatSse(event)) === 1) setImmediate(drain);
         },
         close: () => setImmediate(finish),
+        resync() {
+          if (closed) return;
+          pending.push(resyncMessage);
+          setImmediate(finish);
+        },
       });
     },
     cancel() {

@@ -1,5 +1,11 @@
 import type { Violation } from "@/lib/sandbox/check";
 
+/**
+ * The one SSE message that is not an event of the log, and has no id: what the stream showed past the stored log
+ * was dropped (its run moved to another instance first), so read the log again from the start.
+ */
+export const RESYNC = "resync";
+
 /** The SSE contract: every event a run streams, and replays, by type. */
 export type RunStatus = "completed" | "max_steps" | "error" | "cancelled";
 

@@ -264,6 +264,8 @@ describe("an instance cut off from the database", () => {
       // the answer (six seconds on) nor never, while another instance would run it again.
       const ended = await Promise.race([end, new Promise((resolve) => setTimeout(() => resolve("still streaming"), LEASE_MS))]);
       expect(ended).toBe("ended");
+      // The events C showed past the stored log are not the log's: its client is told to read the log again.
+      expect(shown.at(-1)!.data.type).toBe("resync");
       const shownByC = shown.length;
 
       const events = await follower;

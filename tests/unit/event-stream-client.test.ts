@@ -73,6 +73,7 @@ describe("followEvents", () => {
         reconnect: (after, signal) => fetch(`${url}?after=${after}`, { signal }),
         lastSeenId: () => seen.at(-1) ?? 0,
         onEvent: (event) => seen.push(event.id),
+        onResync: () => expect.unreachable("no resync was sent"),
         onState: (state) => (states.push(state), state === "done" && resolve()),
       });
     });
@@ -92,8 +93,41 @@ describe("followEvents", () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
     let calls = 0;
     await new Promise<void>((resolve) =>
-      followEvents({ reconnect: (_after, signal) => (calls++, fetch(url, { signal })), lastSeenId: () => 0, onEvent: () => {}, onState: (state) => state === "done" && resolve() }),
+      followEvents({ reconnect: (_after, signal) => (calls++, fetch(url, { signal })), lastSeenId: () => 0, onEvent: () => {}, onResync: () => {}, onState: (state) => state === "done" && resolve() }),
     );
     expect(calls).toBe(1);
+  });
+
+  it("reads the log again from its first event, at once, when the stream ends with resync", async () => {
+    // 1: events 1-3 from an instance that lost the run before storing 3, then resync; 2: the stored log (1, 2)
+    // and the new instance's 3 and 4, then the end.
+    const requests: string[] = [];
+    server = http.createServer((req, res) => {
+      requests.push(new URL(req.url!, "http://x").searchParams.get("after")!);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const event = (id: number, text: string) => `id: ${id}\ndata: {"type":"text_delta","step":1,"delta":"${text}","runId":"r"}\n\n`;
+      if (requests.length === 1) res.end(`${event(1, "a")}${event(2, "b")}${event(3, "lost")}event: resync\ndata: {"type":"resync"}\n\n`);
+      else res.end(`${event(1, "a")}${event(2, "b")}${event(3, "c")}${event(4, "d")}`);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+
+    let shown: string[] = [];
+    let resyncs = 0;
+    const started = performance.now();
+    await new Promise<void>((resolve) =>
+      followEvents({
+        reconnect: (after, signal) => fetch(`${url}?after=${after}`, { signal }),
+        lastSeenId: () => shown.length,
+        onEvent: (event) => shown.push(event.type === "text_delta" ? event.delta : event.type),
+        onResync: () => ((shown = []), resyncs++),
+        onState: (state) => state === "done" && resolve(),
+      }),
+    );
+    expect(resyncs).toBe(1);
+    expect(requests).toEqual(["0", "0"]);
+    expect(shown).toEqual(["a", "b", "c", "d"]);
+    // no backoff: a resync is not a failure
+    expect(performance.now() - started).toBeLessThan(backoffMs(1));
   });
 });
