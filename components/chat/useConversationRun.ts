@@ -32,6 +32,8 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const [problem, setProblem] = useState<string | null>(null);
 
   const pending = useRef<TraceEvent[]>([]);
+  /** After a resync: the next events rebuild the trace from nothing (till then, the old one stays on screen). */
+  const rebuilding = useRef(false);
   const frame = useRef<number | null>(null);
   const lastSeen = useRef(trace.lastEventId);
   const stopFollowing = useRef<() => void>(() => {});
@@ -39,16 +41,21 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const flush = useCallback(() => {
     frame.current = null;
     const batch = pending.current;
+    if (batch.length === 0) return;
     pending.current = [];
-    if (batch.length > 0) setTrace((state) => applyEvents(state, batch));
+    const from = rebuilding.current ? emptyTrace : undefined;
+    rebuilding.current = false;
+    setTrace((state) => applyEvents(from ?? state, batch));
   }, []);
 
   const onEvent = useCallback(
     (event: TraceEvent) => {
       lastSeen.current = Math.max(lastSeen.current, event.id);
       if (event.type === "run_started") {
-        // A message sent from here learns its id and its run from run_started.
-        setMessages((list) => list.map((message) => (message.runId === null ? { ...message, id: event.messageId, runId: event.runId } : message)));
+        // A message sent from here learns its id and its run from run_started (not from an earlier run's, replayed).
+        setMessages((list) =>
+          list.some((message) => message.id === event.messageId) ? list : list.map((message) => (message.runId === null ? { ...message, id: event.messageId, runId: event.runId } : message)),
+        );
         setRunStarts((starts) => (starts[event.runId] ? starts : { ...starts, [event.runId]: new Date().toISOString() }));
       }
       pending.current.push(event);
@@ -63,7 +70,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const onResync = useCallback(() => {
     pending.current = [];
     lastSeen.current = 0;
-    setTrace(emptyTrace);
+    rebuilding.current = true;
   }, []);
 
   /** Read `first` (the POST's stream) or open /events, and keep following until the run ends. */

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
-import { abandonedRuns, claimRun, finishRun, setLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
+import { abandonedRuns, claimRun, finishRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
 /** What the claims need of a run this instance executes. */
 export interface LeasedRun {
@@ -24,8 +24,13 @@ export interface LeasedRun {
   resolveApproval(approvalId: string, approved: boolean): boolean;
 }
 
-/** The heartbeat's period: a third of the lease, at most a second, so a takeover comes within the lease plus a second. */
-const tickMs = () => Math.min(1_000, Math.floor(config.leaseMs / 3));
+/**
+ * The heartbeat's period: a fifth of the lease, at most a second, so that a takeover comes within the lease plus a
+ * second, and a run is fenced (see `fence`) only after two heartbeats in a row failed or hung.
+ */
+const tickMs = () => Math.min(1_000, Math.floor(config.leaseMs / 5));
+/** A run whose lease has not been renewed is stopped this long before the lease runs out: two heartbeats' worth. */
+const fenceMarginMs = () => 2 * tickMs();
 
 /**
  * Wait for `work` for `ms` at most. The next heartbeat does not wait for one whose query hangs on a connection
@@ -46,10 +51,15 @@ export class RunClaims<Run extends LeasedRun> {
   readonly instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   /** The runs this instance executes, by conversation. */
   private readonly local = new Map<string, Run>();
+  /**
+   * When each local run's lease was last set, by its claim, its takeover or a heartbeat (the time the statement was
+   * sent): it runs out a lease after that.
+   */
+  private readonly leasedAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
-  /** Fires shortly before this instance's leases run out unless a heartbeat renews them first (`fence`). */
+  /** Checks the local runs' leases twice a tick (`fence`). */
   private fenceTimer?: NodeJS.Timeout;
-  /** The heartbeat in progress, which a hand-over waits for so that it cannot renew a lease given up. */
+  /** The heartbeat in progress, which a hand-over waits for (a tick at most: see `atMost`). */
   private ticking: Promise<void> = Promise.resolve();
   private takeOver?: (run: AbandonedRun) => Promise<void>;
   /** Handing its runs over (handOver): this instance claims and takes over no run any more. */
@@ -58,13 +68,15 @@ export class RunClaims<Run extends LeasedRun> {
   /** Take the conversation for `run`; false when a run of it is running, here or on another instance. */
   async claim(run: Run, model: string): Promise<boolean> {
     if (this.stopping || this.local.has(run.conversationId)) return false;
-    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, leaseUntil: this.leaseUntil() }))) return false;
+    const sent = Date.now();
+    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, leaseUntil: new Date(sent + config.leaseMs) }))) return false;
     if (this.stopping) {
       // Claimed while the instance began to stop, too late to be handed over: the run never starts.
       await finishRun(run.id, "cancelled", 0);
       return false;
     }
     this.local.set(run.conversationId, run);
+    this.leasedAt.set(run.id, sent);
     return true;
   }
 
@@ -75,7 +87,9 @@ export class RunClaims<Run extends LeasedRun> {
 
   /** Let go of the conversation here; the database claim ends when the run's row is finished. */
   release(run: Run): void {
-    if (this.local.get(run.conversationId) === run) this.local.delete(run.conversationId);
+    if (this.local.get(run.conversationId) !== run) return;
+    this.local.delete(run.conversationId);
+    this.leasedAt.delete(run.id);
   }
 
   /** The run this instance executes for the conversation, if any. */
@@ -94,7 +108,11 @@ export class RunClaims<Run extends LeasedRun> {
     await notifications.ready();
     // SQLite: this is the only process, so every running run was its predecessor's, whatever its lease says.
     await this.takeOverAbandoned(provider === "sqlite" ? null : new Date());
-    this.armFence(Date.now());
+    // PostgreSQL only: with SQLite no other process can take a run over.
+    if (provider === "postgresql") {
+      this.fenceTimer = setInterval(() => this.fence(), tickMs() / 2);
+      this.fenceTimer.unref();
+    }
     const tick = async () => {
       try {
         await this.heartbeat();
@@ -119,18 +137,19 @@ export class RunClaims<Run extends LeasedRun> {
   async handOver(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
-    clearTimeout(this.fenceTimer);
+    clearInterval(this.fenceTimer);
     await this.ticking;
     const runs = [...this.local.values()];
     this.local.clear();
+    this.leasedAt.clear();
     // A full lease for the hand-over itself, which the heartbeat no longer renews.
-    const { held } = await setLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
+    const { held } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
     await Promise.all(
       runs.map(async (run) => {
         // A run whose lease another instance has taken stores nothing more: its events are that instance's now.
         if (!held.includes(run.id)) return this.abandon(run, "another instance took it over");
         await run.suspend();
-        await setLeases(this.instanceId, [run.id], null);
+        await releaseLeases(this.instanceId, [run.id]);
       }),
     );
     if (held.length > 0) await notifications.publish("runs", JSON.stringify({ kind: "released" } satisfies RunMessage));
@@ -155,35 +174,29 @@ export class RunClaims<Run extends LeasedRun> {
   private async heartbeat(): Promise<void> {
     const sent = Date.now();
     const runs = [...this.local.values()];
-    const { held, cancelRequested } = await setLeases(this.instanceId, runs.map((run) => run.id), new Date(sent + config.leaseMs));
-    this.armFence(sent);
+    const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), new Date(sent + config.leaseMs));
     for (const run of runs) {
+      if (this.local.get(run.conversationId) !== run) continue;
       if (!held.includes(run.id)) this.abandon(run, "another instance took it over");
-      else if (cancelRequested.includes(run.id)) run.cancel();
+      else {
+        // A late answer to an earlier heartbeat says nothing newer.
+        this.leasedAt.set(run.id, Math.max(this.leasedAt.get(run.id) ?? 0, sent));
+        if (cancelRequested.includes(run.id)) run.cancel();
+      }
     }
   }
 
   /**
-   * Leases renewed at `renewedAt` run out a lease later: a tick before that, unless a heartbeat has renewed them
-   * since, this instance stops its runs (`fence`). PostgreSQL only: with SQLite no other process can take a run.
-   */
-  private armFence(renewedAt: number): void {
-    if (provider !== "postgresql") return;
-    clearTimeout(this.fenceTimer);
-    this.fenceTimer = setTimeout(() => this.fence(), renewedAt + config.leaseMs - tickMs() - Date.now());
-    this.fenceTimer.unref();
-  }
-
-  /**
-   * The heartbeat has not reached the database for almost a lease (a network partition, a database restart):
-   * other instances are about to take this one's runs for dead and take them over. It stops them first, so that
-   * no run goes on in two places (two model streams, tool calls with effects made twice). Once the database is
-   * back, an instance (this one, maybe) takes them over from what was stored.
+   * Stop the local runs whose leases have not been renewed for almost a lease (the database does not answer: a
+   * network partition, a restart): other instances are about to take them for dead and take them over. Stopped
+   * first, no run goes on in two places (two model streams, tool calls with effects made twice). Once the
+   * database is back, an instance (this one, maybe) takes them over from what was stored.
    */
   private fence(): void {
-    const runs = [...this.local.values()];
-    if (runs.length > 0) console.error(`The run leases could not be renewed for ${config.leaseMs - tickMs()} ms; this instance stops its ${runs.length} runs.`);
-    for (const run of runs) this.abandon(run, "its lease could not be renewed");
+    const unrenewedSince = Date.now() - config.leaseMs + fenceMarginMs();
+    const expiring = [...this.local.values()].filter((run) => (this.leasedAt.get(run.id) ?? 0) <= unrenewedSince);
+    if (expiring.length > 0) console.error(`${expiring.length} run leases could not be renewed for ${config.leaseMs - fenceMarginMs()} ms; this instance stops those runs.`);
+    for (const run of expiring) this.abandon(run, "its lease could not be renewed");
   }
 
   /** The run stops here at once and writes nothing more; its conversation is free here (see `claim`). */
@@ -195,10 +208,17 @@ export class RunClaims<Run extends LeasedRun> {
   private async takeOverAbandoned(now: Date | null): Promise<void> {
     for (const run of await abandonedRuns(now)) {
       if (this.stopping) return;
-      if (!(await takeOverRun(run, this.instanceId, this.leaseUntil()))) continue;
+      const sent = Date.now();
+      if (!(await takeOverRun(run, this.instanceId, new Date(sent + config.leaseMs)))) continue;
       // Won as this instance began to stop: given up again at once, for another instance.
-      if (this.stopping) await setLeases(this.instanceId, [run.id], null);
-      else await this.takeOver!(run);
+      if (this.stopping) {
+        await releaseLeases(this.instanceId, [run.id]);
+        continue;
+      }
+      this.leasedAt.set(run.id, sent);
+      await this.takeOver!(run);
+      // A run that could not be resumed is not executed here (and one that finished already was released).
+      if (![...this.local.values()].some((local) => local.id === run.id)) this.leasedAt.delete(run.id);
     }
   }
 }

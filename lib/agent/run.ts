@@ -222,16 +222,20 @@ export class Run {
   private requestApproval(step: number, callId: string, tool: string, input: unknown): Promise<boolean> {
     const approvalId = randomUUID();
     const { signal } = this.controller;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const answer = (approved: boolean) => {
         this.approvals.delete(approvalId);
         signal.removeEventListener("abort", deny);
         this.channel.emit({ type: "approval_resolved", step, callId, approvalId, approved });
         resolve(approved);
       };
-      // A run leaving this instance leaves the question open: no one denied the call, and the instance that takes
-      // the run over ends its step (the call's effect is unknown to it).
-      const deny = () => (this.leaving ? undefined : answer(false));
+      // A run leaving this instance leaves the question open: no one denied the call (nothing is audited), and the
+      // instance that takes the run over ends its step (the call's effect is unknown to it). The call here ends.
+      const deny = () => {
+        if (!this.leaving) return answer(false);
+        this.approvals.delete(approvalId);
+        reject(signal.reason);
+      };
       this.approvals.set(approvalId, answer);
       signal.addEventListener("abort", deny, { once: true });
       this.channel.emit({ type: "approval_requested", step, callId, approvalId, tool, input });

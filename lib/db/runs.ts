@@ -48,18 +48,26 @@ export async function conversationsRunning(conversationIds: string[]): Promise<S
 }
 
 /**
- * Set the leases of runs this instance executes: the heartbeat extends them, a stopping instance gives them up
- * (null, so that another instance takes the runs over at once). Returns the runs it still holds (another instance
- * may have taken over a run whose lease ran out) and, of those, the ones a Stop was asked for elsewhere.
+ * Extend the leases of runs this instance executes (the heartbeat) to `leaseUntil`, never shortening one (a late
+ * answer to an earlier heartbeat) nor renewing one given up (null). Returns the runs it still holds (another
+ * instance may have taken over a run whose lease ran out) and, of those, the ones a Stop was asked for elsewhere.
  */
-export async function setLeases(instanceId: string, runIds: string[], leaseUntil: Date | null): Promise<{ held: string[]; cancelRequested: string[] }> {
+export async function renewLeases(instanceId: string, runIds: string[], leaseUntil: Date): Promise<{ held: string[]; cancelRequested: string[] }> {
   if (runIds.length === 0) return { held: [], cancelRequested: [] };
   const held = await sql.rows<{ id: string; cancelRequested: unknown }>(
-    `UPDATE "Run" SET "leaseUntil" = ? WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running' RETURNING "id", "cancelRequested"`,
-    [leaseUntil, ...runIds, instanceId],
+    `UPDATE "Run" SET "leaseUntil" = CASE WHEN "leaseUntil" < ? THEN ? ELSE "leaseUntil" END WHERE ${OWN_RUNNING(runIds)} RETURNING "id", "cancelRequested"`,
+    [leaseUntil, leaseUntil, ...runIds, instanceId],
   );
   return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id) };
 }
+
+/** Give leases up (a stopping instance), so that another instance takes the runs over at once. */
+export async function releaseLeases(instanceId: string, runIds: string[]): Promise<void> {
+  if (runIds.length > 0) await sql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE ${OWN_RUNNING(runIds)}`, [...runIds, instanceId]);
+}
+
+/** These runs, where this instance executes them and they are running; parameters: the run ids, the instance. */
+const OWN_RUNNING = (runIds: string[]) => `"id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running'`;
 
 export async function requestCancel(runId: string): Promise<void> {
   await db.run.updateMany({ where: { id: runId, status: "running" }, data: { cancelRequested: true } });

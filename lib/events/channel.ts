@@ -1,3 +1,4 @@
+import { INSERT_ROWS } from "@/lib/db/events";
 import { eventWriter } from "./event-writer";
 import { packEvents } from "./packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
@@ -37,6 +38,8 @@ export class RunChannel {
    * largest seq a stored event can have (a 32-bit column on PostgreSQL), so that readers take every stored one.
    */
   private nextSeq = 2 ** 31 - 1;
+  /** The seq of the last event stored: events after it were shown (maybe) but are not in the database yet. */
+  private stored = 0;
 
   constructor(
     readonly conversationId: string,
@@ -45,6 +48,12 @@ export class RunChannel {
 
   begin(firstSeq: number): void {
     this.nextSeq = firstSeq;
+    this.stored = firstSeq - 1;
+  }
+
+  /** The seq of the last event stored: a follower that was sent no later one missed nothing if the run moves on. */
+  get storedThrough(): number {
+    return this.stored;
   }
 
   /** The seq of this run's first event: everything before it is in the database. */
@@ -143,8 +152,8 @@ export class RunChannel {
   private async drain(): Promise<void> {
     this.draining = true;
     while (this.unwritten.length > 0) {
-      const batch = this.unwritten;
-      this.unwritten = [];
+      // At most one statement's rows (a batch is stored or refused whole), however many gathered during a slow write.
+      const batch = this.unwritten.splice(0, INSERT_ROWS);
       await this.write(batch);
     }
     this.draining = false;
@@ -154,8 +163,12 @@ export class RunChannel {
     const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await eventWriter.write({ conversationId: this.conversationId, rows });
+        await eventWriter.write({ conversationId: this.conversationId, rows });
+        this.stored = batch.at(-1)!.seq;
+        return;
       } catch (error) {
+        // Discarded meanwhile: these seqs are another instance's to use now.
+        if (this.discarded) return;
         if (attempt >= WRITE_ATTEMPTS) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);
           return;

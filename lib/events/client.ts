@@ -47,7 +47,7 @@ const MAX_BACKOFF_MS = 5000;
  * Follow a conversation's events until the stream ends normally (the run finished, or there was none): a dropped
  * connection reconnects after the last id seen, so nothing is missed or shown twice, with a backoff that starts
  * over once a connection has delivered events. A 4xx (revoked link, deleted conversation) ends it. A stream that
- * ends with `resync` (its events past the stored log were dropped) starts over from the first event at once.
+ * ends with `resync` (its events past the stored log were dropped) starts over from the first event.
  * Returns a stop function.
  */
 export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, onState = () => {} }: FollowOptions): () => void {
@@ -63,7 +63,9 @@ export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, 
         onState("live");
         if ((await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal)) !== RESYNC) break;
         onResync();
-        failures = 0;
+        // At once after a stream that delivered events; a server that only ever says resync is backed off from.
+        failures = delivered ? 0 : failures + 1;
+        if (failures > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs(failures)));
       } catch (error) {
         if (signal.aborted || isClientError(error)) break;
         failures = delivered ? 1 : failures + 1;

@@ -23,7 +23,14 @@ function followChannel(conversationId: string, after: number, live: RunChannel, 
   let replaying = true;
   let liveEnded = false;
   let left = false;
-  const end = () => (left ? sink.resync() : sink.close());
+  let stopFollowingStore: (() => void) | undefined;
+  const end = () => {
+    if (!left) return sink.close();
+    // The run left this instance (its lease lost). Sent events that were never stored are not the log's: the
+    // client reads the log again. Sent nothing unstored: follow the run from the store, where it goes on.
+    if (lastSent > live.storedThrough) return sink.resync();
+    stopFollowingStore = followStore(conversationId, lastSent, sink);
+  };
   const heldBack: SequencedEvent[] = [];
   const send = (event: SequencedEvent) => {
     if (event.seq <= lastSent) return;
@@ -51,7 +58,10 @@ function followChannel(conversationId: string, after: number, live: RunChannel, 
     },
     (error) => fail(error, sink),
   );
-  return () => subscription.unsubscribe();
+  return () => {
+    subscription.unsubscribe();
+    stopFollowingStore?.();
+  };
 }
 
 /**
@@ -107,7 +117,8 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
   return finish;
 }
 
+/** The stream is cut, not ended: the client reconnects after the last event it got, instead of taking it for the end. */
 function fail(error: unknown, sink: SseSink): void {
   console.error("Could not read events:", error);
-  sink.close();
+  sink.fail();
 }

@@ -16,9 +16,12 @@ export interface SseSink {
    * reads the log again from the start instead of resuming after the last id it saw.
    */
   resync(): void;
+  /** Cut the stream, as a dropped connection: the client reconnects after the last event it got. */
+  fail(): void;
 }
 
-const resyncMessage = `event: ${RESYNC}\ndata: ${JSON.stringify({ type: RESYNC, message: "The run moved to another server before storing everything shown here; read the log again." })}\n\n`;
+// Its id, 0, is where an EventSource resumes: the log's start.
+const resyncMessage = `id: 0\nevent: ${RESYNC}\ndata: ${JSON.stringify({ type: RESYNC, message: "The run moved to another server before storing everything shown here; read the log again." })}\n\n`;
 
 /**
  * A text/event-stream response. `start` gets a sink and returns a cleanup, called when the stream closes or the
@@ -37,13 +40,14 @@ export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?
         controller.enqueue(encoder.encode(pending.join("")));
         pending = [];
       };
-      const finish = () => {
+      const finish = (cut?: Error) => {
         if (closed) return;
         drain();
         closed = true;
         clearInterval(heartbeat);
         cleanup?.();
-        controller.close();
+        if (cut) controller.error(cut);
+        else controller.close();
       };
       heartbeat = setInterval(() => pending.push(": keep-alive\n\n") === 1 && setImmediate(drain), HEARTBEAT_MS);
       cleanup = start({
@@ -52,6 +56,7 @@ export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?
           if (pending.push(formatSse(event)) === 1) setImmediate(drain);
         },
         close: () => setImmediate(finish),
+        fail: () => setImmediate(() => finish(new Error("The event stream failed; reconnect after the last event."))),
         resync() {
           if (closed) return;
           pending.push(resyncMessage);

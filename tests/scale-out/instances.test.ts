@@ -258,21 +258,53 @@ describe("an instance cut off from the database", () => {
       const { id } = await onC.createConversation();
       const { shown, end } = watchSse(await onC.send(id, prompt));
       await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
-      const follower = readSse(await onB.events(id));
+      let tookOver = Number.NaN;
+      const follower = readSse(await onB.events(id), (message) => {
+        if (message.data.type === "run_resumed") tookOver = performance.now();
+        return false;
+      });
       proxy.hold();
       // C cannot renew its lease: it stops the run and ends its stream before the lease can run out, not after
-      // the answer (six seconds on) nor never, while another instance would run it again.
+      // the answer (six seconds on) nor never, and before another instance runs it again.
       const ended = await Promise.race([end, new Promise((resolve) => setTimeout(() => resolve("still streaming"), LEASE_MS))]);
       expect(ended).toBe("ended");
-      // The events C showed past the stored log are not the log's: its client is told to read the log again.
-      expect(shown.at(-1)!.data.type).toBe("resync");
+      const stoppedOnC = performance.now();
+      // The events C showed past the stored log are not the log's: its client is told to read it again from the start.
+      expect(shown.at(-1)).toMatchObject({ id: 0, data: { type: "resync" } });
       const shownByC = shown.length;
 
       const events = await follower;
+      expect(tookOver).toBeGreaterThan(stoppedOnC);
       expectWholeLog(events);
       expect(ofType(events, "run_resumed")).toEqual([expect.objectContaining({ step: 0 })]);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       expect(shown).toHaveLength(shownByC);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("leaves a run waiting for an approval unanswered, and its client goes on from the store to the run's end elsewhere", async () => {
+    const { proxy, onC, stop } = await partitionable();
+    try {
+      const prompt = "Calculate on C, carefully, until C loses its database.";
+      model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
+      const id = (await (await onC.fetch("/api/conversations", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ profile: "careful" }) })).json()).id;
+      const { shown, end } = watchSse(await onC.send(id, prompt));
+      // Stored (B reads it from the database): C showed nothing that is not in the log.
+      await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
+      const follower = readSse(await onB.events(id));
+      proxy.hold();
+      const events = await follower;
+      // B took the run over from the log: the call's effect is unknown, and no one denied it.
+      expectWholeLog(events);
+      expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "instance_lost" })]);
+      expect(ofType(events, "approval_resolved")).toEqual([]);
+      proxy.heal();
+      // C's client was never told to start over; it follows on from the store (reconnecting if its stream was cut).
+      const rest = (await end) === "ended" ? [] : await readSse(await onC.events(id, shown.at(-1)!.id));
+      expect([...shown, ...rest]).toEqual(events);
+      expect((await (await onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
     } finally {
       await stop();
     }

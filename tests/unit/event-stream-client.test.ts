@@ -68,15 +68,17 @@ describe("followEvents", () => {
 
     const seen: number[] = [];
     const states: FollowState[] = [];
+    let resyncs = 0;
     await new Promise<void>((resolve) => {
       followEvents({
         reconnect: (after, signal) => fetch(`${url}?after=${after}`, { signal }),
         lastSeenId: () => seen.at(-1) ?? 0,
         onEvent: (event) => seen.push(event.id),
-        onResync: () => expect.unreachable("no resync was sent"),
+        onResync: () => resyncs++,
         onState: (state) => (states.push(state), state === "done" && resolve()),
       });
     });
+    expect(resyncs).toBe(0);
     expect(seen).toEqual([1, 3, 4]);
     expect(requests.map((request) => request.after)).toEqual(["0", "1", "1", "3"]);
     expect(states.at(-1)).toBe("done");
@@ -106,7 +108,7 @@ describe("followEvents", () => {
       requests.push(new URL(req.url!, "http://x").searchParams.get("after")!);
       res.writeHead(200, { "content-type": "text/event-stream" });
       const event = (id: number, text: string) => `id: ${id}\ndata: {"type":"text_delta","step":1,"delta":"${text}","runId":"r"}\n\n`;
-      if (requests.length === 1) res.end(`${event(1, "a")}${event(2, "b")}${event(3, "lost")}event: resync\ndata: {"type":"resync"}\n\n`);
+      if (requests.length === 1) res.end(`${event(1, "a")}${event(2, "b")}${event(3, "lost")}id: 0\nevent: resync\ndata: {"type":"resync"}\n\n`);
       else res.end(`${event(1, "a")}${event(2, "b")}${event(3, "c")}${event(4, "d")}`);
     });
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
