@@ -45,8 +45,8 @@ class OneConnectionAdapter implements SqlDriverAdapter {
 
   /**
    * Wait until no transaction is open. Checked again after every wait, since a transaction queued behind the one
-   * that ended may start first. The statement is sent in the same turn as the last check: better-sqlite3 runs it
-   * before anything else can begin a transaction.
+   * that ended may start first. A statement is sent a microtask after the last check, before anything else can
+   * begin a transaction: starting one sets `transactionEnded` first, and better-sqlite3 runs a statement at once.
    */
   private async noTransaction(): Promise<void> {
     while (this.transactionEnded) await this.transactionEnded;
@@ -71,7 +71,10 @@ class OneConnectionAdapter implements SqlDriverAdapter {
     await this.noTransaction();
     let ended!: () => void;
     this.transactionEnded = new Promise((resolve) => (ended = resolve));
+    let open = true;
     const end = () => {
+      if (!open) return;
+      open = false;
       this.transactionEnded = undefined;
       ended();
     };
@@ -82,15 +85,32 @@ class OneConnectionAdapter implements SqlDriverAdapter {
       end();
       throw error;
     }
-    // Prisma sends COMMIT or ROLLBACK through the transaction, then calls commit() or rollback(): the end.
+    /**
+     * A statement of this transaction. Prisma ends it with a COMMIT or ROLLBACK statement, then commit() or
+     * rollback(); when that statement fails (a deferred constraint refuses the COMMIT), it calls neither, and
+     * SQLite keeps the transaction open: roll it back here, so that the connection is not held for good.
+     */
+    const run = async <Result>(query: SqlQuery, statement: (query: SqlQuery) => Promise<Result>): Promise<Result> => {
+      if (!open) throw new Error("This transaction has ended; its statement was not sent.");
+      try {
+        return await statement(query);
+      } catch (error) {
+        if (/^\s*(COMMIT|ROLLBACK)\b/i.test(query.sql)) await giveUp();
+        throw error;
+      }
+    };
+    const giveUp = async () => {
+      await transaction.executeRaw({ sql: "ROLLBACK", args: [], argTypes: [] }).catch(() => {});
+      await transaction.rollback().finally(end);
+    };
     return {
       provider: transaction.provider,
       adapterName: transaction.adapterName,
       options: transaction.options,
-      queryRaw: (query) => transaction.queryRaw(query),
-      executeRaw: (query) => transaction.executeRaw(query),
-      commit: () => transaction.commit().finally(end),
-      rollback: () => transaction.rollback().finally(end),
+      queryRaw: (query) => run(query, (statement) => transaction.queryRaw(statement)),
+      executeRaw: (query) => run(query, (statement) => transaction.executeRaw(statement)),
+      commit: () => (open ? transaction.commit().finally(end) : Promise.resolve()),
+      rollback: () => (open ? transaction.rollback().finally(end) : Promise.resolve()),
     };
   }
 

@@ -1,0 +1,32 @@
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { prepareDatabase, tempDataDir } from "../support/database";
+
+// SQLite's one connection, shared by transactions and every other statement (lib/db/one-connection.ts).
+process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "connection.db")}`;
+
+let client: typeof import("@/lib/db/client");
+
+beforeAll(async () => {
+  await prepareDatabase(process.env.DATABASE_URL!);
+  client = await import("@/lib/db/client");
+});
+
+/** Settles with the promise's outcome, or says it did not within `ms`. */
+const within = <T>(ms: number, promise: Promise<T>) =>
+  Promise.race([promise.then((value) => ({ value }), (error: Error) => ({ error: error.message })), new Promise((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
+
+describe("SQLite's one connection", () => {
+  it("goes on after a transaction whose COMMIT fails: other statements and the next transaction run", async () => {
+    const { db, transaction } = client;
+    await db.$executeRawUnsafe(`CREATE TABLE "Parent" ("id" INTEGER PRIMARY KEY)`);
+    await db.$executeRawUnsafe(`CREATE TABLE "Child" ("parentId" INTEGER REFERENCES "Parent" ("id") DEFERRABLE INITIALLY DEFERRED)`);
+    // A deferred foreign key is checked at COMMIT, which fails.
+    const failed = await within(5_000, transaction((tx) => tx.$executeRawUnsafe(`INSERT INTO "Child" VALUES (42)`)));
+    expect(failed).toMatchObject({ error: expect.stringMatching(/foreign ?key/i) });
+    expect(await within(2_000, db.conversation.count())).toEqual({ value: 0 });
+    expect(await within(2_000, transaction((tx) => tx.conversation.create({ data: { ownerId: "after" } })))).toMatchObject({ value: { ownerId: "after" } });
+    // What the failed transaction wrote is not there.
+    expect(await within(2_000, db.$queryRawUnsafe(`SELECT COUNT(*) AS "n" FROM "Child"`))).toEqual({ value: [{ n: 0n }] });
+  });
+});
