@@ -54,10 +54,12 @@ export async function conversationsRunning(conversationIds: string[]): Promise<S
  */
 export async function renewLeases(instanceId: string, runIds: string[], leaseUntil: Date): Promise<{ held: string[]; cancelRequested: string[] }> {
   if (runIds.length === 0) return { held: [], cancelRequested: [] };
-  const held = await sql.rows<{ id: string; cancelRequested: unknown }>(
-    `UPDATE "Run" SET "leaseUntil" = CASE WHEN "leaseUntil" < ? THEN ? ELSE "leaseUntil" END WHERE ${OWN_RUNNING(runIds)} RETURNING "id", "cancelRequested"`,
+  const rows = await sql.rows<{ id: string; cancelRequested: unknown; leaseUntil: unknown }>(
+    `UPDATE "Run" SET "leaseUntil" = CASE WHEN "leaseUntil" < ? THEN ? ELSE "leaseUntil" END WHERE ${OWN_RUNNING(runIds)} RETURNING "id", "cancelRequested", "leaseUntil"`,
     [leaseUntil, leaseUntil, ...runIds, instanceId],
   );
+  // A lease given up is not held, whoever takes the run next.
+  const held = rows.filter((run) => run.leaseUntil !== null);
   return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id) };
 }
 
