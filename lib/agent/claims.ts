@@ -7,10 +7,14 @@
  */
 import os from "node:os";
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
 import { abandonedRuns, claimRun, finishRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
+
+/** Resume a run this instance has taken over, whose lease it set at `leasedAt` (it must `adopt` the run). */
+type TakeOver = (run: AbandonedRun, leasedAt: number) => Promise<void>;
 
 /** What the claims need of a run this instance executes. */
 export interface LeasedRun {
@@ -32,21 +36,6 @@ const tickMs = () => Math.min(1_000, Math.floor(config.leaseMs / 5));
 /** A run whose lease has not been renewed is stopped this long before the lease runs out: two heartbeats' worth. */
 const fenceMarginMs = () => 2 * tickMs();
 
-/**
- * Wait for `work` for `ms` at most. The next heartbeat does not wait for one whose query hangs on a connection
- * that went silent for good: it goes through another of the pool's connections (the fence covers the wait).
- */
-function atMost(ms: number, work: Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    work.then(done, done);
-  });
-}
-
 export class RunClaims<Run extends LeasedRun> {
   readonly instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   /** The runs this instance executes, by conversation. */
@@ -59,9 +48,9 @@ export class RunClaims<Run extends LeasedRun> {
   private timer?: NodeJS.Timeout;
   /** Checks the local runs' leases twice a tick (`fence`). */
   private fenceTimer?: NodeJS.Timeout;
-  /** The heartbeat in progress, which a hand-over waits for (a tick at most: see `atMost`). */
+  /** The heartbeat in progress, which a hand-over waits for (a tick at most: see `start`). */
   private ticking: Promise<void> = Promise.resolve();
-  private takeOver?: (run: AbandonedRun) => Promise<void>;
+  private takeOver?: TakeOver;
   /** Handing its runs over (handOver): this instance claims and takes over no run any more. */
   private stopping = false;
 
@@ -80,9 +69,10 @@ export class RunClaims<Run extends LeasedRun> {
     return true;
   }
 
-  /** Execute a run this instance has taken over: the database claim moved to it already. */
-  adopt(run: Run): void {
+  /** Execute a run this instance has taken over: the database claim moved to it already, leased at `leasedAt`. */
+  adopt(run: Run, leasedAt: number): void {
     this.local.set(run.conversationId, run);
+    this.leasedAt.set(run.id, leasedAt);
   }
 
   /** Let go of the conversation here; the database claim ends when the run's row is finished. */
@@ -101,7 +91,7 @@ export class RunClaims<Run extends LeasedRun> {
    * Keep this instance's leases and watch the others': renew every tick, hand Stop and approvals asked for on
    * other instances to the local run, and take over runs whose lease ran out. `takeOver` gets each one won.
    */
-  async start(takeOver: (run: AbandonedRun) => Promise<void>): Promise<void> {
+  async start(takeOver: TakeOver): Promise<void> {
     if (this.takeOver) return;
     this.takeOver = takeOver;
     notifications.subscribe("runs", (payload) => this.deliver(JSON.parse(payload) as RunMessage));
@@ -121,9 +111,11 @@ export class RunClaims<Run extends LeasedRun> {
         console.error("The run lease heartbeat failed:", error);
       }
     };
+    // A tick waits a period at most: the next one does not wait for a query that hangs on a connection gone silent
+    // for good, and goes through another of the pool's connections (the fence covers the wait).
     const schedule = () => {
       if (this.stopping) return;
-      this.timer = setTimeout(() => (this.ticking = atMost(tickMs(), tick()).then(schedule)), tickMs());
+      this.timer = setTimeout(() => (this.ticking = Promise.race([tick(), sleep(tickMs(), undefined, { ref: false })]).then(schedule)), tickMs());
       this.timer.unref();
     };
     schedule();
@@ -215,10 +207,7 @@ export class RunClaims<Run extends LeasedRun> {
         await releaseLeases(this.instanceId, [run.id]);
         continue;
       }
-      this.leasedAt.set(run.id, sent);
-      await this.takeOver!(run);
-      // A run that could not be resumed is not executed here (and one that finished already was released).
-      if (![...this.local.values()].some((local) => local.id === run.id)) this.leasedAt.delete(run.id);
+      await this.takeOver!(run, sent);
     }
   }
 }

@@ -57,7 +57,7 @@ export async function answerApproval(conversationId: string, approvalId: string,
 
 /** Start this instance's share of the runs: heartbeats, and taking over the runs of instances that died. */
 export function startRunLeases(): Promise<void> {
-  return claims.start((abandoned) => Run.resume(abandoned));
+  return claims.start((abandoned, leasedAt) => Run.resume(abandoned, leasedAt));
 }
 
 /** For a graceful stop of this instance: its runs, with every event they emitted stored, go to another one (claims.ts). */
@@ -152,9 +152,9 @@ export class Run {
    * know what they did, so it ends with an error that says so; otherwise the loop resumes after the last finished
    * step, with the history and the tools from the database. Its events continue after the last stored one.
    */
-  static async resume(abandoned: AbandonedRun): Promise<void> {
+  static async resume(abandoned: AbandonedRun, leasedAt: number): Promise<void> {
     const run = new Run(abandoned.conversationId, abandoned.conversation.ownerId, profileOf(abandoned.conversation.profile), abandoned.id);
-    claims.adopt(run);
+    claims.adopt(run, leasedAt);
     try {
       const stored = await listEvents(abandoned.conversationId);
       run.channel.begin((stored.at(-1)?.seq ?? 0) + 1);
