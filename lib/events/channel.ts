@@ -27,12 +27,13 @@ export class RunChannel {
   private writing: Promise<void> = Promise.resolve();
   private draining = false;
   private ended = false;
-  private closed = false;
+  /**
+   * How the log was closed to new events: the run ended (`end`: a later event is late, and logged), or it stops
+   * here (`stop`: what it emitted is stored) or left (`discard`: what is unstored is dropped), and later events
+   * are the run's next instance's to emit.
+   */
+  private closedBy?: "end" | "stop" | "discard";
   private refusedLate = false;
-  /** Closed by `stop` or `discard`: later events are the run's next instance's to emit, not late. */
-  private stopped = false;
-  /** Closed by `discard`: the events not stored were dropped, and another instance numbers its own after the stored ones. */
-  private discarded = false;
   /**
    * Unknown until `begin`: the run claims its conversation before it reads where the log ends. Till then, the
    * largest seq a stored event can have (a 32-bit column on PostgreSQL), so that readers take every stored one.
@@ -66,7 +67,7 @@ export class RunChannel {
   }
 
   emit(event: AgentEvent): void {
-    if (this.closed) return this.refuse(event);
+    if (this.closedBy) return this.refuse(event);
     const sequenced = { seq: this.nextSeq++, event: { ...event, runId: this.runId } as LoggedEvent };
     this.events.push(sequenced);
     this.unwritten.push(sequenced);
@@ -76,7 +77,7 @@ export class RunChannel {
   }
 
   private refuse(event: AgentEvent): void {
-    if (this.refusedLate || this.stopped) return;
+    if (this.refusedLate || this.closedBy !== "end") return;
     this.refusedLate = true;
     console.error(`Run ${this.runId} emitted a ${event.type} event after it ended; late events are dropped.`);
   }
@@ -90,7 +91,7 @@ export class RunChannel {
   subscribe(after: number, onEvent: Listener, onEnd: (left: boolean) => void): { backlog: SequencedEvent[]; unsubscribe: () => void } {
     const backlog = this.events.filter((event) => event.seq > after);
     if (this.ended) {
-      queueMicrotask(() => onEnd(this.discarded));
+      queueMicrotask(() => onEnd(this.closedBy === "discard"));
       return { backlog, unsubscribe: () => {} };
     }
     this.listeners.add(onEvent);
@@ -106,7 +107,7 @@ export class RunChannel {
 
   /** Close the log, store what is left, then tell followers the run is over. */
   async end(): Promise<void> {
-    this.closed = true;
+    this.closedBy ??= "end";
     this.flush();
     await this.writing;
     this.close();
@@ -117,7 +118,7 @@ export class RunChannel {
    * instance is stopping) and the instance that takes it over numbers its events after the stored ones.
    */
   stop(): Promise<void> {
-    this.stopped = true;
+    this.closedBy = "stop";
     return this.end();
   }
 
@@ -126,9 +127,7 @@ export class RunChannel {
    * after the stored ones itself. Followers here end, and find the rest where it is stored.
    */
   discard(): void {
-    this.discarded = true;
-    this.stopped = true;
-    this.closed = true;
+    this.closedBy = "discard";
     clearTimeout(this.flushTimer);
     this.unwritten = [];
     this.close();
@@ -136,7 +135,7 @@ export class RunChannel {
 
   private close(): void {
     this.ended = true;
-    for (const onEnd of this.endListeners) onEnd(this.discarded);
+    for (const onEnd of this.endListeners) onEnd(this.closedBy === "discard");
     this.listeners.clear();
     this.endListeners.clear();
   }
@@ -168,7 +167,7 @@ export class RunChannel {
         return;
       } catch (error) {
         // Discarded meanwhile: these seqs are another instance's to use now.
-        if (this.discarded) return;
+        if (this.closedBy === "discard") return;
         if (attempt >= WRITE_ATTEMPTS) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);
           return;

@@ -11,9 +11,9 @@ export interface SseSink {
   send(event: SequencedEvent): void;
   close(): void;
   /**
-   * Close with a `resync` message, which has no id: events this stream sent are not the log's (their run left
-   * the instance before storing them, and another numbers its own events after the stored ones), so the client
-   * reads the log again from the start instead of resuming after the last id it saw.
+   * Close with a `resync` message: events this stream sent are not the log's (their run left the instance before
+   * storing them, and another numbers its own events after the stored ones), so the client reads the log again
+   * from the start instead of resuming after the last id it saw.
    */
   resync(): void;
   /** Cut the stream, as a dropped connection: the client reconnects after the last event it got. */

@@ -1,8 +1,8 @@
 import type { Violation } from "@/lib/sandbox/check";
 
 /**
- * The one SSE message that is not an event of the log, and has no id: what the stream showed past the stored log
- * was dropped (its run moved to another instance first), so read the log again from the start.
+ * The one SSE message that is not an event of the log (its id is 0, the log's start): what the stream showed past
+ * the stored log was dropped (its run moved to another instance first), so read the log again from the start.
  */
 export const RESYNC = "resync";
 

@@ -57,7 +57,7 @@ const ShareLink = z.object({ token: z.string(), url: z.url() });
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 const eventStream = {
   description:
-    "text/event-stream of the run's events; each has an `id` (per conversation) and a JSON `data`. A stream may end with a `resync` message (no id): read the log again from the start (after=0)",
+    "text/event-stream of the run's events; each has an `id` (per conversation) and a JSON `data`. A stream may end with a `resync` message (id 0): read the log again from the start (after=0)",
   content: { "text/event-stream": { schema: z.string() } },
 };
 const errors = (...statuses: number[]) =>
