@@ -94,11 +94,13 @@ function report(title: string, result: LoadResult): void {
   };
   console.log(`${title}: wall ${ms(result.wallMs)}; runs with lost, reordered or duplicated events: ${result.problems}; not completed: ${result.notCompleted}`);
   if (result.firstFailure) console.log(`  the first run that did not complete: ${result.firstFailure}`);
-  console.log(`  a delta from the model server's write to the follower's read: ${latency(result.latencies)}`);
-  console.log(`    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(result.latencies.filter(({ index }) => index < STARTING_DELTAS))}`);
-  console.log(`    after them, every run streaming: ${latency(result.latencies.filter(({ index }) => index >= STARTING_DELTAS))}`);
-  console.log(`  the same, read from the run's own stream on the executing instance: ${latency(result.ownLatencies)}`);
-  console.log(`    after each run's first ${STARTING_DELTAS} deltas: ${latency(result.ownLatencies.filter(({ index }) => index >= STARTING_DELTAS))}`);
+  const phases = (reader: string, deltas: LoadResult["latencies"]) => {
+    console.log(`  a delta from the model server's write to ${reader}: ${latency(deltas)}`);
+    console.log(`    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(deltas.filter(({ index }) => index < STARTING_DELTAS))}`);
+    console.log(`    after them, every run streaming: ${latency(deltas.filter(({ index }) => index >= STARTING_DELTAS))}`);
+  };
+  phases("the follower's read", result.latencies);
+  phases("the read of the run's own stream, on the executing instance", result.ownLatencies);
   const percent = (cores: number) => `${Math.round(cores * 100)}%`;
   const { instances, loadGenerator, postgres } = result.cores;
   console.log(
