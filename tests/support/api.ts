@@ -21,8 +21,10 @@ export class Api {
     return this.cookie!.slice(this.cookie!.indexOf("=") + 1);
   }
 
-  async createConversation(): Promise<{ id: string; title: string }> {
-    const response = await this.fetch("/api/conversations", { method: "POST" });
+  /** A new conversation, with the agent profile named, or the default one. */
+  async createConversation(profile?: string): Promise<{ id: string; title: string }> {
+    const body = profile === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify({ profile }) };
+    const response = await this.fetch("/api/conversations", { method: "POST", ...body });
     if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
     return response.json();
   }

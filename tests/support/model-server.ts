@@ -32,8 +32,16 @@ export interface ChatRequest {
   stream?: boolean;
 }
 
+/** When a chat request's answer was open: from its arrival to its connection's close (NaN while open). */
+export interface AnswerSpan {
+  user: string;
+  openedAt: number;
+  closedAt: number;
+}
+
 export class ModelServer {
   readonly requests: ChatRequest[] = [];
+  private readonly spans: AnswerSpan[] = [];
   private readonly scenarios = new Map<string, Scenario>();
   private server?: http.Server;
   url = "";
@@ -45,6 +53,11 @@ export class ModelServer {
   /** Requests whose last user message is `userMessage`. */
   requestsFor(userMessage: string): ChatRequest[] {
     return this.requests.filter((request) => lastUserMessage(request) === userMessage);
+  }
+
+  /** When each answer to `userMessage` was being streamed, in the order the requests came. */
+  answerSpansFor(userMessage: string): AnswerSpan[] {
+    return this.spans.filter((span) => span.user === userMessage);
   }
 
   async start(): Promise<void> {
@@ -70,6 +83,9 @@ export class ModelServer {
     const body = JSON.parse(Buffer.concat(chunks).toString()) as ChatRequest;
     this.requests.push(body);
     const user = lastUserMessage(body);
+    const span = { user, openedAt: performance.now(), closedAt: Number.NaN };
+    this.spans.push(span);
+    res.once("close", () => (span.closedAt = performance.now()));
     const scenario = this.scenarios.get(user);
     const step = stepWithinTurn(body);
     const reply: Reply | undefined = typeof scenario === "function" ? scenario(step, body) : scenario?.[step];

@@ -52,3 +52,13 @@ export function watchSse(response: Response): { shown: SseMessage[]; end: Promis
   );
   return { shown, end };
 }
+
+/** Read a stream to its end, noting when it first showed a message that `marks` (NaN when none did). */
+export async function readNotingFirst(response: Response, marks: (message: SseMessage) => boolean): Promise<{ events: SseMessage[]; markedAt: number }> {
+  let markedAt = Number.NaN;
+  const events = await readSse(response, (message) => {
+    if (Number.isNaN(markedAt) && marks(message)) markedAt = performance.now();
+    return false;
+  });
+  return { events, markedAt };
+}
