@@ -90,7 +90,7 @@ class OneConnectionAdapter implements SqlDriverAdapter {
      * rollback(); when that statement fails (a deferred constraint refuses the COMMIT), it calls neither, and
      * SQLite keeps the transaction open: roll it back here, so that the connection is not held for good.
      */
-    const run = async <Result>(query: SqlQuery, statement: (query: SqlQuery) => Promise<Result>): Promise<Result> => {
+    const send = async <Result>(query: SqlQuery, statement: (query: SqlQuery) => Promise<Result>): Promise<Result> => {
       if (!open) throw new Error("This transaction has ended; its statement was not sent.");
       try {
         return await statement(query);
@@ -107,8 +107,8 @@ class OneConnectionAdapter implements SqlDriverAdapter {
       provider: transaction.provider,
       adapterName: transaction.adapterName,
       options: transaction.options,
-      queryRaw: (query) => run(query, (statement) => transaction.queryRaw(statement)),
-      executeRaw: (query) => run(query, (statement) => transaction.executeRaw(statement)),
+      queryRaw: (query) => send(query, (statement) => transaction.queryRaw(statement)),
+      executeRaw: (query) => send(query, (statement) => transaction.executeRaw(statement)),
       commit: () => (open ? transaction.commit().finally(end) : Promise.resolve()),
       rollback: () => (open ? transaction.rollback().finally(end) : Promise.resolve()),
     };
