@@ -15,14 +15,29 @@ const DELTA_GAP_MS = 50;
 /** A run's first second of deltas, which meet every other run's start (message, claim, tool call) on the same cores. */
 const STARTING_DELTAS = 20;
 
+/** A delta read from a stream: which delta of its run it was, and how long after the model server wrote it. */
+interface DeltaLatency {
+  index: number;
+  ms: number;
+}
+
 interface LoadResult {
   wallMs: number;
   problems: number;
   notCompleted: number;
-  /** From the model server's write of a delta to a follower's read of it, in ms, and which delta of its run it was. */
-  latencies: { ms: number; index: number }[];
-  /** The same, read from the run's own stream on the instance that executes it. */
-  ownLatencies: { ms: number; index: number }[];
+  /**
+   * Deltas a follower read live, i.e. written after its stream delivered its first event: from the model server's
+   * write to the follower's read. Deltas written before then are the log so far, read from the store as it attached.
+   */
+  latencies: DeltaLatency[];
+  /** The same, read from the run's own stream on the instance that executes it (every delta: it attached first). */
+  ownLatencies: DeltaLatency[];
+  /** What following a run from another instance adds to each delta the follower read live: its latency minus the own stream's. */
+  addedLatencies: DeltaLatency[];
+  /** Each follower's request to its first event, in ms. */
+  attachMs: number[];
+  /** Deltas written before their follower attached. */
+  caughtUp: number;
   /** What the first run that did not complete ended with. */
   firstFailure?: string;
   /**
@@ -45,12 +60,12 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   conversations.forEach((_, index) =>
     model.script(`${label} ${index}`, [{ toolCalls: [{ name: "calculate", args: { expression: `${index} * 2` } }] }, { deltas: DELTAS, stamped: true, delayMs: DELTA_GAP_MS }]),
   );
-  const latencies: LoadResult["latencies"] = [];
-  const ownLatencies: LoadResult["latencies"] = [];
-  const stampInto = (into: LoadResult["latencies"]) => (message: SseMessage) => {
+  /** Note each stamped delta a stream reads: its index in the run → when the model server wrote it and the latency. */
+  const stampInto = (read: Map<number, { writtenAt: number; ms: number }>, onMessage = () => {}) => (message: SseMessage) => {
+    onMessage();
     if (message.data.type === "text_delta") {
       const [index, writtenAt] = String(message.data.delta).slice(0, -1).split("@");
-      into.push({ ms: performance.now() - Number(writtenAt), index: Number(index) });
+      read.set(Number(index), { writtenAt: Number(writtenAt), ms: performance.now() - Number(writtenAt) });
     }
     return false;
   };
@@ -60,9 +75,13 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       conversations.map(async ({ id }, index) => {
         const executing = clients[index % clients.length];
         const following = clients[(index + 1) % clients.length];
-        const stream = readSse(await executing.send(id, `${label} ${index}`), stampInto(ownLatencies));
-        const followed = readSse(await following.events(id), stampInto(latencies));
-        return { streamed: await stream, followed: await followed };
+        const own = new Map<number, { writtenAt: number; ms: number }>();
+        const followed = new Map<number, { writtenAt: number; ms: number }>();
+        const stream = readSse(await executing.send(id, `${label} ${index}`), stampInto(own));
+        const requestedAt = performance.now();
+        let attachedAt = Infinity;
+        const followedEvents = readSse(await following.events(id), stampInto(followed, () => (attachedAt = Math.min(attachedAt, performance.now()))));
+        return { streamed: await stream, followed: await followedEvents, own, followedDeltas: followed, attachMs: attachedAt - requestedAt, attachedAt };
       }),
     ),
   );
@@ -75,7 +94,11 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   let problems = 0;
   let notCompleted = 0;
   let firstFailure: string | undefined;
-  for (const { streamed, followed } of results) {
+  const latencies: DeltaLatency[] = [];
+  const ownLatencies: DeltaLatency[] = [];
+  const addedLatencies: DeltaLatency[] = [];
+  let caughtUp = 0;
+  for (const { streamed, followed, own, followedDeltas, attachedAt } of results) {
     const whole = followed.every((event, i) => event.id === i + 1) && followed.at(-1)?.data.type === "run_finished";
     const deltas = ofType(followed, "text_delta").map((event) => Number(String(event.delta).split("@")[0]));
     if (!whole || JSON.stringify(followed) !== JSON.stringify(streamed) || deltas.some((n, i) => n !== i) || deltas.length !== DELTAS) problems++;
@@ -83,24 +106,37 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       notCompleted++;
       firstFailure ??= JSON.stringify([...ofType(streamed, "error"), streamed.at(-1)?.data, followed.at(-1)?.data]);
     }
+    for (const [index, { ms }] of own) ownLatencies.push({ index, ms });
+    for (const [index, { writtenAt, ms }] of followedDeltas) {
+      if (writtenAt < attachedAt) {
+        caughtUp++;
+        continue;
+      }
+      latencies.push({ index, ms });
+      if (own.has(index)) addedLatencies.push({ index, ms: ms - own.get(index)!.ms });
+    }
   }
-  return { wallMs, problems, notCompleted, latencies, ownLatencies, firstFailure, cores };
+  return { wallMs, problems, notCompleted, latencies, ownLatencies, addedLatencies, attachMs: results.map(({ attachMs }) => attachMs), caughtUp, firstFailure, cores };
 }
 
 function report(title: string, result: LoadResult): void {
-  const latency = (deltas: LoadResult["latencies"]) => {
-    const { median, p99, n } = summarize(deltas.map(({ ms }) => ms));
-    return `median ${ms(median)}, p99 ${ms(p99)} (${n} deltas)`;
+  const latency = (samples: number[]) => {
+    const { median, p99, n } = summarize(samples);
+    return `median ${ms(median)}, p99 ${ms(p99)} (${n})`;
   };
   console.log(`${title}: wall ${ms(result.wallMs)}; runs with lost, reordered or duplicated events: ${result.problems}; not completed: ${result.notCompleted}`);
   if (result.firstFailure) console.log(`  the first run that did not complete: ${result.firstFailure}`);
-  const phases = (reader: string, deltas: LoadResult["latencies"]) => {
-    console.log(`  a delta from the model server's write to ${reader}: ${latency(deltas)}`);
-    console.log(`    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(deltas.filter(({ index }) => index < STARTING_DELTAS))}`);
-    console.log(`    after them, every run streaming: ${latency(deltas.filter(({ index }) => index >= STARTING_DELTAS))}`);
+  console.log(
+    `  a follower's request to its first event: ${latency(result.attachMs)}; it read the ${result.caughtUp} deltas written before then from the store as it attached`,
+  );
+  const phases = (what: string, deltas: DeltaLatency[]) => {
+    console.log(`  ${what}: ${latency(deltas.map(({ ms }) => ms))}`);
+    console.log(`    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(deltas.filter(({ index }) => index < STARTING_DELTAS).map(({ ms }) => ms))}`);
+    console.log(`    after them, every run streaming: ${latency(deltas.filter(({ index }) => index >= STARTING_DELTAS).map(({ ms }) => ms))}`);
   };
-  phases("the follower's read", result.latencies);
-  phases("the read of the run's own stream, on the executing instance", result.ownLatencies);
+  phases("a delta from the model server's write to the follower's read, once attached", result.latencies);
+  phases("what the follower's read adds to the executing instance's, per delta", result.addedLatencies);
+  phases("a delta from the model server's write to the read of the run's own stream, on the executing instance", result.ownLatencies);
   const percent = (cores: number) => `${Math.round(cores * 100)}%`;
   const { instances, loadGenerator, postgres } = result.cores;
   console.log(
@@ -128,9 +164,9 @@ export async function benchScaleOut(): Promise<void> {
   await model.start();
   const stopPostgres = await startPostgres();
   const postgresUrl = freshPostgresUrl();
-  const env = { TOOLSMITH_DB_POOL: "20", TOOLSMITH_SECRET: "bench-secret-shared-by-the-instances" };
+  const env = { TOOLSMITH_DB_POOL: "20", TOOLSMITH_SECRET: "bench-secret-shared-by-the-instances", NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "" };
   const pair = [scriptedApp(model.url, env, postgresUrl), scriptedApp(model.url, env, postgresUrl)];
-  const single = scriptedApp(model.url, {}, freshSqliteUrl());
+  const single = scriptedApp(model.url, { NODE_OPTIONS: env.NODE_OPTIONS }, freshSqliteUrl());
   try {
     for (const instance of pair) await instance.start();
     await load(model, pair, "warm-up pg");

@@ -34,20 +34,16 @@ export class BatchedWrites<Item> {
       rowsOf?: (item: Item) => number;
       /** The most rows `store` writes in one statement: a batch never holds more (but for an item that has more). */
       maxRows?: number;
-      /** Called with the items once they are stored. */
-      stored?: (items: Item[]) => void;
     },
   ) {
     this.gatherMs = options.gatherMs;
     this.rowsOf = options.rowsOf ?? (() => 1);
     this.maxRows = options.maxRows ?? MAX_ROWS;
-    this.stored = options.stored ?? (() => {});
   }
 
   private readonly gatherMs: number;
   private readonly rowsOf: (item: Item) => number;
   private readonly maxRows: number;
-  private readonly stored: (items: Item[]) => void;
 
   /** Store an item; resolves once it is stored, rejects when it cannot be. */
   write(item: Item): Promise<void> {
@@ -78,23 +74,13 @@ export class BatchedWrites<Item> {
     this.rows = 0;
     if (batch.length === 0) return;
     this.storeAll(batch).then(
-      () => this.settle(batch),
-      () => batch.forEach((one) => this.storeAll([one]).then(() => this.settle([one]), one.reject)),
+      () => batch.forEach(({ resolve }) => resolve()),
+      () => batch.forEach((one) => this.storeAll([one]).then(one.resolve, one.reject)),
     );
   }
 
   private storeAll(batch: Pending<Item>[]): Promise<void> {
     return this.store(batch.map(({ item }) => item));
-  }
-
-  private settle(batch: Pending<Item>[]): void {
-    // The items are stored whatever `stored` does; its failure must not leave their writers waiting.
-    try {
-      this.stored(batch.map(({ item }) => item));
-    } catch (error) {
-      console.error("After storing a batch:", error);
-    }
-    for (const { resolve } of batch) resolve();
   }
 }
 

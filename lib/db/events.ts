@@ -1,4 +1,5 @@
 import { sql } from "./client";
+import { notifications } from "./notifications";
 import { insertSql, toInt, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
 import type { SequencedEvent } from "@/lib/events/types";
@@ -7,16 +8,30 @@ import type { SequencedEvent } from "@/lib/events/types";
 export type ConversationEventRow = EventRow & { conversationId: string };
 
 /**
- * One multi-row INSERT per batch: this is the hot path of streaming. Rows may belong to several conversations
- * (lib/events/event-writer.ts batches every live run's); `client` is a transaction's when written inside one.
+ * One multi-row INSERT per batch; rows may belong to several conversations. `client` is a transaction's when
+ * written inside one.
  */
 export async function appendEvents(rows: ConversationEventRow[], client: SqlExecutor = sql): Promise<void> {
-  const createdAt = new Date();
   for (let start = 0; start < rows.length; start += INSERT_ROWS) {
-    const chunk = rows.slice(start, start + INSERT_ROWS);
-    const params = chunk.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
-    await client.execute(insertSql("Event", EVENT_COLUMNS, chunk.length), params);
+    const { text, params } = eventInsert(rows.slice(start, start + INSERT_ROWS));
+    await client.execute(text, params);
   }
+}
+
+/**
+ * Live runs' events, gathered from every run by lib/events/event-writer.ts (at most INSERT_ROWS rows): this is the
+ * hot path of streaming. One statement stores them and tells every instance's followers.
+ */
+export async function appendLiveEvents(rows: ConversationEventRow[]): Promise<void> {
+  const storedThrough = new Map<string, number>();
+  for (const { conversationId, lastSeq } of rows) storedThrough.set(conversationId, Math.max(lastSeq, storedThrough.get(conversationId) ?? 0));
+  await notifications.storeAnnounced(eventInsert(rows), storedThrough);
+}
+
+function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlValue[] } {
+  const createdAt = new Date();
+  const params = rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
+  return { text: insertSql("Event", EVENT_COLUMNS, rows.length), params };
 }
 
 const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"];

@@ -2,13 +2,14 @@ import { EventEmitter } from "node:events";
 import pg from "pg";
 import { databaseConfig } from "@/lib/config";
 import { provider, sql } from "./client";
+import type { SqlValue } from "./sql";
 
 /**
  * Messages between the instances of one database, with no broker: PostgreSQL's LISTEN/NOTIFY, or, for SQLite (one
  * process), an in-process emitter. A message reaches every subscriber of every instance once, this one included.
  * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
- *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (`announceStored`
- *    gathers the announcements of one turn of the event loop into one message);
+ *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (`storeAnnounced`
+ *    sends them with the statement that stores the events);
  *  - runs: a RunMessage for the instance that executes the run, or for all of them.
  */
 export type Topic = "events" | "runs";
@@ -26,30 +27,24 @@ const MAX_PAYLOAD = 7_900;
 class Notifications {
   private readonly local = new EventEmitter().setMaxListeners(0);
   private listening?: Promise<void>;
-  /** Announcements waiting for the end of this turn of the event loop, by conversation. */
-  private stored = new Map<string, number>();
 
   /**
-   * Say that a conversation's events up to `lastSeq` are stored. Hundreds of live runs each store a batch every
-   * few milliseconds; one message per turn of the event loop carries all of them.
+   * Run a statement that stores conversations' events, and say to every instance that they are stored up to the
+   * given seqs. Hundreds of live runs store a batch every few milliseconds: on PostgreSQL the announcement goes
+   * in the same statement (a data-modifying WITH, whose NOTIFYs PostgreSQL delivers when it commits, and never
+   * for a statement that failed), a round trip and a turn of the event loop sooner than a NOTIFY sent after it.
    */
-  announceStored(conversationId: string, lastSeq: number): void {
-    if (this.stored.size === 0) setImmediate(() => this.flushStored());
-    this.stored.set(conversationId, Math.max(lastSeq, this.stored.get(conversationId) ?? 0));
-  }
-
-  private flushStored(): void {
-    const lines = [...this.stored].map(([conversationId, lastSeq]) => `${conversationId} ${lastSeq}`);
-    this.stored = new Map();
-    let payload = "";
-    for (const line of lines) {
-      if (payload && payload.length + line.length + 1 > MAX_PAYLOAD) {
-        this.publish("events", payload).catch((error) => console.error("Could not announce stored events:", error));
-        payload = "";
-      }
-      payload = payload ? `${payload}\n${line}` : line;
+  async storeAnnounced(statement: { text: string; params: SqlValue[] }, storedThrough: Map<string, number>): Promise<void> {
+    const payloads = announcements(storedThrough);
+    if (provider === "sqlite") {
+      await sql.execute(statement.text, statement.params);
+      for (const payload of payloads) this.local.emit("events", payload);
+      return;
     }
-    if (payload) this.publish("events", payload).catch((error) => console.error("Could not announce stored events:", error));
+    await sql.execute(`WITH stored AS (${statement.text}) SELECT ${payloads.map(() => "pg_notify(?, ?)").join(", ")}`, [
+      ...statement.params,
+      ...payloads.flatMap((payload) => [CHANNELS.events, payload]),
+    ]);
   }
 
   async publish(topic: Topic, payload: string): Promise<void> {
@@ -98,6 +93,22 @@ class Notifications {
     if (provider === "postgresql") this.listening ??= this.listen();
     return this.listening ?? Promise.resolve();
   }
+}
+
+/** The lines "<conversationId> <lastSeq>", in as few payloads as PostgreSQL takes. */
+function announcements(storedThrough: Map<string, number>): string[] {
+  const payloads: string[] = [];
+  let payload = "";
+  for (const [conversationId, lastSeq] of storedThrough) {
+    const line = `${conversationId} ${lastSeq}`;
+    if (payload && payload.length + line.length + 1 > MAX_PAYLOAD) {
+      payloads.push(payload);
+      payload = "";
+    }
+    payload = payload ? `${payload}\n${line}` : line;
+  }
+  if (payload) payloads.push(payload);
+  return payloads;
 }
 
 const globalNotifications = globalThis as unknown as { toolsmithNotifications?: Notifications };

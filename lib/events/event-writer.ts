@@ -1,6 +1,5 @@
 import { BatchedWrites } from "@/lib/db/batched-writes";
-import { appendEvents, INSERT_ROWS, type ConversationEventRow } from "@/lib/db/events";
-import { notifications } from "@/lib/db/notifications";
+import { appendLiveEvents, INSERT_ROWS, type ConversationEventRow } from "@/lib/db/events";
 import type { EventRow } from "./packing";
 
 interface ConversationRows {
@@ -10,18 +9,17 @@ interface ConversationRows {
 
 /**
  * The process's one writer of live events. Every run's channel hands it its packed rows, and it stores what every
- * run gathered for a few milliseconds in one INSERT; a failed batch is stored again conversation by conversation.
- * Once stored, the rows are announced to the other instances' followers.
+ * run gathered for a few milliseconds in one INSERT, which also announces them to every instance's followers; a
+ * failed batch is stored again conversation by conversation.
  */
 const createEventWriter = () =>
   new BatchedWrites<ConversationRows>(
-    (batch) => appendEvents(batch.flatMap(({ conversationId, rows }): ConversationEventRow[] => rows.map((row) => ({ ...row, conversationId })))),
+    (batch) => appendLiveEvents(batch.flatMap(({ conversationId, rows }): ConversationEventRow[] => rows.map((row) => ({ ...row, conversationId })))),
     {
       // A short wait that buys one statement for every streaming run's rows.
       gatherMs: 8,
       rowsOf: ({ rows }) => rows.length,
       maxRows: INSERT_ROWS,
-      stored: (batch) => batch.forEach(({ conversationId, rows }) => notifications.announceStored(conversationId, rows.at(-1)!.lastSeq)),
     },
   );
 
