@@ -115,6 +115,11 @@ export const config = {
   } satisfies FetchLimits,
   /** PostgreSQL connections per instance: the server's default limit of 100 leaves room for several instances. */
   databasePool: integer("TOOLSMITH_DB_POOL", 20, 1, 1000),
+  /**
+   * More PostgreSQL connections per instance, for the live path alone (lib/db/client.ts' liveSql): event writes,
+   * followers' reads, lease renewals, notifications. Its statements are few and short.
+   */
+  liveDatabasePool: 4,
   /** How long a run's lease lasts without a heartbeat: past it, another instance takes the run over. */
   leaseMs: integer("TOOLSMITH_LEASE_MS", 10_000, 500, 600_000),
   /** The librarian tools' XML documents (lib/librarian). */

@@ -1,4 +1,4 @@
-import { sql } from "./client";
+import { liveSql, sql } from "./client";
 import { notifications } from "./notifications";
 import { insertSql, toInt, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
@@ -77,7 +77,7 @@ const storedRow = (row: StoredRow) => ({ seq: toInt(row.seq), lastSeq: toInt(row
 export async function listEventsAfter(after: Map<string, number>): Promise<Map<string, SequencedEvent[]>> {
   const events = new Map<string, SequencedEvent[]>([...after.keys()].map((conversationId) => [conversationId, []]));
   if (after.size === 0) return events;
-  const rows = await sql.rows<Required<StoredRow>>(
+  const rows = await liveSql.rows<Required<StoredRow>>(
     `SELECT "conversationId", "seq", "lastSeq", "data" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
     [...after].flat(),
   );

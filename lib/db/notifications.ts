@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import { databaseConfig } from "@/lib/config";
-import { provider, sql } from "./client";
+import { liveSql, provider } from "./client";
 import type { SqlValue } from "./sql";
 
 /**
@@ -37,11 +37,11 @@ class Notifications {
   async storeAnnounced(statement: { text: string; params: SqlValue[] }, storedThrough: Map<string, number>): Promise<void> {
     const payloads = announcements(storedThrough);
     if (provider === "sqlite") {
-      await sql.execute(statement.text, statement.params);
+      await liveSql.execute(statement.text, statement.params);
       for (const payload of payloads) this.local.emit("events", payload);
       return;
     }
-    await sql.execute(`WITH stored AS (${statement.text}) SELECT ${payloads.map(() => "pg_notify(?, ?)").join(", ")}`, [
+    await liveSql.execute(`WITH stored AS (${statement.text}) SELECT ${payloads.map(() => "pg_notify(?, ?)").join(", ")}`, [
       ...statement.params,
       ...payloads.flatMap((payload) => [CHANNELS.events, payload]),
     ]);
@@ -52,7 +52,7 @@ class Notifications {
       this.local.emit(topic, payload);
       return;
     }
-    await sql.execute(`SELECT pg_notify(?, ?)`, [CHANNELS[topic], payload]);
+    await liveSql.execute(`SELECT pg_notify(?, ?)`, [CHANNELS[topic], payload]);
   }
 
   subscribe(topic: Topic, listener: (payload: string) => void): () => void {

@@ -1,5 +1,5 @@
 import type { RunStatus } from "@/lib/events/types";
-import { db, sql } from "./client";
+import { db, liveSql, sql } from "./client";
 import { isUniqueViolation, toBoolean } from "./sql";
 
 /**
@@ -54,7 +54,7 @@ export async function conversationsRunning(conversationIds: string[]): Promise<S
  */
 export async function renewLeases(instanceId: string, runIds: string[], leaseUntil: Date): Promise<{ held: string[]; cancelRequested: string[] }> {
   if (runIds.length === 0) return { held: [], cancelRequested: [] };
-  const rows = await sql.rows<{ id: string; cancelRequested: unknown; leaseUntil: unknown }>(
+  const rows = await liveSql.rows<{ id: string; cancelRequested: unknown; leaseUntil: unknown }>(
     `UPDATE "Run" SET "leaseUntil" = CASE WHEN "leaseUntil" < ? THEN ? ELSE "leaseUntil" END WHERE ${OWN_RUNNING(runIds)} RETURNING "id", "cancelRequested", "leaseUntil"`,
     [leaseUntil, leaseUntil, ...runIds, instanceId],
   );
@@ -65,7 +65,7 @@ export async function renewLeases(instanceId: string, runIds: string[], leaseUnt
 
 /** Give leases up (a stopping instance), so that another instance takes the runs over at once. */
 export async function releaseLeases(instanceId: string, runIds: string[]): Promise<void> {
-  if (runIds.length > 0) await sql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE ${OWN_RUNNING(runIds)}`, [...runIds, instanceId]);
+  if (runIds.length > 0) await liveSql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE ${OWN_RUNNING(runIds)}`, [...runIds, instanceId]);
 }
 
 /** These runs, where this instance executes them and they are running; parameters: the run ids, the instance. */

@@ -1,18 +1,24 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { freshDatabaseUrl, prepareDatabase } from "../support/database";
+import { freshDatabaseUrl, prepareDatabase, testProvider } from "../support/database";
 
 // The library itself, on the provider under test (SQLite, or PostgreSQL in the postgresql project).
 process.env.DATABASE_URL = freshDatabaseUrl();
 
 let db: typeof import("@/lib/db/client").db;
+let sql: typeof import("@/lib/db/client").sql;
+let config: typeof import("@/lib/config").config;
+let listEventsAfter: typeof import("@/lib/db/events").listEventsAfter;
+let renewLeases: typeof import("@/lib/db/runs").renewLeases;
 let appendLiveEvents: typeof import("@/lib/db/events").appendLiveEvents;
 let listEvents: typeof import("@/lib/db/events").listEvents;
 let notifications: typeof import("@/lib/db/notifications").notifications;
 
 beforeAll(async () => {
   await prepareDatabase(process.env.DATABASE_URL!);
-  ({ db } = await import("@/lib/db/client"));
-  ({ appendLiveEvents, listEvents } = await import("@/lib/db/events"));
+  ({ db, sql } = await import("@/lib/db/client"));
+  ({ config } = await import("@/lib/config"));
+  ({ appendLiveEvents, listEvents, listEventsAfter } = await import("@/lib/db/events"));
+  ({ renewLeases } = await import("@/lib/db/runs"));
   ({ notifications } = await import("@/lib/db/notifications"));
 });
 
@@ -50,5 +56,23 @@ describe("live events, stored and announced in one statement", () => {
     // 400 lines of some 30 characters: more than PostgreSQL takes in one payload (under 8000 bytes).
     await expect.poll(() => lines.length).toBe(400);
     expect(new Set(lines)).toEqual(new Set(conversations.map(({ id }) => `${id} 7`)));
+  });
+});
+
+describe("the live path", () => {
+  it.runIf(testProvider === "postgresql")("stores, announces and reads live events and renews leases while every connection of the main pool is busy", async () => {
+    const lines = await announced();
+    const { id } = await db.conversation.create({ data: { ownerId: "owner" } });
+    const done: string[] = [];
+    // A burst of requests: more slow statements than the main pool has connections, the rest waiting in line.
+    const burst = Array.from({ length: config.databasePool + 5 }, () => sql.rows("SELECT 1 AS slept FROM pg_sleep(1.5)").then(() => done.push("request")));
+    await Promise.all([
+      appendLiveEvents([row(id, 1)]).then(() => done.push("write")),
+      expect.poll(() => lines, { timeout: 5_000 }).toContain(`${id} 1`).then(() => done.push("announcement")),
+      listEventsAfter(new Map([[id, 0]])).then(() => done.push("read")),
+      renewLeases("instance", ["run"], new Date()).then(() => done.push("lease renewal")),
+    ]);
+    await Promise.all(burst);
+    expect(done.slice(0, 4).sort()).toEqual(["announcement", "lease renewal", "read", "write"]);
   });
 });
