@@ -5,12 +5,11 @@
  * takes the run over (lib/agent/run.ts resumes or closes it). SQLite has one process, which takes over at start-up
  * the runs its predecessor left; PostgreSQL may have many, which watch each other's leases all the time.
  */
-import os from "node:os";
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
+import { instanceId } from "@/lib/instance";
 import { abandonedRuns, claimRun, finishRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
 /** Resume a run this instance has taken over, whose lease it set at `leasedAt` (it must `adopt` the run). */
@@ -37,7 +36,7 @@ const tickMs = () => Math.min(1_000, Math.floor(config.leaseMs / 5));
 const fenceMarginMs = () => 2 * tickMs();
 
 export class RunClaims<Run extends LeasedRun> {
-  readonly instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly instanceId = instanceId;
   /** The runs this instance executes, by conversation. */
   private readonly local = new Map<string, Run>();
   /**
@@ -61,7 +60,7 @@ export class RunClaims<Run extends LeasedRun> {
     if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, leaseUntil: new Date(sent + config.leaseMs) }))) return false;
     if (this.stopping) {
       // Claimed while the instance began to stop, too late to be handed over: the run never starts.
-      await finishRun(run.id, "cancelled", 0);
+      await finishRun(run.id, "cancelled", 0, this.instanceId);
       return false;
     }
     this.local.set(run.conversationId, run);
@@ -192,7 +191,7 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   /** The run stops here at once and writes nothing more; its conversation is free here (see `claim`). */
-  private abandon(run: Run, why: string): void {
+  abandon(run: Run, why: string): void {
     this.release(run);
     run.abandon(why);
   }

@@ -14,6 +14,7 @@ import { runAgent, type AgentOutcome } from "./loop";
 export class RunConflictError extends Error {}
 
 const TITLE_CHARS = 60;
+const TAKEN_OVER = "another instance took it over";
 /** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
 const CANCELLED_RUN_GRACE_MS = 2_000;
 
@@ -116,7 +117,7 @@ export class Run {
     private readonly profile: AgentProfile,
     readonly id: string = randomUUID(),
   ) {
-    this.channel = new RunChannel(conversationId, this.id);
+    this.channel = new RunChannel(conversationId, this.id, () => claims.abandon(this, TAKEN_OVER));
   }
 
   /**
@@ -140,7 +141,7 @@ export class Run {
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
       this.execution = this.execute({ userMessageId: message.id });
     } catch (error) {
-      await finishRun(this.id, "error", 0).catch(() => {});
+      await finishRun(this.id, "error", 0, claims.instanceId).catch(() => {});
       claims.release(this);
       throw error;
     }
@@ -160,7 +161,7 @@ export class Run {
       run.channel.begin((stored.at(-1)?.seq ?? 0) + 1);
       const progress = progressOf(stored.filter(({ event }) => event.runId === abandoned.id).map(({ event }) => event));
       if (progress.finished) {
-        await finishRun(run.id, progress.finished.status, progress.finished.steps);
+        await finishRun(run.id, progress.finished.status, progress.finished.steps, claims.instanceId);
         run.channel.discard();
         claims.release(run);
         return;
@@ -293,11 +294,11 @@ export class Run {
       return;
     }
     try {
-      // Stored before it is announced, so a client that reloads on run_finished finds the answer and the outcome.
-      await Promise.all([
-        answer ? createMessage({ conversationId: this.conversationId, runId: this.id, role: "assistant", content: answer }) : undefined,
-        finishRun(this.id, status, steps),
-      ]).catch((error) => console.error(`Could not store the outcome of run ${this.id}:`, error));
+      if (!(await this.storeOutcome({ status, steps, answer }))) {
+        // Another instance executes the run now, and ends it: nothing more is written from here.
+        console.error(`Run ${this.id} stops here without writing more: ${TAKEN_OVER}.`);
+        return this.channel.discard();
+      }
       this.channel.emit({ type: "run_finished", status, steps });
       await this.channel.end();
     } catch (error) {
@@ -305,6 +306,21 @@ export class Run {
     } finally {
       claims.release(this);
     }
+  }
+
+  /**
+   * The outcome and the answer, stored before run_finished announces them, so that a client that reloads on it
+   * finds both. The outcome first: false, and nothing stored, when the run's row names another instance, which
+   * took the run over and finishes it. A failure to store is logged, and the run ends all the same.
+   */
+  private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
+    try {
+      if (!(await finishRun(this.id, status, steps, claims.instanceId))) return false;
+      if (answer) await createMessage({ conversationId: this.conversationId, runId: this.id, role: "assistant", content: answer });
+    } catch (error) {
+      console.error(`Could not store the outcome of run ${this.id}:`, error);
+    }
+    return true;
   }
 }
 

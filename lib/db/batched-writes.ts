@@ -22,8 +22,11 @@ export class BatchedWrites<Item> {
   private cancelGathering?: () => void;
 
   constructor(
-    /** Store these items, in one statement where it can. */
-    private readonly store: (items: Item[]) => Promise<void>,
+    /**
+     * Store these items, in one statement where it can. It may refuse some while it stores the others: it returns
+     * them, each with the error its writer gets (not retried: the statement worked).
+     */
+    private readonly store: (items: Item[]) => Promise<Map<Item, Error> | void>,
     options: {
       /**
        * How long to gather: some milliseconds, or 0 for the rest of the event loop's turn (no added wait when the
@@ -73,14 +76,17 @@ export class BatchedWrites<Item> {
     this.pending = [];
     this.rows = 0;
     if (batch.length === 0) return;
-    this.storeAll(batch).then(
-      () => batch.forEach(({ resolve }) => resolve()),
-      () => batch.forEach((one) => this.storeAll([one]).then(one.resolve, one.reject)),
-    );
+    this.storeAll(batch).catch(() => batch.forEach((one) => this.storeAll([one]).catch(one.reject)));
   }
 
-  private storeAll(batch: Pending<Item>[]): Promise<void> {
-    return this.store(batch.map(({ item }) => item));
+  /** Store the batch and settle its writers; rejects (settling none) when the statement failed. */
+  private async storeAll(batch: Pending<Item>[]): Promise<void> {
+    const refused = await this.store(batch.map(({ item }) => item));
+    for (const { item, resolve, reject } of batch) {
+      const error = refused?.get(item);
+      if (error) reject(error);
+      else resolve();
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import { liveSql, sql } from "./client";
+import { liveSql, provider, sql } from "./client";
 import { notifications } from "./notifications";
 import { insertSql, toInt, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
@@ -20,12 +20,50 @@ export async function appendEvents(rows: ConversationEventRow[], client: SqlExec
 
 /**
  * Live runs' events, gathered from every run by lib/events/event-writer.ts (at most INSERT_ROWS rows): this is the
- * hot path of streaming. One statement stores them and tells every instance's followers.
+ * hot path of streaming. One statement stores them and tells every instance's followers. Resolves with the runs
+ * whose rows it refused because `instanceId` no longer executes them (see `fencedEventInsert`).
  */
-export async function appendLiveEvents(rows: ConversationEventRow[]): Promise<void> {
+export async function appendLiveEvents(rows: ConversationEventRow[], instanceId: string): Promise<Set<string>> {
   const storedThrough = new Map<string, number>();
   for (const { conversationId, lastSeq } of rows) storedThrough.set(conversationId, Math.max(lastSeq, storedThrough.get(conversationId) ?? 0));
-  await notifications.storeAnnounced(eventInsert(rows), storedThrough);
+  if (provider === "sqlite") {
+    const { text, params } = eventInsert(rows);
+    await liveSql.execute(text, params);
+    notifications.announceStored(storedThrough);
+    return new Set();
+  }
+  const runIds = [...new Set(rows.map(({ runId }) => runId))];
+  const announcement = notifications.announcementSql(storedThrough);
+  const { text, params } = fencedEventInsert(rows, runIds, instanceId);
+  const [{ stored }] = await liveSql.rows<{ stored: string | null }>(
+    `${text} SELECT string_agg(DISTINCT "runId", ' ') AS "stored", (SELECT count(*) FROM (SELECT ${announcement.sql}) AS "announced") AS "announced" FROM stored`,
+    [...params, ...announcement.params],
+  );
+  const storedRuns = new Set(stored?.split(" "));
+  return new Set(runIds.filter((runId) => !storedRuns.has(runId)));
+}
+
+/**
+ * PostgreSQL, where several instances write: the rows of the runs whose row still names `instanceId`, as the
+ * CTE `stored` (RETURNING "runId"). An instance cut off from the database stops its runs before their leases run
+ * out (lib/agent/claims.ts), but a write it sent before may arrive later still (a partition that heals): after
+ * another instance took the run over, it would take seqs the new owner numbers its own events with. The Run rows
+ * are locked FOR SHARE, so a takeover (an UPDATE of the row) waits for a write in progress to commit, and reads
+ * the log with it; a write that comes after the takeover finds the row naming the other instance and stores
+ * nothing. SQLite has one process per database: a run's earlier instance has exited before it is taken over.
+ */
+function fencedEventInsert(rows: ConversationEventRow[], runIds: string[], instanceId: string): { text: string; params: SqlValue[] } {
+  const columns = EVENT_COLUMNS.map((column) => `"${column}"`).join(", ");
+  // Typed: the VALUES of a sub-SELECT take no types from the table, and PostgreSQL reads untyped parameters as text.
+  const typedRow = `(${EVENT_COLUMNS.map((column) => `CAST(? AS ${POSTGRES_TYPES[column]})`).join(", ")})`;
+  const { params } = eventInsert(rows);
+  return {
+    text:
+      `WITH "held" AS (SELECT "id" FROM "Run" WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? FOR SHARE), ` +
+      `stored AS (INSERT INTO "Event" (${columns}) SELECT * FROM (VALUES ${rows.map(() => typedRow).join(", ")}) AS "row" (${columns}) ` +
+      `WHERE "row"."runId" IN (SELECT "id" FROM "held") RETURNING "runId")`,
+    params: [...runIds, instanceId, ...params],
+  };
 }
 
 function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlValue[] } {
@@ -34,7 +72,16 @@ function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlV
   return { text: insertSql("Event", EVENT_COLUMNS, rows.length), params };
 }
 
-const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"];
+const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"] as const;
+const POSTGRES_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
+  conversationId: "TEXT",
+  seq: "INTEGER",
+  lastSeq: "INTEGER",
+  runId: "TEXT",
+  type: "TEXT",
+  data: "TEXT",
+  createdAt: "TIMESTAMP(3)",
+};
 
 /** Rows per statement: 7 parameters each stays well under SQLite's and PostgreSQL's parameter limits. */
 export const INSERT_ROWS = 1000;

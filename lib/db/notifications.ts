@@ -8,8 +8,8 @@ import type { SqlValue } from "./sql";
  * Messages between the instances of one database, with no broker: PostgreSQL's LISTEN/NOTIFY, or, for SQLite (one
  * process), an in-process emitter. A message reaches every subscriber of every instance once, this one included.
  * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
- *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (`storeAnnounced`
- *    sends them with the statement that stores the events);
+ *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (on PostgreSQL
+ *    sent by the statement that stores the events: `announcementSql`);
  *  - runs: a RunMessage for the instance that executes the run, or for all of them.
  */
 export type Topic = "events" | "runs";
@@ -29,22 +29,19 @@ class Notifications {
   private listening?: Promise<void>;
 
   /**
-   * Run a statement that stores conversations' events, and say to every instance that they are stored up to the
-   * given seqs. Hundreds of live runs store a batch every few milliseconds: on PostgreSQL the announcement goes
-   * in the same statement (a data-modifying WITH, whose NOTIFYs PostgreSQL delivers when it commits, and never
-   * for a statement that failed), a round trip and a turn of the event loop sooner than a NOTIFY sent after it.
+   * PostgreSQL: `pg_notify` calls that say to every instance that conversations' events are stored up to the given
+   * seqs, for the statement that stores them to select. Hundreds of live runs store a batch every few milliseconds;
+   * sent with the statement, the announcement costs no round trip of its own, and PostgreSQL delivers it when the
+   * statement commits, never for one that failed.
    */
-  async storeAnnounced(statement: { text: string; params: SqlValue[] }, storedThrough: Map<string, number>): Promise<void> {
+  announcementSql(storedThrough: Map<string, number>): { sql: string; params: SqlValue[] } {
     const payloads = announcements(storedThrough);
-    if (provider === "sqlite") {
-      await liveSql.execute(statement.text, statement.params);
-      for (const payload of payloads) this.local.emit("events", payload);
-      return;
-    }
-    await liveSql.execute(`WITH stored AS (${statement.text}) SELECT ${payloads.map(() => "pg_notify(?, ?)").join(", ")}`, [
-      ...statement.params,
-      ...payloads.flatMap((payload) => [CHANNELS.events, payload]),
-    ]);
+    return { sql: payloads.map(() => "pg_notify(?, ?)").join(", "), params: payloads.flatMap((payload) => [CHANNELS.events, payload]) };
+  }
+
+  /** SQLite (one process): the same announcement, to this process's subscribers, once the events are stored. */
+  announceStored(storedThrough: Map<string, number>): void {
+    for (const payload of announcements(storedThrough)) this.local.emit("events", payload);
   }
 
   async publish(topic: Topic, payload: string): Promise<void> {

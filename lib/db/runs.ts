@@ -19,9 +19,19 @@ export async function claimRun(data: { id: string; conversationId: string; model
   }
 }
 
-/** Finishing a run ends its claim: only running runs hold their conversation. */
-export async function finishRun(id: string, status: RunStatus, steps: number): Promise<void> {
-  await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ?`, [status, steps, new Date(), id]);
+/**
+ * Finishing a run ends its claim: only running runs hold their conversation. Only the instance that executes the
+ * run finishes it: false, and nothing changed, when its row names another instance (which took the run over).
+ */
+export async function finishRun(id: string, status: RunStatus, steps: number, instanceId: string): Promise<boolean> {
+  const changed = await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "instanceId" = ?`, [
+    status,
+    steps,
+    new Date(),
+    id,
+    instanceId,
+  ]);
+  return changed === 1;
 }
 
 export function listRuns(conversationId: string) {

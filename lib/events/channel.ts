@@ -1,5 +1,5 @@
 import { INSERT_ROWS } from "@/lib/db/events";
-import { eventWriter } from "./event-writer";
+import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
 
@@ -45,6 +45,11 @@ export class RunChannel {
   constructor(
     readonly conversationId: string,
     readonly runId: string,
+    /**
+     * The database refused the run's events because another instance executes it now (its lease was lost before
+     * this instance noticed): the channel is discarded, and the run must stop here and write nothing more.
+     */
+    private readonly onTakenOver: () => void = () => {},
   ) {}
 
   begin(firstSeq: number): void {
@@ -162,10 +167,14 @@ export class RunChannel {
     const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
-        await eventWriter.write({ conversationId: this.conversationId, rows });
+        await eventWriter.write({ conversationId: this.conversationId, runId: this.runId, rows });
         this.stored = batch.at(-1)!.seq;
         return;
       } catch (error) {
+        if (error instanceof RunTakenOverError) {
+          this.discard();
+          return this.onTakenOver();
+        }
         // Discarded meanwhile: these seqs are another instance's to use now.
         if (this.closedBy === "discard") return;
         if (attempt >= WRITE_ATTEMPTS) {

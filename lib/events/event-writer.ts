@@ -1,20 +1,36 @@
 import { BatchedWrites } from "@/lib/db/batched-writes";
 import { appendLiveEvents, INSERT_ROWS, type ConversationEventRow } from "@/lib/db/events";
+import { instanceId } from "@/lib/instance";
 import type { EventRow } from "./packing";
 
-interface ConversationRows {
+/** One run's rows. */
+interface RunRows {
   conversationId: string;
+  runId: string;
   rows: EventRow[];
+}
+
+/** The database no longer names this instance as the run's: another one took it over, and its events are that one's. */
+export class RunTakenOverError extends Error {
+  constructor(runId: string) {
+    super(`Run ${runId} is executed by another instance now; its events from here were not stored.`);
+  }
 }
 
 /**
  * The process's one writer of live events. Every run's channel hands it its packed rows, and it stores what every
  * run gathered for a few milliseconds in one INSERT, which also announces them to every instance's followers; a
- * failed batch is stored again conversation by conversation.
+ * failed batch is stored again run by run. The rows of a run that another instance has taken over are refused.
  */
 const createEventWriter = () =>
-  new BatchedWrites<ConversationRows>(
-    (batch) => appendLiveEvents(batch.flatMap(({ conversationId, rows }): ConversationEventRow[] => rows.map((row) => ({ ...row, conversationId })))),
+  new BatchedWrites<RunRows>(
+    async (batch) => {
+      const refused = await appendLiveEvents(
+        batch.flatMap(({ conversationId, rows }): ConversationEventRow[] => rows.map((row) => ({ ...row, conversationId }))),
+        instanceId,
+      );
+      return new Map(batch.filter(({ runId }) => refused.has(runId)).map((item) => [item, new RunTakenOverError(item.runId)]));
+    },
     {
       // A short wait that buys one statement for every streaming run's rows.
       gatherMs: 8,

@@ -9,6 +9,8 @@ let sql: typeof import("@/lib/db/client").sql;
 let config: typeof import("@/lib/config").config;
 let listEventsAfter: typeof import("@/lib/db/events").listEventsAfter;
 let renewLeases: typeof import("@/lib/db/runs").renewLeases;
+let runs: typeof import("@/lib/db/runs");
+let lastEventSeq: typeof import("@/lib/db/events").lastEventSeq;
 let appendLiveEvents: typeof import("@/lib/db/events").appendLiveEvents;
 let listEvents: typeof import("@/lib/db/events").listEvents;
 let notifications: typeof import("@/lib/db/notifications").notifications;
@@ -17,8 +19,9 @@ beforeAll(async () => {
   await prepareDatabase(process.env.DATABASE_URL!);
   ({ db, sql } = await import("@/lib/db/client"));
   ({ config } = await import("@/lib/config"));
-  ({ appendLiveEvents, listEvents, listEventsAfter } = await import("@/lib/db/events"));
-  ({ renewLeases } = await import("@/lib/db/runs"));
+  ({ appendLiveEvents, lastEventSeq, listEvents, listEventsAfter } = await import("@/lib/db/events"));
+  runs = await import("@/lib/db/runs");
+  ({ renewLeases } = runs);
   ({ notifications } = await import("@/lib/db/notifications"));
 });
 
@@ -30,44 +33,95 @@ async function announced(): Promise<string[]> {
   return lines;
 }
 
-const row = (conversationId: string, seq: number) => ({ conversationId, seq, lastSeq: seq, runId: "run", type: "step_started", data: JSON.stringify({ type: "step_started", step: seq, runId: "run" }) });
+/** The instance that writes, in these tests. */
+const HERE = "instance-here";
+
+/** A new conversation with a running run that instance `HERE` executes; the run's id is the conversation's. */
+async function conversationRunHere(): Promise<{ id: string }> {
+  const { id } = await db.conversation.create({ data: { ownerId: "owner" }, select: { id: true } });
+  await runs.claimRun({ id, conversationId: id, model: "scripted", instanceId: HERE, leaseUntil: new Date(Date.now() + 60_000) });
+  return { id };
+}
+
+/** An event row of the conversation's run (see conversationRunHere). */
+const row = (conversationId: string, seq: number) => ({ conversationId, seq, lastSeq: seq, runId: conversationId, type: "step_started", data: JSON.stringify({ type: "step_started", step: seq, runId: conversationId }) });
 
 describe("live events, stored and announced in one statement", () => {
   it("announces each conversation's last stored seq once the rows are stored, and nothing for rows that were refused", async () => {
     const lines = await announced();
-    const [first, second] = await Promise.all([db.conversation.create({ data: { ownerId: "owner" } }), db.conversation.create({ data: { ownerId: "owner" } })]);
+    const [first, second] = await Promise.all([conversationRunHere(), conversationRunHere()]);
 
-    await appendLiveEvents([row(first.id, 1), row(first.id, 2), row(second.id, 1)]);
+    await appendLiveEvents([row(first.id, 1), row(first.id, 2), row(second.id, 1)], HERE);
     await expect.poll(() => lines).toEqual([`${first.id} 2`, `${second.id} 1`]);
     expect((await listEvents(first.id)).map(({ seq }) => seq)).toEqual([1, 2]);
 
     // Seq 2 is taken: the whole statement is refused, its new row too, and nothing is announced for it.
-    await expect(appendLiveEvents([row(first.id, 3), row(first.id, 2)])).rejects.toThrow();
+    await expect(appendLiveEvents([row(first.id, 3), row(first.id, 2)], HERE)).rejects.toThrow();
     // Announcements arrive in the order their statements committed: once the next one is here, a refused one would be too.
-    await appendLiveEvents([row(second.id, 2)]);
+    await appendLiveEvents([row(second.id, 2)], HERE);
     await expect.poll(() => lines).toEqual([`${first.id} 2`, `${second.id} 1`, `${second.id} 2`]);
     expect((await listEvents(first.id)).map(({ seq }) => seq)).toEqual([1, 2]);
   });
 
   it("announces every conversation of a batch too large for one notification", async () => {
     const lines = await announced();
-    const conversations = await Promise.all(Array.from({ length: 400 }, () => db.conversation.create({ data: { ownerId: "owner" }, select: { id: true } })));
-    await appendLiveEvents(conversations.map(({ id }) => row(id, 7)));
+    const conversations = await Promise.all(Array.from({ length: 400 }, () => conversationRunHere()));
+    await appendLiveEvents(conversations.map(({ id }) => row(id, 7)), HERE);
     // 400 lines of some 30 characters: more than PostgreSQL takes in one payload (under 8000 bytes).
     await expect.poll(() => lines.length).toBe(400);
     expect(new Set(lines)).toEqual(new Set(conversations.map(({ id }) => `${id} 7`)));
   });
 });
 
+describe("writes of an instance that no longer executes the run", () => {
+  it.runIf(testProvider === "postgresql")("stores a run's events only while its row names the instance; the other runs of the batch are stored", async () => {
+    const [taken, kept] = await Promise.all([conversationRunHere(), conversationRunHere()]);
+    expect(await appendLiveEvents([row(taken.id, 1), row(kept.id, 1)], HERE)).toEqual(new Set());
+    // Another instance takes the first run over (lib/db/runs.ts takeOverRun, once the lease has run out).
+    await db.run.update({ where: { id: taken.id }, data: { instanceId: "instance-elsewhere" } });
+
+    // A write this instance sent before it noticed: refused for that run only, and said so.
+    expect(await appendLiveEvents([row(taken.id, 2), row(kept.id, 2)], HERE)).toEqual(new Set([taken.id]));
+    expect((await listEvents(taken.id)).map(({ seq }) => seq)).toEqual([1]);
+    expect((await listEvents(kept.id)).map(({ seq }) => seq)).toEqual([1, 2]);
+  });
+
+  it.runIf(testProvider === "postgresql")("makes a takeover wait for a write in progress, so that the new owner reads the log with it", async () => {
+    const { id } = await conversationRunHere();
+    const leaseUntil = (await db.run.findUniqueOrThrow({ where: { id } })).leaseUntil;
+    // A slow write: the statement takes a second to store this conversation's rows.
+    await sql.execute(`CREATE OR REPLACE FUNCTION slow_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`);
+    await sql.execute(`CREATE TRIGGER slow_event BEFORE INSERT ON "Event" FOR EACH ROW WHEN (NEW."conversationId" = '${id}') EXECUTE FUNCTION slow_event()`);
+    try {
+      const written = appendLiveEvents([row(id, 1)], HERE);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await runs.takeOverRun({ id, leaseUntil }, "instance-elsewhere", new Date(Date.now() + 60_000))).toBe(true);
+      // Taken over only once the write was stored, which the new owner reads, and numbers its events after.
+      expect(await lastEventSeq(id)).toBe(1);
+      expect(await written).toEqual(new Set());
+    } finally {
+      await sql.execute(`DROP TRIGGER slow_event ON "Event"`);
+    }
+  });
+
+  it("finishes a run only on the instance that executes it", async () => {
+    const { id } = await conversationRunHere();
+    expect(await runs.finishRun(id, "completed", 1, "instance-elsewhere")).toBe(false);
+    expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "running", finishedAt: null });
+    expect(await runs.finishRun(id, "completed", 1, HERE)).toBe(true);
+    expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "completed", steps: 1, leaseUntil: null });
+  });
+});
+
 describe("the live path", () => {
   it.runIf(testProvider === "postgresql")("stores, announces and reads live events and renews leases while every connection of the main pool is busy", async () => {
     const lines = await announced();
-    const { id } = await db.conversation.create({ data: { ownerId: "owner" } });
+    const { id } = await conversationRunHere();
     const done: string[] = [];
     // A burst of requests: more slow statements than the main pool has connections, the rest waiting in line.
     const burst = Array.from({ length: config.databasePool + 5 }, () => sql.rows("SELECT 1 AS slept FROM pg_sleep(1.5)").then(() => done.push("request")));
     await Promise.all([
-      appendLiveEvents([row(id, 1)]).then(() => done.push("write")),
+      appendLiveEvents([row(id, 1)], HERE).then(() => done.push("write")),
       expect.poll(() => lines, { timeout: 5_000 }).toContain(`${id} 1`).then(() => done.push("announcement")),
       listEventsAfter(new Map([[id, 0]])).then(() => done.push("read")),
       renewLeases("instance", ["run"], new Date()).then(() => done.push("lease renewal")),

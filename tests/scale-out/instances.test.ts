@@ -114,6 +114,31 @@ describe("two instances on one PostgreSQL", () => {
     expect((await answer()).status).toBe(409);
   });
 
+  it("stops a run whose row another instance took before A noticed: nothing more of A's is stored, and A's client reads the log again", async () => {
+    const prompt = "Stream on A, which loses the run without noticing.";
+    model.script(prompt, [{ text: "lost ".repeat(150), chunkSize: 2, delayMs: 15 }]);
+    const { id } = await onA.createConversation();
+    const { shown, end } = watchSse(await onA.send(id, prompt));
+    await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
+    const database = await sqlClient(databaseUrl);
+    const lastStored = async () => (await database.query<{ last: number }>(`SELECT max("lastSeq") AS "last" FROM "Event" WHERE "conversationId" = ?`, id))[0].last;
+    try {
+      // What a takeover writes, sooner than A's heartbeat (a fifth of the lease) can notice: another instance's
+      // name and lease. A write of A's in progress is stored before it (which the new owner would read).
+      await database.query(`UPDATE "Run" SET "instanceId" = 'instance-elsewhere', "leaseUntil" = "leaseUntil" + INTERVAL '1 minute' WHERE "conversationId" = ? AND "status" = 'running'`, id);
+      const takenOverAt = await lastStored();
+      expect(await end).toBe("ended");
+      expect(shown.at(-1)).toMatchObject({ id: 0, data: { type: "resync" } });
+      // Past A's next heartbeat: A stored nothing after the takeover, and left the run to the other instance.
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 2));
+      expect(await lastStored()).toBe(takenOverAt);
+      expect(await database.query(`SELECT "status", "instanceId" FROM "Run" WHERE "conversationId" = ?`, id)).toEqual([{ status: "running", instanceId: "instance-elsewhere" }]);
+    } finally {
+      await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
+      await database.close();
+    }
+  });
+
   it("calls a tool registered through A in the next turn through B", async () => {
     const { id } = await onA.createConversation();
     model.script("Make a doubler on A.", [
