@@ -54,13 +54,15 @@ export async function appendLiveEvents(rows: ConversationEventRow[], instanceId:
  */
 function fencedEventInsert(rows: ConversationEventRow[], runIds: string[], instanceId: string): { text: string; params: SqlValue[] } {
   const columns = EVENT_COLUMNS.map((column) => `"${column}"`).join(", ");
-  // Typed: the VALUES of a sub-SELECT take no types from the table, and PostgreSQL reads untyped parameters as text.
-  const typedRow = `(${EVENT_COLUMNS.map((column) => `CAST(? AS ${POSTGRES_TYPES[column]})`).join(", ")})`;
+  const row = `(${EVENT_COLUMNS.map(() => "?").join(", ")})`;
+  // The VALUES of a sub-SELECT take no types from the table, and PostgreSQL reads untyped parameters as text: a
+  // first row of typed NULLs (filtered out by the join) types every column, cheaper than a cast per parameter.
+  const types = `(${EVENT_COLUMNS.map((column) => `CAST(NULL AS ${POSTGRES_TYPES[column]})`).join(", ")})`;
   const { params } = eventInsert(rows);
   return {
     text:
       `WITH "held" AS (SELECT "id" FROM "Run" WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? FOR SHARE), ` +
-      `stored AS (INSERT INTO "Event" (${columns}) SELECT * FROM (VALUES ${rows.map(() => typedRow).join(", ")}) AS "row" (${columns}) ` +
+      `stored AS (INSERT INTO "Event" (${columns}) SELECT * FROM (VALUES ${types}, ${rows.map(() => row).join(", ")}) AS "row" (${columns}) ` +
       `WHERE "row"."runId" IN (SELECT "id" FROM "held") RETURNING "runId")`,
     params: [...runIds, instanceId, ...params],
   };
