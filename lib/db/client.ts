@@ -19,9 +19,13 @@ export const provider = databaseConfig().provider;
 function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql } {
   const database = databaseConfig();
   if (database.provider === "postgresql") {
-    const adapter = new SharedAdapterFactory(new PrismaPg({ connectionString: database.url, max: config.databasePool }));
+    // A statement that times out fails and its connection leaves the pool (pg-pool drops a client released with an
+    // error): a connection gone silent costs a statement that long, not its place in the pool for good.
+    const pool = (max: number, timeoutMs: number) => new PrismaPg({ connectionString: database.url, max, query_timeout: timeoutMs });
+    const adapter = new SharedAdapterFactory(pool(config.databasePool, config.databaseQueryTimeoutMs));
     const client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
-    const liveAdapter = new SharedAdapterFactory(new PrismaPg({ connectionString: database.url, max: config.liveDatabasePool }));
+    // Its statements are short, and a lease renewal answered later than half a lease is of no use.
+    const liveAdapter = new SharedAdapterFactory(pool(config.liveDatabasePool, Math.min(config.databaseQueryTimeoutMs, config.leaseMs / 2)));
     // Its pool is made on first use (connect opens no connection: a statement does).
     let livePool: Promise<unknown> | undefined;
     const liveSql = new Sql(liveAdapter, async () => {

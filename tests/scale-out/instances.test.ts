@@ -29,7 +29,10 @@ fs.writeFileSync(configFile, CONFIG);
 
 const model = new ModelServer();
 const databaseUrl = freshDatabaseUrl();
-const instance = (url = databaseUrl) => scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile }, url);
+/** A statement whose connection went silent fails this soon (the default, 30 s, is longer than a test). */
+const QUERY_TIMEOUT_MS = 5_000;
+const instance = (url = databaseUrl) =>
+  scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile }, url);
 let a: AppServer;
 let b: AppServer;
 /** One person, whose requests reach either instance. */
@@ -318,6 +321,29 @@ describe("an instance cut off from the database", () => {
       const rest = (await end) === "ended" ? [] : await readSse(await onC.events(id, shown.at(-1)!.id));
       expect([...shown, ...rest]).toEqual(events);
       expect((await (await onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("stores a run's events through new connections when the connections its writes went out on go silent for good", async () => {
+    const { proxy, onC, stop } = await partitionable();
+    try {
+      const prompt = "Stream long on C, whose connections die mid-run.";
+      model.script(prompt, [{ text: "mid ".repeat(100), chunkSize: 4, delayMs: 40 }]);
+      const { id } = await onC.createConversation();
+      const streamOnC = readSse(await onC.send(id, prompt));
+      await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
+      // A blip, too short for C to lose its lease: every connection open in it (a write of C's among them) never
+      // answers again; new ones work.
+      proxy.hold();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      proxy.heal({ reset: false });
+      const followedOnB = await readSse(await onB.events(id));
+      expect(ofType(followedOnB, "run_resumed")).toEqual([]);
+      expectWholeLog(followedOnB);
+      expect(followedOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      expect(await streamOnC).toEqual(followedOnB);
     } finally {
       await stop();
     }
