@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, problemText, type ConversationSource } from "@/lib/api/client";
-import type { RegisteredToolView } from "@/lib/events/types";
+import { startsSegment, type RegisteredToolView } from "@/lib/events/types";
 import { followEvents, type FollowState } from "@/lib/events/client";
 import { applyEvents, emptyTrace, isRunning, type TraceEvent } from "@/lib/trace/state";
 import type { InitialView } from "@/lib/trace/view";
@@ -36,6 +36,8 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const rebuilding = useRef(false);
   const frame = useRef<number | null>(null);
   const lastSeen = useRef(trace.lastEventId);
+  /** Sent on reconnect, so that the server can tell when what was shown here is not the log's any more. */
+  const segmentStart = useRef(trace.segmentStart);
   const stopFollowing = useRef<() => void>(() => {});
 
   const flush = useCallback(() => {
@@ -51,6 +53,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const onEvent = useCallback(
     (event: TraceEvent) => {
       lastSeen.current = Math.max(lastSeen.current, event.id);
+      if (startsSegment(event)) segmentStart.current = event.id;
       if (event.type === "run_started") {
         // A message sent from here learns its id and its run from run_started (not from an earlier run's, replayed).
         setMessages((list) =>
@@ -70,6 +73,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const onResync = useCallback(() => {
     pending.current = [];
     lastSeen.current = 0;
+    segmentStart.current = 0;
     rebuilding.current = true;
   }, []);
 
@@ -80,7 +84,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
       stopFollowing.current();
       stopFollowing.current = followEvents({
         first,
-        reconnect: (after, signal) => api.events(source, after, signal),
+        reconnect: (after, signal) => api.events(source, after, segmentStart.current, signal),
         lastSeenId: () => lastSeen.current,
         onEvent,
         onResync,

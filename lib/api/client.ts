@@ -73,8 +73,9 @@ export const api = {
   /** Starts a run; the answer streams its events (read it with lib/events/client.ts). */
   sendMessage: (id: string, content: string) => call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
   cancelRun: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
-  /** Stored events after `after`, then the live run. */
-  events: (source: ConversationSource, after: number, signal?: AbortSignal) => call(`${base(source)}/events?after=${after}`, { signal }),
+  /** Stored events after `after`, then the live run; `segment`: the last run_started or run_resumed seen (see resumePoint). */
+  events: (source: ConversationSource, after: number, segment: number, signal?: AbortSignal) =>
+    call(`${base(source)}/events?after=${after}&segment=${segment}`, { signal }),
   exportUrl: (source: ConversationSource, format: "md" | "json") => `${base(source)}/export?format=${format}`,
   /** The conversation's share link, or null when it has none. */
   shareLink: async (id: string) => {

@@ -3,7 +3,7 @@ import { runningRun } from "@/lib/db/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
-import type { SequencedEvent } from "./types";
+import { startsSegment, type SequencedEvent } from "./types";
 
 /** How long a follower waits for the run_finished of a run no longer running before it stops waiting. */
 const RUN_FINISHED_GRACE_MS = 2_000;
@@ -14,8 +14,33 @@ const RUN_FINISHED_GRACE_MS = 2_000;
  * instance executes is followed from its channel; a run another instance executes, from the store. A run that
  * leaves this instance with events shown but not stored (its lease lost) ends the stream with `resync`.
  */
-export function conversationEventStream(conversationId: string, after: number, live: RunChannel | undefined): Response {
-  return sseResponse((sink) => (live ? followChannel(conversationId, after, live, sink) : followStore(conversationId, after, sink)));
+export function conversationEventStream(conversationId: string, { after, segment }: { after: number; segment?: number }, live: RunChannel | undefined): Response {
+  return sseResponse((client) => {
+    // With the segment the client saw last, the log is read from its start, to check the client's copy against it.
+    const from = segment ?? after;
+    const sink = from < after ? skippingSeen(client, after) : client;
+    return live ? followChannel(conversationId, from, live, sink) : followStore(conversationId, from, sink);
+  });
+}
+
+/**
+ * The events up to `after` are the client's already, and are not sent again, unless one of them begins a segment
+ * the client did not see: then the client's events from there were another instance's, shown but never stored
+ * (it died, and the instance that took the run over numbered its own events from the stored ones), and the client
+ * is told to read the log again (`resync`) instead of resuming after ids that now name other events.
+ */
+function skippingSeen(sink: SseSink, after: number): SseSink {
+  let diverged = false;
+  return {
+    ...sink,
+    send(event) {
+      if (diverged) return;
+      if (event.seq > after) return sink.send(event);
+      if (!startsSegment(event.event)) return;
+      diverged = true;
+      sink.resync();
+    },
+  };
 }
 
 function followChannel(conversationId: string, after: number, live: RunChannel, sink: SseSink): () => void {

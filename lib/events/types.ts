@@ -49,6 +49,12 @@ export type AgentEvent =
   | { type: "run_resumed"; step: number; message: string }
   | { type: "run_finished"; status: RunStatus; steps: number };
 
+/**
+ * Whether an event begins a segment of the log, the part one instance wrote: a run, or its continuation by the
+ * instance that took it over. A client that resumes names the last one it saw (lib/http/access.ts resumePoint).
+ */
+export const startsSegment = (event: { type: string }): boolean => event.type === "run_started" || event.type === "run_resumed";
+
 /** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */
 export type LoggedEvent = AgentEvent & { runId: string };
 export interface SequencedEvent {

@@ -72,10 +72,21 @@ export async function requireSharedConversation({ params }: ShareParams) {
   return conversation;
 }
 
-/** `Last-Event-ID` (what EventSource sends on reconnect) or `?after=N`: replay only events after it. */
-export function lastEventId(request: Request): number {
-  const raw = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("after") ?? "0";
+/**
+ * Where a client resumes a conversation's events: after `Last-Event-ID` (what EventSource sends on reconnect) or
+ * `?after=N`; and, with `?segment=S`, the id of the last `run_started` or `run_resumed` it saw, which lets the server
+ * tell when what it saw is no longer the log's (lib/events/replay.ts).
+ */
+export function resumePoint(request: Request): { after: number; segment?: number } {
+  const query = new URL(request.url).searchParams;
+  const after = eventId(request.headers.get("last-event-id") ?? query.get("after") ?? "0", "Last-Event-ID (or ?after)");
+  const segment = query.get("segment");
+  if (segment === null) return { after };
+  return { after, segment: Math.min(eventId(segment, "?segment"), after) };
+}
+
+function eventId(raw: string, what: string): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) throw badRequest("Last-Event-ID (or ?after) must be a non-negative integer event id.");
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) throw badRequest(`${what} must be a non-negative integer event id.`);
   return value;
 }

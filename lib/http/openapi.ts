@@ -60,6 +60,17 @@ const eventStream = {
     "text/event-stream of the run's events; each has an `id` (per conversation) and a JSON `data`. A stream may end with a `resync` message (id 0): read the log again from the start (after=0)",
   content: { "text/event-stream": { schema: z.string() } },
 };
+/** Where a client resumes the events (lib/http/access.ts resumePoint). */
+const resumeQuery = z.object({
+  after: z.string().optional().meta({ description: "Replay the events after this id (as Last-Event-ID)." }),
+  segment: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "The id of the last run_started or run_resumed the client saw. When the log has since begun another segment at or before `after` (the instance that ran the run died after showing events it never stored, and another took the run over), the stream is one `resync` message.",
+    }),
+});
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [String(status), json(ErrorBody, ERROR_MEANINGS[status])]));
 const ERROR_MEANINGS: Record<number, string> = {
@@ -96,7 +107,7 @@ const paths: ZodOpenApiPathsObject = {
     post: operation("Send a message: starts a run and streams it", { requestParams: { path: id }, requestBody: { content: { "application/json": { schema: NewMessage } } }, responses: { "200": eventStream, ...errors(400, 404, 409, 413, 415, 429) } }),
   },
   "/api/conversations/{id}/events": {
-    get: operation("Replay the stored events after Last-Event-ID (or ?after=N), then follow the live run", { requestParams: { path: id, query: z.object({ after: z.string().optional() }) }, responses: { "200": eventStream, ...errors(400, 404) } }),
+    get: operation("Replay the stored events after Last-Event-ID (or ?after=N), then follow the live run", { requestParams: { path: id, query: resumeQuery }, responses: { "200": eventStream, ...errors(400, 404) } }),
   },
   "/api/conversations/{id}/cancel": { post: operation("Stop the active run", { requestParams: { path: id }, responses: { "202": json(z.object({ runId: z.string(), status: z.literal("cancelling") }), "Stopping."), ...errors(404, 409) } }) },
   "/api/conversations/{id}/approvals/{approvalId}": {
@@ -114,7 +125,9 @@ const paths: ZodOpenApiPathsObject = {
   "/api/conversations/{id}/export": { get: operation("Download as JSON or Markdown", { requestParams: { path: id, query: z.object({ format: z.enum(["json", "md"]).optional() }) }, responses: { "200": { description: "The file." }, ...errors(400, 404) } }) },
   "/api/shares": { get: operation("Your share links", { responses: { "200": json(z.array(z.record(z.string(), z.unknown())), "The links."), ...errors(401) } }) },
   "/api/share/{token}": { get: operation("A shared conversation, read-only", { security: [], requestParams: { path: token }, responses: { "200": json(z.record(z.string(), z.unknown()), "The conversation."), ...errors(404) } }) },
-  "/api/share/{token}/events": { get: operation("A shared conversation's events, live", { security: [], requestParams: { path: token }, responses: { "200": eventStream, ...errors(404) } }) },
+  "/api/share/{token}/events": {
+    get: operation("A shared conversation's events, live; resumed as the conversation's own", { security: [], requestParams: { path: token, query: resumeQuery }, responses: { "200": eventStream, ...errors(400, 404) } }),
+  },
   "/api/share/{token}/export": { get: operation("Download a shared conversation", { security: [], requestParams: { path: token }, responses: { "200": { description: "The file." }, ...errors(404) } }) },
   "/api/share/{token}/fork": { post: operation("Continue a shared conversation in your chats", { requestParams: { path: token }, responses: { "201": json(z.object({ id: z.string(), title: z.string(), url: z.string() }), "The copy."), ...errors(404, 409, 429) } }) },
   "/api/audit": {

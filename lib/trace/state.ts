@@ -1,4 +1,4 @@
-import type { LoggedEvent, RegisteredToolView, RunStatus } from "@/lib/events/types";
+import { startsSegment, type LoggedEvent, type RegisteredToolView, type RunStatus } from "@/lib/events/types";
 import type { Violation } from "@/lib/sandbox/check";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
@@ -53,9 +53,11 @@ export interface TraceState {
   runs: RunView[];
   /** Every event up to this id has been applied; older ids are ignored, so replays never double anything. */
   lastEventId: number;
+  /** The id of the last event that began a segment of the log (run_started, run_resumed): sent on reconnect. */
+  segmentStart: number;
 }
 
-export const emptyTrace: TraceState = { runs: [], lastEventId: 0 };
+export const emptyTrace: TraceState = { runs: [], lastEventId: 0, segmentStart: 0 };
 
 /**
  * Fold events into runs, steps and tool calls. Pure and copy-on-write: a new event copies only the run and step
@@ -63,13 +65,14 @@ export const emptyTrace: TraceState = { runs: [], lastEventId: 0 };
  */
 export function applyEvents(state: TraceState, events: TraceEvent[]): TraceState {
   let runs = state.runs;
-  let lastEventId = state.lastEventId;
+  let { lastEventId, segmentStart } = state;
   for (const event of events) {
     if (event.id <= lastEventId) continue;
     lastEventId = event.id;
+    if (startsSegment(event)) segmentStart = event.id;
     runs = applyEvent(runs, event);
   }
-  return runs === state.runs && lastEventId === state.lastEventId ? state : { runs, lastEventId };
+  return runs === state.runs && lastEventId === state.lastEventId ? state : { runs, lastEventId, segmentStart };
 }
 
 function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {

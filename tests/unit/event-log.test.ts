@@ -72,7 +72,7 @@ describe("the event log", () => {
     const live = new RunChannel(id, "run-b");
     live.begin(11);
     for (let i = 0; i < 5; i++) live.emit({ type: "text_delta", step: 1, delta: `live${i}` });
-    const response = conversationEventStream(id, 3, live);
+    const response = conversationEventStream(id, { after: 3 }, live);
     // more events arrive while the stream reads the database
     for (let i = 5; i < 8; i++) live.emit({ type: "text_delta", step: 1, delta: `live${i}` });
     setTimeout(async () => {
@@ -83,6 +83,64 @@ describe("the event log", () => {
     const events = await readSse(response);
     expect(events.map((event) => event.id)).toEqual(Array.from({ length: 16 }, (_, i) => i + 4));
     expect(events.at(-1)!.data.type).toBe("run_finished");
+  });
+
+  describe("a client that resumes with the segment it saw last", () => {
+    /**
+     * A run that instance A began (run_started at 1) and streamed, storing events 1-5 only before it died; instance
+     * B took it over and numbered its own events from 6 (run_resumed). A's client saw A's events up to 8.
+     */
+    async function takenOverLog({ finished = true } = {}) {
+      const { id } = await conversation();
+      const onA = new RunChannel(id, "run-taken");
+      onA.begin(1);
+      onA.emit({ type: "run_started", messageId: "m", model: "scripted" });
+      onA.emit({ type: "step_started", step: 1 });
+      for (const delta of ["a", "b", "c"]) onA.emit({ type: "text_delta", step: 1, delta });
+      await onA.end();
+      const onB = new RunChannel(id, "run-taken");
+      onB.begin(6);
+      const continueOnB = async () => {
+        onB.emit({ type: "run_resumed", step: 0, message: "taken over" });
+        onB.emit({ type: "step_started", step: 1 });
+        for (const delta of ["x", "y", "z"]) onB.emit({ type: "text_delta", step: 1, delta });
+        onB.emit({ type: "run_finished", status: "completed", steps: 1 });
+        await onB.end();
+      };
+      if (finished) await continueOnB();
+      return { id, onB, continueOnB };
+    }
+
+    it("is told to read the log again when events it saw past the stored log were an instance's that died", async () => {
+      const { id } = await takenOverLog();
+      const events = await readSse(conversationEventStream(id, { after: 8, segment: 1 }, undefined));
+      expect(events).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
+    });
+
+    it("resumes after its last id when it saw the segment that wrote them, or had not reached the takeover", async () => {
+      const { id } = await takenOverLog();
+      const followedB = await readSse(conversationEventStream(id, { after: 8, segment: 6 }, undefined));
+      expect(followedB.map((event) => event.id)).toEqual([9, 10, 11]);
+      const behind = await readSse(conversationEventStream(id, { after: 4, segment: 1 }, undefined));
+      expect(behind.map((event) => event.id)).toEqual([5, 6, 7, 8, 9, 10, 11]);
+      expect(behind[1].data.type).toBe("run_resumed");
+    });
+
+    it("is told so by the instance that runs the run now, and when the takeover comes after it reconnected", async () => {
+      const { id, onB, continueOnB } = await takenOverLog({ finished: false });
+      // Reconnected to B, which executes the run: the channel's own events show the takeover.
+      const onChannel = conversationEventStream(id, { after: 8, segment: 1 }, onB);
+      await continueOnB();
+      expect(await readSse(onChannel)).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
+
+      // Reconnected to an instance that follows from the store, before the takeover was stored.
+      const second = await takenOverLog({ finished: false });
+      await db.run.create({ data: { id: "run-running-elsewhere", conversationId: second.id, model: "scripted", status: "running", instanceId: "instance-elsewhere", leaseUntil: new Date(Date.now() + 60_000) } });
+      const fromStore = readSse(conversationEventStream(second.id, { after: 8, segment: 1 }, undefined));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await second.continueOnB();
+      expect(await fromStore).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
+    });
   });
 
   it("packs consecutive deltas of one kind and step, and unpacks them exactly", () => {
@@ -107,7 +165,7 @@ describe("the event log", () => {
     channel.begin(1);
     channel.emit({ type: "error", message: "line one\nline two", code: "x" });
     await channel.end();
-    const text = await conversationEventStream(id, 0, undefined).text();
+    const text = await conversationEventStream(id, { after: 0 }, undefined).text();
     expect(text).toBe(`id: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`);
   });
 

@@ -30,7 +30,10 @@ describe("the trace reducer", () => {
       { type: "step_finished", step: 1, finishReason: "stop" },
       { type: "run_finished", status: "completed", steps: 1 },
     ].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
-    const [run] = applyEvents(emptyTrace, taken).runs;
+    const state = applyEvents(emptyTrace, taken);
+    // Where the part of the log the second instance wrote begins: a client names it when it reconnects.
+    expect(state.segmentStart).toBe(4);
+    const [run] = state.runs;
     expect(run.resumed).toMatch(/took it over/);
     expect(run.steps.map((step) => [step.step, step.text, step.finishReason])).toEqual([
       [1, "Half an ans", undefined],
@@ -42,6 +45,7 @@ describe("the trace reducer", () => {
   it("folds events into runs, steps and calls", () => {
     const state = applyEvents(emptyTrace, events);
     expect(state.lastEventId).toBe(events.length);
+    expect(state.segmentStart).toBe(1);
     const [run] = state.runs;
     expect(run).toMatchObject({ runId: "r1", status: "completed", model: "gpt" });
     expect(run.steps[0]).toMatchObject({ reasoning: "Need a tool.", text: "Building.", finishReason: "tool-calls" });
