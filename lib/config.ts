@@ -123,9 +123,10 @@ export const config = {
   /** How long a run's lease lasts without a heartbeat: past it, another instance takes the run over. */
   leaseMs: integer("TOOLSMITH_LEASE_MS", 10_000, 500, 600_000),
   /**
-   * A PostgreSQL statement that gets no answer this long fails, and its connection leaves the pool: a connection
-   * gone silent (a partition that healed without resetting it) would hold its statement, and its place in the pool,
-   * until TCP gives up, some 15 minutes. The live path's statements wait half a lease at most (lib/db/client.ts).
+   * A PostgreSQL statement that runs this long is cancelled, and one whose connection stays silent a second longer
+   * fails and the connection leaves the pool: a connection gone silent (a partition that healed without resetting
+   * it) would hold its statement, and its place in the pool, until TCP gives up, some 15 minutes. The live path's
+   * statements wait a quarter of the lease at most (lib/db/client.ts).
    */
   databaseQueryTimeoutMs: integer("TOOLSMITH_DB_QUERY_TIMEOUT_MS", 30_000, 100, 3_600_000),
   /** The librarian tools' XML documents (lib/librarian). */

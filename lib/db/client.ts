@@ -19,13 +19,27 @@ export const provider = databaseConfig().provider;
 function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql } {
   const database = databaseConfig();
   if (database.provider === "postgresql") {
-    // A statement that times out fails and its connection leaves the pool (pg-pool drops a client released with an
-    // error): a connection gone silent costs a statement that long, not its place in the pool for good.
-    const pool = (max: number, timeoutMs: number) => new PrismaPg({ connectionString: database.url, max, query_timeout: timeoutMs });
-    const adapter = new SharedAdapterFactory(pool(config.databasePool, config.databaseQueryTimeoutMs));
+    // A statement whose connection says nothing for `query_timeout` fails, and the connection leaves the pool (pg-pool
+    // drops a client released with an error): a connection gone silent costs a statement, not its place for good.
+    const timeoutMs = config.databaseQueryTimeoutMs;
+    const adapter = new SharedAdapterFactory(
+      new PrismaPg({
+        connectionString: database.url,
+        max: config.databasePool,
+        // A slow statement is cancelled by the server first, a second before the client would give up on the
+        // connection: it fails cleanly, nothing of it commits later, and its transaction can be rolled back.
+        statement_timeout: timeoutMs,
+        query_timeout: timeoutMs + 1_000,
+        // A transaction its client gave up on (its connection silent) does not keep its locks.
+        idle_in_transaction_session_timeout: timeoutMs,
+      }),
+    );
     const client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
-    // Its statements are short, and a lease renewal answered later than half a lease is of no use.
-    const liveAdapter = new SharedAdapterFactory(pool(config.liveDatabasePool, Math.min(config.databaseQueryTimeoutMs, config.leaseMs / 2)));
+    // Short statements, none in a transaction; a lease renewal answered later than a quarter of the lease is of
+    // little use, and the connection is taken for silent sooner than the lease is lost (the fence: claims.ts).
+    const liveAdapter = new SharedAdapterFactory(
+      new PrismaPg({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) }),
+    );
     // Its pool is made on first use (connect opens no connection: a statement does).
     let livePool: Promise<unknown> | undefined;
     const liveSql = new Sql(liveAdapter, async () => {

@@ -94,7 +94,9 @@ describe("writes of an instance that no longer executes the run", () => {
     await sql.execute(`CREATE TRIGGER slow_event BEFORE INSERT ON "Event" FOR EACH ROW WHEN (NEW."conversationId" = '${id}') EXECUTE FUNCTION slow_event()`);
     try {
       const written = appendLiveEvents([row(id, 1)], HERE);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The write holds its lock once its trigger sleeps.
+      const sleeping = async () => Number((await sql.rows<{ sleeping: unknown }>(`SELECT count(*) AS "sleeping" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].sleeping);
+      await expect.poll(sleeping).toBe(1);
       expect(await runs.takeOverRun({ id, leaseUntil }, "instance-elsewhere", new Date(Date.now() + 60_000))).toBe(true);
       // Taken over only once the write was stored, which the new owner reads, and numbers its events after.
       expect(await lastEventSeq(id)).toBe(1);

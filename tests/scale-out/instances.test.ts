@@ -124,17 +124,19 @@ describe("two instances on one PostgreSQL", () => {
     const { shown, end } = watchSse(await onA.send(id, prompt));
     await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
     const database = await sqlClient(databaseUrl);
-    const lastStored = async () => (await database.query<{ last: number }>(`SELECT max("lastSeq") AS "last" FROM "Event" WHERE "conversationId" = ?`, id))[0].last;
+    const lastStored = `SELECT max("lastSeq") AS "last" FROM "Event" WHERE "conversationId" = '${id}'`;
     try {
       // What a takeover writes, sooner than A's heartbeat (a fifth of the lease) can notice: another instance's
-      // name and lease. A write of A's in progress is stored before it (which the new owner would read).
-      await database.query(`UPDATE "Run" SET "instanceId" = 'instance-elsewhere', "leaseUntil" = "leaseUntil" + INTERVAL '1 minute' WHERE "conversationId" = ? AND "status" = 'running'`, id);
-      const takenOverAt = await lastStored();
+      // name and lease, and, in the same transaction, where the log ends (as the new owner reads it). A write of
+      // A's in progress is stored first; the next ones wait for the transaction.
+      const [{ last: takenOverAt }] = await database.query<{ last: number }>(
+        `UPDATE "Run" SET "instanceId" = 'instance-elsewhere', "leaseUntil" = "leaseUntil" + INTERVAL '1 minute' WHERE "conversationId" = '${id}' AND "status" = 'running'; ${lastStored}`,
+      );
       expect(await end).toBe("ended");
       expect(shown.at(-1)).toMatchObject({ id: 0, data: { type: "resync" } });
       // Past A's next heartbeat: A stored nothing after the takeover, and left the run to the other instance.
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 2));
-      expect(await lastStored()).toBe(takenOverAt);
+      expect((await database.query<{ last: number }>(lastStored))[0].last).toBe(takenOverAt);
       expect(await database.query(`SELECT "status", "instanceId" FROM "Run" WHERE "conversationId" = ?`, id)).toEqual([{ status: "running", instanceId: "instance-elsewhere" }]);
     } finally {
       await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
