@@ -5,6 +5,7 @@
  * takes the run over (lib/agent/run.ts resumes or closes it). SQLite has one process, which takes over at start-up
  * the runs its predecessor left; PostgreSQL may have many, which watch each other's leases all the time.
  */
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
@@ -12,13 +13,15 @@ import { notifications, type RunMessage } from "@/lib/db/notifications";
 import { instanceId } from "@/lib/instance";
 import { abandonedRuns, claimRun, finishRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
-/** Resume a run this instance has taken over, whose lease it set at `leasedAt` (it must `adopt` the run). */
-type TakeOver = (run: AbandonedRun, leasedAt: number) => Promise<void>;
+/** Resume a run this instance has taken over under `claim`, whose lease it set at `leasedAt` (it must `adopt` the run). */
+type TakeOver = (run: AbandonedRun, leasedAt: number, claim: string) => Promise<void>;
 
 /** What the claims need of a run this instance executes. */
 export interface LeasedRun {
   readonly id: string;
   readonly conversationId: string;
+  /** This claim of the run (lib/db/runs.ts): a takeover makes a new one. */
+  readonly claim: string;
   cancel(): void;
   /** The lease was lost, or may be (another instance has or may take the run): stop at once and write nothing more. */
   abandon(why: string): void;
@@ -57,10 +60,12 @@ export class RunClaims<Run extends LeasedRun> {
   async claim(run: Run, model: string): Promise<boolean> {
     if (this.stopping || this.local.has(run.conversationId)) return false;
     const sent = Date.now();
-    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, leaseUntil: new Date(sent + config.leaseMs) }))) return false;
+    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, claim: run.claim, leaseUntil: new Date(sent + config.leaseMs) }))) {
+      return false;
+    }
     if (this.stopping) {
       // Claimed while the instance began to stop, too late to be handed over: the run never starts.
-      await finishRun(run.id, "cancelled", 0, this.instanceId);
+      await finishRun(run.id, "cancelled", 0, run.claim);
       return false;
     }
     this.local.set(run.conversationId, run);
@@ -200,13 +205,14 @@ export class RunClaims<Run extends LeasedRun> {
     for (const run of await abandonedRuns(now)) {
       if (this.stopping) return;
       const sent = Date.now();
-      if (!(await takeOverRun(run, this.instanceId, new Date(sent + config.leaseMs)))) continue;
+      const claim = randomUUID();
+      if (!(await takeOverRun(run, this.instanceId, claim, new Date(sent + config.leaseMs)))) continue;
       // Won as this instance began to stop: given up again at once, for another instance.
       if (this.stopping) {
         await releaseLeases(this.instanceId, [run.id]);
         continue;
       }
-      await this.takeOver!(run, sent);
+      await this.takeOver!(run, sent, claim);
     }
   }
 }

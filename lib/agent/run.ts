@@ -58,7 +58,7 @@ export async function answerApproval(conversationId: string, approvalId: string,
 
 /** Start this instance's share of the runs: heartbeats, and taking over the runs of instances that died. */
 export function startRunLeases(): Promise<void> {
-  return claims.start((abandoned, leasedAt) => Run.resume(abandoned, leasedAt));
+  return claims.start((abandoned, leasedAt, claim) => Run.resume(abandoned, leasedAt, claim));
 }
 
 /** For a graceful stop of this instance: its runs, with every event they emitted stored, go to another one (claims.ts). */
@@ -116,8 +116,10 @@ export class Run {
     private readonly ownerId: string,
     private readonly profile: AgentProfile,
     readonly id: string = randomUUID(),
+    /** This claim of the run: its writes are stored only while the run's row has it (lib/db/runs.ts). */
+    readonly claim: string = randomUUID(),
   ) {
-    this.channel = new RunChannel(conversationId, this.id, () => claims.abandon(this, TAKEN_OVER));
+    this.channel = new RunChannel(conversationId, this.id, { claim, onTakenOver: () => claims.abandon(this, TAKEN_OVER) });
   }
 
   /**
@@ -127,7 +129,7 @@ export class Run {
    */
   static async start(conversation: { id: string; title: string; profile: string | null }, ownerId: string, content: string): Promise<Run> {
     const run = new Run(conversation.id, ownerId, profileOf(conversation.profile));
-    await run.claim();
+    await run.claimConversation();
     run.starting = run.open(conversation, content);
     await run.starting;
     return run;
@@ -141,7 +143,7 @@ export class Run {
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
       this.execution = this.execute({ userMessageId: message.id });
     } catch (error) {
-      await finishRun(this.id, "error", 0, claims.instanceId).catch(() => {});
+      await finishRun(this.id, "error", 0, this.claim).catch(() => {});
       claims.release(this);
       throw error;
     }
@@ -153,15 +155,15 @@ export class Run {
    * know what they did, so it ends with an error that says so; otherwise the loop resumes after the last finished
    * step, with the history and the tools from the database. Its events continue after the last stored one.
    */
-  static async resume(abandoned: AbandonedRun, leasedAt: number): Promise<void> {
-    const run = new Run(abandoned.conversationId, abandoned.conversation.ownerId, profileOf(abandoned.conversation.profile), abandoned.id);
+  static async resume(abandoned: AbandonedRun, leasedAt: number, claim: string): Promise<void> {
+    const run = new Run(abandoned.conversationId, abandoned.conversation.ownerId, profileOf(abandoned.conversation.profile), abandoned.id, claim);
     claims.adopt(run, leasedAt);
     try {
       const stored = await listEvents(abandoned.conversationId);
       run.channel.begin((stored.at(-1)?.seq ?? 0) + 1);
       const progress = progressOf(stored.filter(({ event }) => event.runId === abandoned.id).map(({ event }) => event));
       if (progress.finished) {
-        await finishRun(run.id, progress.finished.status, progress.finished.steps, claims.instanceId);
+        await finishRun(run.id, progress.finished.status, progress.finished.steps, claim);
         run.channel.discard();
         claims.release(run);
         return;
@@ -243,7 +245,7 @@ export class Run {
     });
   }
 
-  private async claim(): Promise<void> {
+  private async claimConversation(): Promise<void> {
     const model = modelConfig()?.model ?? "none";
     if (await claims.claim(this, model)) return;
     // Stop, then send at once: the stopped run, here or on another instance, is only settling its last writes.
@@ -315,7 +317,7 @@ export class Run {
    */
   private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
     try {
-      if (!(await finishRun(this.id, status, steps, claims.instanceId))) return false;
+      if (!(await finishRun(this.id, status, steps, this.claim))) return false;
       if (answer) await createMessage({ conversationId: this.conversationId, runId: this.id, role: "assistant", content: answer });
     } catch (error) {
       console.error(`Could not store the outcome of run ${this.id}:`, error);

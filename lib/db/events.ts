@@ -20,10 +20,11 @@ export async function appendEvents(rows: ConversationEventRow[], client: SqlExec
 
 /**
  * Live runs' events, gathered from every run by lib/events/event-writer.ts (at most INSERT_ROWS rows): this is the
- * hot path of streaming. One statement stores them and tells every instance's followers. Resolves with the runs
- * whose rows it refused because `instanceId` no longer executes them (see `fencedEventInsert`).
+ * hot path of streaming. One statement stores them and tells every instance's followers. `claims`: the claims the
+ * runs were written under; resolves with the runs whose rows it refused because their row has another claim now
+ * (see `fencedEventInsert`).
  */
-export async function appendLiveEvents(rows: ConversationEventRow[], instanceId: string): Promise<Set<string>> {
+export async function appendLiveEvents(rows: ConversationEventRow[], claims: string[]): Promise<Set<string>> {
   const storedThrough = new Map<string, number>();
   for (const { conversationId, lastSeq } of rows) storedThrough.set(conversationId, Math.max(lastSeq, storedThrough.get(conversationId) ?? 0));
   if (provider === "sqlite") {
@@ -34,7 +35,7 @@ export async function appendLiveEvents(rows: ConversationEventRow[], instanceId:
   }
   const runIds = [...new Set(rows.map(({ runId }) => runId))];
   const announcement = notifications.announcementSql(storedThrough);
-  const { text, params } = fencedEventInsert(rows, runIds, instanceId);
+  const { text, params } = fencedEventInsert(rows, claims);
   const [{ stored }] = await liveSql.rows<{ stored: string | null }>(
     `${text} SELECT string_agg(DISTINCT "runId", ' ') AS "stored", (SELECT count(*) FROM (SELECT ${announcement.sql}) AS "announced") AS "announced" FROM stored`,
     [...params, ...announcement.params],
@@ -44,15 +45,16 @@ export async function appendLiveEvents(rows: ConversationEventRow[], instanceId:
 }
 
 /**
- * PostgreSQL, where several instances write: the rows of the runs whose row still names `instanceId`, as the
- * CTE `stored` (RETURNING "runId"). An instance cut off from the database stops its runs before their leases run
- * out (lib/agent/claims.ts), but a write it sent before may arrive later still (a partition that heals): after
- * another instance took the run over, it would take seqs the new owner numbers its own events with. The Run rows
- * are locked FOR SHARE, so a takeover (an UPDATE of the row) waits for a write in progress to commit, and reads
- * the log with it; a write that comes after the takeover finds the row naming the other instance and stores
- * nothing. SQLite has one process per database: a run's earlier instance has exited before it is taken over.
+ * PostgreSQL, where several instances write: the rows of the runs whose row still has the claim they were written
+ * under, as the CTE `stored` (RETURNING "runId"). An instance cut off from the database stops its runs before their
+ * leases run out (lib/agent/claims.ts), but a write it sent before may arrive later still (a partition that heals):
+ * after a takeover, by another instance or by this one, it would take seqs the new claim numbers its events with.
+ * The rows are locked FOR KEY SHARE, which a takeover's change of the (unique) claim waits for, so that it reads the
+ * log with the writes in progress; a write that comes after the takeover finds another claim and stores nothing.
+ * Lease renewals and finishes change other columns, and never wait for event writes. SQLite has one process per
+ * database: a run's earlier instance has exited before it is taken over.
  */
-function fencedEventInsert(rows: ConversationEventRow[], runIds: string[], instanceId: string): { text: string; params: SqlValue[] } {
+function fencedEventInsert(rows: ConversationEventRow[], claims: string[]): { text: string; params: SqlValue[] } {
   const columns = EVENT_COLUMNS.map((column) => `"${column}"`).join(", ");
   const row = `(${EVENT_COLUMNS.map(() => "?").join(", ")})`;
   // The VALUES of a sub-SELECT take no types from the table, and PostgreSQL reads untyped parameters as text: a
@@ -61,10 +63,10 @@ function fencedEventInsert(rows: ConversationEventRow[], runIds: string[], insta
   const { params } = eventInsert(rows);
   return {
     text:
-      `WITH "held" AS (SELECT "id" FROM "Run" WHERE "id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? FOR SHARE), ` +
+      `WITH "held" AS (SELECT "id" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")}) FOR KEY SHARE), ` +
       `stored AS (INSERT INTO "Event" (${columns}) SELECT * FROM (VALUES ${types}, ${rows.map(() => row).join(", ")}) AS "row" (${columns}) ` +
       `WHERE "row"."runId" IN (SELECT "id" FROM "held") RETURNING "runId")`,
-    params: [...runIds, instanceId, ...params],
+    params: [...claims, ...params],
   };
 }
 

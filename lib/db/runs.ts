@@ -3,14 +3,14 @@ import { db, liveSql, sql } from "./client";
 import { isUniqueViolation, toBoolean } from "./sql";
 
 /**
- * Insert the conversation's running run, leased to `instanceId` until `leaseUntil`: the claim. False when the
- * conversation already has a running run, on any instance (the partial unique index refuses a second one).
+ * Insert the conversation's running run, leased to `instanceId` until `leaseUntil` under `claim`: the claim. False
+ * when the conversation already has a running run, on any instance (the partial unique index refuses a second one).
  */
-export async function claimRun(data: { id: string; conversationId: string; model: string; instanceId: string; leaseUntil: Date }): Promise<boolean> {
+export async function claimRun(data: { id: string; conversationId: string; model: string; instanceId: string; claim: string; leaseUntil: Date }): Promise<boolean> {
   try {
     await sql.execute(
-      `INSERT INTO "Run" ("id", "conversationId", "status", "model", "steps", "createdAt", "instanceId", "leaseUntil", "cancelRequested") VALUES (?, ?, 'running', ?, 0, ?, ?, ?, ?)`,
-      [data.id, data.conversationId, data.model, new Date(), data.instanceId, data.leaseUntil, false],
+      `INSERT INTO "Run" ("id", "conversationId", "status", "model", "steps", "createdAt", "instanceId", "claim", "leaseUntil", "cancelRequested") VALUES (?, ?, 'running', ?, 0, ?, ?, ?, ?, ?)`,
+      [data.id, data.conversationId, data.model, new Date(), data.instanceId, data.claim, data.leaseUntil, false],
     );
     return true;
   } catch (error) {
@@ -20,16 +20,16 @@ export async function claimRun(data: { id: string; conversationId: string; model
 }
 
 /**
- * Finishing a run ends its claim: only running runs hold their conversation. Only the instance that executes the
- * run finishes it: false, and nothing changed, when its row names another instance (which took the run over).
+ * Finishing a run ends its claim: only running runs hold their conversation. Only under the claim the row still
+ * has: false, and nothing changed, when the run was taken over since (by another instance, or this one again).
  */
-export async function finishRun(id: string, status: RunStatus, steps: number, instanceId: string): Promise<boolean> {
-  const changed = await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "instanceId" = ?`, [
+export async function finishRun(id: string, status: RunStatus, steps: number, claim: string): Promise<boolean> {
+  const changed = await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "claim" = ?`, [
     status,
     steps,
     new Date(),
     id,
-    instanceId,
+    claim,
   ]);
   return changed === 1;
 }
@@ -94,8 +94,12 @@ export function abandonedRuns(now: Date | null) {
 }
 export type AbandonedRun = Awaited<ReturnType<typeof abandonedRuns>>[number];
 
-/** Take an abandoned run for `instanceId`; false when another instance was faster or its owner came back. */
-export async function takeOverRun(run: Pick<AbandonedRun, "id" | "leaseUntil">, instanceId: string, leaseUntil: Date): Promise<boolean> {
-  const { count } = await db.run.updateMany({ where: { id: run.id, status: "running", leaseUntil: run.leaseUntil }, data: { instanceId, leaseUntil } });
+/**
+ * Take an abandoned run for `instanceId`, under a new `claim`; false when another instance was faster or its owner
+ * came back. Changing the claim, a unique column, locks the row FOR UPDATE: the takeover waits for the earlier
+ * claim's event writes in progress (lib/db/events.ts), and refuses its later ones.
+ */
+export async function takeOverRun(run: Pick<AbandonedRun, "id" | "leaseUntil">, instanceId: string, claim: string, leaseUntil: Date): Promise<boolean> {
+  const { count } = await db.run.updateMany({ where: { id: run.id, status: "running", leaseUntil: run.leaseUntil }, data: { instanceId, claim, leaseUntil } });
   return count === 1;
 }

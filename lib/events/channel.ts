@@ -45,11 +45,16 @@ export class RunChannel {
   constructor(
     readonly conversationId: string,
     readonly runId: string,
-    /**
-     * The database refused the run's events because another instance executes it now (its lease was lost before
-     * this instance noticed): the channel is discarded, and the run must stop here and write nothing more.
-     */
-    private readonly onTakenOver: () => void = () => {},
+    /** The run's lease; none for a channel of no run's (a test's, on SQLite, which has one writer and no fence). */
+    private readonly lease: {
+      /** The run's claim (lib/db/runs.ts): its events are stored only while the run's row has it. */
+      claim: string;
+      /**
+       * The database refused the run's events: the run was taken over (its lease lost before this instance
+       * noticed). The channel is discarded; the run must stop here and write nothing more.
+       */
+      onTakenOver: () => void;
+    } = { claim: "", onTakenOver: () => {} },
   ) {}
 
   begin(firstSeq: number): void {
@@ -167,13 +172,13 @@ export class RunChannel {
     const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
-        await eventWriter.write({ conversationId: this.conversationId, runId: this.runId, rows });
+        await eventWriter.write({ conversationId: this.conversationId, runId: this.runId, claim: this.lease.claim, rows });
         this.stored = batch.at(-1)!.seq;
         return;
       } catch (error) {
         if (error instanceof RunTakenOverError) {
           this.discard();
-          return this.onTakenOver();
+          return this.lease.onTakenOver();
         }
         // Discarded meanwhile: these seqs are another instance's to use now.
         if (this.closedBy === "discard") return;

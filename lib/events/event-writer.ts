@@ -1,33 +1,33 @@
 import { BatchedWrites } from "@/lib/db/batched-writes";
 import { appendLiveEvents, INSERT_ROWS, type ConversationEventRow } from "@/lib/db/events";
-import { instanceId } from "@/lib/instance";
 import type { EventRow } from "./packing";
 
-/** One run's rows. */
+/** One run's rows, and the claim the run writes them under. */
 interface RunRows {
   conversationId: string;
   runId: string;
+  claim: string;
   rows: EventRow[];
 }
 
-/** The database no longer names this instance as the run's: another one took it over, and its events are that one's. */
+/** The run's row has another claim now: the run was taken over, and its events are the new claim's to write. */
 export class RunTakenOverError extends Error {
   constructor(runId: string) {
-    super(`Run ${runId} is executed by another instance now; its events from here were not stored.`);
+    super(`Run ${runId} was taken over; its events from here were not stored.`);
   }
 }
 
 /**
  * The process's one writer of live events. Every run's channel hands it its packed rows, and it stores what every
  * run gathered for a few milliseconds in one INSERT, which also announces them to every instance's followers; a
- * failed batch is stored again run by run. The rows of a run that another instance has taken over are refused.
+ * failed batch is stored again run by run. The rows of a run that was taken over since are refused.
  */
 const createEventWriter = () =>
   new BatchedWrites<RunRows>(
     async (batch) => {
       const refused = await appendLiveEvents(
         batch.flatMap(({ conversationId, rows }): ConversationEventRow[] => rows.map((row) => ({ ...row, conversationId }))),
-        instanceId,
+        [...new Set(batch.map(({ claim }) => claim))],
       );
       return new Map(batch.filter(({ runId }) => refused.has(runId)).map((item) => [item, new RunTakenOverError(item.runId)]));
     },

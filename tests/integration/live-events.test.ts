@@ -39,8 +39,20 @@ const HERE = "instance-here";
 /** A new conversation with a running run that instance `HERE` executes; the run's id is the conversation's. */
 async function conversationRunHere(): Promise<{ id: string }> {
   const { id } = await db.conversation.create({ data: { ownerId: "owner" }, select: { id: true } });
-  await runs.claimRun({ id, conversationId: id, model: "scripted", instanceId: HERE, leaseUntil: new Date(Date.now() + 60_000) });
+  await runs.claimRun({ id, conversationId: id, model: "scripted", instanceId: HERE, claim: claimOf(id), leaseUntil: new Date(Date.now() + 60_000) });
   return { id };
+}
+
+/** The claim conversationRunHere's run was made under. */
+const claimOf = (id: string) => `claim-of-${id}`;
+
+/** Store rows as their runs' first claims. */
+const write = (rows: ReturnType<typeof row>[]) => appendLiveEvents(rows, [...new Set(rows.map(({ runId }) => claimOf(runId)))]);
+
+/** Take the run over (lib/db/runs.ts; as its lease has run out) for `instanceId`, under `claim`. */
+async function takeOver(id: string, instanceId: string, claim: string): Promise<void> {
+  const { leaseUntil } = await db.run.findUniqueOrThrow({ where: { id } });
+  expect(await runs.takeOverRun({ id, leaseUntil }, instanceId, claim, new Date(Date.now() + 60_000))).toBe(true);
 }
 
 /** An event row of the conversation's run (see conversationRunHere). */
@@ -51,14 +63,14 @@ describe("live events, stored and announced in one statement", () => {
     const lines = await announced();
     const [first, second] = await Promise.all([conversationRunHere(), conversationRunHere()]);
 
-    await appendLiveEvents([row(first.id, 1), row(first.id, 2), row(second.id, 1)], HERE);
+    await write([row(first.id, 1), row(first.id, 2), row(second.id, 1)]);
     await expect.poll(() => lines).toEqual([`${first.id} 2`, `${second.id} 1`]);
     expect((await listEvents(first.id)).map(({ seq }) => seq)).toEqual([1, 2]);
 
     // Seq 2 is taken: the whole statement is refused, its new row too, and nothing is announced for it.
-    await expect(appendLiveEvents([row(first.id, 3), row(first.id, 2)], HERE)).rejects.toThrow();
+    await expect(write([row(first.id, 3), row(first.id, 2)])).rejects.toThrow();
     // Announcements arrive in the order their statements committed: once the next one is here, a refused one would be too.
-    await appendLiveEvents([row(second.id, 2)], HERE);
+    await write([row(second.id, 2)]);
     await expect.poll(() => lines).toEqual([`${first.id} 2`, `${second.id} 1`, `${second.id} 2`]);
     expect((await listEvents(first.id)).map(({ seq }) => seq)).toEqual([1, 2]);
   });
@@ -66,38 +78,45 @@ describe("live events, stored and announced in one statement", () => {
   it("announces every conversation of a batch too large for one notification", async () => {
     const lines = await announced();
     const conversations = await Promise.all(Array.from({ length: 400 }, () => conversationRunHere()));
-    await appendLiveEvents(conversations.map(({ id }) => row(id, 7)), HERE);
+    await write(conversations.map(({ id }) => row(id, 7)));
     // 400 lines of some 30 characters: more than PostgreSQL takes in one payload (under 8000 bytes).
     await expect.poll(() => lines.length).toBe(400);
     expect(new Set(lines)).toEqual(new Set(conversations.map(({ id }) => `${id} 7`)));
   });
 });
 
-describe("writes of an instance that no longer executes the run", () => {
-  it.runIf(testProvider === "postgresql")("stores a run's events only while its row names the instance; the other runs of the batch are stored", async () => {
+describe("writes made under a claim the run no longer has", () => {
+  it.runIf(testProvider === "postgresql")("stores a run's events only while its row has their claim; the other runs of the batch are stored", async () => {
     const [taken, kept] = await Promise.all([conversationRunHere(), conversationRunHere()]);
-    expect(await appendLiveEvents([row(taken.id, 1), row(kept.id, 1)], HERE)).toEqual(new Set());
-    // Another instance takes the first run over (lib/db/runs.ts takeOverRun, once the lease has run out).
-    await db.run.update({ where: { id: taken.id }, data: { instanceId: "instance-elsewhere" } });
+    expect(await write([row(taken.id, 1), row(kept.id, 1)])).toEqual(new Set());
+    await takeOver(taken.id, "instance-elsewhere", `claim-elsewhere-${taken.id}`);
 
     // A write this instance sent before it noticed: refused for that run only, and said so.
-    expect(await appendLiveEvents([row(taken.id, 2), row(kept.id, 2)], HERE)).toEqual(new Set([taken.id]));
+    expect(await write([row(taken.id, 2), row(kept.id, 2)])).toEqual(new Set([taken.id]));
     expect((await listEvents(taken.id)).map(({ seq }) => seq)).toEqual([1]);
     expect((await listEvents(kept.id)).map(({ seq }) => seq)).toEqual([1, 2]);
   });
 
+  it.runIf(testProvider === "postgresql")("refuses what this instance wrote under its earlier claim once it took the run back itself", async () => {
+    const { id } = await conversationRunHere();
+    // Fenced during a partition, then taken back by the same instance (the only one) when the database answered.
+    await takeOver(id, HERE, "claim-taken-back");
+    expect(await write([row(id, 1)])).toEqual(new Set([id]));
+    expect(await appendLiveEvents([row(id, 1)], ["claim-taken-back"])).toEqual(new Set());
+    expect((await listEvents(id)).map(({ seq }) => seq)).toEqual([1]);
+  });
+
   it.runIf(testProvider === "postgresql")("makes a takeover wait for a write in progress, so that the new owner reads the log with it", async () => {
     const { id } = await conversationRunHere();
-    const leaseUntil = (await db.run.findUniqueOrThrow({ where: { id } })).leaseUntil;
     // A slow write: the statement takes a second to store this conversation's rows.
     await sql.execute(`CREATE OR REPLACE FUNCTION slow_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`);
     await sql.execute(`CREATE TRIGGER slow_event BEFORE INSERT ON "Event" FOR EACH ROW WHEN (NEW."conversationId" = '${id}') EXECUTE FUNCTION slow_event()`);
     try {
-      const written = appendLiveEvents([row(id, 1)], HERE);
+      const written = write([row(id, 1)]);
       // The write holds its lock once its trigger sleeps.
       const sleeping = async () => Number((await sql.rows<{ sleeping: unknown }>(`SELECT count(*) AS "sleeping" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].sleeping);
       await expect.poll(sleeping).toBe(1);
-      expect(await runs.takeOverRun({ id, leaseUntil }, "instance-elsewhere", new Date(Date.now() + 60_000))).toBe(true);
+      await takeOver(id, "instance-elsewhere", `claim-elsewhere-${id}`);
       // Taken over only once the write was stored, which the new owner reads, and numbers its events after.
       expect(await lastEventSeq(id)).toBe(1);
       expect(await written).toEqual(new Set());
@@ -106,11 +125,11 @@ describe("writes of an instance that no longer executes the run", () => {
     }
   });
 
-  it("finishes a run only on the instance that executes it", async () => {
+  it("finishes a run only under the claim its row has", async () => {
     const { id } = await conversationRunHere();
-    expect(await runs.finishRun(id, "completed", 1, "instance-elsewhere")).toBe(false);
+    expect(await runs.finishRun(id, "completed", 1, `claim-elsewhere-${id}`)).toBe(false);
     expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "running", finishedAt: null });
-    expect(await runs.finishRun(id, "completed", 1, HERE)).toBe(true);
+    expect(await runs.finishRun(id, "completed", 1, claimOf(id))).toBe(true);
     expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "completed", steps: 1, leaseUntil: null });
   });
 });
@@ -123,7 +142,7 @@ describe("the live path", () => {
     // A burst of requests: more slow statements than the main pool has connections, the rest waiting in line.
     const burst = Array.from({ length: config.databasePool + 5 }, () => sql.rows("SELECT 1 AS slept FROM pg_sleep(1.5)").then(() => done.push("request")));
     await Promise.all([
-      appendLiveEvents([row(id, 1)], HERE).then(() => done.push("write")),
+      write([row(id, 1)]).then(() => done.push("write")),
       expect.poll(() => lines, { timeout: 5_000 }).toContain(`${id} 1`).then(() => done.push("announcement")),
       listEventsAfter(new Map([[id, 0]])).then(() => done.push("read")),
       renewLeases("instance", ["run"], new Date()).then(() => done.push("lease renewal")),

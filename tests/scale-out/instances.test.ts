@@ -127,10 +127,10 @@ describe("two instances on one PostgreSQL", () => {
     const lastStored = `SELECT max("lastSeq") AS "last" FROM "Event" WHERE "conversationId" = '${id}'`;
     try {
       // What a takeover writes, sooner than A's heartbeat (a fifth of the lease) can notice: another instance's
-      // name and lease, and, in the same transaction, where the log ends (as the new owner reads it). A write of
+      // name, claim and lease, and, in the same transaction, where the log ends (as the new owner reads it). A write of
       // A's in progress is stored first; the next ones wait for the transaction.
       const [{ last: takenOverAt }] = await database.query<{ last: number }>(
-        `UPDATE "Run" SET "instanceId" = 'instance-elsewhere', "leaseUntil" = "leaseUntil" + INTERVAL '1 minute' WHERE "conversationId" = '${id}' AND "status" = 'running'; ${lastStored}`,
+        `UPDATE "Run" SET "instanceId" = 'instance-elsewhere', "claim" = 'claim-elsewhere-${id}', "leaseUntil" = "leaseUntil" + INTERVAL '1 minute' WHERE "conversationId" = '${id}' AND "status" = 'running'; ${lastStored}`,
       );
       expect(await end).toBe("ended");
       expect(shown.at(-1)).toMatchObject({ id: 0, data: { type: "resync" } });
