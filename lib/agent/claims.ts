@@ -5,12 +5,12 @@
  * takes the run over (lib/agent/run.ts resumes or closes it). SQLite has one process, which takes over at start-up
  * the runs its predecessor left; PostgreSQL may have many, which watch each other's leases all the time.
  */
+import os from "node:os";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
-import { instanceId } from "@/lib/instance";
 import { abandonedRuns, claimRun, finishRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
 /** Resume a run this instance has taken over under `claim`, whose lease it set at `leasedAt` (it must `adopt` the run). */
@@ -39,7 +39,7 @@ const tickMs = () => Math.min(1_000, Math.floor(config.leaseMs / 5));
 const fenceMarginMs = () => 2 * tickMs();
 
 export class RunClaims<Run extends LeasedRun> {
-  readonly instanceId = instanceId;
+  readonly instanceId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   /** The runs this instance executes, by conversation. */
   private readonly local = new Map<string, Run>();
   /**
