@@ -271,6 +271,14 @@ describe("an instance cut off from the database", () => {
     return { proxy, onC, stop };
   }
 
+  /** Not taken for dead: no other instance took the run over, and B followed C's stream whole to the end. */
+  async function expectRanOnCOnly(followedOnB: SseMessage[], streamOnC: Promise<SseMessage[]>) {
+    expect(ofType(followedOnB, "run_resumed")).toEqual([]);
+    expectWholeLog(followedOnB);
+    expect(followedOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    expect(await streamOnC).toEqual(followedOnB);
+  }
+
   it("stops its runs before its lease runs out, so that they run in one place only; another instance takes them over", async () => {
     const { proxy, onC, stop } = await partitionable();
     try {
@@ -342,10 +350,7 @@ describe("an instance cut off from the database", () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       proxy.heal({ reset: false });
       const followedOnB = await readSse(await onB.events(id));
-      expect(ofType(followedOnB, "run_resumed")).toEqual([]);
-      expectWholeLog(followedOnB);
-      expect(followedOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      expect(await streamOnC).toEqual(followedOnB);
+      await expectRanOnCOnly(followedOnB, streamOnC);
     } finally {
       await stop();
     }
@@ -363,11 +368,7 @@ describe("an instance cut off from the database", () => {
       const { id } = await onC.createConversation();
       const streamOnC = readSse(await onC.send(id, prompt));
       const followedOnB = await readSse(await onB.events(id));
-      // Not taken for dead: no other instance took the run over while C ran it.
-      expect(ofType(followedOnB, "run_resumed")).toEqual([]);
-      expectWholeLog(followedOnB);
-      expect(followedOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      expect(await streamOnC).toEqual(followedOnB);
+      await expectRanOnCOnly(followedOnB, streamOnC);
     } finally {
       await stop();
     }
