@@ -14,7 +14,7 @@ import { runAgent, type AgentOutcome } from "./loop";
 export class RunConflictError extends Error {}
 
 const TITLE_CHARS = 60;
-const TAKEN_OVER = "another instance took it over";
+const TAKEN_OVER = "it was taken over";
 /** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
 const CANCELLED_RUN_GRACE_MS = 2_000;
 
@@ -297,7 +297,7 @@ export class Run {
     }
     try {
       if (!(await this.storeOutcome({ status, steps, answer }))) {
-        // Another instance executes the run now, and ends it: nothing more is written from here.
+        // The run was taken over since (another instance, or this one again, goes on with it): nothing more from here.
         console.error(`Run ${this.id} stops here without writing more: ${TAKEN_OVER}.`);
         return this.channel.discard();
       }
@@ -312,8 +312,8 @@ export class Run {
 
   /**
    * The outcome and the answer, stored before run_finished announces them, so that a client that reloads on it
-   * finds both. The outcome first: false, and nothing stored, when the run's row names another instance, which
-   * took the run over and finishes it. A failure to store is logged, and the run ends all the same.
+   * finds both. The outcome first: false, and nothing stored, when the run's row has another claim, its takeover's,
+   * which finishes it. A failure to store is logged, and the run ends all the same.
    */
   private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
     try {
