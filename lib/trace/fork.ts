@@ -25,7 +25,8 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
     const lineageIds = new Map(tools.map((tool) => [tool.lineageId, randomUUID()]));
     const newRunId = (id: string) => runIds.get(id) ?? id;
 
-    await tx.run.createMany({ data: runs.map((run) => ({ ...run, id: newRunId(run.id), conversationId: fork.id })) });
+    // A copy is no claim of the run's (claims are unique: lib/db/runs.ts).
+    await tx.run.createMany({ data: runs.map((run) => ({ ...run, id: newRunId(run.id), conversationId: fork.id, claim: null })) });
     await tx.message.createMany({ data: messages.map((m) => ({ ...m, id: messageIds.get(m.id)!, runId: newRunId(m.runId), conversationId: fork.id })) });
     // The copies are the new owner's, and the fork's own: a tool the source put in its library stays there.
     await tx.tool.createMany({
