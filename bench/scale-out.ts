@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { availableParallelism } from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Api, ofType } from "../tests/support/api";
 import { cpuMsOf, scriptedApp, type AppServer } from "../tests/support/app-server";
 import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
@@ -45,7 +46,13 @@ interface LoadResult {
    * clients) and PostgreSQL (all its processes; 0 with SQLite).
    */
   cores: { instances: number[]; loadGenerator: number; postgres: number };
+  /** How late each process's event loop ran timers during the load (every hop of a delta waits that long), in ms. */
+  eventLoopDelays: { instances: LoopDelay[]; loadGenerator: LoopDelay };
 }
+
+type LoopDelay = { p50: number; p99: number; max: number };
+/** The period of the event-loop delay probe, as in server.mjs. */
+const LOOP_TICK_MS = 10;
 
 /**
  * RUNS runs at once, each calling a tool and then streaming DELTAS stamped deltas; run i executes on instance
@@ -70,6 +77,10 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
     return false;
   };
   const cpuBefore = { instances: instances.map((instance) => instance.cpuMs().process), loadGenerator: process.cpuUsage(), postgres: postgresCpuMs() };
+  // Each instance's delays are counted from here (stats() starts them over); this process's, likewise.
+  await Promise.all(instances.map((instance) => instance.stats()));
+  const loadGeneratorDelay = monitorEventLoopDelay({ resolution: LOOP_TICK_MS });
+  loadGeneratorDelay.enable();
   const [wallMs, results] = await timed(() =>
     Promise.all(
       conversations.map(async ({ id }, index) => {
@@ -85,6 +96,14 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       }),
     ),
   );
+  loadGeneratorDelay.disable();
+  const eventLoopDelays = {
+    instances: (await Promise.all(instances.map((instance) => instance.stats()))).map(({ eventLoopDelayMs }) => eventLoopDelayMs),
+    // The histogram holds the time between ticks: past the tick's own period, that is how late it ran.
+    loadGenerator: Object.fromEntries(
+      Object.entries({ p50: loadGeneratorDelay.percentile(50), p99: loadGeneratorDelay.percentile(99), max: loadGeneratorDelay.max }).map(([key, ns]) => [key, Math.max(0, ns / 1e6 - LOOP_TICK_MS)]),
+    ) as LoopDelay,
+  };
   const { user, system } = process.cpuUsage(cpuBefore.loadGenerator);
   const cores = {
     instances: instances.map((instance, i) => (instance.cpuMs().process - cpuBefore.instances[i]) / wallMs),
@@ -116,7 +135,7 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       if (own.has(index)) addedLatencies.push({ index, ms: ms - own.get(index)!.ms });
     }
   }
-  return { wallMs, problems, notCompleted, latencies, ownLatencies, addedLatencies, attachMs: results.map(({ attachMs }) => attachMs), caughtUp, firstFailure, cores };
+  return { wallMs, problems, notCompleted, latencies, ownLatencies, addedLatencies, attachMs: results.map(({ attachMs }) => attachMs), caughtUp, firstFailure, cores, eventLoopDelays };
 }
 
 function report(title: string, result: LoadResult): void {
@@ -142,6 +161,11 @@ function report(title: string, result: LoadResult): void {
   console.log(
     `  CPU over the load, of one core: instances ${instances.map(percent).join(", ")}; PostgreSQL ${percent(postgres)}; load generator ${percent(loadGenerator)} ` +
       `(the machine has ${availableParallelism()})`,
+  );
+  const delay = ({ p50, p99, max }: LoopDelay) => `${p50.toFixed(0)}/${p99.toFixed(0)}/${max.toFixed(0)} ms`;
+  console.log(
+    `  event-loop delay over the load (how late timers ran, median/p99/max; a delta waits it at each hop): instances ${result.eventLoopDelays.instances.map(delay).join(", ")}; ` +
+      `load generator ${delay(result.eventLoopDelays.loadGenerator)}`,
   );
 }
 

@@ -27,7 +27,7 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 async function loads(model: ModelServer, app: AppServer, label: string): Promise<void> {
   const api = new Api(app.url);
   await api.identity();
-  const idle = await app.memory();
+  const idle = await app.stats();
   console.log(`${label}: idle: resident ${mb(idle.rss)}, heap after GC ${mb(idle.heapUsed)}`);
   for (let load = 1; load <= LOADS; load++) {
     const conversations = await Promise.all(Array.from({ length: RUNS }, () => api.createConversation()));
@@ -49,7 +49,7 @@ async function loads(model: ModelServer, app: AppServer, label: string): Promise
     const cpuAfter = app.cpuMs();
     const perRun = (key: "process" | "mainThread") => ((cpuAfter[key] - cpuBefore[key]) / RUNS).toFixed(1);
     model.requests.length = 0;
-    const after = await app.memory();
+    const after = await app.stats();
     console.log(
       `  load ${load}: ${RUNS} runs in ${ms(wall)} (${(RUNS / (wall / 1000)).toFixed(1)} runs/s), ${failed.length} failed; server CPU per run ${perRun("mainThread")} ms main thread, ${perRun("process")} ms all threads; ` +
         `resident peak ${mb(peakRss)}, after ${mb(after.rss)}; heap after GC ${mb(after.heapUsed)}`,

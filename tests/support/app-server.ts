@@ -87,12 +87,15 @@ export class AppServer {
     return fs.readFileSync(`/proc/${this.child!.pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   }
 
-  /** The server's memory in use (its heap after a full collection when it runs with --expose-gc), in bytes. */
-  async memory(): Promise<{ rss: number; heapUsed: number }> {
+  /**
+   * The server's memory in use (its heap after a full collection when it runs with --expose-gc), in bytes, and how
+   * late its event loop ran timers since the last call (resolution 10 ms), in ms.
+   */
+  async stats(): Promise<{ rss: number; heapUsed: number; eventLoopDelayMs: { p50: number; p99: number; max: number } }> {
     const before = this.output.length;
     process.kill(this.child!.pid!, "SIGUSR2");
     for (;;) {
-      const line = /toolsmith-memory (\{.*\})/.exec(this.output.slice(before));
+      const line = /toolsmith-stats (\{.*\})/.exec(this.output.slice(before));
       if (line) return JSON.parse(line[1]);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
