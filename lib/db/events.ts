@@ -56,24 +56,27 @@ export async function appendLiveEvents(rows: ConversationEventRow[], claims: str
  */
 function fencedEventInsert(rows: ConversationEventRow[], claims: string[]): { text: string; params: SqlValue[] } {
   const columns = EVENT_COLUMNS.map((column) => `"${column}"`).join(", ");
-  const row = `(${EVENT_COLUMNS.map(() => "?").join(", ")})`;
+  const placeholders = `(${EVENT_COLUMNS.map(() => "?").join(", ")})`;
   // The VALUES of a sub-SELECT take no types from the table, and PostgreSQL reads untyped parameters as text: a
-  // first row of typed NULLs (filtered out by the join) types every column, cheaper than a cast per parameter.
+  // first row of typed NULLs (its NULL runId is in no claim) types every column, cheaper than a cast per parameter.
   const types = `(${EVENT_COLUMNS.map((column) => `CAST(NULL AS ${POSTGRES_TYPES[column]})`).join(", ")})`;
-  const { params } = eventInsert(rows);
   return {
     text:
       `WITH "held" AS (SELECT "id" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")}) FOR KEY SHARE), ` +
-      `stored AS (INSERT INTO "Event" (${columns}) SELECT * FROM (VALUES ${types}, ${rows.map(() => row).join(", ")}) AS "row" (${columns}) ` +
+      `stored AS (INSERT INTO "Event" (${columns}) SELECT * FROM (VALUES ${types}, ${rows.map(() => placeholders).join(", ")}) AS "row" (${columns}) ` +
       `WHERE "row"."runId" IN (SELECT "id" FROM "held") RETURNING "runId")`,
-    params: [...claims, ...params],
+    params: [...claims, ...eventParams(rows)],
   };
 }
 
 function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlValue[] } {
+  return { text: insertSql("Event", EVENT_COLUMNS, rows.length), params: eventParams(rows) };
+}
+
+/** The rows' values, in the order of EVENT_COLUMNS. */
+function eventParams(rows: ConversationEventRow[]): SqlValue[] {
   const createdAt = new Date();
-  const params = rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
-  return { text: insertSql("Event", EVENT_COLUMNS, rows.length), params };
+  return rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
 }
 
 const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"] as const;
