@@ -23,8 +23,11 @@ export interface LeasedRun {
   /** This claim of the run (lib/db/runs.ts): a takeover makes a new one. */
   readonly claim: string;
   cancel(): void;
-  /** The lease was lost, or may be (another instance has or may take the run): stop at once and write nothing more. */
-  abandon(why: string): void;
+  /**
+   * The lease was lost, or may be (another instance has or may take the run): stop at once and write nothing more.
+   * False when the run is finishing on its own (its row is no longer running), or has left already.
+   */
+  abandon(why: string): boolean;
   /** This instance is stopping: store what the run emitted, then stop it and write nothing more. */
   suspend(): Promise<void>;
   resolveApproval(approvalId: string, approved: boolean): boolean;
@@ -195,10 +198,13 @@ export class RunClaims<Run extends LeasedRun> {
     for (const run of expiring) this.abandon(run, "its lease could not be renewed");
   }
 
-  /** The run stops here at once and writes nothing more; its conversation is free here (see `claim`). */
+  /**
+   * The run stops here at once and writes nothing more; its conversation is free here (see `claim`). A run that is
+   * finishing keeps it until it has stored its end (a heartbeat finds its row no longer running): till then, this
+   * instance's followers follow it here, since the store does not have its end yet.
+   */
   abandon(run: Run, why: string): void {
-    this.release(run);
-    run.abandon(why);
+    if (run.abandon(why)) this.release(run);
   }
 
   private async takeOverAbandoned(now: Date | null): Promise<void> {

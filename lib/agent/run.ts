@@ -189,14 +189,18 @@ export class Run {
     this.controller.abort(new Error("The run was cancelled."));
   }
 
-  /** The lease is lost, or about to be (claims.ts): the run stops at once, and what it has not stored is dropped. */
-  abandon(why: string): void {
-    if (this.finishing || this.leaving) return;
+  /**
+   * The lease is lost, or about to be (claims.ts): the run stops at once, and what it has not stored is dropped.
+   * False, and nothing changes, once the run is finishing (it stores its end, under its claim) or has left.
+   */
+  abandon(why: string): boolean {
+    if (this.finishing || this.leaving) return false;
     console.error(`Run ${this.id} stops here without writing more: ${why}.`);
     this.leaving = "abandoned";
     // Its followers here end now, and find what comes next where it is stored.
     this.channel.discard();
     this.cancel();
+    return true;
   }
 
   /**
