@@ -7,6 +7,9 @@ import type { SequencedEvent } from "@/lib/events/types";
 /** A row of some conversation's event log. */
 export type ConversationEventRow = EventRow & { conversationId: string };
 
+/** A live run's row, with the claim its run writes it under (lib/db/runs.ts). */
+export type ClaimedEventRow = ConversationEventRow & { claim: string };
+
 /**
  * One multi-row INSERT per batch; rows may belong to several conversations. `client` is a transaction's when
  * written inside one.
@@ -20,11 +23,10 @@ export async function appendEvents(rows: ConversationEventRow[], client: SqlExec
 
 /**
  * Live runs' events, gathered from every run by lib/events/event-writer.ts (at most INSERT_ROWS rows): this is the
- * hot path of streaming. One statement stores them and tells every instance's followers. `claims`: the claims the
- * runs were written under; resolves with the runs whose rows it refused because their row has another claim now
- * (see `fencedEventInsert`).
+ * hot path of streaming. One statement stores them and tells every instance's followers. Resolves with the claims
+ * whose rows it refused because their run has another claim now (see `fencedEventInsert`).
  */
-export async function appendLiveEvents(rows: ConversationEventRow[], claims: string[]): Promise<Set<string>> {
+export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<string>> {
   const storedThrough = new Map<string, number>();
   for (const { conversationId, lastSeq } of rows) storedThrough.set(conversationId, Math.max(lastSeq, storedThrough.get(conversationId) ?? 0));
   if (provider === "sqlite") {
@@ -33,20 +35,20 @@ export async function appendLiveEvents(rows: ConversationEventRow[], claims: str
     notifications.announceStored(storedThrough);
     return new Set();
   }
-  const runIds = [...new Set(rows.map(({ runId }) => runId))];
+  const claims = [...new Set(rows.map(({ claim }) => claim))];
   const announcement = notifications.announcementSql(storedThrough);
   const { text, params } = fencedEventInsert(rows, claims);
-  const [{ stored }] = await liveSql.rows<{ stored: string | null }>(
-    `${text} SELECT string_agg(DISTINCT "runId", ' ') AS "stored", (SELECT count(*) FROM (SELECT ${announcement.sql}) AS "announced") AS "announced" FROM stored`,
+  const [{ held }] = await liveSql.rows<{ held: string | null }>(
+    `${text} SELECT (SELECT string_agg("claim", ' ') FROM "held") AS "held", (SELECT count(*) FROM (SELECT ${announcement.sql}) AS "announced") AS "announced"`,
     [...params, ...announcement.params],
   );
-  const storedRuns = new Set(stored?.split(" "));
-  return new Set(runIds.filter((runId) => !storedRuns.has(runId)));
+  const stillHeld = new Set(held?.split(" "));
+  return new Set(claims.filter((claim) => !stillHeld.has(claim)));
 }
 
 /**
- * PostgreSQL, where several instances write: the rows of the runs whose row still has the claim they were written
- * under, as the CTE `stored` (RETURNING "runId"). An instance cut off from the database stops its runs before their
+ * PostgreSQL, where several instances write: the rows whose run still has the claim they were written under, the
+ * CTE `stored`; the claims still held, the CTE "held". An instance cut off from the database stops its runs before their
  * leases run out (lib/agent/claims.ts), but a write it sent before may arrive later still (a partition that heals):
  * after a takeover, by another instance or by this one, it would take seqs the new claim numbers its events with.
  * The rows are locked FOR KEY SHARE, which a takeover's change of the (unique) claim waits for, so that it reads the
@@ -54,18 +56,19 @@ export async function appendLiveEvents(rows: ConversationEventRow[], claims: str
  * Lease renewals and finishes change other columns, and never wait for event writes. SQLite has one process per
  * database: a run's earlier instance has exited before it is taken over.
  */
-function fencedEventInsert(rows: ConversationEventRow[], claims: string[]): { text: string; params: SqlValue[] } {
+function fencedEventInsert(rows: ClaimedEventRow[], claims: string[]): { text: string; params: SqlValue[] } {
   const columns = EVENT_COLUMNS.map((column) => `"${column}"`).join(", ");
-  const placeholders = `(${EVENT_COLUMNS.map(() => "?").join(", ")})`;
+  // Each row with its claim, which is not stored: it decides whether the row is.
+  const placeholders = `(${[...EVENT_COLUMNS, "claim"].map(() => "?").join(", ")})`;
   // The VALUES of a sub-SELECT take no types from the table, and PostgreSQL reads untyped parameters as text: a
-  // first row of typed NULLs (its NULL runId is in no claim) types every column, cheaper than a cast per parameter.
-  const types = `(${EVENT_COLUMNS.map((column) => `CAST(NULL AS ${POSTGRES_TYPES[column]})`).join(", ")})`;
+  // first row of typed NULLs (its NULL claim is held by no run) types every column, cheaper than a cast per parameter.
+  const types = `(${EVENT_COLUMNS.map((column) => `CAST(NULL AS ${POSTGRES_TYPES[column]})`).join(", ")}, CAST(NULL AS TEXT))`;
   return {
     text:
-      `WITH "held" AS (SELECT "id" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")}) FOR KEY SHARE), ` +
-      `stored AS (INSERT INTO "Event" (${columns}) SELECT * FROM (VALUES ${types}, ${rows.map(() => placeholders).join(", ")}) AS "row" (${columns}) ` +
-      `WHERE "row"."runId" IN (SELECT "id" FROM "held") RETURNING "runId")`,
-    params: [...claims, ...eventParams(rows)],
+      `WITH "held" AS (SELECT "claim" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")}) FOR KEY SHARE), ` +
+      `stored AS (INSERT INTO "Event" (${columns}) SELECT ${columns} FROM (VALUES ${types}, ${rows.map(() => placeholders).join(", ")}) AS "row" (${columns}, "claim") ` +
+      `WHERE "row"."claim" IN (SELECT "claim" FROM "held"))`,
+    params: [...claims, ...eventParams(rows, (row) => [row.claim])],
   };
 }
 
@@ -73,10 +76,10 @@ function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlV
   return { text: insertSql("Event", EVENT_COLUMNS, rows.length), params: eventParams(rows) };
 }
 
-/** The rows' values, in the order of EVENT_COLUMNS. */
-function eventParams(rows: ConversationEventRow[]): SqlValue[] {
+/** The rows' values, in the order of EVENT_COLUMNS, each row followed by what `more` gives for it. */
+function eventParams<Row extends ConversationEventRow>(rows: Row[], more: (row: Row) => SqlValue[] = () => []): SqlValue[] {
   const createdAt = new Date();
-  return rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
+  return rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt, ...more(row)]);
 }
 
 const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"] as const;

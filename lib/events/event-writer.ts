@@ -1,5 +1,5 @@
 import { BatchedWrites } from "@/lib/db/batched-writes";
-import { appendLiveEvents, INSERT_ROWS, type ConversationEventRow } from "@/lib/db/events";
+import { appendLiveEvents, INSERT_ROWS, type ClaimedEventRow } from "@/lib/db/events";
 import type { EventRow } from "./packing";
 
 /** One run's rows, and the claim the run writes them under. */
@@ -25,11 +25,8 @@ export class RunTakenOverError extends Error {
 const createEventWriter = () =>
   new BatchedWrites<RunRows>(
     async (batch) => {
-      const refused = await appendLiveEvents(
-        batch.flatMap(({ conversationId, rows }): ConversationEventRow[] => rows.map((row) => ({ ...row, conversationId }))),
-        [...new Set(batch.map(({ claim }) => claim))],
-      );
-      return new Map(batch.filter(({ runId }) => refused.has(runId)).map((item) => [item, new RunTakenOverError(item.runId)]));
+      const refused = await appendLiveEvents(batch.flatMap(({ conversationId, claim, rows }): ClaimedEventRow[] => rows.map((row) => ({ ...row, conversationId, claim }))));
+      return new Map(batch.filter(({ claim }) => refused.has(claim)).map((item) => [item, new RunTakenOverError(item.runId)]));
     },
     {
       // A short wait that buys one statement for every streaming run's rows.

@@ -46,8 +46,8 @@ async function conversationRunHere(): Promise<{ id: string }> {
 /** The claim conversationRunHere's run was made under. */
 const claimOf = (id: string) => `claim-of-${id}`;
 
-/** Store rows as their runs' first claims. */
-const write = (rows: ReturnType<typeof row>[]) => appendLiveEvents(rows, [...new Set(rows.map(({ runId }) => claimOf(runId)))]);
+/** Store rows under their runs' first claims; resolves with the claims refused. */
+const write = (rows: ReturnType<typeof row>[]) => appendLiveEvents(rows.map((event) => ({ ...event, claim: claimOf(event.runId) })));
 
 /** Take the run over (lib/db/runs.ts; as its lease has run out) for `instanceId`, under `claim`. */
 async function takeOver(id: string, instanceId: string, claim: string): Promise<void> {
@@ -92,7 +92,7 @@ describe("writes made under a claim the run no longer has", () => {
     await takeOver(taken.id, "instance-elsewhere", `claim-elsewhere-${taken.id}`);
 
     // A write this instance sent before it noticed: refused for that run only, and said so.
-    expect(await write([row(taken.id, 2), row(kept.id, 2)])).toEqual(new Set([taken.id]));
+    expect(await write([row(taken.id, 2), row(kept.id, 2)])).toEqual(new Set([claimOf(taken.id)]));
     expect((await listEvents(taken.id)).map(({ seq }) => seq)).toEqual([1]);
     expect((await listEvents(kept.id)).map(({ seq }) => seq)).toEqual([1, 2]);
   });
@@ -100,9 +100,11 @@ describe("writes made under a claim the run no longer has", () => {
   it.runIf(testProvider === "postgresql")("refuses what this instance wrote under its earlier claim once it took the run back itself", async () => {
     const { id } = await conversationRunHere();
     // Fenced during a partition, then taken back by the same instance (the only one) when the database answered.
-    await takeOver(id, HERE, "claim-taken-back");
-    expect(await write([row(id, 1)])).toEqual(new Set([id]));
-    expect(await appendLiveEvents([row(id, 1)], ["claim-taken-back"])).toEqual(new Set());
+    await takeOver(id, HERE, `claim-taken-back-${id}`);
+    expect(await write([row(id, 1)])).toEqual(new Set([claimOf(id)]));
+    // In one batch, a late write of the earlier claim and one of the new claim: only the new claim's is stored.
+    const late = { ...row(id, 2), claim: claimOf(id) };
+    expect(await appendLiveEvents([late, { ...row(id, 1), claim: `claim-taken-back-${id}` }])).toEqual(new Set([claimOf(id)]));
     expect((await listEvents(id)).map(({ seq }) => seq)).toEqual([1]);
   });
 
