@@ -30,6 +30,8 @@ export interface LeasedRun {
   abandon(why: string): boolean;
   /** This instance is stopping: store what the run emitted, then stop it and write nothing more. */
   suspend(): Promise<void>;
+  /** Settles when the run has ended here, whichever way. */
+  readonly done: Promise<void>;
   resolveApproval(approvalId: string, approved: boolean): boolean;
 }
 
@@ -145,8 +147,12 @@ export class RunClaims<Run extends LeasedRun> {
     const { held } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
     await Promise.all(
       runs.map(async (run) => {
-        // A run whose lease another instance has taken stores nothing more: its events are that instance's now.
-        if (!held.includes(run.id)) return this.abandon(run, "another instance took it over");
+        // Its row is no longer running here: another instance took it over (it stores nothing more: its events
+        // are that instance's now), or it is finishing on its own, and stores its end before the instance exits.
+        if (!held.includes(run.id)) {
+          if (!run.abandon("another instance took it over")) await run.done;
+          return;
+        }
         await run.suspend();
         await releaseLeases(this.instanceId, [run.id]);
       }),

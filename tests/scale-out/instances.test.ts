@@ -214,6 +214,29 @@ describe("an instance that dies mid-run", () => {
 describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () => {
   afterEach(replaceA);
 
+  it("stores the end of a run that is finishing before it exits", async () => {
+    const prompt = "Answer on A, and be stored slowly.";
+    model.script(prompt, [{ text: "Ending slowly." }]);
+    const { id } = await onA.createConversation();
+    const database = await sqlClient(databaseUrl);
+    // Storing the answer takes a second and a half: A is stopped meanwhile, its run's row already finished.
+    await database.query(`CREATE OR REPLACE FUNCTION slow_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$;
+      CREATE TRIGGER slow_answer BEFORE INSERT ON "Message" FOR EACH ROW
+      WHEN (NEW."role" = 'assistant' AND NEW."conversationId" = '${id}') EXECUTE FUNCTION slow_answer();`);
+    try {
+      void readSse(await onA.send(id, prompt)).catch(() => []);
+      const storing = async () => Number((await database.query<{ n: string }>(`SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].n);
+      await expect.poll(storing).toBe(1);
+      await a.stop();
+      const events = await readSse(await onB.events(id));
+      expectWholeLog(events);
+      expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    } finally {
+      await database.query(`DROP TRIGGER slow_answer ON "Message"`);
+      await database.close();
+    }
+  });
+
   it("stores every event it showed and hands the run over at once; the other instance goes on from there", async () => {
     const prompt = "Stream fast on A, which is stopped.";
     // Deltas faster than the event log's batches, so that the instance always holds events it has shown but not stored.
