@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { freshDatabaseUrl, prepareDatabase, testProvider } from "../support/database";
+import { freshDatabaseUrl, prepareDatabase, slowInserts, testProvider } from "../support/database";
 
 // The library itself, on the provider under test (SQLite, or PostgreSQL in the postgresql project).
 process.env.DATABASE_URL = freshDatabaseUrl();
@@ -111,19 +111,17 @@ describe("writes made under a claim the run no longer has", () => {
   it.runIf(testProvider === "postgresql")("makes a takeover wait for a write in progress, so that the new owner reads the log with it", async () => {
     const { id } = await conversationRunHere();
     // A slow write: the statement takes a second to store this conversation's rows.
-    await sql.execute(`CREATE OR REPLACE FUNCTION slow_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`);
-    await sql.execute(`CREATE TRIGGER slow_event BEFORE INSERT ON "Event" FOR EACH ROW WHEN (NEW."conversationId" = '${id}') EXECUTE FUNCTION slow_event()`);
+    const slowWrite = await slowInserts(process.env.DATABASE_URL!, { table: "Event", conversationId: id, seconds: 1 });
     try {
       const written = write([row(id, 1)]);
       // The write holds its lock once its trigger sleeps.
-      const sleeping = async () => Number((await sql.rows<{ sleeping: unknown }>(`SELECT count(*) AS "sleeping" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].sleeping);
-      await expect.poll(sleeping).toBe(1);
+      await slowWrite.inProgress();
       await takeOver(id, "instance-elsewhere", `claim-elsewhere-${id}`);
       // Taken over only once the write was stored, which the new owner reads, and numbers its events after.
       expect(await lastEventSeq(id)).toBe(1);
       expect(await written).toEqual(new Set());
     } finally {
-      await sql.execute(`DROP TRIGGER slow_event ON "Event"`);
+      await slowWrite.remove();
     }
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
-import { freshDatabaseUrl, sqlClient, testProvider } from "../support/database";
+import { freshDatabaseUrl, slowInserts, sqlClient, testProvider } from "../support/database";
 import { ModelServer } from "../support/model-server";
 import { readSse, type SseMessage } from "../support/sse";
 
@@ -129,24 +129,19 @@ describe("a run's life", () => {
 
   it.runIf(testProvider === "postgresql")("keeps its run while it stores the outcome: a follower that connects meanwhile gets the run to its end", async () => {
     const conversation = await api.createConversation();
-    const writer = await sqlClient(databaseUrl);
     // Storing the answer takes longer than two heartbeats (a second apart), which find the run finished.
-    await writer.query(`CREATE OR REPLACE FUNCTION slow_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(2.5); RETURN NEW; END $$;
-      CREATE TRIGGER slow_answer BEFORE INSERT ON "Message" FOR EACH ROW
-      WHEN (NEW."role" = 'assistant' AND NEW."conversationId" = '${conversation.id}') EXECUTE FUNCTION slow_answer();`);
+    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: conversation.id, seconds: 2.5, when: `NEW."role" = 'assistant'` });
     try {
       const prompt = "Answer, and be stored slowly.";
       model.script(prompt, [{ text: "Stored slowly." }]);
       const streamed = readSse(await api.send(conversation.id, prompt));
-      const storing = async () => Number((await writer.query<{ n: string }>(`SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].n);
-      await expect.poll(storing).toBe(1);
+      await slowAnswer.inProgress();
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const followed = await readSse(await api.events(conversation.id));
       expect(followed.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       expect(followed).toEqual(await streamed);
     } finally {
-      await writer.query(`DROP TRIGGER slow_answer ON "Message"`);
-      await writer.close();
+      await slowAnswer.remove();
     }
   });
 

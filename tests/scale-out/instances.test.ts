@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
-import { freshDatabaseUrl, sqlClient } from "../support/database";
+import { freshDatabaseUrl, slowInserts, sqlClient } from "../support/database";
 import { ModelServer } from "../support/model-server";
 import { readNotingFirst, readSse, watchSse, type SseMessage } from "../support/sse";
 import { TcpProxy } from "../support/tcp-proxy";
@@ -218,22 +218,17 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
     const prompt = "Answer on A, and be stored slowly.";
     model.script(prompt, [{ text: "Ending slowly." }]);
     const { id } = await onA.createConversation();
-    const database = await sqlClient(databaseUrl);
     // Storing the answer takes a second and a half: A is stopped meanwhile, its run's row already finished.
-    await database.query(`CREATE OR REPLACE FUNCTION slow_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$;
-      CREATE TRIGGER slow_answer BEFORE INSERT ON "Message" FOR EACH ROW
-      WHEN (NEW."role" = 'assistant' AND NEW."conversationId" = '${id}') EXECUTE FUNCTION slow_answer();`);
+    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 1.5, when: `NEW."role" = 'assistant'` });
     try {
       void readSse(await onA.send(id, prompt)).catch(() => []);
-      const storing = async () => Number((await database.query<{ n: string }>(`SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].n);
-      await expect.poll(storing).toBe(1);
+      await slowAnswer.inProgress();
       await a.stop();
       const events = await readSse(await onB.events(id));
       expectWholeLog(events);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     } finally {
-      await database.query(`DROP TRIGGER slow_answer ON "Message"`);
-      await database.close();
+      await slowAnswer.remove();
     }
   });
 

@@ -88,3 +88,34 @@ export async function sqlClient(databaseUrl: string): Promise<SqlClient> {
     close: () => client.end(),
   };
 }
+
+/**
+ * PostgreSQL: make storing one conversation's rows into `table` take `seconds` each (a trigger that sleeps; `when`
+ * narrows the rows, a condition on NEW), so that a test can act while such a write is in progress. `inProgress`
+ * resolves once one sleeps; `remove` drops the trigger.
+ */
+export async function slowInserts(
+  databaseUrl: string,
+  { table, conversationId, seconds, when = "TRUE" }: { table: string; conversationId: string; seconds: number; when?: string },
+): Promise<{ inProgress: () => Promise<void>; remove: () => Promise<void> }> {
+  const client = await sqlClient(databaseUrl);
+  const name = `slow_${table.toLowerCase()}`;
+  await client.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(${seconds}); RETURN NEW; END $$;
+    CREATE TRIGGER ${name} BEFORE INSERT ON "${table}" FOR EACH ROW
+    WHEN (NEW."conversationId" = '${conversationId}' AND ${when}) EXECUTE FUNCTION ${name}();`);
+  return {
+    async inProgress() {
+      // The tests' files run one at a time, so the server's one sleeping statement is this write.
+      const sleeping = async () => Number((await client.query<{ n: string }>(`SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].n);
+      const deadline = Date.now() + 10_000;
+      while ((await sleeping()) === 0) {
+        if (Date.now() > deadline) throw new Error(`No insert into ${table} began within 10 s.`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async remove() {
+      await client.query(`DROP TRIGGER ${name} ON "${table}"`);
+      await client.close();
+    },
+  };
+}
