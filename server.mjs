@@ -3,8 +3,7 @@
 // TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
 // them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
 import { createServer } from "node:http";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { restartWithServerFlags } from "./lib/server-runtime.mjs";
+import { eventLoopProbe, restartWithServerFlags } from "./lib/server-runtime.mjs";
 
 restartWithServerFlags();
 const { default: next } = await import("next");
@@ -46,15 +45,9 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
 // For capacity checks (npm run bench): SIGUSR2 prints the memory in use, after a full collection when the server
 // runs with --expose-gc, and how late the event loop ran timers since the last SIGUSR2 (every hop of a live event
 // through this process waits that long).
-const LOOP_TICK_MS = 10;
-const loopDelay = monitorEventLoopDelay({ resolution: LOOP_TICK_MS });
-loopDelay.enable();
+const loopDelay = eventLoopProbe();
 process.on("SIGUSR2", () => {
   globalThis.gc?.();
   const { rss, heapUsed } = process.memoryUsage();
-  // The histogram holds the time between ticks: past the tick's own period, that is how late it ran.
-  const ms = (nanoseconds) => Math.max(0, Math.round(nanoseconds / 1e5) / 10 - LOOP_TICK_MS);
-  const eventLoopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
-  loopDelay.reset();
-  console.log(`toolsmith-stats ${JSON.stringify({ rss, heapUsed, eventLoopDelayMs })}`);
+  console.log(`toolsmith-stats ${JSON.stringify({ rss, heapUsed, eventLoopDelayMs: loopDelay.lateness() })}`);
 });

@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import { availableParallelism } from "node:os";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Api, ofType } from "../tests/support/api";
 import { cpuMsOf, scriptedApp, type AppServer } from "../tests/support/app-server";
 import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
 import { ModelServer } from "../tests/support/model-server";
 import startPostgres from "../tests/support/postgres";
 import { readSse, type SseMessage } from "../tests/support/sse";
+import { eventLoopProbe } from "../lib/server-runtime.mjs";
 import { ms, summarize, timed } from "./stats";
 
 const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 200);
@@ -50,9 +50,7 @@ interface LoadResult {
   eventLoopDelays: { instances: LoopDelay[]; loadGenerator: LoopDelay };
 }
 
-type LoopDelay = { p50: number; p99: number; max: number };
-/** The period of the event-loop delay probe, as in server.mjs. */
-const LOOP_TICK_MS = 10;
+type LoopDelay = ReturnType<ReturnType<typeof eventLoopProbe>["lateness"]>;
 
 /**
  * RUNS runs at once, each calling a tool and then streaming DELTAS stamped deltas; run i executes on instance
@@ -79,8 +77,7 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   const cpuBefore = { instances: instances.map((instance) => instance.cpuMs().process), loadGenerator: process.cpuUsage(), postgres: postgresCpuMs() };
   // Each instance's delays are counted from here (stats() starts them over); this process's, likewise.
   await Promise.all(instances.map((instance) => instance.stats()));
-  const loadGeneratorDelay = monitorEventLoopDelay({ resolution: LOOP_TICK_MS });
-  loadGeneratorDelay.enable();
+  const loadGeneratorDelay = eventLoopProbe();
   const [wallMs, results] = await timed(() =>
     Promise.all(
       conversations.map(async ({ id }, index) => {
@@ -96,14 +93,11 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       }),
     ),
   );
-  loadGeneratorDelay.disable();
   const eventLoopDelays = {
     instances: (await Promise.all(instances.map((instance) => instance.stats()))).map(({ eventLoopDelayMs }) => eventLoopDelayMs),
-    // The histogram holds the time between ticks: past the tick's own period, that is how late it ran.
-    loadGenerator: Object.fromEntries(
-      Object.entries({ p50: loadGeneratorDelay.percentile(50), p99: loadGeneratorDelay.percentile(99), max: loadGeneratorDelay.max }).map(([key, ns]) => [key, Math.max(0, ns / 1e6 - LOOP_TICK_MS)]),
-    ) as LoopDelay,
+    loadGenerator: loadGeneratorDelay.lateness(),
   };
+  loadGeneratorDelay.stop();
   const { user, system } = process.cpuUsage(cpuBefore.loadGenerator);
   const cores = {
     instances: instances.map((instance, i) => (instance.cpuMs().process - cpuBefore.instances[i]) / wallMs),

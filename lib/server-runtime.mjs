@@ -10,6 +10,7 @@
 //   live per run in flight (110 MB at 400 runs). A cap that is reached fails the process with "heap out of
 //   memory"; raise it for loads far beyond that.
 
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import nextEnv from "@next/env";
 
 const CONTEXT_FRAME = "--experimental-async-context-frame";
@@ -50,4 +51,27 @@ export function restartWithServerFlags() {
   if (missing.length > 0 && typeof process.execve === "function") {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], process.env);
   }
+}
+
+const LOOP_TICK_MS = 10;
+
+/**
+ * How late this process's event loop runs its timers (every hop of a live event through the process waits that
+ * long): `lateness` gives the median, p99 and max in ms since the probe started or was last read, and starts over.
+ * For the benchmarks: the server reports it on SIGUSR2, the load generator reads its own.
+ * @returns {{ lateness(): { p50: number, p99: number, max: number }, stop(): void }}
+ */
+export function eventLoopProbe() {
+  const histogram = monitorEventLoopDelay({ resolution: LOOP_TICK_MS });
+  histogram.enable();
+  // The histogram holds the time between ticks: past the tick's own period, that is how late one ran.
+  const ms = (nanoseconds) => Math.max(0, Math.round(nanoseconds / 1e5) / 10 - LOOP_TICK_MS);
+  return {
+    lateness() {
+      const lateness = { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) };
+      histogram.reset();
+      return lateness;
+    },
+    stop: () => histogram.disable(),
+  };
 }
