@@ -195,12 +195,17 @@ export class Run {
    */
   abandon(why: string): boolean {
     if (this.finishing || this.leaving) return false;
+    this.leave(why);
+    return true;
+  }
+
+  /** Stop here and write nothing more: what is unstored is dropped, and the run's followers here end now. */
+  private leave(why: string): void {
     console.error(`Run ${this.id} stops here without writing more: ${why}.`);
     this.leaving = "abandoned";
-    // Its followers here end now, and find what comes next where it is stored.
+    // They find what comes next where it is stored.
     this.channel.discard();
     this.cancel();
-    return true;
   }
 
   /**
@@ -300,11 +305,8 @@ export class Run {
       return;
     }
     try {
-      if (!(await this.storeOutcome({ status, steps, answer }))) {
-        // The run was taken over since (another instance, or this one again, goes on with it): nothing more from here.
-        console.error(`Run ${this.id} stops here without writing more: ${TAKEN_OVER}.`);
-        return this.channel.discard();
-      }
+      // Refused: the run was taken over since (another instance, or this one again, goes on with it).
+      if (!(await this.storeOutcome({ status, steps, answer }))) return this.leave(TAKEN_OVER);
       this.channel.emit({ type: "run_finished", status, steps });
       await this.channel.end();
     } catch (error) {
