@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
 import { provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
-import { abandonedRuns, claimRun, finishRun, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
+import { abandonedRuns, claimRun, finishRun, heldClaims, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
 /** Resume a run this instance has taken over under `claim`, whose lease it set at `leasedAt` (it must `adopt` the run). */
 type TakeOver = (run: AbandonedRun, leasedAt: number, claim: string) => Promise<void>;
@@ -25,9 +25,11 @@ export interface LeasedRun {
   cancel(): void;
   /**
    * The lease was lost, or may be (another instance has or may take the run): stop at once and write nothing more.
-   * False when the run is finishing on its own (its row is no longer running), or has left already.
+   * False when the run is finishing on its own (it stores its end, under its claim), or has left already.
    */
   abandon(why: string): boolean;
+  /** Another claim has the run's row: stop at once and write nothing more, even while storing its end (refused). */
+  takenOver(): void;
   /** This instance is stopping: store what the run emitted, then stop it and write nothing more. */
   suspend(): Promise<void>;
   /** Settles when the run has ended here, whichever way. */
@@ -145,18 +147,17 @@ export class RunClaims<Run extends LeasedRun> {
     this.leasedAt.clear();
     // A full lease for the hand-over itself, which the heartbeat no longer renews.
     const { held } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
-    await Promise.all(
-      runs.map(async (run) => {
-        // Its row is no longer running here: another instance took it over (it stores nothing more: its events
-        // are that instance's now), or it is finishing on its own, and stores its end before the instance exits.
-        if (!held.includes(run.id)) {
-          if (!run.abandon("another instance took it over")) await run.done;
-          return;
-        }
-        await run.suspend();
-        await releaseLeases(this.instanceId, [run.id]);
-      }),
-    );
+    // A run that is storing its end here does so before the instance exits.
+    const finishing = await this.letGo(runs.filter((run) => !held.includes(run.id)));
+    await Promise.all([
+      ...finishing.map((run) => run.done),
+      ...runs
+        .filter((run) => held.includes(run.id))
+        .map(async (run) => {
+          await run.suspend();
+          await releaseLeases(this.instanceId, [run.id]);
+        }),
+    ]);
     if (held.length > 0) await notifications.publish("runs", JSON.stringify({ kind: "released" } satisfies RunMessage));
   }
 
@@ -180,15 +181,30 @@ export class RunClaims<Run extends LeasedRun> {
     const sent = Date.now();
     const runs = [...this.local.values()];
     const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), new Date(sent + config.leaseMs));
-    for (const run of runs) {
-      if (this.local.get(run.conversationId) !== run) continue;
-      if (!held.includes(run.id)) this.abandon(run, "another instance took it over");
-      else {
-        // A late answer to an earlier heartbeat says nothing newer.
-        this.leasedAt.set(run.id, Math.max(this.leasedAt.get(run.id) ?? 0, sent));
-        if (cancelRequested.includes(run.id)) run.cancel();
-      }
+    const current = runs.filter((run) => this.local.get(run.conversationId) === run);
+    for (const run of current.filter((run) => held.includes(run.id))) {
+      // A late answer to an earlier heartbeat says nothing newer.
+      this.leasedAt.set(run.id, Math.max(this.leasedAt.get(run.id) ?? 0, sent));
+      if (cancelRequested.includes(run.id)) run.cancel();
     }
+    await this.letGo(current.filter((run) => !held.includes(run.id)));
+  }
+
+  /**
+   * Runs whose lease this instance does not hold any more. A run whose row has another claim was taken over: it
+   * stops at once, even while storing its end (which is refused), so that Stop and approvals asked for here go to
+   * the instance that has it. A run whose row is no longer running under its own claim is storing its end: it
+   * goes on, and is returned. (Any other is abandoned, as a run whose lease is in doubt is.)
+   */
+  private async letGo(runs: Run[]): Promise<Run[]> {
+    if (runs.length === 0) return [];
+    const claimed = await heldClaims(runs.map((run) => run.claim));
+    const finishing: Run[] = [];
+    for (const run of runs) {
+      if (!claimed.has(run.claim)) this.takenOver(run);
+      else if (!this.abandon(run, "its lease is no longer held")) finishing.push(run);
+    }
+    return finishing;
   }
 
   /**
@@ -206,11 +222,19 @@ export class RunClaims<Run extends LeasedRun> {
 
   /**
    * The run stops here at once and writes nothing more; its conversation is free here (see `claim`). A run that is
-   * finishing keeps it until it has stored its end (a heartbeat finds its row no longer running): till then, this
-   * instance's followers follow it here, since the store does not have its end yet.
+   * finishing keeps it until it has stored its end, unless it was taken over (`letGo`): till then, this instance's
+   * followers follow it here, since the store does not have its end yet. False when the run goes on.
    */
-  abandon(run: Run, why: string): void {
-    if (run.abandon(why)) this.release(run);
+  private abandon(run: Run, why: string): boolean {
+    if (!run.abandon(why)) return false;
+    this.release(run);
+    return true;
+  }
+
+  /** The run's row has another claim now: the run stops here at once, finishing or not, and leaves its conversation. */
+  takenOver(run: Run): void {
+    run.takenOver();
+    this.release(run);
   }
 
   private async takeOverAbandoned(now: Date | null): Promise<void> {

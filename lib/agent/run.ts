@@ -119,7 +119,7 @@ export class Run {
     /** This claim of the run: its writes are stored only while the run's row has it (lib/db/runs.ts). */
     readonly claim: string = randomUUID(),
   ) {
-    this.channel = new RunChannel(conversationId, this.id, { claim, onTakenOver: () => claims.abandon(this, TAKEN_OVER) });
+    this.channel = new RunChannel(conversationId, this.id, { claim, onTakenOver: () => claims.takenOver(this) });
   }
 
   /**
@@ -199,8 +199,17 @@ export class Run {
     return true;
   }
 
-  /** Stop here and write nothing more: what is unstored is dropped, and the run's followers here end now. */
+  /** Another claim has the run's row (claims.ts): it stops at once, even while storing its end, which is refused. */
+  takenOver(): void {
+    this.leave(TAKEN_OVER);
+  }
+
+  /**
+   * Stop here and write nothing more: what is unstored is dropped, and the run's followers here end now. Nothing to
+   * stop once the run has left, or its log is closed (its end is stored).
+   */
   private leave(why: string): void {
+    if (this.leaving || this.channel.isEnded) return;
     console.error(`Run ${this.id} stops here without writing more: ${why}.`);
     this.leaving = "abandoned";
     // They find what comes next where it is stored.
@@ -306,7 +315,7 @@ export class Run {
     }
     try {
       // Refused: the run was taken over since (another instance, or this one again, goes on with it).
-      if (!(await this.storeOutcome({ status, steps, answer }))) return this.leave(TAKEN_OVER);
+      if (!(await this.storeOutcome({ status, steps, answer }))) return this.takenOver();
       this.channel.emit({ type: "run_finished", status, steps });
       await this.channel.end();
     } catch (error) {

@@ -73,6 +73,16 @@ export async function renewLeases(instanceId: string, runIds: string[], leaseUnt
   return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id) };
 }
 
+/**
+ * Of these claims, the ones some run's row still has, running or finished: a run whose claim is gone was taken over
+ * (lib/agent/claims.ts), while one that is no longer running under its own claim has stored its end.
+ */
+export async function heldClaims(claims: string[]): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = await liveSql.rows<{ claim: string }>(`SELECT "claim" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")})`, claims);
+  return new Set(rows.map(({ claim }) => claim));
+}
+
 /** Give leases up (a stopping instance), so that another instance takes the runs over at once. */
 export async function releaseLeases(instanceId: string, runIds: string[]): Promise<void> {
   if (runIds.length > 0) await liveSql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE ${OWN_RUNNING(runIds)}`, [...runIds, instanceId]);

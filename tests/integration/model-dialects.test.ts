@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
-import { ModelServer } from "../support/model-server";
+import { ModelServer, STREAM_DONE, STREAM_ROLE, streamChunk } from "../support/model-server";
 import type { SseMessage } from "../support/sse";
-
-/** One Chat Completions stream chunk, as servers write it. */
-const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
-  `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-const DONE = "data: [DONE]\n\n";
-const ROLE = chunk({ role: "assistant", content: "" });
 
 const model = new ModelServer();
 let apps: Record<"default" | "chat", AppServer>;
@@ -39,8 +33,8 @@ const errorOf = (events: SseMessage[]) => ofType(events, "error")[0] as unknown 
 
 describe("models people run locally", () => {
   it("keeps a model that reasons for longer than the idle timeout, and streams its reasoning_content", async () => {
-    const thinking = Array.from({ length: 8 }, (_, i) => [chunk({ reasoning_content: `thought ${i}. ` }), 300]).flat();
-    model.script("Think for a while.", [{ raw: [ROLE, ...thinking, chunk({ content: "Done thinking." }), chunk({}, "stop"), DONE] }]);
+    const thinking = Array.from({ length: 8 }, (_, i) => [streamChunk({ reasoning_content: `thought ${i}. ` }), 300]).flat();
+    model.script("Think for a while.", [{ raw: [STREAM_ROLE, ...thinking, streamChunk({ content: "Done thinking." }), streamChunk({}, "stop"), STREAM_DONE] }]);
     const { events, stored } = await run("default", "Think for a while.");
     expect(finish(events)).toMatchObject({ type: "run_finished", status: "completed" });
     expect(joined(events, "reasoning_delta")).toBe(Array.from({ length: 8 }, (_, i) => `thought ${i}. `).join(""));
@@ -50,7 +44,7 @@ describe("models people run locally", () => {
   it.each(["default", "chat"] as const)("counts SSE comments as life (%s client): 2.4 s of ': OPENROUTER PROCESSING' is not silence", async (api) => {
     const prompt = `Queue at the router (${api}).`;
     const processing = Array.from({ length: 8 }, () => [": OPENROUTER PROCESSING\n\n", 300]).flat();
-    model.script(prompt, [{ raw: [...processing, ROLE, chunk({ content: "Routed." }), chunk({}, "stop"), DONE] }]);
+    model.script(prompt, [{ raw: [...processing, STREAM_ROLE, streamChunk({ content: "Routed." }), streamChunk({}, "stop"), STREAM_DONE] }]);
     const { events } = await run(api, prompt);
     expect(finish(events)).toMatchObject({ status: "completed" });
     expect(joined(events, "text_delta")).toBe("Routed.");
@@ -63,7 +57,7 @@ describe("models people run locally", () => {
   });
 
   it("reads the `reasoning` field too (the compatible default)", async () => {
-    model.script("Reason in the other field.", [{ raw: [ROLE, chunk({ reasoning: "via reasoning." }), chunk({ content: "Yes." }), chunk({}, "stop"), DONE] }]);
+    model.script("Reason in the other field.", [{ raw: [STREAM_ROLE, streamChunk({ reasoning: "via reasoning." }), streamChunk({ content: "Yes." }), streamChunk({}, "stop"), STREAM_DONE] }]);
     const { events } = await run("default", "Reason in the other field.");
     expect(joined(events, "reasoning_delta")).toBe("via reasoning.");
     expect(finish(events)).toMatchObject({ status: "completed" });
@@ -71,8 +65,8 @@ describe("models people run locally", () => {
 
   it("calls a tool sent without `index` (older Ollama) with the default client; the strict client says what to change", async () => {
     const prompt = "Call without an index.";
-    const call = chunk({ tool_calls: [{ id: "call_1", type: "function", function: { name: "calculate", arguments: '{"expression":"6 * 7"}' } }] });
-    model.script(prompt, [{ raw: [ROLE, call, chunk({}, "tool_calls"), DONE] }, { text: "42." }]);
+    const call = streamChunk({ tool_calls: [{ id: "call_1", type: "function", function: { name: "calculate", arguments: '{"expression":"6 * 7"}' } }] });
+    model.script(prompt, [{ raw: [STREAM_ROLE, call, streamChunk({}, "tool_calls"), STREAM_DONE] }, { text: "42." }]);
     const compatible = await run("default", prompt);
     expect(ofType(compatible.events, "tool_result")[0]).toMatchObject({ name: "calculate", ok: true, output: 42 });
     expect(finish(compatible.events)).toMatchObject({ status: "completed" });
@@ -86,8 +80,8 @@ describe("models people run locally", () => {
 
   it.each(["default", "chat"] as const)("ends the run with an error on OpenRouter's in-stream error (%s client), without storing a partial answer", async (api) => {
     const prompt = `Fail mid-stream (${api}).`;
-    const failure = chunk({ content: "" }, "error", { error: { code: 502, message: "Provider returned error" } });
-    model.script(prompt, [{ raw: [": OPENROUTER PROCESSING\n\n", ROLE, chunk({ content: "Partial" }), failure, DONE] }]);
+    const failure = streamChunk({ content: "" }, "error", { error: { code: 502, message: "Provider returned error" } });
+    model.script(prompt, [{ raw: [": OPENROUTER PROCESSING\n\n", STREAM_ROLE, streamChunk({ content: "Partial" }), failure, STREAM_DONE] }]);
     const { events, stored } = await run(api, prompt);
     expect(finish(events)).toMatchObject({ type: "run_finished", status: "error" });
     expect(errorOf(events)?.code).toBe("model_error");
@@ -96,7 +90,7 @@ describe("models people run locally", () => {
 
   it.each(["default", "chat"] as const)("routes <think>…</think> in the content to reasoning (%s client)", async (api) => {
     const prompt = `Think in tags (${api}).`;
-    model.script(prompt, [{ raw: [ROLE, chunk({ content: "<think>Let me" }), chunk({ content: " see.</think>The answer" }), chunk({ content: " is 4." }), chunk({}, "stop"), DONE] }]);
+    model.script(prompt, [{ raw: [STREAM_ROLE, streamChunk({ content: "<think>Let me" }), streamChunk({ content: " see.</think>The answer" }), streamChunk({ content: " is 4." }), streamChunk({}, "stop"), STREAM_DONE] }]);
     const { events, stored } = await run(api, prompt);
     expect(joined(events, "reasoning_delta")).toBe("Let me see.");
     expect(joined(events, "text_delta")).toBe("The answer is 4.");
@@ -105,7 +99,7 @@ describe("models people run locally", () => {
 
   it.each(["default", "chat"] as const)("treats a stream that stops mid-answer without finish_reason or [DONE] as an error (%s client)", async (api) => {
     const prompt = `Stop mid-answer (${api}).`;
-    model.script(prompt, [{ raw: [ROLE, chunk({ content: "The answer is" })] }]);
+    model.script(prompt, [{ raw: [STREAM_ROLE, streamChunk({ content: "The answer is" })] }]);
     const { events, stored } = await run(api, prompt);
     expect(finish(events)).toMatchObject({ status: "error" });
     expect(stored.messages.map((message) => message.role)).toEqual(["user"]);

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
-import { freshDatabaseUrl, slowInserts, sqlClient } from "../support/database";
+import { freshDatabaseUrl, slowInserts, slowUpdates, sqlClient } from "../support/database";
 import { ModelServer } from "../support/model-server";
 import { readNotingFirst, readSse, watchSse, type SseMessage } from "../support/sse";
 import { TcpProxy } from "../support/tcp-proxy";
@@ -139,6 +139,30 @@ describe("two instances on one PostgreSQL", () => {
       expect((await database.query<{ last: number }>(lastStored))[0].last).toBe(takenOverAt);
       expect(await database.query(`SELECT "status", "instanceId" FROM "Run" WHERE "conversationId" = ?`, id)).toEqual([{ status: "running", instanceId: "instance-elsewhere" }]);
     } finally {
+      await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
+      await database.close();
+    }
+  });
+
+  it("lets go of a run that is storing its end when another instance takes it over: Stop on A then reaches the run there", async () => {
+    const prompt = "Answer on A, whose finish is held up.";
+    model.script(prompt, [{ text: "Held up." }]);
+    const { id } = await onA.createConversation();
+    // The statement that stores the run's end, held up on its way (as on a connection that went silent).
+    const slowFinish = await slowUpdates(databaseUrl, { table: "Run", text: '"finishedAt"', seconds: 4 });
+    const database = await sqlClient(databaseUrl);
+    try {
+      watchSse(await onA.send(id, prompt));
+      await slowFinish.inProgress();
+      await database.query(
+        `UPDATE "Run" SET "instanceId" = 'instance-elsewhere', "claim" = 'claim-elsewhere-${id}', "leaseUntil" = "leaseUntil" + INTERVAL '1 minute' WHERE "conversationId" = '${id}' AND "status" = 'running'`,
+      );
+      // Past A's next heartbeat; its finish still waits. Stop on A goes to the run's instance, through the database.
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 2));
+      expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
+      expect(await database.query(`SELECT "status", "cancelRequested" FROM "Run" WHERE "conversationId" = ?`, id)).toEqual([{ status: "running", cancelRequested: true }]);
+    } finally {
+      await slowFinish.remove();
       await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
       await database.close();
     }

@@ -89,27 +89,45 @@ export async function sqlClient(databaseUrl: string): Promise<SqlClient> {
   };
 }
 
+/** A trigger that sleeps: `inProgress` resolves once a statement sleeps in it; `remove` drops it. */
+interface SleepingTrigger {
+  inProgress: () => Promise<void>;
+  remove: () => Promise<void>;
+}
+
 /**
  * PostgreSQL: make storing one conversation's rows into `table` take `seconds` each (a trigger that sleeps; `when`
- * narrows the rows, a condition on NEW), so that a test can act while such a write is in progress. `inProgress`
- * resolves once one sleeps; `remove` drops the trigger.
+ * narrows the rows, a condition on NEW), so that a test can act while such a write is in progress.
  */
-export async function slowInserts(
+export function slowInserts(
   databaseUrl: string,
   { table, conversationId, seconds, when = "TRUE" }: { table: string; conversationId: string; seconds: number; when?: string },
-): Promise<{ inProgress: () => Promise<void>; remove: () => Promise<void> }> {
+): Promise<SleepingTrigger> {
+  return sleepingTrigger(databaseUrl, { name: `slow_insert_${table.toLowerCase()}`, table, seconds, on: "INSERT", forEach: "ROW", when: `NEW."conversationId" = '${conversationId}' AND ${when}` });
+}
+
+/**
+ * PostgreSQL: make the UPDATEs of `table` whose SQL contains `text` take `seconds` longer before they reach any row
+ * (a statement trigger, which locks nothing), as a statement held up on its way to the database is.
+ */
+export function slowUpdates(databaseUrl: string, { table, text, seconds }: { table: string; text: string; seconds: number }): Promise<SleepingTrigger> {
+  return sleepingTrigger(databaseUrl, { name: `slow_update_${table.toLowerCase()}`, table, seconds, on: "UPDATE", forEach: "STATEMENT", when: `strpos(current_query(), '${text}') > 0` });
+}
+
+async function sleepingTrigger(
+  databaseUrl: string,
+  { name, table, seconds, on, forEach, when }: { name: string; table: string; seconds: number; on: "INSERT" | "UPDATE"; forEach: "ROW" | "STATEMENT"; when: string },
+): Promise<SleepingTrigger> {
   const client = await sqlClient(databaseUrl);
-  const name = `slow_${table.toLowerCase()}`;
-  await client.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(${seconds}); RETURN NEW; END $$;
-    CREATE TRIGGER ${name} BEFORE INSERT ON "${table}" FOR EACH ROW
-    WHEN (NEW."conversationId" = '${conversationId}' AND ${when}) EXECUTE FUNCTION ${name}();`);
+  await client.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF ${when} THEN PERFORM pg_sleep(${seconds}); END IF; RETURN NEW; END $$;
+    CREATE TRIGGER ${name} BEFORE ${on} ON "${table}" FOR EACH ${forEach} EXECUTE FUNCTION ${name}();`);
   return {
     async inProgress() {
       // The tests' files run one at a time, so the server's one sleeping statement is this write.
       const sleeping = async () => Number((await client.query<{ n: string }>(`SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].n);
       const deadline = Date.now() + 10_000;
       while ((await sleeping()) === 0) {
-        if (Date.now() > deadline) throw new Error(`No insert into ${table} began within 10 s.`);
+        if (Date.now() > deadline) throw new Error(`No ${on} on ${table} began within 10 s.`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

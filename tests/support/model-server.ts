@@ -103,6 +103,13 @@ function stepWithinTurn(body: ChatRequest): number {
   return body.messages.slice(lastUser + 1).filter((message) => message.role === "assistant").length;
 }
 
+/** One Chat Completions stream chunk, as servers write it (for `raw` replies: `streamChunk({ content: "Hi" })`). */
+export const streamChunk = (delta: object, finish: string | null = null, extra: object = {}, id = "chatcmpl-1", model = "m") =>
+  `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+/** The end of a stream, and its start: the role, with no content yet. */
+export const STREAM_DONE = "data: [DONE]\n\n";
+export const STREAM_ROLE = streamChunk({ role: "assistant", content: "" });
+
 async function respond(res: http.ServerResponse, reply: Reply, model: string): Promise<void> {
   if ("raw" in reply) {
     res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "text/event-stream" });
@@ -120,8 +127,7 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
-  const send = (delta: Record<string, unknown>, finish: string | null = null) =>
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+  const send = (delta: Record<string, unknown>, finish: string | null = null) => res.write(streamChunk(delta, finish, {}, id, model));
 
   send({ role: "assistant", content: "" });
   if ("drop" in reply) {
@@ -133,7 +139,7 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
   if ("stallMs" in reply) {
     await new Promise((resolve) => setTimeout(resolve, reply.stallMs));
     send({ content: "late" }, "stop");
-    res.end("data: [DONE]\n\n");
+    res.end(STREAM_DONE);
     return;
   }
   if ("deltas" in reply) {
@@ -143,7 +149,7 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
       if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     }
     send({}, "stop");
-    res.end("data: [DONE]\n\n");
+    res.end(STREAM_DONE);
     return;
   }
 
@@ -165,7 +171,7 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
   });
   send({}, reply.toolCalls?.length ? "tool_calls" : "stop");
   res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
-  res.end("data: [DONE]\n\n");
+  res.end(STREAM_DONE);
 }
 
 function split(text: string, size: number): string[] {
