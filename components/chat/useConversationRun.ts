@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, problemText, type ConversationSource } from "@/lib/api/client";
 import { startsSegment, type RegisteredToolView } from "@/lib/events/types";
 import { followEvents, type FollowState } from "@/lib/events/client";
-import { applyEvents, emptyTrace, isRunning, type TraceEvent } from "@/lib/trace/state";
+import { applyEvents, emptyTrace, isRunning, segmentOf, type TraceEvent } from "@/lib/trace/state";
 import type { InitialView } from "@/lib/trace/view";
 import type { ChatMessage } from "./MessageList";
 
@@ -37,7 +37,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const frame = useRef<number | null>(null);
   const lastSeen = useRef(trace.lastEventId);
   /** Sent on reconnect, so that the server can tell when what was shown here is not the log's any more. */
-  const segmentStart = useRef(trace.segmentStart);
+  const segment = useRef(trace.segment);
   const stopFollowing = useRef<() => void>(() => {});
 
   const flush = useCallback(() => {
@@ -53,7 +53,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const onEvent = useCallback(
     (event: TraceEvent) => {
       lastSeen.current = Math.max(lastSeen.current, event.id);
-      if (startsSegment(event)) segmentStart.current = event.id;
+      if (startsSegment(event)) segment.current = segmentOf(event);
       if (event.type === "run_started") {
         // A message sent from here learns its id and its run from run_started (not from an earlier run's, replayed).
         setMessages((list) =>
@@ -73,7 +73,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
   const onResync = useCallback(() => {
     pending.current = [];
     lastSeen.current = 0;
-    segmentStart.current = 0;
+    segment.current = emptyTrace.segment;
     rebuilding.current = true;
   }, []);
 
@@ -84,7 +84,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
       stopFollowing.current();
       stopFollowing.current = followEvents({
         first,
-        reconnect: (after, signal) => api.events(source, after, segmentStart.current, signal),
+        reconnect: (after, signal) => api.events(source, after, segment.current, signal),
         lastSeenId: () => lastSeen.current,
         onEvent,
         onResync,

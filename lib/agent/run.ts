@@ -110,6 +110,8 @@ export class Run {
    */
   private leaving?: "abandoned" | "suspended";
   private finishing = false;
+  /** The token of the segment of the log this instance writes for the run (lib/events/types.ts startsSegment). */
+  private readonly segment = randomUUID();
 
   private constructor(
     readonly conversationId: string,
@@ -281,13 +283,13 @@ export class Run {
     let outcome: AgentOutcome = { status: "error", steps: resumed?.step ?? 0, answer: "" };
     try {
       if ("userMessageId" in start) {
-        emit({ type: "run_started", messageId: start.userMessageId, model: model?.model ?? "none", profile: this.profile.name });
+        emit({ type: "run_started", messageId: start.userMessageId, model: model?.model ?? "none", profile: this.profile.name, segment: this.segment });
       } else if (start.resumeAfter.toolsStarted) {
         emit({ type: "error", code: "instance_lost", message: `The server running this run stopped during step ${start.resumeAfter.step}, while its tool calls ran; what they did is unknown, so the run ends here.` });
         return await this.finish(outcome);
       } else {
         const after = start.resumeAfter.finishedSteps;
-        emit({ type: "run_resumed", step: after, message: `The server running this run stopped; another one took it over and goes on after step ${after}.` });
+        emit({ type: "run_resumed", step: after, message: `The server running this run stopped; another one took it over and goes on after step ${after}.`, segment: this.segment });
       }
       outcome = await runAgent({
         ownerId: this.ownerId,

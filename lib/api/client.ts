@@ -1,5 +1,6 @@
 import type { AuditJson } from "@/lib/http/audit-page";
 import type { ExecutionJson, LibraryTool } from "@/lib/tools/api-view";
+import type { SegmentStart } from "@/lib/events/types";
 
 export type { AuditJson, ExecutionJson, LibraryTool };
 
@@ -74,8 +75,8 @@ export const api = {
   sendMessage: (id: string, content: string) => call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
   cancelRun: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
   /** Stored events after `after`, then the live run; `segment`: the last run_started or run_resumed seen (see resumePoint). */
-  events: (source: ConversationSource, after: number, segment: number, signal?: AbortSignal) =>
-    call(`${base(source)}/events?after=${after}&segment=${segment}`, { signal }),
+  events: (source: ConversationSource, after: number, segment: SegmentStart, signal?: AbortSignal) =>
+    call(`${base(source)}/events?after=${after}&segment=${segment.id}${segment.token ? `&segmentToken=${encodeURIComponent(segment.token)}` : ""}`, { signal }),
   exportUrl: (source: ConversationSource, format: "md" | "json") => `${base(source)}/export?format=${format}`,
   /** The conversation's share link, or null when it has none. */
   shareLink: async (id: string) => {

@@ -3,7 +3,7 @@ import { runningRun } from "@/lib/db/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
-import { startsSegment, type SequencedEvent } from "./types";
+import { startsSegment, type SegmentStart, type SequencedEvent } from "./types";
 
 /** How long a follower waits for the run_finished of a run no longer running before it stops waiting. */
 const RUN_FINISHED_GRACE_MS = 2_000;
@@ -14,29 +14,33 @@ const RUN_FINISHED_GRACE_MS = 2_000;
  * instance executes is followed from its channel; a run another instance executes, from the store. A run that
  * leaves this instance with events shown but not stored (its lease lost) ends the stream with `resync`.
  */
-export function conversationEventStream(conversationId: string, { after, segment }: { after: number; segment?: number }, live: RunChannel | undefined): Response {
+export function conversationEventStream(conversationId: string, { after, segment }: { after: number; segment?: SegmentStart }, live: RunChannel | undefined): Response {
   return sseResponse((client) => {
-    // With the segment the client saw last, the log is read from its start, to check the client's copy against it.
-    const from = segment ?? after;
-    const sink = from < after ? skippingSeen(client, after) : client;
+    // With the segment the client saw last, the log is read from its start (with a token, from the event that began
+    // it, whose token is checked too), to check the client's copy against it.
+    const from = segment ? segment.id - (segment.token === undefined ? 0 : 1) : after;
+    const sink = segment && from < after ? skippingSeen(client, after, segment) : client;
     return live ? followChannel(conversationId, from, live, sink) : followStore(conversationId, from, sink);
   });
 }
 
 /**
- * The events up to `after` are the client's already, and are not sent again, unless one of them begins a segment
- * the client did not see: then the client's events from there were another instance's, shown but never stored
+ * The events up to `after` are the client's already, and are not sent again, unless the log began a segment there
+ * that the client did not see: then the client's events from there were another instance's, shown but never stored
  * (it died, and the instance that took the run over numbered its own events from the stored ones), and the client
- * is told to read the log again (`resync`) instead of resuming after ids that now name other events.
+ * is told to read the log again (`resync`) instead of resuming after ids that now name other events. The event at
+ * the client's segment id must be that segment's start, with its token: two segments can begin at the same id.
  */
-function skippingSeen(sink: SseSink, after: number): SseSink {
+function skippingSeen(sink: SseSink, after: number, segment: SegmentStart): SseSink {
   let diverged = false;
+  const seen = ({ seq, event }: SequencedEvent) =>
+    seq === segment.id && segment.token !== undefined ? startsSegment(event) && event.segment === segment.token : !startsSegment(event);
   return {
     ...sink,
     send(event) {
       if (diverged) return;
       if (event.seq > after) return sink.send(event);
-      if (!startsSegment(event.event)) return;
+      if (seen(event)) return;
       diverged = true;
       sink.resync();
     },

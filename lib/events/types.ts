@@ -22,7 +22,7 @@ export interface RegisteredToolView {
 }
 
 export type AgentEvent =
-  | { type: "run_started"; messageId: string; model: string; profile?: string }
+  | { type: "run_started"; messageId: string; model: string; profile?: string; segment?: string }
   | { type: "step_started"; step: number }
   | { type: "reasoning_delta"; step: number; delta: string }
   | { type: "text_delta"; step: number; delta: string }
@@ -46,14 +46,23 @@ export type AgentEvent =
   | { type: "step_finished"; step: number; finishReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
   | { type: "error"; message: string; code: string }
   /** The instance executing the run died; another took it over and goes on after step `step`. */
-  | { type: "run_resumed"; step: number; message: string }
+  | { type: "run_resumed"; step: number; message: string; segment?: string }
   | { type: "run_finished"; status: RunStatus; steps: number };
 
 /**
  * Whether an event begins a segment of the log, the part one instance wrote: a run, or its continuation by the
- * instance that took it over. A client that resumes names the last one it saw (lib/http/access.ts resumePoint).
+ * instance that took it over. Its `segment` token tells it from another segment begun at the same id (one that
+ * was shown but never stored, by an instance that died). A client that resumes names the last one it saw, by id
+ * and token (lib/http/access.ts resumePoint). Logs written before tokens have none.
  */
-export const startsSegment = (event: { type: string }): boolean => event.type === "run_started" || event.type === "run_resumed";
+export const startsSegment = (event: { type: string }): event is { type: "run_started" | "run_resumed"; segment?: string } =>
+  event.type === "run_started" || event.type === "run_resumed";
+
+/** A segment of the log as a client names it: the id of the event that began it, and its token (where it had one). */
+export interface SegmentStart {
+  id: number;
+  token?: string;
+}
 
 /** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */
 export type LoggedEvent = AgentEvent & { runId: string };

@@ -5,6 +5,7 @@ import { findSharedConversation } from "@/lib/db/share-links";
 import { findOwnedTool } from "@/lib/db/tools";
 import { identityOfToken } from "@/lib/db/api-tokens";
 import { identityOf } from "@/lib/identity";
+import type { SegmentStart } from "@/lib/events/types";
 import { ApiError, badRequest, notFound } from "./errors";
 
 /**
@@ -74,16 +75,24 @@ export async function requireSharedConversation({ params }: ShareParams) {
 
 /**
  * Where a client resumes a conversation's events: after `Last-Event-ID` (what EventSource sends on reconnect) or
- * `?after=N`; and, with `?segment=S`, the id of the last `run_started` or `run_resumed` it saw, which lets the server
- * tell when what it saw is no longer the log's (lib/events/replay.ts).
+ * `?after=N`; and, with `?segment=S&segmentToken=T`, the id of the last `run_started` or `run_resumed` it saw and
+ * that event's `segment` token, which let the server tell when what it saw is no longer the log's
+ * (lib/events/replay.ts).
  */
-export function resumePoint(request: Request): { after: number; segment?: number } {
+export function resumePoint(request: Request): { after: number; segment?: SegmentStart } {
   const query = new URL(request.url).searchParams;
   const after = eventId(request.headers.get("last-event-id") ?? query.get("after") ?? "0", "Last-Event-ID (or ?after)");
   const segment = query.get("segment");
+  const token = query.get("segmentToken");
+  if (token !== null && (segment === null || !SEGMENT_TOKEN.test(token))) {
+    throw badRequest("?segmentToken must come with ?segment, and be the `segment` of that run_started or run_resumed event.");
+  }
   if (segment === null) return { after };
-  return { after, segment: Math.min(eventId(segment, "?segment"), after) };
+  return { after, segment: { id: Math.min(eventId(segment, "?segment"), after), token: token ?? undefined } };
 }
+
+/** What lib/agent/run.ts makes a segment token of: a UUID. */
+const SEGMENT_TOKEN = /^[\w-]{1,64}$/;
 
 function eventId(raw: string, what: string): number {
   const value = Number(raw);

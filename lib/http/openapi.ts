@@ -70,6 +70,13 @@ const resumeQuery = z.object({
       description:
         "The id of the last run_started or run_resumed the client saw. When the log has since begun another segment at or before `after` (the instance that ran the run died after showing events it never stored, and another took the run over), the stream is one `resync` message.",
     }),
+  segmentToken: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "With `segment`: that event's `segment` field. Two segments can begin at the same id (one shown but never stored); the token tells them apart.",
+    }),
 });
 const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [String(status), json(ErrorBody, ERROR_MEANINGS[status])]));

@@ -1,4 +1,4 @@
-import { startsSegment, type LoggedEvent, type RegisteredToolView, type RunStatus } from "@/lib/events/types";
+import { startsSegment, type LoggedEvent, type RegisteredToolView, type RunStatus, type SegmentStart } from "@/lib/events/types";
 import type { Violation } from "@/lib/sandbox/check";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
@@ -53,11 +53,14 @@ export interface TraceState {
   runs: RunView[];
   /** Every event up to this id has been applied; older ids are ignored, so replays never double anything. */
   lastEventId: number;
-  /** The id of the last event that began a segment of the log (run_started, run_resumed): sent on reconnect. */
-  segmentStart: number;
+  /** The last event that began a segment of the log (run_started, run_resumed): named on reconnect. */
+  segment: SegmentStart;
 }
 
-export const emptyTrace: TraceState = { runs: [], lastEventId: 0, segmentStart: 0 };
+export const emptyTrace: TraceState = { runs: [], lastEventId: 0, segment: { id: 0 } };
+
+/** The segment a run_started or run_resumed begins, as a client names it when it reconnects. */
+export const segmentOf = (event: { id: number; segment?: string }): SegmentStart => ({ id: event.id, token: event.segment });
 
 /**
  * Fold events into runs, steps and tool calls. Pure and copy-on-write: a new event copies only the run and step
@@ -65,14 +68,14 @@ export const emptyTrace: TraceState = { runs: [], lastEventId: 0, segmentStart: 
  */
 export function applyEvents(state: TraceState, events: TraceEvent[]): TraceState {
   let runs = state.runs;
-  let { lastEventId, segmentStart } = state;
+  let { lastEventId, segment } = state;
   for (const event of events) {
     if (event.id <= lastEventId) continue;
     lastEventId = event.id;
-    if (startsSegment(event)) segmentStart = event.id;
+    if (startsSegment(event)) segment = segmentOf(event);
     runs = applyEvent(runs, event);
   }
-  return runs === state.runs && lastEventId === state.lastEventId ? state : { runs, lastEventId, segmentStart };
+  return runs === state.runs && lastEventId === state.lastEventId ? state : { runs, lastEventId, segment };
 }
 
 function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {

@@ -87,21 +87,22 @@ describe("the event log", () => {
 
   describe("a client that resumes with the segment it saw last", () => {
     /**
-     * A run that instance A began (run_started at 1) and streamed, storing events 1-5 only before it died; instance
-     * B took it over and numbered its own events from 6 (run_resumed). A's client saw A's events up to 8.
+     * A run that instance A began (run_started at 1, segment "on-A") and streamed, storing events 1-5 only before it
+     * died; instance B took it over and numbered its own events from 6 (run_resumed, "on-B"). A's client saw A's
+     * events up to 8.
      */
     async function takenOverLog({ finished = true } = {}) {
       const { id } = await conversation();
       const onA = new RunChannel(id, "run-taken");
       onA.begin(1);
-      onA.emit({ type: "run_started", messageId: "m", model: "scripted" });
+      onA.emit({ type: "run_started", messageId: "m", model: "scripted", segment: "on-A" });
       onA.emit({ type: "step_started", step: 1 });
       for (const delta of ["a", "b", "c"]) onA.emit({ type: "text_delta", step: 1, delta });
       await onA.end();
       const onB = new RunChannel(id, "run-taken");
       onB.begin(6);
       const continueOnB = async () => {
-        onB.emit({ type: "run_resumed", step: 0, message: "taken over" });
+        onB.emit({ type: "run_resumed", step: 0, message: "taken over", segment: "on-B" });
         onB.emit({ type: "step_started", step: 1 });
         for (const delta of ["x", "y", "z"]) onB.emit({ type: "text_delta", step: 1, delta });
         onB.emit({ type: "run_finished", status: "completed", steps: 1 });
@@ -113,15 +114,25 @@ describe("the event log", () => {
 
     it("is told to read the log again when events it saw past the stored log were an instance's that died", async () => {
       const { id } = await takenOverLog();
-      const events = await readSse(conversationEventStream(id, { after: 8, segment: 1 }, undefined));
+      const events = await readSse(conversationEventStream(id, { after: 8, segment: { id: 1, token: "on-A" } }, undefined));
+      expect(events).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
+      // A client of before segment tokens names the segment by its id only.
+      expect(await readSse(conversationEventStream(id, { after: 8, segment: { id: 1 } }, undefined))).toEqual(events);
+    });
+
+    it("is told so when the segment it saw began at the id where another one is stored", async () => {
+      // A third instance, C, took the run over from A's stored events too, showed its run_resumed at 6 and more up
+      // to 8, and died before storing any of it: B's segment, stored, begins at the same id.
+      const { id } = await takenOverLog();
+      const events = await readSse(conversationEventStream(id, { after: 8, segment: { id: 6, token: "on-C" } }, undefined));
       expect(events).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
     });
 
     it("resumes after its last id when it saw the segment that wrote them, or had not reached the takeover", async () => {
       const { id } = await takenOverLog();
-      const followedB = await readSse(conversationEventStream(id, { after: 8, segment: 6 }, undefined));
+      const followedB = await readSse(conversationEventStream(id, { after: 8, segment: { id: 6, token: "on-B" } }, undefined));
       expect(followedB.map((event) => event.id)).toEqual([9, 10, 11]);
-      const behind = await readSse(conversationEventStream(id, { after: 4, segment: 1 }, undefined));
+      const behind = await readSse(conversationEventStream(id, { after: 4, segment: { id: 1, token: "on-A" } }, undefined));
       expect(behind.map((event) => event.id)).toEqual([5, 6, 7, 8, 9, 10, 11]);
       expect(behind[1].data.type).toBe("run_resumed");
     });
@@ -129,14 +140,14 @@ describe("the event log", () => {
     it("is told so by the instance that runs the run now, and when the takeover comes after it reconnected", async () => {
       const { id, onB, continueOnB } = await takenOverLog({ finished: false });
       // Reconnected to B, which executes the run: the channel's own events show the takeover.
-      const onChannel = conversationEventStream(id, { after: 8, segment: 1 }, onB);
+      const onChannel = conversationEventStream(id, { after: 8, segment: { id: 1, token: "on-A" } }, onB);
       await continueOnB();
       expect(await readSse(onChannel)).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
 
       // Reconnected to an instance that follows from the store, before the takeover was stored.
       const second = await takenOverLog({ finished: false });
       await db.run.create({ data: { id: "run-running-elsewhere", conversationId: second.id, model: "scripted", status: "running", instanceId: "instance-elsewhere", leaseUntil: new Date(Date.now() + 60_000) } });
-      const fromStore = readSse(conversationEventStream(second.id, { after: 8, segment: 1 }, undefined));
+      const fromStore = readSse(conversationEventStream(second.id, { after: 8, segment: { id: 1, token: "on-A" } }, undefined));
       await new Promise((resolve) => setTimeout(resolve, 50));
       await second.continueOnB();
       expect(await fromStore).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);

@@ -24,7 +24,7 @@ describe("the trace reducer", () => {
       { type: "run_started", messageId: "m1", model: "gpt" },
       { type: "step_started", step: 1 },
       { type: "text_delta", step: 1, delta: "Half an ans" },
-      { type: "run_resumed", step: 0, message: "The server running this run stopped; another one took it over and goes on after step 0." },
+      { type: "run_resumed", step: 0, message: "The server running this run stopped; another one took it over and goes on after step 0.", segment: "on-B" },
       { type: "step_started", step: 1 },
       { type: "text_delta", step: 1, delta: "A whole answer." },
       { type: "step_finished", step: 1, finishReason: "stop" },
@@ -32,7 +32,7 @@ describe("the trace reducer", () => {
     ].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
     const state = applyEvents(emptyTrace, taken);
     // Where the part of the log the second instance wrote begins: a client names it when it reconnects.
-    expect(state.segmentStart).toBe(4);
+    expect(state.segment).toEqual({ id: 4, token: "on-B" });
     const [run] = state.runs;
     expect(run.resumed).toMatch(/took it over/);
     expect(run.steps.map((step) => [step.step, step.text, step.finishReason])).toEqual([
@@ -45,7 +45,7 @@ describe("the trace reducer", () => {
   it("folds events into runs, steps and calls", () => {
     const state = applyEvents(emptyTrace, events);
     expect(state.lastEventId).toBe(events.length);
-    expect(state.segmentStart).toBe(1);
+    expect(state.segment).toEqual({ id: 1 });
     const [run] = state.runs;
     expect(run).toMatchObject({ runId: "r1", status: "completed", model: "gpt" });
     expect(run.steps[0]).toMatchObject({ reasoning: "Need a tool.", text: "Building.", finishReason: "tool-calls" });
