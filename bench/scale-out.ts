@@ -5,7 +5,7 @@ import { cpuMsOf, scriptedApp, type AppServer } from "../tests/support/app-serve
 import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
 import { ModelServer } from "../tests/support/model-server";
 import startPostgres from "../tests/support/postgres";
-import { readSse, type SseMessage } from "../tests/support/sse";
+import { openSse, type SseMessage } from "../tests/support/sse";
 import { eventLoopProbe } from "../lib/server-runtime.mjs";
 import { ms, summarize, timed } from "./stats";
 
@@ -60,7 +60,7 @@ type LoopDelay = ReturnType<ReturnType<typeof eventLoopProbe>["lateness"]>;
 async function load(model: ModelServer, instances: AppServer[], label: string): Promise<LoadResult> {
   const person = new Api(instances[0].url);
   await person.identity();
-  const clients = instances.map((instance) => Object.assign(new Api(instance.url), { cookie: person.cookie }));
+  const urls = instances.map((instance) => instance.url);
   const conversations = await Promise.all(Array.from({ length: RUNS }, () => person.createConversation()));
   conversations.forEach((_, index) =>
     model.script(`${label} ${index}`, [{ toolCalls: [{ name: "calculate", args: { expression: `${index} * 2` } }] }, { deltas: DELTAS, stamped: true, delayMs: DELTA_GAP_MS }]),
@@ -81,15 +81,15 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   const [wallMs, results] = await timed(() =>
     Promise.all(
       conversations.map(async ({ id }, index) => {
-        const executing = clients[index % clients.length];
-        const following = clients[(index + 1) % clients.length];
+        const executing = urls[index % urls.length];
+        const following = urls[(index + 1) % urls.length];
         const own = new Map<number, { writtenAt: number; ms: number }>();
         const followed = new Map<number, { writtenAt: number; ms: number }>();
-        const stream = readSse(await executing.send(id, `${label} ${index}`), stampInto(own));
+        const stream = await openSse(`${executing}/api/conversations/${id}/messages`, { method: "POST", cookie: person.cookie, body: { content: `${label} ${index}` } }, stampInto(own));
         const requestedAt = performance.now();
         let attachedAt = Infinity;
-        const followedEvents = readSse(await following.events(id), stampInto(followed, () => (attachedAt = Math.min(attachedAt, performance.now()))));
-        return { streamed: await stream, followed: await followedEvents, own, followedDeltas: followed, attachMs: attachedAt - requestedAt, attachedAt };
+        const followedEvents = await openSse(`${following}/api/conversations/${id}/events`, { cookie: person.cookie }, stampInto(followed, () => (attachedAt = Math.min(attachedAt, performance.now()))));
+        return { streamed: await stream.ended, followed: await followedEvents.ended, own, followedDeltas: followed, attachMs: attachedAt - requestedAt, attachedAt };
       }),
     ),
   );

@@ -1,7 +1,15 @@
+import http from "node:http";
+import { createParser } from "eventsource-parser";
+
 export interface SseMessage {
   id: number;
   event: string;
   data: Record<string, unknown> & { type: string; runId: string };
+}
+
+/** A parser of SSE text that hands `onMessage` each message, its data parsed, as it completes. */
+function messageParser(onMessage: (message: SseMessage) => void) {
+  return createParser({ onEvent: ({ id, event, data }) => onMessage({ id: Number(id), event: event ?? "message", data: JSON.parse(data) }) });
 }
 
 /** Read an SSE response to its end (or until `until` says stop), parsing every message. */
@@ -10,28 +18,20 @@ export async function readSse(response: Response, until?: (message: SseMessage) 
     throw new Error(`Expected an event stream, got ${response.status} ${response.headers.get("content-type")}: ${await response.text()}`);
   }
   const messages: SseMessage[] = [];
+  let stopped = false;
+  const parser = messageParser((message) => {
+    if (stopped) return;
+    messages.push(message);
+    stopped = until?.(message) ?? false;
+  });
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    buffer += value;
-    const blocks = buffer.split("\n\n");
-    buffer = blocks.pop()!;
-    for (const block of blocks) {
-      const fields: Record<string, string> = {};
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, "");
-      }
-      if (!fields.data) continue;
-      const message = { id: Number(fields.id), event: fields.event, data: JSON.parse(fields.data) };
-      messages.push(message);
-      if (until?.(message)) {
-        await reader.cancel();
-        return messages;
-      }
+    parser.feed(value);
+    if (stopped) {
+      await reader.cancel();
+      break;
     }
   }
   return messages;
@@ -61,4 +61,45 @@ export async function readNotingFirst(response: Response, marks: (message: SseMe
     return false;
   });
   return { events, markedAt };
+}
+
+/**
+ * Open an SSE response over node:http and read it message by message as its bytes arrive: no fetch and no web
+ * streams, so that a benchmark's hundreds of live readers cost the machine they share with the servers little, and
+ * the time a message arrived is noted without a queue of promises in between. Resolves once the response began,
+ * with `ended`: every message, once it ends.
+ */
+export function openSse(
+  url: string,
+  init: { method?: "GET" | "POST"; cookie?: string; body?: unknown },
+  onMessage: (message: SseMessage) => void,
+): Promise<{ ended: Promise<SseMessage[]> }> {
+  const messages: SseMessage[] = [];
+  const parser = messageParser((message) => {
+    messages.push(message);
+    onMessage(message);
+  });
+  return new Promise((resolve, reject) => {
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const request = http.request(url, {
+      method: init.method ?? "GET",
+      headers: { ...(init.cookie ? { cookie: init.cookie } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+    });
+    request.on("response", (response) => {
+      if (!response.headers["content-type"]?.startsWith("text/event-stream")) {
+        response.resume();
+        return reject(new Error(`Expected an event stream from ${url}, got ${response.statusCode}`));
+      }
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => parser.feed(chunk));
+      resolve({
+        ended: new Promise((end, fail) => {
+          response.on("end", () => end(messages));
+          response.on("error", fail);
+        }),
+      });
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
 }
