@@ -52,8 +52,9 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
 
   const onEvent = useCallback(
     (event: TraceEvent) => {
+      // A segment named on reconnect is the latest one seen, never an older one read again.
+      if (startsSegment(event) && event.id > lastSeen.current) segment.current = segmentOf(event);
       lastSeen.current = Math.max(lastSeen.current, event.id);
-      if (startsSegment(event)) segment.current = segmentOf(event);
       if (event.type === "run_started") {
         // A message sent from here learns its id and its run from run_started (not from an earlier run's, replayed).
         setMessages((list) =>

@@ -193,16 +193,21 @@ export class RunClaims<Run extends LeasedRun> {
   /**
    * Runs whose lease this instance does not hold any more. A run whose row has another claim was taken over: it
    * stops at once, even while storing its end (which is refused), so that Stop and approvals asked for here go to
-   * the instance that has it. A run whose row is no longer running under its own claim is storing its end: it
-   * goes on, and is returned. (Any other is abandoned, as a run whose lease is in doubt is.)
+   * the instance that has it. A run whose row still has its claim was finished under it: it is storing its end,
+   * goes on, and is returned. When the database cannot say which, each is abandoned, which a finishing run is not.
    */
   private async letGo(runs: Run[]): Promise<Run[]> {
     if (runs.length === 0) return [];
-    const claimed = await heldClaims(runs.map((run) => run.claim));
+    let claimed: Set<string> | undefined;
+    try {
+      claimed = await heldClaims(runs.map((run) => run.claim));
+    } catch (error) {
+      console.error("Could not tell the runs taken over from the ones finishing:", error);
+    }
     const finishing: Run[] = [];
     for (const run of runs) {
-      if (!claimed.has(run.claim)) this.takenOver(run);
-      else if (!this.abandon(run, "its lease is no longer held")) finishing.push(run);
+      if (claimed && !claimed.has(run.claim)) this.takenOver(run);
+      else if (!this.abandon(run, "its lease is no longer held here")) finishing.push(run);
     }
     return finishing;
   }

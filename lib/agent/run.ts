@@ -7,6 +7,7 @@ import { notifications } from "@/lib/db/notifications";
 import { finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
 import { RunChannel } from "@/lib/events/channel";
 import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/events/types";
+import { processWide } from "@/lib/process-wide";
 import { findProfile, type AgentProfile } from "@/lib/profiles";
 import { RunClaims } from "./claims";
 import { runAgent, type AgentOutcome } from "./loop";
@@ -18,9 +19,7 @@ const TAKEN_OVER = "it was taken over";
 /** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
 const CANCELLED_RUN_GRACE_MS = 2_000;
 
-// On globalThis so that dev-mode reloads keep one set of claims.
-const globalClaims = globalThis as unknown as { toolsmithRunClaims?: RunClaims<Run> };
-const claims = (globalClaims.toolsmithRunClaims ??= new RunClaims<Run>());
+const claims = processWide("runClaims", () => new RunClaims<Run>());
 
 /** The run this instance executes for a conversation, if any (another instance may execute it: see `stopRun`). */
 export function activeRun(conversationId: string): Run | undefined {
@@ -207,11 +206,11 @@ export class Run {
   }
 
   /**
-   * Stop here and write nothing more: what is unstored is dropped, and the run's followers here end now. Nothing to
-   * stop once the run has left, or its log is closed (its end is stored).
+   * Stop here and write nothing more: what is unstored is dropped, and the run's followers here end now. Once only:
+   * the channel may have been discarded already (it discards itself when its events are refused).
    */
   private leave(why: string): void {
-    if (this.leaving || this.channel.isEnded) return;
+    if (this.leaving) return;
     console.error(`Run ${this.id} stops here without writing more: ${why}.`);
     this.leaving = "abandoned";
     // They find what comes next where it is stored.
@@ -284,12 +283,21 @@ export class Run {
     try {
       if ("userMessageId" in start) {
         emit({ type: "run_started", messageId: start.userMessageId, model: model?.model ?? "none", profile: this.profile.name, segment: this.segment });
-      } else if (start.resumeAfter.toolsStarted) {
-        emit({ type: "error", code: "instance_lost", message: `The server running this run stopped during step ${start.resumeAfter.step}, while its tool calls ran; what they did is unknown, so the run ends here.` });
-        return await this.finish(outcome);
       } else {
-        const after = start.resumeAfter.finishedSteps;
-        emit({ type: "run_resumed", step: after, message: `The server running this run stopped; another one took it over and goes on after step ${after}.`, segment: this.segment });
+        // Every segment of the log begins with its token, this one too when it only ends the run.
+        const { finishedSteps: after, step, toolsStarted } = start.resumeAfter;
+        emit({
+          type: "run_resumed",
+          step: after,
+          message: toolsStarted
+            ? `The server running this run stopped during step ${step}; another one took it over to end it.`
+            : `The server running this run stopped; another one took it over and goes on after step ${after}.`,
+          segment: this.segment,
+        });
+        if (toolsStarted) {
+          emit({ type: "error", code: "instance_lost", message: `The server running this run stopped while the tool calls of step ${step} ran; what they did is unknown, so the run ends here.` });
+          return await this.finish(outcome);
+        }
       }
       outcome = await runAgent({
         ownerId: this.ownerId,

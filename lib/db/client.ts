@@ -6,6 +6,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { config, databaseConfig } from "@/lib/config";
 import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
+import { processWide } from "@/lib/process-wide";
 import { OneConnectionAdapterFactory } from "./one-connection";
 import { SharedAdapterFactory, Sql } from "./sql";
 
@@ -55,9 +56,7 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql } {
   return { db: client, sql, liveSql: sql };
 }
 
-// One client per process; kept on globalThis so that dev-mode reloads reuse it.
-const globalDb = globalThis as unknown as { toolsmithDb?: ReturnType<typeof connect> };
-const connection = (globalDb.toolsmithDb ??= connect());
+const connection = processWide("database", connect);
 export const db: PrismaClient = connection.db;
 /** Direct statements on the client's own connection, for the hot path (lib/db/sql.ts). */
 export const sql: Sql = connection.sql;
@@ -95,8 +94,7 @@ export function containsIgnoringCase(text: string): { contains: string } {
 const BUSY_TRANSACTION = { maxWait: 15_000, timeout: 20_000 };
 
 // The async context of start-up (instrumentation.ts loads this module first): no request's stores in it.
-const globalContext = globalThis as unknown as { toolsmithOutsideRequests?: ReturnType<typeof AsyncLocalStorage.snapshot> };
-const outsideRequests = (globalContext.toolsmithOutsideRequests ??= AsyncLocalStorage.snapshot());
+const outsideRequests = processWide("outsideRequests", () => AsyncLocalStorage.snapshot());
 
 /**
  * An interactive transaction, started outside the request's async context. Prisma keeps its last 100 closed

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import { databaseConfig } from "@/lib/config";
+import { processWide } from "@/lib/process-wide";
 import { liveSql, provider } from "./client";
 import type { SqlValue } from "./sql";
 
@@ -108,5 +109,4 @@ function announcements(storedThrough: Map<string, number>): string[] {
   return payloads;
 }
 
-const globalNotifications = globalThis as unknown as { toolsmithNotifications?: Notifications };
-export const notifications: Notifications = (globalNotifications.toolsmithNotifications ??= new Notifications());
+export const notifications: Notifications = processWide("notifications", () => new Notifications());

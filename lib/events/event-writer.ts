@@ -1,5 +1,6 @@
 import { BatchedWrites } from "@/lib/db/batched-writes";
 import { appendLiveEvents, INSERT_ROWS, type ClaimedEventRow } from "@/lib/db/events";
+import { processWide } from "@/lib/process-wide";
 import type { EventRow } from "./packing";
 
 /** One run's rows, and the claim the run writes them under. */
@@ -10,12 +11,19 @@ interface RunRows {
   rows: EventRow[];
 }
 
-/** The run's row has another claim now: the run was taken over, and its events are the new claim's to write. */
-export class RunTakenOverError extends Error {
-  constructor(runId: string) {
-    super(`Run ${runId} was taken over; its events from here were not stored.`);
-  }
-}
+/**
+ * The run's row has another claim now: the run was taken over, and its events are the new claim's to write. One
+ * class per process: the process's one writer throws it to every copy of the channel module.
+ */
+export const RunTakenOverError = processWide(
+  "RunTakenOverError",
+  () =>
+    class RunTakenOverError extends Error {
+      constructor(runId: string) {
+        super(`Run ${runId} was taken over; its events from here were not stored.`);
+      }
+    },
+);
 
 /**
  * The process's one writer of live events. Every run's channel hands it its packed rows, and it stores what every
@@ -36,5 +44,4 @@ const createEventWriter = () =>
     },
   );
 
-const globalWriter = globalThis as unknown as { toolsmithEventWriter?: ReturnType<typeof createEventWriter> };
-export const eventWriter = (globalWriter.toolsmithEventWriter ??= createEventWriter());
+export const eventWriter = processWide("eventWriter", createEventWriter);

@@ -1,6 +1,7 @@
 import { listEventsAfter } from "@/lib/db/events";
 import { notifications } from "@/lib/db/notifications";
 import { conversationsRunning } from "@/lib/db/runs";
+import { processWide } from "@/lib/process-wide";
 import type { SequencedEvent } from "./types";
 
 /** Followers read the store at least this often, whatever they are told (a notification can be missed). */
@@ -99,5 +100,4 @@ class StoredFeed {
   }
 }
 
-const globalFeed = globalThis as unknown as { toolsmithStoredFeed?: StoredFeed };
-export const storedFeed: StoredFeed = (globalFeed.toolsmithStoredFeed ??= new StoredFeed());
+export const storedFeed: StoredFeed = processWide("storedFeed", () => new StoredFeed());

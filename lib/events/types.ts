@@ -45,7 +45,10 @@ export type AgentEvent =
   | { type: "approval_resolved"; step: number; callId: string; approvalId: string; approved: boolean }
   | { type: "step_finished"; step: number; finishReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
   | { type: "error"; message: string; code: string }
-  /** The instance executing the run died; another took it over and goes on after step `step`. */
+  /**
+   * The instance executing the run died; another took it over and goes on after step `step`, or ends the run (an
+   * `instance_lost` error follows) when the tool calls of the step after it had started.
+   */
   | { type: "run_resumed"; step: number; message: string; segment?: string }
   | { type: "run_finished"; status: RunStatus; steps: number };
 

@@ -84,14 +84,20 @@ export function resumePoint(request: Request): { after: number; segment?: Segmen
   const after = eventId(request.headers.get("last-event-id") ?? query.get("after") ?? "0", "Last-Event-ID (or ?after)");
   const segment = query.get("segment");
   const token = query.get("segmentToken");
-  if (token !== null && (segment === null || !SEGMENT_TOKEN.test(token))) {
-    throw badRequest("?segmentToken must come with ?segment, and be the `segment` of that run_started or run_resumed event.");
+  if (segment === null) {
+    if (token !== null) throw badRequest("?segmentToken comes with ?segment, the id of the run_started or run_resumed event it is the `segment` of.");
+    return { after };
   }
-  if (segment === null) return { after };
-  return { after, segment: { id: Math.min(eventId(segment, "?segment"), after), token: token ?? undefined } };
+  const id = eventId(segment, "?segment");
+  if (token === null) return { after, segment: { id: Math.min(id, after) } };
+  // The token is checked against the event at `id`: one the client saw, so at most its last id.
+  if (!SEGMENT_TOKEN.test(token) || id < 1 || id > after) {
+    throw badRequest("?segmentToken is the `segment` of the event ?segment names (an event id from 1 to the last one the client has) and at most 64 letters, digits, - or _.");
+  }
+  return { after, segment: { id, token } };
 }
 
-/** What lib/agent/run.ts makes a segment token of: a UUID. */
+/** A segment token as lib/agent/run.ts makes them (UUIDs), with room for other clients' own. */
 const SEGMENT_TOKEN = /^[\w-]{1,64}$/;
 
 function eventId(raw: string, what: string): number {

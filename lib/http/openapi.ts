@@ -72,10 +72,11 @@ const resumeQuery = z.object({
     }),
   segmentToken: z
     .string()
+    .regex(/^[\w-]{1,64}$/)
     .optional()
     .meta({
       description:
-        "With `segment`: that event's `segment` field. Two segments can begin at the same id (one shown but never stored); the token tells them apart.",
+        "With `segment` (then at most `after`): that event's `segment` field, and the event at `segment` is checked too. Two segments can begin at the same id (one shown but never stored); the token tells them apart.",
     }),
 });
 const errors = (...statuses: number[]) =>

@@ -1,4 +1,5 @@
 import { config } from "@/lib/config";
+import { processWide } from "@/lib/process-wide";
 import { ApiError } from "./errors";
 
 const WINDOW_MS = 60_000;
@@ -49,13 +50,12 @@ export class RateLimiter {
 
 export type LimitedAction = "conversations" | "messages";
 
-const globalLimiters = globalThis as unknown as { toolsmithRateLimiters?: Record<string, RateLimiter> };
-const limiters = (globalLimiters.toolsmithRateLimiters ??= {
+const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => ({
   "conversations:identity": new RateLimiter(config.rateLimits.conversationsPerMinute),
   "conversations:address": new RateLimiter(config.rateLimits.conversationsPerMinute * ADDRESS_FACTOR),
   "messages:identity": new RateLimiter(config.rateLimits.messagesPerMinute),
   "messages:address": new RateLimiter(config.rateLimits.messagesPerMinute * ADDRESS_FACTOR),
-});
+}));
 
 /**
  * Count one `action` against the identity and against the client's address (server.mjs makes the address the

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import path from "node:path";
 import { config } from "@/lib/config";
+import { processWide } from "@/lib/process-wide";
 
 /** A document as the XML thread receives it: `key` changes whenever the content does (it keys the parse cache). */
 export interface QueryDocument {
@@ -24,7 +25,7 @@ export interface QueryAnswer {
 }
 
 /** A document or query the engine refuses, or that overran its limits: the message says which and why. */
-export class XmlError extends Error {}
+export const XmlError = processWide("XmlError", () => class XmlError extends Error {});
 
 type JobBody = { kind: "check"; content: string } | ({ kind: "query" } & QueryJob);
 type Job = JobBody & { id: number };
@@ -146,6 +147,5 @@ export class XmlEngine {
   }
 }
 
-const globalEngine = globalThis as unknown as { toolsmithXml?: XmlEngine };
 /** The process's XML thread. */
-export const xmlEngine: XmlEngine = (globalEngine.toolsmithXml ??= new XmlEngine());
+export const xmlEngine: XmlEngine = processWide("xmlEngine", () => new XmlEngine());

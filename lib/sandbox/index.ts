@@ -1,17 +1,16 @@
 import { config } from "@/lib/config";
 import { checkCode, type Violation } from "./check";
 import { guardedFetch } from "./fetch-guard";
+import { processWide } from "@/lib/process-wide";
 import { SandboxPool, type RunMode, type SandboxOutcome } from "./pool";
 
 export { checkCode, type Violation } from "./check";
 
 export type SandboxResult = SandboxOutcome | (Extract<SandboxOutcome, { ok: false }> & { violations: Violation[] });
 
-// One pool per server process; kept on globalThis so that dev-mode reloads do not leak threads.
-const globalPool = globalThis as unknown as { toolsmithSandbox?: SandboxPool };
+// One pool per server process, whatever loads this module (and dev-mode reloads leak no threads).
 export function sandboxPool(): SandboxPool {
-  globalPool.toolsmithSandbox ??= new SandboxPool(config.sandboxWorkers);
-  return globalPool.toolsmithSandbox;
+  return processWide("sandboxPool", () => new SandboxPool(config.sandboxWorkers));
 }
 
 /**

@@ -330,8 +330,10 @@ describe("bad requests", () => {
     await expectError(await api.fetch("/api/conversations/no-such-id"), 404, /not found/);
     await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=abc`), 400, /integer/);
     await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segment=-1`), 400, /segment/);
-    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segmentToken=abc`), 400, /must come with \?segment/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segmentToken=abc`), 400, /comes with \?segment/);
     await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segment=1&segmentToken=${"x".repeat(65)}`), 400, /segmentToken/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segment=4&segmentToken=abc`), 400, /the last one the client has/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segment=0&segmentToken=abc`), 400, /from 1/);
     await expectError(await api.fetch(`/api/conversations/${conversation.id}/cancel`, { method: "POST" }), 409, /No run/);
 
     const prompt = "Stall for the conflict test.";

@@ -144,6 +144,28 @@ describe("two instances on one PostgreSQL", () => {
     }
   });
 
+  it("stops a run at once when its events are refused, whatever its heartbeat says: it does not stream or call tools twice", async () => {
+    const prompt = "Stream on A, whose writes are refused.";
+    model.script(prompt, [{ text: "twice ".repeat(150), chunkSize: 2, delayMs: 15 }]);
+    const { id } = await onA.createConversation();
+    const { shown } = watchSse(await onA.send(id, prompt));
+    await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
+    const database = await sqlClient(databaseUrl);
+    try {
+      // A takeover by A itself (a new claim, the same instance): A's heartbeat still renews the lease, so only the
+      // refusal of its next event write tells the run it was taken over.
+      await database.query(`UPDATE "Run" SET "claim" = 'claim-of-a-takeover-${id}' WHERE "conversationId" = ? AND "status" = 'running'`, id);
+      const takenOverAt = performance.now();
+      // The model request is closed within a write or two, not at the answer's end (seven seconds on).
+      const closed = () => model.answerSpansFor(prompt)[0].closedAt;
+      await expect.poll(closed, { timeout: 10_000 }).toBeLessThan(Number.POSITIVE_INFINITY);
+      expect(closed() - takenOverAt).toBeLessThan(1_000);
+    } finally {
+      await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
+      await database.close();
+    }
+  });
+
   it("lets go of a run that is storing its end when another instance takes it over: Stop on A then reaches the run there", async () => {
     const prompt = "Answer on A, whose finish is held up.";
     model.script(prompt, [{ text: "Held up." }]);
@@ -226,6 +248,11 @@ describe("an instance that dies mid-run", () => {
     const { events, tookOverAfter } = await killDuring(prompt, (message) => message.data.type === "tool_call");
     expectWholeLog(events);
     expect(tookOverAfter).toBeLessThan(LEASE_MS + 1_000);
+    // The part of the log B wrote begins a segment, by which a client that saw A's unstored events learns they
+    // are not the log's (lib/events/replay.ts).
+    const resumedAt = events.findIndex((event) => event.data.type === "run_resumed");
+    expect(events[resumedAt].data).toMatchObject({ step: 0, segment: expect.any(String) });
+    expect(events[resumedAt + 1].data).toMatchObject({ type: "error", code: "instance_lost" });
     expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "instance_lost" })]);
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "error" });
     const database = await sqlClient(databaseUrl);
