@@ -75,8 +75,10 @@ export const api = {
   sendMessage: (id: string, content: string) => call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
   cancelRun: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
   /** Stored events after `after`, then the live run; `segment`: the last run_started or run_resumed seen (see resumePoint). */
-  events: (source: ConversationSource, after: number, segment: SegmentStart, signal?: AbortSignal) =>
-    call(`${base(source)}/events?after=${after}&segment=${segment.id}${segment.token ? `&segmentToken=${encodeURIComponent(segment.token)}` : ""}`, { signal }),
+  events: (source: ConversationSource, after: number, segment: SegmentStart, signal?: AbortSignal) => {
+    const query = new URLSearchParams({ after: String(after), segment: String(segment.id), ...(segment.token ? { segmentToken: segment.token } : {}) });
+    return call(`${base(source)}/events?${query}`, { signal });
+  },
   exportUrl: (source: ConversationSource, format: "md" | "json") => `${base(source)}/export?format=${format}`,
   /** The conversation's share link, or null when it has none. */
   shareLink: async (id: string) => {

@@ -67,6 +67,9 @@ export interface SegmentStart {
   token?: string;
 }
 
+/** What a segment token may be: lib/agent/run.ts makes UUIDs, with room for other clients' own. */
+export const SEGMENT_TOKEN = /^[\w-]{1,64}$/;
+
 /** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */
 export type LoggedEvent = AgentEvent & { runId: string };
 export interface SequencedEvent {

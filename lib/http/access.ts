@@ -5,7 +5,7 @@ import { findSharedConversation } from "@/lib/db/share-links";
 import { findOwnedTool } from "@/lib/db/tools";
 import { identityOfToken } from "@/lib/db/api-tokens";
 import { identityOf } from "@/lib/identity";
-import type { SegmentStart } from "@/lib/events/types";
+import { SEGMENT_TOKEN, type SegmentStart } from "@/lib/events/types";
 import { ApiError, badRequest, notFound } from "./errors";
 
 /**
@@ -96,9 +96,6 @@ export function resumePoint(request: Request): { after: number; segment?: Segmen
   }
   return { after, segment: { id, token } };
 }
-
-/** A segment token as lib/agent/run.ts makes them (UUIDs), with room for other clients' own. */
-const SEGMENT_TOKEN = /^[\w-]{1,64}$/;
 
 function eventId(raw: string, what: string): number {
   const value = Number(raw);

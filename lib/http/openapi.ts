@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
+import { SEGMENT_TOKEN } from "@/lib/events/types";
 import {
   ApprovalAnswer,
   AuditExportQuery,
@@ -72,7 +73,7 @@ const resumeQuery = z.object({
     }),
   segmentToken: z
     .string()
-    .regex(/^[\w-]{1,64}$/)
+    .regex(SEGMENT_TOKEN)
     .optional()
     .meta({
       description:
