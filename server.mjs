@@ -2,8 +2,7 @@
 // connecting. Forwarded headers (X-Forwarded-For/-Host/-Proto/-Port) are believed only with
 // TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
 // them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
-import { createServer } from "node:http";
-import { eventLoopProbe, restartWithServerFlags } from "./lib/server-runtime.mjs";
+import { eventLoopProbe, listen, restartWithServerFlags } from "./lib/server-runtime.mjs";
 
 restartWithServerFlags();
 const { default: next } = await import("next");
@@ -17,11 +16,14 @@ const app = next({ dev: false, port, hostname: host ?? "localhost" });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const server = createServer((request, response) => {
-  if (!trustProxy) for (const name of FORWARDED) delete request.headers[name];
-  void handle(request, response);
-});
-server.listen(port, host, () => console.log(`Toolsmith is serving on http://${host ?? "localhost"}:${port}`));
+const servers = await listen(
+  (request, response) => {
+    if (!trustProxy) for (const name of FORWARDED) delete request.headers[name];
+    void handle(request, response);
+  },
+  { port, host },
+);
+console.log(`Toolsmith is serving on http://${host ?? "localhost"}:${port}`);
 
 /** The longest a stop waits for the runs in flight to be handed over before it exits anyway. */
 const HAND_OVER_MS = 3_000;
@@ -32,8 +34,10 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
-    server.close();
-    server.closeAllConnections();
+    for (const server of servers) {
+      server.close();
+      server.closeAllConnections();
+    }
     // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start
     // (instrumentation.ts sets this; lib/agent/claims.ts does it).
     const handedOver = globalThis.toolsmithHandOverRuns?.().catch((error) => console.error("Could not hand the runs over:", error));

@@ -135,6 +135,8 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
 function report(title: string, result: LoadResult): void {
   const latency = (samples: number[]) => {
     const { median, p99, n } = summarize(samples);
+    // On one instance a follower can attach after a run's first deltas were all written.
+    if (n === 0) return "none read live";
     return `median ${ms(median)}, p99 ${ms(p99)} (${n})`;
   };
   console.log(`${title}: wall ${ms(result.wallMs)}; runs with lost, reordered or duplicated events: ${result.problems}; not completed: ${result.notCompleted}`);

@@ -10,6 +10,7 @@
 //   live per run in flight (110 MB at 400 runs). A cap that is reached fails the process with "heap out of
 //   memory"; raise it for loads far beyond that.
 
+import { createServer } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import nextEnv from "@next/env";
 
@@ -51,6 +52,50 @@ export function restartWithServerFlags() {
   if (missing.length > 0 && typeof process.execve === "function") {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], process.env);
   }
+}
+
+/** Listening sockets sharing the server's port, where the system lets them (see `listen`). */
+const LISTENING_SOCKETS = 8;
+
+/**
+ * Serve `handler` over HTTP on `port` (0: a free one) through several listening sockets sharing it
+ * (SO_REUSEPORT: Node 22.12 and later, on Linux and the BSDs), else through one. libuv accepts one connection per
+ * listening socket per turn of the event loop (libuv/libuv#3696), and a loaded server's turns are long. Measured
+ * with 200 live runs on one SQLite instance (npm run bench scale-out): with one socket, the followers' connections
+ * waited in the kernel's queue for up to 8 s, one accepted every 40-50 ms. The port is bound alone first, so that
+ * a port in use fails as it always did instead of being shared with another server.
+ * @param {import("node:http").RequestListener} handler
+ * @param {{ port: number, host?: string, sockets?: number }} where
+ * @returns {Promise<import("node:http").Server[]>}
+ */
+export async function listen(handler, { port, host, sockets = LISTENING_SOCKETS }) {
+  const alone = await listening(createServer(), { port, host });
+  const address = alone.address();
+  await new Promise((resolve) => alone.close(resolve));
+  const shared = { port: typeof address === "object" && address ? address.port : port, host };
+  // Where the system cannot share a port, the first socket takes it alone and the second is refused.
+  const servers = [await listening(createServer(handler), { ...shared, reusePort: true }).catch(() => listening(createServer(handler), shared))];
+  while (servers.length < sockets) {
+    const server = await listening(createServer(handler), { ...shared, reusePort: true }).catch(() => undefined);
+    if (!server) break;
+    servers.push(server);
+  }
+  return servers;
+}
+
+/**
+ * @param {import("node:http").Server} server
+ * @param {import("node:net").ListenOptions & { reusePort?: boolean }} options
+ * @returns {Promise<import("node:http").Server>}
+ */
+function listening(server, options) {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
 }
 
 const LOOP_TICK_MS = 10;

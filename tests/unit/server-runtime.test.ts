@@ -1,5 +1,7 @@
+import type { Server } from "node:http";
+import net from "node:net";
 import { describe, expect, it } from "vitest";
-import { missingServerFlags } from "@/lib/server-runtime.mjs";
+import { listen, missingServerFlags } from "@/lib/server-runtime.mjs";
 
 const node22 = new Set(["--experimental-async-context-frame", "--max-old-space-size"]);
 const node20 = new Set(["--max-old-space-size"]);
@@ -25,5 +27,67 @@ describe("the server's Node flags", () => {
     expect(missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "0" }, execArgv: [], version: "20.20.2", knownFlags: node20 })).toEqual([]);
     expect(missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "" }, execArgv: [], version: "20.20.2", knownFlags: node20 })).toEqual(["--max-old-space-size=384"]);
     expect(() => missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "lots" }, execArgv: [], version: "20.20.2", knownFlags: node20 })).toThrow(/TOOLSMITH_HEAP_MB must be a whole number/);
+  });
+});
+
+/** Node 22.12 and later can share a port between listening sockets (SO_REUSEPORT), on Linux here. */
+const [major, minor] = process.versions.node.split(".").map(Number);
+const sharesPorts = process.platform === "linux" && (major > 22 || (major === 22 && minor >= 12));
+
+const ok = (_request: unknown, response: { end(body: string): void }) => response.end("ok");
+const close = (servers: Server[]) => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+
+/**
+ * How many of `count` connections, all waiting before the event loop's next turn, the servers accept in the turn
+ * that accepts the first one (the loop is held while they connect, as a loaded server's turns hold it).
+ */
+async function acceptedInOneTurn(servers: Server[], count: number): Promise<number> {
+  let accepted = 0;
+  const inFirstTurn = new Promise<number>((resolve) => {
+    for (const server of servers) server.on("connection", () => accepted++ === 0 && setImmediate(() => resolve(accepted)));
+  });
+  const { port } = servers[0].address() as net.AddressInfo;
+  const clients = Array.from({ length: count }, () => net.connect(port, "127.0.0.1"));
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  const result = await inFirstTurn;
+  clients.forEach((client) => client.destroy());
+  return result;
+}
+
+describe("the server's listening sockets", () => {
+  it.runIf(sharesPorts)("accepts waiting connections on several sockets in one turn of the event loop, where one socket takes one", async () => {
+    const one = await listen(ok, { port: 0, host: "127.0.0.1", sockets: 1 });
+    const several = await listen(ok, { port: 0, host: "127.0.0.1" });
+    try {
+      expect(one).toHaveLength(1);
+      expect(several).toHaveLength(8);
+      expect(await acceptedInOneTurn(one, 16)).toBe(1);
+      // 16 connections spread over 8 sockets by the kernel's hash of their addresses.
+      expect(await acceptedInOneTurn(several, 16)).toBeGreaterThan(1);
+      const response = await fetch(`http://127.0.0.1:${(several[0].address() as net.AddressInfo).port}/`);
+      expect(await response.text()).toBe("ok");
+    } finally {
+      await close([...one, ...several]);
+    }
+  });
+
+  it.runIf(!sharesPorts)("listens on one socket where the runtime cannot share a port", async () => {
+    const servers = await listen(ok, { port: 0, host: "127.0.0.1" });
+    try {
+      expect(servers).toHaveLength(1);
+      expect(await (await fetch(`http://127.0.0.1:${(servers[0].address() as net.AddressInfo).port}/`)).text()).toBe("ok");
+    } finally {
+      await close(servers);
+    }
+  });
+
+  it("refuses a port another server listens on, instead of sharing it", async () => {
+    const other = net.createServer();
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      await expect(listen(ok, { port: (other.address() as net.AddressInfo).port, host: "127.0.0.1" })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });
