@@ -73,10 +73,11 @@ export async function listen(handler, { port, host, sockets = LISTENING_SOCKETS 
   const address = alone.address();
   await new Promise((resolve) => alone.close(resolve));
   const shared = { port: typeof address === "object" && address ? address.port : port, host };
+  const sharing = () => listening(createServer(handler), { ...shared, reusePort: true });
   // Where the system cannot share a port, the first socket takes it alone and the second is refused.
-  const servers = [await listening(createServer(handler), { ...shared, reusePort: true }).catch(() => listening(createServer(handler), shared))];
+  const servers = [await sharing().catch(() => listening(createServer(handler), shared))];
   while (servers.length < sockets) {
-    const server = await listening(createServer(handler), { ...shared, reusePort: true }).catch(() => undefined);
+    const server = await sharing().catch(() => undefined);
     if (!server) break;
     servers.push(server);
   }
