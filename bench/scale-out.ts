@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { availableParallelism } from "node:os";
 import { Api, ofType } from "../tests/support/api";
-import { cpuMsOf, scriptedApp, type AppServer } from "../tests/support/app-server";
+import { CLOCK_TICKS_PER_SECOND, cpuMsOf, scriptedApp, type AppServer } from "../tests/support/app-server";
 import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
 import { ModelServer } from "../tests/support/model-server";
 import startPostgres from "../tests/support/postgres";
@@ -42,10 +42,11 @@ interface LoadResult {
   /** What the first run that did not complete ended with. */
   firstFailure?: string;
   /**
-   * CPU used during the load, in cores: each instance (all its threads), this process (the model server and the
+   * CPU used during the load, in cores: the whole machine (every process and the kernel's own work, the loopback
+   * network's included), each instance (all its threads), this process (the model server and the
    * clients) and PostgreSQL (all its processes; 0 with SQLite).
    */
-  cores: { instances: number[]; loadGenerator: number; postgres: number };
+  cores: { machine: number; instances: number[]; loadGenerator: number; postgres: number };
   /** How late each process's event loop ran timers during the load (every hop of a delta waits that long), in ms. */
   eventLoopDelays: { instances: LoopDelay[]; loadGenerator: LoopDelay };
 }
@@ -74,7 +75,7 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
     }
     return false;
   };
-  const cpuBefore = { instances: instances.map((instance) => instance.cpuMs().process), loadGenerator: process.cpuUsage(), postgres: postgresCpuMs() };
+  const cpuBefore = { machine: machineBusyMs(), instances: instances.map((instance) => instance.cpuMs().process), loadGenerator: process.cpuUsage(), postgres: postgresCpuMs() };
   // Each instance's delays are counted from here (stats() starts them over); this process's, likewise.
   await Promise.all(instances.map((instance) => instance.stats()));
   const loadGeneratorDelay = eventLoopProbe();
@@ -100,6 +101,7 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   loadGeneratorDelay.stop();
   const { user, system } = process.cpuUsage(cpuBefore.loadGenerator);
   const cores = {
+    machine: (machineBusyMs() - cpuBefore.machine) / wallMs,
     instances: instances.map((instance, i) => (instance.cpuMs().process - cpuBefore.instances[i]) / wallMs),
     loadGenerator: (user + system) / 1000 / wallMs,
     postgres: (postgresCpuMs() - cpuBefore.postgres) / wallMs,
@@ -153,16 +155,25 @@ function report(title: string, result: LoadResult): void {
   phases("what the follower's read adds to the executing instance's, per delta", result.addedLatencies);
   phases("a delta from the model server's write to the read of the run's own stream, on the executing instance", result.ownLatencies);
   const percent = (cores: number) => `${Math.round(cores * 100)}%`;
-  const { instances, loadGenerator, postgres } = result.cores;
+  const { machine, instances, loadGenerator, postgres } = result.cores;
   console.log(
-    `  CPU over the load, of one core: instances ${instances.map(percent).join(", ")}; PostgreSQL ${percent(postgres)}; load generator ${percent(loadGenerator)} ` +
-      `(the machine has ${availableParallelism()})`,
+    `  CPU over the load, of one core: the machine ${percent(machine)} of ${availableParallelism() * 100}%, of which instances ${instances.map(percent).join(", ")}; ` +
+      `PostgreSQL ${percent(postgres)}; load generator ${percent(loadGenerator)}`,
   );
   const delay = ({ p50, p99, max }: LoopDelay) => `${p50.toFixed(0)}/${p99.toFixed(0)}/${max.toFixed(0)} ms`;
   console.log(
     `  event-loop delay over the load (how late timers ran, median/p99/max; a delta waits it at each hop): instances ${result.eventLoopDelays.instances.map(delay).join(", ")}; ` +
       `load generator ${delay(result.eventLoopDelays.loadGenerator)}`,
   );
+}
+
+/**
+ * CPU time the machine's cores spent busy (all processes, the kernel's interrupts included) or taken by the host
+ * (steal), from /proc/stat; only idle and I/O wait are left out.
+ */
+function machineBusyMs(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** CPU time of every PostgreSQL process on the machine, the backends that have exited included (through the postmaster). */

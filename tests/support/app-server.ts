@@ -5,7 +5,7 @@ import { freshDatabaseUrl, prepareDatabase, testProvider } from "./database";
 
 const ROOT = process.cwd();
 /** USER_HZ, the unit of /proc/<pid>/stat's CPU times: 100 on Linux on every architecture we run on. */
-const CLOCK_TICKS_PER_SECOND = 100;
+export const CLOCK_TICKS_PER_SECOND = 100;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
