@@ -134,10 +134,25 @@ const storedRow = (row: StoredRow) => ({ seq: toInt(row.seq), lastSeq: toInt(row
 export async function listEventsAfter(after: Map<string, number>): Promise<Map<string, SequencedEvent[]>> {
   const events = new Map<string, SequencedEvent[]>([...after.keys()].map((conversationId) => [conversationId, []]));
   if (after.size === 0) return events;
-  const rows = await liveSql.rows<Required<StoredRow>>(
-    `SELECT "conversationId", "seq", "lastSeq", "data" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
-    [...after].flat(),
-  );
+  const rows =
+    provider === "postgresql"
+      ? await liveSql.rows<Required<StoredRow>>(EVENTS_AFTER_EACH_POSTGRES, [[...after.keys()], [...after.values()]])
+      : await liveSql.rows<Required<StoredRow>>(
+          `SELECT "conversationId", "seq", "lastSeq", "data" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
+          [...after].flat(),
+        );
   for (const row of rows) events.get(row.conversationId)!.push(...unpackRow(storedRow(row)).filter(({ seq }) => seq > after.get(row.conversationId)!));
   return events;
 }
+
+/**
+ * listEventsAfter's query on PostgreSQL, which plans a statement anew on every read: the portable form, an OR
+ * branch per conversation, took 2.7 ms to plan and 0.7 ms to run for 100 conversations (EXPLAIN ANALYZE), and a
+ * feed reads many times a second while runs stream. This one plans in 0.05 ms and runs in 0.35: the conversations
+ * and their seqs as two arrays, each conversation's rows read by an index scan of its own (OFFSET 0 keeps the
+ * LATERAL subquery from being flattened into a join, which PostgreSQL hashes over the whole table).
+ */
+const EVENTS_AFTER_EACH_POSTGRES =
+  `SELECT "after"."conversationId", "new"."seq", "new"."lastSeq", "new"."data" FROM unnest(?::text[], ?::int[]) AS "after" ("conversationId", "seq") ` +
+  `CROSS JOIN LATERAL (SELECT "seq", "lastSeq", "data" FROM "Event" WHERE "Event"."conversationId" = "after"."conversationId" AND "Event"."lastSeq" > "after"."seq" OFFSET 0) AS "new" ` +
+  `ORDER BY "after"."conversationId", "new"."seq"`;

@@ -14,6 +14,8 @@ import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory }
 
 /** A parameter: dates are stored as each provider stores Prisma's DateTime, booleans as its Boolean. */
 export type SqlValue = string | number | boolean | Date | null;
+/** A parameter of a statement: a value, or (PostgreSQL only: SQLite has no arrays) a list of them, e.g. for `unnest(?::text[])`. */
+export type SqlParam = SqlValue | SqlValue[];
 
 /**
  * Prisma's adapter factory, keeping the adapter it connects so that `sql` can use it. Prisma connects once, on its
@@ -41,9 +43,9 @@ export class SharedAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
 /** Where statements go: the adapter (`sql` in client.ts), or an interactive transaction (`transactionSql`). */
 export interface SqlExecutor {
   /** The rows of a query, as objects by column name. */
-  rows<Row>(text: string, params?: SqlValue[]): Promise<Row[]>;
+  rows<Row>(text: string, params?: SqlParam[]): Promise<Row[]>;
   /** Run a statement; resolves with the number of rows it changed. */
-  execute(text: string, params?: SqlValue[]): Promise<number>;
+  execute(text: string, params?: SqlParam[]): Promise<number>;
 }
 
 export class Sql implements SqlExecutor {
@@ -53,13 +55,13 @@ export class Sql implements SqlExecutor {
     private readonly connectClient: () => Promise<void>,
   ) {}
 
-  async rows<Row>(text: string, params: SqlValue[] = []): Promise<Row[]> {
+  async rows<Row>(text: string, params: SqlParam[] = []): Promise<Row[]> {
     const adapter = await this.adapter();
     const { columnNames, rows } = await adapter.queryRaw(this.query(text, params));
     return rows.map((values) => Object.fromEntries(columnNames.map((name, index) => [name, values[index]])) as Row);
   }
 
-  async execute(text: string, params: SqlValue[] = []): Promise<number> {
+  async execute(text: string, params: SqlParam[] = []): Promise<number> {
     const adapter = await this.adapter();
     return adapter.executeRaw(this.query(text, params));
   }
@@ -68,7 +70,7 @@ export class Sql implements SqlExecutor {
   within(tx: RawQueries): SqlExecutor {
     const placeholders = (text: string) => this.placeholders(text);
     return {
-      rows: <Row>(text: string, params: SqlValue[] = []) => tx.$queryRawUnsafe<Row[]>(placeholders(text), ...params),
+      rows: <Row>(text: string, params: SqlParam[] = []) => tx.$queryRawUnsafe<Row[]>(placeholders(text), ...params),
       execute: (text, params = []) => tx.$executeRawUnsafe(placeholders(text), ...params),
     };
   }
@@ -78,7 +80,7 @@ export class Sql implements SqlExecutor {
     return this.factory.connection!;
   }
 
-  private query(text: string, params: SqlValue[]) {
+  private query(text: string, params: SqlParam[]) {
     return { sql: this.placeholders(text), args: params, argTypes: params.map(argType) };
   }
 
@@ -95,10 +97,12 @@ interface RawQueries {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
 
-function argType(value: SqlValue): ArgType {
+function argType(param: SqlParam): ArgType {
+  // A list's values are converted as its first one is.
+  const value = Array.isArray(param) ? param[0] : param;
   const scalarType =
     value instanceof Date ? "datetime" : typeof value === "boolean" ? "boolean" : typeof value === "number" ? (Number.isInteger(value) ? "int" : "float") : typeof value === "string" ? "string" : "unknown";
-  return { scalarType, arity: "scalar" };
+  return { scalarType, arity: Array.isArray(param) ? "list" : "scalar" };
 }
 
 /** A multi-row INSERT: `rows` rows of `columns`, in the order given, as `?` placeholders. */

@@ -134,6 +134,25 @@ describe("writes made under a claim the run no longer has", () => {
   });
 });
 
+describe("a feed's read of several conversations", () => {
+  it("gives each conversation's events after its own seq, in order, a pack of deltas cut where the follower is", async () => {
+    const [steps, deltas, caughtUp, empty] = await Promise.all([conversationRunHere(), conversationRunHere(), conversationRunHere(), conversationRunHere()]);
+    const pack = { conversationId: deltas.id, seq: 2, lastSeq: 4, runId: deltas.id, type: "text_delta", data: JSON.stringify({ type: "text_delta", step: 1, runId: deltas.id, deltas: ["a", "b", "c"] }) };
+    await write([row(steps.id, 1), row(steps.id, 2), row(steps.id, 3), row(deltas.id, 1), pack, row(deltas.id, 5), row(caughtUp.id, 1)]);
+
+    const read = await listEventsAfter(new Map([[steps.id, 1], [deltas.id, 2], [caughtUp.id, 1], [empty.id, 0]]));
+    expect([...read.keys()].sort()).toEqual([steps.id, deltas.id, caughtUp.id, empty.id].sort());
+    expect(read.get(steps.id)!.map(({ seq }) => seq)).toEqual([2, 3]);
+    expect(read.get(deltas.id)).toEqual([
+      { seq: 3, event: { type: "text_delta", step: 1, delta: "b", runId: deltas.id } },
+      { seq: 4, event: { type: "text_delta", step: 1, delta: "c", runId: deltas.id } },
+      { seq: 5, event: { type: "step_started", step: 5, runId: deltas.id } },
+    ]);
+    expect(read.get(caughtUp.id)).toEqual([]);
+    expect(read.get(empty.id)).toEqual([]);
+  });
+});
+
 describe("the live path", () => {
   it.runIf(testProvider === "postgresql")("stores, announces and reads live events and renews leases while every connection of the main pool is busy", async () => {
     const lines = await announced();
