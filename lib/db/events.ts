@@ -118,6 +118,12 @@ export async function lastEventSeq(conversationId: string): Promise<number> {
   return last ? toInt(last.lastSeq) : 0;
 }
 
+/** The type and run of the conversation's last stored event (a pack of deltas has its deltas' type). */
+export async function lastStoredEvent(conversationId: string): Promise<{ type: string; runId: string } | undefined> {
+  const [last] = await sql.rows<{ type: string; runId: string }>(`SELECT "type", "runId" FROM "Event" WHERE "conversationId" = ? ORDER BY "seq" DESC LIMIT 1`, [conversationId]);
+  return last;
+}
+
 interface StoredRow {
   conversationId?: string;
   seq: unknown;

@@ -1,9 +1,9 @@
-import { listEvents } from "@/lib/db/events";
+import { lastStoredEvent, listEvents } from "@/lib/db/events";
 import { runningRun } from "@/lib/db/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
-import { startsSegment, type SegmentStart, type SequencedEvent } from "./types";
+import { runAwaitingItsEnd, startsSegment, type SegmentStart, type SequencedEvent } from "./types";
 
 /** How long a follower waits for the run_finished of a run no longer running before it stops waiting. */
 const RUN_FINISHED_GRACE_MS = 2_000;
@@ -110,8 +110,10 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
   };
 
   // The run to follow, if any, is known before the stored events are read: none, and the replay is all there is.
-  runningRun(conversationId).then(
-    (run) => {
+  // A run that is no longer running but has not stored its run_finished yet is followed for it.
+  const runToFollow = async () => (await runningRun(conversationId))?.id ?? runAwaitingItsEnd(await lastStoredEvent(conversationId));
+  runToFollow().then(
+    (runId) => {
       if (closed) return;
       const follower: StoredFollower = {
         after,
@@ -119,7 +121,7 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
           for (const event of events) {
             follower.after = event.seq;
             sink.send(event);
-            if (event.event.type === "run_finished" && event.event.runId === run?.id) return finish();
+            if (event.event.type === "run_finished" && event.event.runId === runId) return finish();
           }
         },
         // A run stores its outcome before its run_finished, so a follower waits a little for that event once the run
@@ -129,7 +131,7 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
           if (Date.now() - endedAt > RUN_FINISHED_GRACE_MS) finish();
         },
       };
-      if (run) {
+      if (runId) {
         stopFollowing = storedFeed.follow(conversationId, follower);
         return;
       }

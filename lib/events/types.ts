@@ -61,6 +61,14 @@ export type AgentEvent =
 export const startsSegment = (event: { type: string }): event is { type: "run_started" | "run_resumed"; segment?: string } =>
   event.type === "run_started" || event.type === "run_resumed";
 
+/**
+ * The run of a log whose last event is not that run's run_finished: a run that is still running, or one that has
+ * stopped and not stored its end yet (lib/agent/run.ts stores the outcome, then run_finished). A reader that finds
+ * no run running follows this one for its end, as a reader that came while it ran does.
+ */
+export const runAwaitingItsEnd = (last: { type: string; runId: string } | undefined): string | undefined =>
+  last && last.type !== "run_finished" ? last.runId : undefined;
+
 /** A segment of the log as a client names it: the id of the event that began it, and its token (where it had one). */
 export interface SegmentStart {
   id: number;

@@ -3,6 +3,7 @@ import { listEvents } from "@/lib/db/events";
 import { listMessages } from "@/lib/db/messages";
 import { listRuns } from "@/lib/db/runs";
 import { listConversationTools, toolView } from "@/lib/db/tools";
+import { runAwaitingItsEnd } from "@/lib/events/types";
 
 /**
  * Everything a reader of a conversation needs: messages, the event log (each event as streamed, with its SSE id),
@@ -20,8 +21,9 @@ export async function loadTrace(conversation: { id: string; title: string; profi
   const events = [...stored, ...(live?.events ?? [])].map(({ seq, event }) => ({ id: seq, ...event }));
   return {
     ...conversation,
-    // A run executing on another instance is running all the same.
-    activeRunId: live && !live.isEnded ? live.runId : (runs.find((run) => run.status === "running")?.id ?? null),
+    // A run executing on another instance is running all the same; one that has stopped there but not stored its
+    // end yet is followed for it.
+    activeRunId: live && !live.isEnded ? live.runId : (runs.find((run) => run.status === "running")?.id ?? runAwaitingItsEnd(events.at(-1)) ?? null),
     lastEventId: events.at(-1)?.id ?? 0,
     messages,
     events,

@@ -190,6 +190,28 @@ describe("two instances on one PostgreSQL", () => {
     }
   });
 
+  it("follows a run from B to its end when B is reached after the run's row is finished and before its run_finished is stored", async () => {
+    const prompt = "Answer on A, stored slowly, followed from B meanwhile.";
+    model.script(prompt, [{ text: "Ending slowly." }]);
+    const { id } = await onA.createConversation();
+    const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    // The run's row says it finished; its answer, and after it its run_finished, are being stored.
+    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 1.5, when: `NEW."role" = 'assistant'` });
+    try {
+      const streamOnA = readSse(await onA.send(id, prompt));
+      await slowAnswer.inProgress();
+      const [followedOnB, sharedOnB, viewOnB] = await Promise.all([readSse(await onB.events(id)), readSse(await fetch(`${b.url}/api/share/${token}/events`)), onB.conversation(id)]);
+      const seenOnA = await streamOnA;
+      expectWholeLog(seenOnA);
+      expect(followedOnB).toEqual(seenOnA);
+      expect(sharedOnB).toEqual(seenOnA);
+      // A page opened on B then follows the run for its end.
+      expect(viewOnB.activeRunId).toBe(seenOnA[0].data.runId);
+    } finally {
+      await slowAnswer.remove();
+    }
+  });
+
   it("calls a tool registered through A in the next turn through B", async () => {
     const { id } = await onA.createConversation();
     model.script("Make a doubler on A.", [
