@@ -14,15 +14,23 @@ const trustProxy = process.env.TOOLSMITH_TRUST_PROXY === "1";
 
 const app = next({ dev: false, port, hostname: host ?? "localhost" });
 const handle = app.getRequestHandler();
-await app.prepare();
+let appReady = () => {};
+const ready = new Promise((resolve) => (appReady = resolve));
 
+// The port first: preparing the app starts its runs' leases and takes over runs left running (instrumentation.ts),
+// which a second server started on a port in use by mistake must never do. Requests wait for the app.
 const servers = await listen(
   (request, response) => {
     if (!trustProxy) for (const name of FORWARDED) delete request.headers[name];
-    void handle(request, response);
+    void ready.then(() => handle(request, response));
   },
   { port, host },
-);
+).catch((error) => {
+  console.error(`Toolsmith cannot listen on ${host ?? "every address"}, port ${port} (${error.code ?? error.message}): another server may be using it; stop it or set PORT.`);
+  process.exit(1);
+});
+await app.prepare();
+appReady();
 console.log(`Toolsmith is serving on http://${host ?? "localhost"}:${port}`);
 
 /** The longest a stop waits for the runs in flight to be handed over before it exits anyway. */

@@ -63,7 +63,8 @@ const LISTENING_SOCKETS = 8;
  * listening socket per turn of the event loop (libuv/libuv#3696), and a loaded server's turns are long. Measured
  * with 200 live runs on one SQLite instance (npm run bench scale-out): with one socket, the followers' connections
  * waited in the kernel's queue for up to 8 s, one accepted every 40-50 ms. The port is bound alone first, so that
- * a port in use fails as it always did instead of being shared with another server.
+ * a port in use fails as it always did instead of being shared with another server (two servers started on one
+ * port within the same millisecond or so can both pass that check; server.mjs binds before it takes any run).
  * @param {import("node:http").RequestListener} handler
  * @param {{ port: number, host?: string, sockets?: number }} where
  * @returns {Promise<import("node:http").Server[]>}

@@ -145,6 +145,18 @@ describe("a run's life", () => {
     }
   });
 
+  it("is not disturbed by a second server started on its port: that one exits at once, before it takes any run", async () => {
+    const prompt = "Stream on the first server while a second one starts.";
+    model.script(prompt, [{ text: "word ".repeat(40), chunkSize: 4, delayMs: 40 }]);
+    const { id } = await api.createConversation();
+    const streamed = readSse(await api.send(id, prompt));
+    const second = scriptedApp(model.url, {}, databaseUrl);
+    await expect(second.start({ port: Number(new URL(app.url).port), migrated: true })).rejects.toThrow(/cannot listen .*EADDRINUSE/);
+    expect((await streamed).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    // A server that prepared the app first would have taken the run over and asked the model again.
+    expect(model.answerSpansFor(prompt)).toHaveLength(1);
+  });
+
   it("stops at once while the model request waits out a retry backoff", async () => {
     const prompt = "Fail with 503 until stopped.";
     model.script(prompt, () => ({ status: 503 }));

@@ -39,12 +39,13 @@ export class AppServer {
 
   constructor(private readonly env: Record<string, string>) {}
 
-  async start(): Promise<void> {
+  /** Start the server, on `port` if given (else a free one), its database migrated first unless `migrated` says it is. */
+  async start({ port, migrated = false }: { port?: number; migrated?: boolean } = {}): Promise<void> {
     // Instances of one PostgreSQL database must share the key that signs identity cookies.
     const secret = testProvider === "postgresql" ? { TOOLSMITH_SECRET: "test-secret-shared-by-the-instances" } : {};
     const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...secret, ...this.env };
-    await prepareDatabase(env.DATABASE_URL!, env);
-    const port = await freePort();
+    if (!migrated) await prepareDatabase(env.DATABASE_URL!, env);
+    port ??= await freePort();
     this.url = `http://127.0.0.1:${port}`;
     this.child = spawn(process.execPath, ["server.mjs"], {
       cwd: ROOT,
@@ -58,7 +59,8 @@ export class AppServer {
     while (Date.now() < deadline) {
       if (this.child.exitCode !== null) throw new Error(`The server exited: ${this.output}`);
       try {
-        if ((await fetch(`${this.url}/api/health`)).ok) return;
+        // Its own words first: on a port in use, another server would answer.
+        if (this.output.includes("Toolsmith is serving on") && (await fetch(`${this.url}/api/health`)).ok) return;
       } catch {
         // not listening yet
       }

@@ -81,9 +81,13 @@ describe("the server's listening sockets", () => {
     }
   });
 
-  it("refuses a port another server listens on, instead of sharing it", async () => {
+  // Another Toolsmith on the port shares it (SO_REUSEPORT): binding the port alone first is what refuses it.
+  it.each([
+    ["a server", false],
+    ["a server that shares its port", true],
+  ])("refuses a port %s listens on, instead of sharing it", async (_, reusePort) => {
     const other = net.createServer();
-    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => other.listen({ port: 0, host: "127.0.0.1", reusePort: reusePort && sharesPorts }, resolve));
     try {
       await expect(listen(ok, { port: (other.address() as net.AddressInfo).port, host: "127.0.0.1" })).rejects.toThrow(/EADDRINUSE/);
     } finally {
