@@ -41,6 +41,8 @@ export class RunChannel {
   private nextSeq = 2 ** 31 - 1;
   /** The seq of the last event stored: events after it were shown (maybe) but are not in the database yet. */
   private stored = 0;
+  /** A batch could not be stored: none after it is, so that the log ends there instead of having a gap. */
+  private writesFailed = false;
 
   constructor(
     readonly conversationId: string,
@@ -169,6 +171,7 @@ export class RunChannel {
   }
 
   private async write(batch: SequencedEvent[]): Promise<void> {
+    if (this.writesFailed) return;
     const rows = packEvents(batch);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -183,7 +186,8 @@ export class RunChannel {
         // Discarded meanwhile: these seqs are another instance's to use now.
         if (this.closedBy === "discard") return;
         if (attempt >= WRITE_ATTEMPTS) {
-          console.error(`Could not store ${batch.length} events of run ${this.runId}:`, error);
+          console.error(`Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`, error);
+          this.writesFailed = true;
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));

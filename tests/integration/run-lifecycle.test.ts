@@ -23,15 +23,17 @@ afterAll(async () => {
   await model.stop();
 });
 
-/** A trigger that makes storing one conversation's run_finished fail, on each provider. */
-const FAIL_RUN_FINISHED = {
-  sqlite: `CREATE TRIGGER fail_run_finished BEFORE INSERT ON "Event" WHEN NEW."type" = 'run_finished' AND NEW."conversationId" = 'CONVERSATION'
-    BEGIN SELECT RAISE(ABORT, 'forced failure of the last write'); END;`,
-  postgresql: `CREATE OR REPLACE FUNCTION fail_run_finished() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN RAISE EXCEPTION 'forced failure of the last write'; END $$;
-    CREATE TRIGGER fail_run_finished BEFORE INSERT ON "Event" FOR EACH ROW
-    WHEN (NEW."type" = 'run_finished' AND NEW."conversationId" = 'CONVERSATION') EXECUTE FUNCTION fail_run_finished();`,
-};
+/** A trigger that makes storing one conversation's events of one type fail, on each provider; dropped by `writesWork`. */
+const failWritesOf = (type: string, conversationId: string) =>
+  ({
+    sqlite: `CREATE TRIGGER fail_event BEFORE INSERT ON "Event" WHEN NEW."type" = '${type}' AND NEW."conversationId" = '${conversationId}'
+    BEGIN SELECT RAISE(ABORT, 'forced failure of a write'); END;`,
+    postgresql: `CREATE OR REPLACE FUNCTION fail_event() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'forced failure of a write'; END $$;
+    CREATE TRIGGER fail_event BEFORE INSERT ON "Event" FOR EACH ROW
+    WHEN (NEW."type" = '${type}' AND NEW."conversationId" = '${conversationId}') EXECUTE FUNCTION fail_event();`,
+  })[testProvider];
+const writesWork = `DROP TRIGGER fail_event${testProvider === "postgresql" ? ` ON "Event"` : ""}`;
 
 const sandboxStats = async () => (await (await fetch(`${app.url}/api/health`)).json()).sandbox;
 const cancel = (conversationId: string) => api.fetch(`/api/conversations/${conversationId}/cancel`, { method: "POST" });
@@ -111,14 +113,14 @@ describe("a run's life", () => {
   it("does not lock the conversation when the run's last write fails", async () => {
     const conversation = await api.createConversation();
     const writer = await sqlClient(databaseUrl);
-    await writer.query(FAIL_RUN_FINISHED[testProvider].replaceAll("CONVERSATION", conversation.id));
+    await writer.query(failWritesOf("run_finished", conversation.id));
     try {
       model.script("First, whose end is lost.", [{ text: "Said." }]);
       const first = await api.run(conversation.id, "First, whose end is lost.");
       expect(first.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      await expect.poll(() => app.output).toMatch(/forced failure of the last write/);
+      await expect.poll(() => app.output).toMatch(/forced failure of a write/);
     } finally {
-      await writer.query(`DROP TRIGGER fail_run_finished${testProvider === "postgresql" ? ` ON "Event"` : ""}`);
+      await writer.query(writesWork);
       await writer.close();
     }
     model.script("Second, after the failure.", [{ text: "Still here." }]);
@@ -142,6 +144,27 @@ describe("a run's life", () => {
       expect(followed).toEqual(await streamed);
     } finally {
       await slowAnswer.remove();
+    }
+  });
+
+  it("stores nothing of a run after a batch of its events that could not be stored: the log is what the run showed up to there, without a gap", async () => {
+    const conversation = await api.createConversation();
+    const writer = await sqlClient(databaseUrl);
+    await writer.query(failWritesOf("tool_result", conversation.id));
+    try {
+      const prompt = "Calculate, then say it slowly; the result is never stored.";
+      model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "The answer is 42, said slowly.", chunkSize: 3, delayMs: 100 }]);
+      const shown = await api.run(conversation.id, prompt);
+      expect(shown.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      await expect.poll(() => app.output).toMatch(/forced failure of a write/);
+      const stored = (await api.conversation(conversation.id)).events.map(({ id }: { id: number }) => id);
+      const unstored = shown.find((event) => event.data.type === "tool_result")!.id;
+      // What came before the batch that failed, and nothing after it: ids 1, 2, 3 … up to there.
+      expect(stored).toEqual(stored.map((_: number, index: number) => index + 1));
+      expect(stored.at(-1)).toBeLessThan(unstored);
+    } finally {
+      await writer.query(writesWork);
+      await writer.close();
     }
   });
 
