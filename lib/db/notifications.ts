@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { databaseConfig } from "@/lib/config";
+import { config, databaseConfig } from "@/lib/config";
 import { processWide } from "@/lib/process-wide";
 import { liveSql, provider } from "./client";
 import type { SqlValue } from "./sql";
@@ -59,12 +59,24 @@ class Notifications {
     return () => this.local.off(topic, listener);
   }
 
-  /** One connection per instance LISTENs on both channels; it reconnects after a failure. */
+  /**
+   * One connection per instance LISTENs on both channels; it reconnects after a failure. A connection can also go
+   * silent without failing (a partition that ends with the router having forgotten it): it must connect within a
+   * quarter of a lease, and is asked as often whether it still answers, within as long, and replaced when it does
+   * not, so that what other instances say (an approval has no other way here) is heard again soon after.
+   */
   private async listen(): Promise<void> {
     const database = databaseConfig();
     if (database.provider !== "postgresql") return;
-    const client = new pg.Client({ connectionString: database.url });
+    const checkMs = config.leaseMs / 4;
+    const client = new pg.Client({ connectionString: database.url, keepAlive: true, connectionTimeoutMillis: checkMs, query_timeout: checkMs });
+    let check: NodeJS.Timeout | undefined;
+    let retrying = false;
+    // Once per connection: a failure can be reported twice (an error event, and the query it failed).
     const retry = () => {
+      if (retrying) return;
+      retrying = true;
+      clearInterval(check);
       client.removeAllListeners();
       client.end().catch(() => {});
       setTimeout(() => (this.listening = this.listen()), RECONNECT_MS).unref();
@@ -80,6 +92,14 @@ class Notifications {
     try {
       await client.connect();
       await client.query(Object.values(CHANNELS).map((channel) => `LISTEN ${channel}`).join("; "));
+      check = setInterval(
+        () =>
+          void client.query("SELECT 1").catch((error: Error) => {
+            console.error("The PostgreSQL notification listener does not answer; reconnecting:", error.message);
+            retry();
+          }),
+        checkMs,
+      ).unref();
     } catch (error) {
       console.error("Could not listen for PostgreSQL notifications; retrying:", (error as Error).message);
       retry();

@@ -447,6 +447,34 @@ describe("an instance cut off from the database", () => {
     }
   });
 
+  it("hears the other instances again when its listening connection goes silent for good: an approval answered on B reaches C", async () => {
+    const { proxy, onC, stop } = await partitionable();
+    try {
+      proxy.hold();
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+      proxy.heal({ reset: false });
+      // A quarter of a lease to find its listening connection silent (or its new one stuck), a second to connect
+      // again, and time to spare.
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 1_000));
+      const prompt = "Calculate on C, carefully, approved on B.";
+      model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
+      const { id } = await onC.createConversation("careful");
+      const streamOnC = readSse(await onC.send(id, prompt));
+      const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
+      const answer = await onB.fetch(`/api/conversations/${id}/approvals/${asked.at(-1)!.data.approvalId}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ approved: true }),
+      });
+      expect(answer.status).toBe(200);
+      const events = await streamOnC;
+      expect(ofType(events, "approval_resolved")).toEqual([expect.objectContaining({ approved: true })]);
+      expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    } finally {
+      await stop();
+    }
+  });
+
   it("keeps renewing its leases through new connections when one of its connections goes silent for good", async () => {
     const { proxy, onC, stop } = await partitionable();
     try {
