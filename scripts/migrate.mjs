@@ -8,14 +8,17 @@
 //   table, SHA-256 checksum, name, timestamps, one applied step), under Prisma's own advisory lock: several
 //   instances starting at once apply each migration once, and `prisma migrate deploy` with Prisma's regular engine
 //   later sees them as applied.
-// The Prisma CLI does not read .env when prisma.config.ts exists, so this script does.
+// The Prisma CLI does not read .env when prisma.config.ts exists, so this script reads the env files the server
+// reads, as Next does in production (.env.production.local, .env.local, .env.production, .env), so that both use
+// one database.
 import { spawnSync } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import nextEnv from "@next/env";
 import pg from "pg";
 
-if (fs.existsSync(".env")) process.loadEnvFile(".env");
+nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
 const url = process.env.DATABASE_URL?.trim() || "file:./data/toolsmith.db";
 
 /** The advisory lock key `prisma migrate` takes on PostgreSQL. */

@@ -3,15 +3,21 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ensureDatabase, freshPostgresUrl, sqlClient } from "../support/database";
 
 const MIGRATIONS = path.resolve("prisma", "postgresql", "migrations");
 
-function migrate(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+/** scripts/migrate.mjs on `databaseUrl`, or, when none is given, on what the env files in `cwd` say. */
+function migrate(databaseUrl: string | undefined, cwd = process.cwd()): Promise<{ code: number | null; output: string }> {
+  // As `npm start` runs it: not in Vitest's test mode, in which Next's env files leave .env.local out.
+  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl };
+  delete env.NODE_ENV;
+  if (databaseUrl === undefined) delete env.DATABASE_URL;
   return new Promise((resolve) => {
-    const child = spawn("node", ["scripts/migrate.mjs"], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+    const child = spawn("node", [path.resolve("scripts", "migrate.mjs")], { cwd, env: env as NodeJS.ProcessEnv });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
@@ -43,6 +49,21 @@ describe("PostgreSQL migrations", () => {
     expect(tables.map((table) => table.tablename)).toEqual(expect.arrayContaining(["Conversation", "Event", "Run", "Tool", "LibrarianDocument", "_prisma_migrations"]));
 
     expect((await migrate(databaseUrl)).output).toContain("up to date");
+  });
+
+  it("go to the database of DATABASE_URL in .env.local, which the server reads too", async () => {
+    const databaseUrl = freshPostgresUrl();
+    await ensureDatabase(databaseUrl);
+    const app = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-env-"));
+    for (const shared of ["prisma", "node_modules", "package.json", "prisma.config.ts"]) fs.symlinkSync(path.resolve(shared), path.join(app, shared));
+    fs.writeFileSync(path.join(app, ".env.local"), `DATABASE_URL=${databaseUrl}\n`);
+    const run = await migrate(undefined, app);
+    const database = await sqlClient(databaseUrl);
+    const tables = await database.query<{ tablename: string }>(`SELECT "tablename" FROM pg_tables WHERE schemaname = 'public'`);
+    await database.close();
+    fs.rmSync(app, { recursive: true, force: true });
+    expect(run.code).toBe(0);
+    expect(tables.map((table) => table.tablename)).toEqual(expect.arrayContaining(["Conversation", "Event", "Run", "_prisma_migrations"]));
   });
 
   it("stop on a failed migration and leave nothing of it behind", async () => {
