@@ -145,6 +145,8 @@ export class Run {
       this.execution = this.execute({ userMessageId: message.id });
     } catch (error) {
       await finishRun(this.id, "error", 0, this.claim).catch(() => {});
+      // Followers that came meanwhile end, and find the log as it is stored.
+      this.channel.discard();
       claims.release(this);
       throw error;
     }
@@ -173,6 +175,7 @@ export class Run {
       run.execution = run.execute({ resumeAfter: progress });
     } catch (error) {
       console.error(`Could not take over run ${abandoned.id}:`, error);
+      run.channel.discard();
       claims.release(run);
     }
   }

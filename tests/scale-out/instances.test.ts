@@ -212,6 +212,21 @@ describe("two instances on one PostgreSQL", () => {
     }
   });
 
+  it("ends the stream of a follower that came while a run was starting, when the run cannot start", async () => {
+    const { id } = await onA.createConversation();
+    const failingStart = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 1, when: `NEW."role" = 'user'`, thenFail: true });
+    try {
+      const sent = onA.send(id, "A message that is never stored.");
+      await failingStart.inProgress();
+      const follower = readSse(await onA.events(id));
+      expect((await sent).status).toBe(500);
+      const ended = await Promise.race([follower.then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("still open"), 3_000))]);
+      expect(ended).toBe("ended");
+    } finally {
+      await failingStart.remove();
+    }
+  });
+
   it("calls a tool registered through A in the next turn through B", async () => {
     const { id } = await onA.createConversation();
     model.script("Make a doubler on A.", [

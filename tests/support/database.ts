@@ -97,13 +97,22 @@ interface SleepingTrigger {
 
 /**
  * PostgreSQL: make storing one conversation's rows into `table` take `seconds` each (a trigger that sleeps; `when`
- * narrows the rows, a condition on NEW), so that a test can act while such a write is in progress.
+ * narrows the rows, a condition on NEW), so that a test can act while such a write is in progress; `thenFail`: and
+ * then fail.
  */
 export function slowInserts(
   databaseUrl: string,
-  { table, conversationId, seconds, when = "TRUE" }: { table: string; conversationId: string; seconds: number; when?: string },
+  { table, conversationId, seconds, when = "TRUE", thenFail = false }: { table: string; conversationId: string; seconds: number; when?: string; thenFail?: boolean },
 ): Promise<SleepingTrigger> {
-  return sleepingTrigger(databaseUrl, { name: `slow_insert_${table.toLowerCase()}`, table, seconds, on: "INSERT", forEach: "ROW", when: `NEW."conversationId" = '${conversationId}' AND ${when}` });
+  return sleepingTrigger(databaseUrl, {
+    name: `slow_insert_${table.toLowerCase()}`,
+    table,
+    seconds,
+    on: "INSERT",
+    forEach: "ROW",
+    when: `NEW."conversationId" = '${conversationId}' AND ${when}`,
+    thenFail,
+  });
 }
 
 /**
@@ -116,10 +125,11 @@ export function slowUpdates(databaseUrl: string, { table, text, seconds }: { tab
 
 async function sleepingTrigger(
   databaseUrl: string,
-  { name, table, seconds, on, forEach, when }: { name: string; table: string; seconds: number; on: "INSERT" | "UPDATE"; forEach: "ROW" | "STATEMENT"; when: string },
+  { name, table, seconds, on, forEach, when, thenFail = false }: { name: string; table: string; seconds: number; on: "INSERT" | "UPDATE"; forEach: "ROW" | "STATEMENT"; when: string; thenFail?: boolean },
 ): Promise<SleepingTrigger> {
   const client = await sqlClient(databaseUrl);
-  await client.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF ${when} THEN PERFORM pg_sleep(${seconds}); END IF; RETURN NEW; END $$;
+  const fail = thenFail ? ` RAISE EXCEPTION 'forced failure after a slow write';` : "";
+  await client.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF ${when} THEN PERFORM pg_sleep(${seconds});${fail} END IF; RETURN NEW; END $$;
     CREATE TRIGGER ${name} BEFORE ${on} ON "${table}" FOR EACH ${forEach} EXECUTE FUNCTION ${name}();`);
   return {
     async inProgress() {
