@@ -1,6 +1,6 @@
 import { liveSql, provider, sql } from "./client";
 import { notifications } from "./notifications";
-import { insertSql, toInt, type SqlExecutor, type SqlValue } from "./sql";
+import { insertSql, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
 import type { SequencedEvent } from "@/lib/events/types";
 
@@ -118,10 +118,13 @@ export async function lastEventSeq(conversationId: string): Promise<number> {
   return last ? toInt(last.lastSeq) : 0;
 }
 
-/** The type and run of the conversation's last stored event (a pack of deltas has its deltas' type). */
-export async function lastStoredEvent(conversationId: string): Promise<{ type: string; runId: string } | undefined> {
-  const [last] = await sql.rows<{ type: string; runId: string }>(`SELECT "type", "runId" FROM "Event" WHERE "conversationId" = ? ORDER BY "seq" DESC LIMIT 1`, [conversationId]);
-  return last;
+/** The type and run of the conversation's last stored event (a pack of deltas has its deltas' type), and when that run finished. */
+export async function lastStoredEvent(conversationId: string): Promise<{ type: string; runId: string; finishedAt: Date | null } | undefined> {
+  const [last] = await sql.rows<{ type: string; runId: string; finishedAt: unknown }>(
+    `SELECT "Event"."type", "Event"."runId", "Run"."finishedAt" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ORDER BY "Event"."seq" DESC LIMIT 1`,
+    [conversationId],
+  );
+  return last && { ...last, finishedAt: toOptionalDate(last.finishedAt) };
 }
 
 interface StoredRow {

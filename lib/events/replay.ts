@@ -3,10 +3,8 @@ import { runningRun } from "@/lib/db/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
-import { runAwaitingItsEnd, startsSegment, type SegmentStart, type SequencedEvent } from "./types";
+import { RUN_FINISHED_GRACE_MS, runAwaitingItsEnd, startsSegment, type SegmentStart, type SequencedEvent } from "./types";
 
-/** How long a follower waits for the run_finished of a run no longer running before it stops waiting. */
-const RUN_FINISHED_GRACE_MS = 2_000;
 
 /**
  * A conversation's events with seq > after as SSE: the stored ones, then the live run's events as they happen,

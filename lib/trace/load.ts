@@ -19,11 +19,13 @@ export async function loadTrace(conversation: { id: string; title: string; profi
     listRuns(conversation.id),
   ]);
   const events = [...stored, ...(live?.events ?? [])].map(({ seq, event }) => ({ id: seq, ...event }));
+  const last = events.at(-1);
+  const finishing = last && runAwaitingItsEnd({ ...last, finishedAt: runs.find((run) => run.id === last.runId)?.finishedAt ?? null });
   return {
     ...conversation,
     // A run executing on another instance is running all the same; one that has stopped there but not stored its
     // end yet is followed for it.
-    activeRunId: live && !live.isEnded ? live.runId : (runs.find((run) => run.status === "running")?.id ?? runAwaitingItsEnd(events.at(-1)) ?? null),
+    activeRunId: live && !live.isEnded ? live.runId : (runs.find((run) => run.status === "running")?.id ?? finishing ?? null),
     lastEventId: events.at(-1)?.id ?? 0,
     messages,
     events,

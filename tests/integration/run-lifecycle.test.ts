@@ -123,6 +123,8 @@ describe("a run's life", () => {
       await writer.query(writesWork);
       await writer.close();
     }
+    // Not running, for a script that waits for that (its end was lost, after the grace the log is given for it).
+    await expect.poll(async () => (await api.conversation(conversation.id)).activeRunId, { timeout: 5_000 }).toBeNull();
     model.script("Second, after the failure.", [{ text: "Still here." }]);
     const second = await api.send(conversation.id, "Second, after the failure.");
     expect(second.status).toBe(200);
