@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import { INSERT_ROWS } from "@/lib/db/events";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
@@ -8,7 +9,11 @@ type Listener = (event: SequencedEvent) => void;
 /** A run's events wait this long to be packed together; the process's writer then gathers every run's (event-writer.ts). */
 const FLUSH_DELAY_MS = 2;
 const FLUSH_BATCH = 500;
-const WRITE_ATTEMPTS = 4;
+/**
+ * One more than the live pool's connections: a blip can leave every idle one silent for good, and each attempt
+ * that times out on one drops it from the pool, so the last attempt gets a new connection.
+ */
+const WRITE_ATTEMPTS = config.liveDatabasePool + 1;
 
 /**
  * The live side of one run's event log. `emit` numbers an event, hands it to every subscriber at once and queues
