@@ -114,17 +114,19 @@ export async function listEvents(
 }
 
 export async function lastEventSeq(conversationId: string): Promise<number> {
-  const [last] = await sql.rows<{ lastSeq: unknown }>(`SELECT "lastSeq" FROM "Event" WHERE "conversationId" = ? ORDER BY "seq" DESC LIMIT 1`, [conversationId]);
-  return last ? toInt(last.lastSeq) : 0;
+  return (await lastStoredEvent(conversationId))?.lastSeq ?? 0;
 }
 
-/** The type and run of the conversation's last stored event (a pack of deltas has its deltas' type), and when that run finished. */
-export async function lastStoredEvent(conversationId: string): Promise<{ type: string; runId: string; finishedAt: Date | null } | undefined> {
-  const [last] = await sql.rows<{ type: string; runId: string; finishedAt: unknown }>(
-    `SELECT "Event"."type", "Event"."runId", "Run"."finishedAt" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ORDER BY "Event"."seq" DESC LIMIT 1`,
+/**
+ * The conversation's last stored row: where its log ends, its type (a pack of deltas has its deltas') and run, and
+ * when that run finished.
+ */
+export async function lastStoredEvent(conversationId: string): Promise<{ lastSeq: number; type: string; runId: string; finishedAt: Date | null } | undefined> {
+  const [last] = await sql.rows<{ lastSeq: unknown; type: string; runId: string; finishedAt: unknown }>(
+    `SELECT "Event"."lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ORDER BY "Event"."seq" DESC LIMIT 1`,
     [conversationId],
   );
-  return last && { ...last, finishedAt: toOptionalDate(last.finishedAt) };
+  return last && { ...last, lastSeq: toInt(last.lastSeq), finishedAt: toOptionalDate(last.finishedAt) };
 }
 
 interface StoredRow {

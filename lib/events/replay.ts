@@ -5,7 +5,6 @@ import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
 import { RUN_FINISHED_GRACE_MS, runAwaitingItsEnd, startsSegment, type SegmentStart, type SequencedEvent } from "./types";
 
-
 /**
  * A conversation's events with seq > after as SSE: the stored ones, then the live run's events as they happen,
  * ending with the run. Each event goes out once, in order, whatever the timing of the sources. A run this

@@ -69,9 +69,9 @@ export const RUN_FINISHED_GRACE_MS = 2_000;
  * grace: it has not stored its end yet, and a reader that finds no run running follows it for that event, as a
  * reader that came while it ran does. Past the grace its end is lost (its last write failed), and it is over.
  */
-export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null } | undefined, now = Date.now()): string | undefined {
+export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null } | undefined): string | undefined {
   if (!last || last.type === "run_finished" || last.finishedAt === null) return undefined;
-  return now - last.finishedAt.getTime() < RUN_FINISHED_GRACE_MS ? last.runId : undefined;
+  return Date.now() - last.finishedAt.getTime() < RUN_FINISHED_GRACE_MS ? last.runId : undefined;
 }
 
 /** A segment of the log as a client names it: the id of the event that began it, and its token (where it had one). */

@@ -122,8 +122,7 @@ describe("agent profiles", () => {
   });
 
   it("holds a call the profile marks for approval until its owner answers: approved runs, denied is an observation, Stop ends the wait", async () => {
-    const answer = (conversationId: string, approvalId: string, approved: unknown, client = api) =>
-      client.fetch(`/api/conversations/${conversationId}/approvals/${approvalId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ approved }) });
+    const answer = (conversationId: string, approvalId: string, approved: unknown, client = api) => client.answerApproval(conversationId, approvalId, approved);
     const waitForApproval = async (conversationId: string, prompt: string) => {
       const seen = await readSse(await api.send(conversationId, prompt), (message) => message.data.type === "approval_requested");
       return seen.at(-1)!;

@@ -109,7 +109,7 @@ describe("two instances on one PostgreSQL", () => {
     const onAEvents = readSse(await onA.send(id, prompt));
     const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
     const approvalId = String(asked.at(-1)!.data.approvalId);
-    const answer = () => onB.fetch(`/api/conversations/${id}/approvals/${approvalId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ approved: true }) });
+    const answer = () => onB.answerApproval(id, approvalId, true);
     expect((await answer()).status).toBe(200);
     const events = await onAEvents;
     expect(ofType(events, "approval_resolved")).toEqual([expect.objectContaining({ approvalId, approved: true })]);
@@ -454,9 +454,7 @@ describe("an instance cut off from the database", () => {
       await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
       // A blip, too short for C to lose its lease: every connection open in it (a write of C's among them) never
       // answers again; new ones work.
-      proxy.hold();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      proxy.heal({ reset: false });
+      await proxy.silenceOpenConnections(200);
       const followedOnB = await readSse(await onB.events(id));
       await expectRanOnCOnly(followedOnB, streamOnC);
     } finally {
@@ -467,9 +465,7 @@ describe("an instance cut off from the database", () => {
   it("hears the other instances again when its listening connection goes silent for good: an approval answered on B reaches C", async () => {
     const { proxy, onC, stop } = await partitionable();
     try {
-      proxy.hold();
-      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
-      proxy.heal({ reset: false });
+      await proxy.silenceOpenConnections(LEASE_MS);
       // A quarter of a lease to find its listening connection silent (or its new one stuck), a second to connect
       // again, and time to spare.
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 1_000));
@@ -478,12 +474,7 @@ describe("an instance cut off from the database", () => {
       const { id } = await onC.createConversation("careful");
       const streamOnC = readSse(await onC.send(id, prompt));
       const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
-      const answer = await onB.fetch(`/api/conversations/${id}/approvals/${asked.at(-1)!.data.approvalId}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ approved: true }),
-      });
-      expect(answer.status).toBe(200);
+      expect((await onB.answerApproval(id, String(asked.at(-1)!.data.approvalId), true)).status).toBe(200);
       const events = await streamOnC;
       expect(ofType(events, "approval_resolved")).toEqual([expect.objectContaining({ approved: true })]);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
@@ -496,9 +487,7 @@ describe("an instance cut off from the database", () => {
     const { proxy, onC, stop } = await partitionable();
     try {
       // A partition long enough for a heartbeat's query to be caught in it; those connections never answer again.
-      proxy.hold();
-      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
-      proxy.heal({ reset: false });
+      await proxy.silenceOpenConnections(LEASE_MS);
       const prompt = "Stream long on C, whose old connections are dead.";
       model.script(prompt, [{ text: "near ".repeat(100), chunkSize: 4, delayMs: 40 }]);
       const { id } = await onC.createConversation();

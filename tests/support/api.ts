@@ -42,6 +42,15 @@ export class Api {
     return readSse(await this.send(conversationId, content));
   }
 
+  /** Answer a call waiting for approval (`approved` as sent: a test may send something that is not a boolean). */
+  answerApproval(conversationId: string, approvalId: string, approved: unknown): Promise<Response> {
+    return this.fetch(`/api/conversations/${conversationId}/approvals/${approvalId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ approved }),
+    });
+  }
+
   events(conversationId: string, lastEventId?: number): Promise<Response> {
     return this.fetch(`/api/conversations/${conversationId}/events`, {
       headers: lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) },

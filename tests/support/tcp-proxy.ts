@@ -56,6 +56,13 @@ export class TcpProxy {
     if (reset) this.dropConnections();
   }
 
+  /** A partition of `ms` after which the connections it held stay silent for good (`heal({ reset: false })`). */
+  async silenceOpenConnections(ms: number): Promise<void> {
+    this.hold();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.heal({ reset: false });
+  }
+
   async stop(): Promise<void> {
     this.dropConnections();
     await new Promise((resolve) => this.server?.close(resolve));
