@@ -11,16 +11,17 @@ import type { SqlValue } from "./sql";
  * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
  *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (on PostgreSQL
  *    sent by the statement that stores the events: `announcementSql`);
- *  - runs: a RunMessage for the instance that executes the run, or for all of them.
+ *  - runs: a RunMessage for the instance that executes the run, or for all of them;
+ *  - shares: the id of a conversation whose share link was revoked, for the streams open on it to end.
  */
-export type Topic = "events" | "runs";
+export type Topic = "events" | "runs" | "shares";
 export type RunMessage =
   | { kind: "cancel"; runId: string }
   | { kind: "approval"; runId: string; approvalId: string; approved: boolean }
   /** An instance that is stopping gave up its runs' leases: take them over now. */
   | { kind: "released" };
 
-const CHANNELS: Record<Topic, string> = { events: "toolsmith_events", runs: "toolsmith_runs" };
+const CHANNELS: Record<Topic, string> = { events: "toolsmith_events", runs: "toolsmith_runs", shares: "toolsmith_shares" };
 const RECONNECT_MS = 1_000;
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
 const MAX_PAYLOAD = 7_900;
@@ -60,7 +61,7 @@ class Notifications {
   }
 
   /**
-   * One connection per instance LISTENs on both channels; it reconnects after a failure. A connection can also go
+   * One connection per instance LISTENs on every channel; it reconnects after a failure. A connection can also go
    * silent without failing (a partition that ends with the router having forgotten it): it must connect within a
    * quarter of a lease, and is asked as often whether it still answers, within as long, and replaced when it does
    * not, so that what other instances say (an approval has no other way here) is heard again soon after.

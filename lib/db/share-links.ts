@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { db } from "./client";
+import { notifications } from "./notifications";
 
 /** The conversation's link, made if it has none: one active link per conversation. */
 export async function ensureShareLink(conversationId: string) {
@@ -22,8 +23,13 @@ export async function findSharedConversation(token: string) {
   return link?.conversation ?? null;
 }
 
+/** Revoke the conversation's link, and tell every instance, whose streams open on it end (lib/share-revocation.ts). */
 export async function revokeShareLink(conversationId: string): Promise<boolean> {
   const { count } = await db.shareLink.deleteMany({ where: { conversationId } });
+  if (count > 0) {
+    // The link is gone whether or not the word goes out: a stream that misses it finds out when it checks again.
+    await notifications.publish("shares", conversationId).catch((error) => console.error("Could not announce a revoked share link:", error));
+  }
   return count > 0;
 }
 

@@ -11,13 +11,25 @@ import { RUN_FINISHED_GRACE_MS, runAwaitingItsEnd, startsSegment, type SegmentSt
  * instance executes is followed from its channel; a run another instance executes, from the store. A run that
  * leaves this instance with events shown but not stored (its lease lost) ends the stream with `resync`.
  */
-export function conversationEventStream(conversationId: string, { after, segment }: { after: number; segment?: SegmentStart }, live: RunChannel | undefined): Response {
+export function conversationEventStream(
+  conversationId: string,
+  { after, segment }: { after: number; segment?: SegmentStart },
+  live: RunChannel | undefined,
+  /** Watches for a reason to cut the stream (its share link revoked): calls `cut` then; returns the stop function. */
+  cutWhen?: (cut: () => void) => () => void,
+): Response {
   return sseResponse((client) => {
     // With the segment the client saw last, the log is read from its start (with a token, from the event that began
     // it, whose token is checked too), to check the client's copy against it.
     const from = segment ? segment.id - (segment.token === undefined ? 0 : 1) : after;
     const sink = segment && from < after ? skippingSeen(client, after, segment) : client;
-    return live ? followChannel(conversationId, from, live, sink) : followStore(conversationId, from, sink);
+    const stopFollowing = live ? followChannel(conversationId, from, live, sink) : followStore(conversationId, from, sink);
+    // Cut, not ended: the client reconnects, and is told why (a 404 for a revoked link).
+    const stopWatching = cutWhen?.(() => client.fail());
+    return () => {
+      stopFollowing();
+      stopWatching?.();
+    };
   });
 }
 

@@ -3,7 +3,7 @@ import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl, sqlClient } from "../support/database";
 import { ModelServer } from "../support/model-server";
-import { readSse } from "../support/sse";
+import { readSse, watchSse } from "../support/sse";
 
 const model = new ModelServer();
 const databaseUrl = freshDatabaseUrl();
@@ -165,6 +165,44 @@ describe("share links", () => {
     expect(again.token).not.toBe(token);
     const list = await (await alice.fetch("/api/shares")).json();
     expect(list).toMatchObject([{ token: again.token, conversation: { id: conversationId } }]);
+  });
+
+  it("cuts a stream open on a link when the link is revoked, mid-run, and its reconnection is refused", async () => {
+    const id = (await alice.createConversation()).id;
+    model.script("Talk slowly while I revoke.", [{ deltas: 400, numbered: true, delayMs: 10 }]);
+    const { token } = await (await alice.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    const own = readSse(await alice.send(id, "Talk slowly while I revoke."));
+    const shared = watchSse(await bob.fetch(`/api/share/${token}/events`));
+    await expect.poll(() => ofType(shared.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
+
+    expect((await alice.fetch(`/api/conversations/${id}/share`, { method: "DELETE" })).status).toBe(204);
+    const revokedAt = performance.now();
+    expect(await shared.end).toBe("cut off");
+    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+    // What it was shown stops there: the run streams on to its owner alone.
+    const shownThen = shared.shown.length;
+    const seenByOwner = await own;
+    expect(ofType(seenByOwner, "text_delta")).toHaveLength(400);
+    expect(shared.shown.length).toBe(shownThen);
+    expect(shownThen).toBeLessThan(seenByOwner.length);
+    expect((await bob.fetch(`/api/share/${token}/events`, { headers: { "last-event-id": String(shared.shown.at(-1)!.id) } })).status).toBe(404);
+  });
+
+  it("cuts a stream open on a link whose revocation it was never told of, when it checks the link again", async () => {
+    const id = (await alice.createConversation()).id;
+    model.script("Talk slowly while the link goes quietly.", [{ deltas: 800, numbered: true, delayMs: 10 }]);
+    const { token } = await (await alice.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    const own = readSse(await alice.send(id, "Talk slowly while the link goes quietly."));
+    const shared = watchSse(await bob.fetch(`/api/share/${token}/events`));
+    await expect.poll(() => ofType(shared.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
+
+    // Gone from the database without a word to the instances, as when their listener was reconnecting.
+    const database = await sqlClient(databaseUrl);
+    await database.query('DELETE FROM "ShareLink" WHERE "conversationId" = ?', id);
+    await database.close();
+    expect(await shared.end).toBe("cut off");
+    expect(ofType(shared.shown, "text_delta").length).toBeLessThan(800);
+    expect(ofType(await own, "text_delta")).toHaveLength(800);
   });
 
   it("forks into the viewer's chats with its tools, which stay callable; the original is untouched", async () => {

@@ -88,6 +88,22 @@ describe("two instances on one PostgreSQL", () => {
     expect((await onB.conversation(id)).activeRunId).toBeNull();
   });
 
+  it("cuts the streams open on a share link on both instances when the link is revoked on one", async () => {
+    const prompt = "Stream slowly while the link is revoked.";
+    model.script(prompt, [{ deltas: 300, numbered: true, delayMs: 10 }]);
+    const { id } = await onA.createConversation();
+    const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    const own = readSse(await onA.send(id, prompt));
+    const shared = await Promise.all([a, b].map(async (server) => watchSse(await fetch(`${server.url}/api/share/${token}/events`))));
+    for (const stream of shared) await expect.poll(() => ofType(stream.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
+
+    expect((await onA.fetch(`/api/conversations/${id}/share`, { method: "DELETE" })).status).toBe(204);
+    const revokedAt = performance.now();
+    expect(await Promise.all(shared.map((stream) => stream.end))).toEqual(["cut off", "cut off"]);
+    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+    expect(ofType(await own, "text_delta")).toHaveLength(300);
+  });
+
   it("stops a run on A when Stop reaches B, within half a second", async () => {
     const prompt = "Spin on A until stopped.";
     model.script(prompt, [{ toolCalls: [{ name: "run_code", args: SPIN }] }, { text: "Never." }]);
