@@ -32,27 +32,43 @@ export async function hasRunningRun(conversationId: string): Promise<boolean> {
 }
 
 /**
- * Answer a call waiting for approval, on whichever instance runs it. False when no call waits under that id: it
- * was answered already, or its run ended. Elsewhere, the stored log says whether it waits (its request is stored
- * within a flush of being shown, so a fast click is read again once).
+ * An answer sent to the instance that runs the call is sent again this often until that instance has stored it
+ * (its approval_resolved), for this long at most: a notification is lost while the instance's listening connection
+ * reconnects (lib/db/notifications.ts), which takes about a second.
  */
-export async function answerApproval(conversationId: string, approvalId: string, approved: boolean): Promise<boolean> {
+const REMOTE_ANSWER_REPEAT_MS = 250;
+const REMOTE_ANSWER_MS = 5_000;
+
+/**
+ * What became of an answer to a call waiting for approval: taken; refused, as no call waits under that id (it was
+ * answered already, or its run ended); or not confirmed by the instance that runs the call, which may still take it.
+ */
+export type ApprovalOutcome = "answered" | "not waiting" | "unconfirmed";
+
+/** Answer a call waiting for approval, on whichever instance runs it. */
+export async function answerApproval(conversationId: string, approvalId: string, approved: boolean): Promise<ApprovalOutcome> {
   const local = activeRun(conversationId);
-  if (local) return local.resolveApproval(approvalId, approved);
+  if (local) return local.resolveApproval(approvalId, approved) ? "answered" : "not waiting";
   const remote = await runningRun(conversationId);
-  if (!remote) return false;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const events = (await listEvents(conversationId)).map(({ event }) => event);
-    const asked = events.some((event) => event.type === "approval_requested" && event.approvalId === approvalId);
-    const answered = events.some((event) => event.type === "approval_resolved" && event.approvalId === approvalId);
-    if (answered) return false;
-    if (asked) {
-      await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
-      return true;
+  if (!remote) return "not waiting";
+  // Elsewhere, the stored log says whether the call waits (its request is stored within a flush of being shown, so a
+  // fast click reads it again once) and when the answer was taken.
+  let readThrough = 0;
+  let asked = false;
+  const deadline = Date.now() + REMOTE_ANSWER_MS;
+  for (let reads = 1; ; reads++) {
+    for (const { seq, event } of await listEvents(conversationId, readThrough)) {
+      readThrough = seq;
+      if (event.type === "approval_requested" && event.approvalId === approvalId) asked = true;
+      // Answered before this answer was sent, or by another one sent with it that came first.
+      if (event.type === "approval_resolved" && event.approvalId === approvalId) return reads > 1 && event.approved === approved ? "answered" : "not waiting";
+      if (event.type === "run_finished" && event.runId === remote.id) return "not waiting";
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!asked && reads > 1) return "not waiting";
+    if (asked) await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
+    if (Date.now() > deadline) return "unconfirmed";
+    await new Promise((resolve) => setTimeout(resolve, asked ? REMOTE_ANSWER_REPEAT_MS : 100));
   }
-  return false;
 }
 
 /** Start this instance's share of the runs: heartbeats, and taking over the runs of instances that died. */

@@ -23,6 +23,7 @@ export type RunMessage =
 
 const CHANNELS: Record<Topic, string> = { events: "toolsmith_events", runs: "toolsmith_runs", shares: "toolsmith_shares" };
 const RECONNECT_MS = 1_000;
+const LISTENER_NAME = "toolsmith-listener";
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
 const MAX_PAYLOAD = 7_900;
 
@@ -70,7 +71,8 @@ class Notifications {
     const database = databaseConfig();
     if (database.provider !== "postgresql") return;
     const checkMs = config.leaseMs / 4;
-    const client = new pg.Client({ connectionString: database.url, keepAlive: true, connectionTimeoutMillis: checkMs, query_timeout: checkMs });
+    // Named, so that an operator (or a test) tells it from the pools' connections in pg_stat_activity.
+    const client = new pg.Client({ connectionString: database.url, application_name: LISTENER_NAME, keepAlive: true, connectionTimeoutMillis: checkMs, query_timeout: checkMs });
     let check: NodeJS.Timeout | undefined;
     let retrying = false;
     // Once per connection: a failure can be reported twice (an error event, and the query it failed).

@@ -133,6 +133,54 @@ describe("two instances on one PostgreSQL", () => {
     expect((await answer()).status).toBe(409);
   });
 
+  it("gets an approval answered on B to the run on A while A's listening connection reconnects, and says so only once A confirms it", async () => {
+    const prompt = "Calculate on A, carefully, while A hears nothing.";
+    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
+    const { id } = await onA.createConversation("careful");
+    const onAEvents = readSse(await onA.send(id, prompt));
+    const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
+    // Every instance's listening connection is cut: each takes a second to connect again, and misses what is said meanwhile.
+    const database = await sqlClient(databaseUrl);
+    const [{ cut }] = await database.query<{ cut: string }>(
+      `SELECT count(pg_terminate_backend("pid")) AS "cut" FROM pg_stat_activity WHERE "application_name" = 'toolsmith-listener' AND "datname" = current_database()`,
+    );
+    await database.close();
+    expect(Number(cut)).toBe(2);
+    const answered = await onB.answerApproval(id, String(asked.at(-1)!.data.approvalId), true);
+    expect(answered.status).toBe(200);
+    // Confirmed means stored: the run on A has it.
+    expect(ofType(await readSse(await onB.events(id), (message) => message.data.type === "approval_resolved"), "approval_resolved")).toHaveLength(1);
+    const events = await onAEvents;
+    expect(ofType(events, "tool_result")[0]).toMatchObject({ ok: true, output: 42 });
+    expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+  });
+
+  it("answers 503, asking to send it again, to an approval the instance running the call never confirms", async () => {
+    // A run leased to an instance that hears nothing, waiting for an approval.
+    const { id } = await onA.createConversation("careful");
+    const runId = `silent-${id}`;
+    const approvalId = "approval-no-one-hears";
+    const database = await sqlClient(databaseUrl);
+    try {
+      await database.query(
+        `INSERT INTO "Run" ("id", "conversationId", "status", "model", "steps", "createdAt", "instanceId", "claim", "leaseUntil", "cancelRequested") VALUES (?, ?, 'running', 'scripted', 0, now(), 'deaf', ?, now() + interval '1 hour', false)`,
+        runId,
+        id,
+        runId,
+      );
+      const request = { type: "approval_requested", step: 1, callId: "call-1", approvalId, tool: "calculate", input: { expression: "1 + 1" }, runId };
+      await database.query(`INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES (?, 1, 1, ?, 'approval_requested', ?, now())`, id, runId, JSON.stringify(request));
+      const sentAt = performance.now();
+      const answer = await onB.answerApproval(id, approvalId, true);
+      expect(answer.status).toBe(503);
+      expect((await answer.json()).error.message).toMatch(/did not confirm the answer; send it again/);
+      expect(performance.now() - sentAt).toBeGreaterThan(4_000);
+    } finally {
+      await database.query(`UPDATE "Run" SET "status" = 'error', "leaseUntil" = NULL WHERE "id" = ?`, runId);
+      await database.close();
+    }
+  });
+
   it("stops a run whose row another instance took before A noticed: nothing more of A's is stored, and A's client reads the log again", async () => {
     const prompt = "Stream on A, which loses the run without noticing.";
     model.script(prompt, [{ text: "lost ".repeat(150), chunkSize: 2, delayMs: 15 }]);

@@ -2,7 +2,7 @@ import { answerApproval } from "@/lib/agent/run";
 import { requireConversation } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApprovalAnswer } from "@/lib/http/contract";
-import { conflict, route } from "@/lib/http/errors";
+import { conflict, route, unavailable } from "@/lib/http/errors";
 
 type ApprovalParams = { params: Promise<{ id: string; approvalId: string }> };
 
@@ -11,8 +11,8 @@ export const POST = route(async (request, context: ApprovalParams) => {
   const { conversation } = await requireConversation(request, context);
   const { approved } = await readJson(request, ApprovalAnswer);
   const { approvalId } = await context.params;
-  if (!(await answerApproval(conversation.id, approvalId, approved))) {
-    throw conflict("No call of this conversation waits for that approval: it was answered already, or its run ended.");
-  }
+  const outcome = await answerApproval(conversation.id, approvalId, approved);
+  if (outcome === "not waiting") throw conflict("No call of this conversation waits for that approval: it was answered already, or its run ended.");
+  if (outcome === "unconfirmed") throw unavailable("The server running this conversation did not confirm the answer; send it again.");
   return Response.json({ approvalId, approved });
 });
