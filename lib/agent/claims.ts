@@ -9,7 +9,7 @@ import os from "node:os";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
-import { provider } from "@/lib/db/client";
+import { dropIdleLiveConnections, provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
 import { abandonedRuns, claimRun, finishRun, heldClaims, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
@@ -122,14 +122,20 @@ export class RunClaims<Run extends LeasedRun> {
         console.error("The run lease heartbeat failed:", error);
       }
     };
-    // A tick waits a period at most: the next one does not wait for a query that hangs on a connection gone silent
-    // for good, and goes through another of the pool's connections (the fence covers the wait).
-    const schedule = () => {
+    // A tick waits a period at most: one that hangs has likely met a connection gone silent for good, and so may the
+    // pool's other idle ones have. They are dropped, and the next tick goes at once, through a new connection, so
+    // that the wait costs a period and not one per silent connection (the fence covers one).
+    const schedule = (delayMs: number) => {
       if (this.stopping) return;
-      this.timer = setTimeout(() => (this.ticking = Promise.race([tick(), sleep(tickMs(), undefined, { ref: false })]).then(schedule)), tickMs());
+      this.timer = setTimeout(() => {
+        this.ticking = Promise.race([tick().then(() => false), sleep(tickMs(), true, { ref: false })]).then((hung) => {
+          if (hung) dropIdleLiveConnections();
+          schedule(hung ? 0 : tickMs());
+        });
+      }, delayMs);
       this.timer.unref();
     };
-    schedule();
+    schedule(tickMs());
   }
 
   /**

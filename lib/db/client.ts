@@ -7,6 +7,7 @@ import { config, databaseConfig } from "@/lib/config";
 import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
 import { processWide } from "@/lib/process-wide";
+import { LivePool } from "./live-pool";
 import { OneConnectionAdapterFactory } from "./one-connection";
 import { SharedAdapterFactory, Sql } from "./sql";
 
@@ -17,7 +18,7 @@ export const provider = databaseConfig().provider;
  * The client of the configured provider. Both are generated from the same models (scripts/generate-clients.mjs),
  * so they answer the same calls; the code is typed against the SQLite one.
  */
-function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql } {
+function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; livePool?: LivePool } {
   const database = databaseConfig();
   if (database.provider === "postgresql") {
     // A statement whose connection says nothing for `query_timeout` fails, and the connection leaves the pool (pg-pool
@@ -38,15 +39,14 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql } {
     const client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
     // Short statements, none in a transaction; a lease renewal answered later than a quarter of the lease is of
     // little use, and the connection is taken for silent sooner than the lease is lost (the fence: claims.ts).
-    const liveAdapter = new SharedAdapterFactory(
-      new PrismaPg({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) }),
-    );
-    // Its pool is made on first use (connect opens no connection: a statement does).
-    let livePool: Promise<unknown> | undefined;
+    const livePool = new LivePool({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) });
+    const liveAdapter = new SharedAdapterFactory(new PrismaPg(livePool.pool));
+    // The adapter is made on first use (a pool opens no connection until a statement needs one).
+    let liveAdapterConnected: Promise<unknown> | undefined;
     const liveSql = new Sql(liveAdapter, async () => {
-      await (livePool ??= liveAdapter.connect());
+      await (liveAdapterConnected ??= liveAdapter.connect());
     });
-    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql };
+    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, livePool };
   }
   fs.mkdirSync(path.dirname(database.file), { recursive: true });
   const adapter = new SharedAdapterFactory(new OneConnectionAdapterFactory(new PrismaBetterSQLite3({ url: database.file })));
@@ -67,6 +67,14 @@ export const sql: Sql = connection.sql;
  * 2 s; a follower's read or a heartbeat queued behind them would wait as long.
  */
 export const liveSql: Sql = connection.liveSql;
+
+/**
+ * Drop liveSql's idle connections (PostgreSQL; nothing to drop on SQLite): a statement on one of them hung, and they
+ * may all have gone silent with it (live-pool.ts).
+ */
+export function dropIdleLiveConnections(): void {
+  connection.livePool?.dropIdle();
+}
 
 /**
  * SQLite: write-ahead logging, so readers never wait for the writer and a commit appends to the log instead of

@@ -129,6 +129,15 @@ export async function lastStoredEvent(conversationId: string): Promise<{ lastSeq
   return last && { ...last, lastSeq: toInt(last.lastSeq), finishedAt: toOptionalDate(last.finishedAt) };
 }
 
+/**
+ * Whether the row `row` of the run is stored as given: a write whose answer never came (its connection went silent)
+ * may have been, and its retry is then refused for the seqs it took. On liveSql, as the write was.
+ */
+export async function isStored(conversationId: string, row: Pick<EventRow, "seq" | "lastSeq" | "runId">): Promise<boolean> {
+  const found = await liveSql.rows(`SELECT 1 FROM "Event" WHERE "conversationId" = ? AND "seq" = ? AND "lastSeq" = ? AND "runId" = ?`, [conversationId, row.seq, row.lastSeq, row.runId]);
+  return found.length > 0;
+}
+
 interface StoredRow {
   conversationId?: string;
   seq: unknown;

@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
-import { INSERT_ROWS } from "@/lib/db/events";
+import { INSERT_ROWS, isStored } from "@/lib/db/events";
+import { isUniqueViolation } from "@/lib/db/sql";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
@@ -190,6 +191,11 @@ export class RunChannel {
         }
         // Discarded meanwhile: these seqs are another instance's to use now.
         if (this.closedBy === "discard") return;
+        // An earlier attempt whose answer never came was stored after all (one statement: all of it or nothing).
+        if (attempt > 1 && isUniqueViolation(error) && (await isStored(this.conversationId, rows.at(-1)!).catch(() => false))) {
+          this.stored = batch.at(-1)!.seq;
+          return;
+        }
         if (attempt >= WRITE_ATTEMPTS) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`, error);
           this.writesFailed = true;

@@ -508,7 +508,7 @@ describe("an instance cut off from the database", () => {
 
   // Retried: after the blip, C's lease renewals can meet its silent connections one after another and miss the
   // fence before a new one answers, and C stops the run (a known race, in the closing note of 2026-11-24).
-  it("stores a run's events through new connections when the connections its writes went out on go silent for good", { retry: 2 }, async () => {
+  it("stores a run's events through new connections when the connections its writes went out on go silent for good", async () => {
     const { proxy, onC, stop } = await partitionable();
     try {
       const prompt = "Stream long on C, whose connections die mid-run.";
@@ -519,6 +519,23 @@ describe("an instance cut off from the database", () => {
       // A blip, too short for C to lose its lease: every connection open in it (a write of C's among them) never
       // answers again; new ones work.
       await proxy.silenceOpenConnections(200);
+      const followedOnB = await readSse(await onB.events(id));
+      await expectRanOnCOnly(followedOnB, streamOnC);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("stores a run's events once when a write was stored but its answer never came: the retry finds them there", async () => {
+    const { proxy, onC, stop } = await partitionable();
+    try {
+      const prompt = "Stream long on C, whose answers from the database stop mid-run.";
+      model.script(prompt, [{ text: "once ".repeat(100), chunkSize: 4, delayMs: 40 }]);
+      const { id } = await onC.createConversation();
+      const streamOnC = readSse(await onC.send(id, prompt));
+      await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
+      // The next write goes out on one of these connections, is stored, and times out.
+      proxy.silenceAnswers();
       const followedOnB = await readSse(await onB.events(id));
       await expectRanOnCOnly(followedOnB, streamOnC);
     } finally {

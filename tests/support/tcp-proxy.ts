@@ -6,6 +6,8 @@ import net from "node:net";
  */
 export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
+  /** Each open connection's two ends: the client's, and the one to the server. */
+  private readonly relays = new Set<{ client: net.Socket; upstream: net.Socket }>();
   private server?: net.Server;
   /** Partitioned: nothing is relayed either way, and new connections wait. */
   private held = false;
@@ -20,7 +22,9 @@ export class TcpProxy {
       const upstream = net.connect(this.targetPort, "127.0.0.1");
       this.track(upstream);
       client.pipe(upstream).pipe(client);
-      client.on("close", () => upstream.destroy());
+      const relay = { client, upstream };
+      this.relays.add(relay);
+      client.on("close", () => (this.relays.delete(relay), upstream.destroy()));
       upstream.on("close", () => client.destroy());
     });
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
@@ -61,6 +65,17 @@ export class TcpProxy {
     this.hold();
     await new Promise((resolve) => setTimeout(resolve, ms));
     this.heal({ reset: false });
+  }
+
+  /**
+   * Every open connection stops answering, for good, while what is sent on it still arrives: a statement sent then is
+   * carried out, and its sender never hears so (a router that forgot the way back). New connections work.
+   */
+  silenceAnswers(): void {
+    for (const { client, upstream } of this.relays) {
+      upstream.unpipe(client);
+      upstream.pause();
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,53 @@
+// lib/db/live-pool.ts on a real PostgreSQL, through a relay that can silence its connections. (The `postgresql`
+// project runs this file.)
+import { afterEach, describe, expect, it } from "vitest";
+import { LivePool } from "@/lib/db/live-pool";
+import { ensureDatabase, freshPostgresUrl } from "../support/database";
+import { TcpProxy } from "../support/tcp-proxy";
+
+const QUERY_TIMEOUT_MS = 300;
+let cleanup: () => Promise<void> = async () => {};
+afterEach(() => cleanup());
+
+/** A pool of four connections to a fresh database through a relay, with every connection open and idle. */
+async function warmPoolThroughRelay() {
+  const databaseUrl = freshPostgresUrl();
+  await ensureDatabase(databaseUrl);
+  const proxy = new TcpProxy(Number(new URL(databaseUrl).port));
+  await proxy.start();
+  const relayed = new URL(databaseUrl);
+  relayed.port = new URL(proxy.url).port;
+  const live = new LivePool({ connectionString: relayed.toString(), max: 4, query_timeout: QUERY_TIMEOUT_MS });
+  // Four statements at once open the four connections, idle once they are answered.
+  await Promise.all(Array.from({ length: 4 }, () => live.pool.query("SELECT pg_sleep(0.05)")));
+  expect(live.pool.idleCount).toBe(4);
+  cleanup = async () => {
+    await live.pool.end();
+    await proxy.stop();
+  };
+  return { live, proxy };
+}
+
+describe("the live pool", () => {
+  it("drops its idle connections once a statement times out, so that the next one goes through a new connection at once", async () => {
+    const { live, proxy } = await warmPoolThroughRelay();
+    proxy.silenceAnswers();
+    await expect(live.pool.query("SELECT 1")).rejects.toThrow("Query read timeout");
+    // Without the drop, each of the three other silent connections would cost a statement a timeout in turn.
+    const startedAt = performance.now();
+    expect((await live.pool.query("SELECT 2 AS two")).rows).toEqual([{ two: 2 }]);
+    expect(performance.now() - startedAt).toBeLessThan(QUERY_TIMEOUT_MS);
+    expect(live.pool.totalCount).toBe(1);
+  });
+
+  it("drops them when told (a lease renewal hung), and leaves the connections in use to their own statements", async () => {
+    const { live, proxy } = await warmPoolThroughRelay();
+    proxy.silenceAnswers();
+    const hung = live.pool.query("SELECT 1");
+    await expect.poll(() => live.pool.idleCount).toBe(3);
+    live.dropIdle();
+    expect(live.pool.totalCount).toBe(1);
+    expect((await live.pool.query("SELECT 3 AS three")).rows).toEqual([{ three: 3 }]);
+    await expect(hung).rejects.toThrow("Query read timeout");
+  });
+});
