@@ -1,35 +1,80 @@
-import { findSharedConversation } from "@/lib/db/share-links";
+import { standingShareTokens } from "@/lib/db/share-links";
 import { notifications } from "@/lib/db/notifications";
+import { processWide } from "@/lib/process-wide";
 
 /**
- * How often a stream open on a share link checks that the link still stands, whatever it is told: the word of a
- * revocation is best effort (an instance whose listener is reconnecting misses it).
+ * How often the streams open on share links check that their links still stand, whatever they are told: the word
+ * of a revocation is best effort (an instance whose listener is reconnecting misses it).
  */
 const RECHECK_MS = 5_000;
 
-/**
- * Call `onRevoked` once the share link `token` of the conversation stops standing (revoked, or the conversation
- * deleted): at once when any instance announces a revocation of the conversation's link, within RECHECK_MS
- * otherwise. The token is checked, not the conversation, so a link revoked and made again still ends the old
- * token's streams. Returns the stop function.
- */
-export function watchRevocation(token: string, conversationId: string, onRevoked: () => void): () => void {
-  let stopped = false;
-  const check = () =>
-    void findSharedConversation(token).then(
-      (conversation) => {
-        if (conversation || stopped) return;
-        stop();
-        onRevoked();
-      },
-      (error) => console.error("Could not check a share link:", error),
-    );
-  const unsubscribe = notifications.subscribe("shares", (revoked) => revoked === conversationId && check());
-  const recheck = setInterval(check, RECHECK_MS);
-  const stop = () => {
-    stopped = true;
-    unsubscribe();
-    clearInterval(recheck);
-  };
-  return stop;
+interface Watched {
+  conversationId: string;
+  cuts: Set<() => void>;
 }
+
+/**
+ * This instance's streams open on share links, by token. One query checks them all: every RECHECK_MS, and for the
+ * tokens of a conversation whose link any instance announces revoked, so that the streams a stranger opens on a
+ * link cost no query each.
+ */
+class ShareWatch {
+  private readonly byToken = new Map<string, Watched>();
+  private recheck?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+
+  /**
+   * Call `cut` once the share link `token` of the conversation stops standing (revoked, or the conversation deleted).
+   * The token is checked, not the conversation, so a link revoked and made again still ends the old token's streams.
+   * Returns the stop function.
+   */
+  watch(token: string, conversationId: string, cut: () => void): () => void {
+    const watched = this.byToken.get(token) ?? { conversationId, cuts: new Set() };
+    this.byToken.set(token, watched);
+    watched.cuts.add(cut);
+    this.start();
+    // A revocation between the route's check of the token and this watch was announced to no one watching it.
+    void this.check([token]);
+    return () => {
+      watched.cuts.delete(cut);
+      if (watched.cuts.size === 0 && this.byToken.get(token) === watched) this.byToken.delete(token);
+      if (this.byToken.size === 0) this.stop();
+    };
+  }
+
+  private start(): void {
+    this.unsubscribe ??= notifications.subscribe("shares", (conversationId) =>
+      void this.check([...this.byToken].filter(([, watched]) => watched.conversationId === conversationId).map(([token]) => token)),
+    );
+    if (!this.recheck) {
+      this.recheck = setInterval(() => void this.check([...this.byToken.keys()]), RECHECK_MS);
+      this.recheck.unref();
+    }
+  }
+
+  private stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    clearInterval(this.recheck);
+    this.recheck = undefined;
+  }
+
+  /** Cut the streams of the tokens that no longer stand. */
+  private async check(tokens: string[]): Promise<void> {
+    if (tokens.length === 0) return;
+    try {
+      const standing = await standingShareTokens(tokens);
+      for (const token of tokens) {
+        const watched = this.byToken.get(token);
+        if (!watched || standing.has(token)) continue;
+        this.byToken.delete(token);
+        for (const cut of watched.cuts) cut();
+      }
+      if (this.byToken.size === 0) this.stop();
+    } catch (error) {
+      console.error("Could not check share links:", error);
+    }
+  }
+}
+
+export const shareWatch: ShareWatch = processWide("shareWatch", () => new ShareWatch());

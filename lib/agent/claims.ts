@@ -9,7 +9,7 @@ import os from "node:os";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
-import { dropIdleLiveConnections, provider } from "@/lib/db/client";
+import { dropIdleConnections, provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
 import { abandonedRuns, claimRun, finishRun, heldClaims, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
@@ -57,8 +57,10 @@ export class RunClaims<Run extends LeasedRun> {
   private timer?: NodeJS.Timeout;
   /** Checks the local runs' leases twice a tick (`fence`). */
   private fenceTimer?: NodeJS.Timeout;
-  /** The heartbeat in progress, which a hand-over waits for (a tick at most: see `start`). */
+  /** The heartbeat in progress, which a hand-over waits for (two periods at most: see `start`). */
   private ticking: Promise<void> = Promise.resolve();
+  /** Taking abandoned runs over, from a tick. */
+  private takingOver?: Promise<void>;
   private takeOver?: TakeOver;
   /** Handing its runs over (handOver): this instance claims and takes over no run any more. */
   private stopping = false;
@@ -114,25 +116,35 @@ export class RunClaims<Run extends LeasedRun> {
       this.fenceTimer = setInterval(() => this.fence(), tickMs() / 2);
       this.fenceTimer.unref();
     }
-    const tick = async () => {
-      try {
-        await this.heartbeat();
-        await this.takeOverAbandoned(new Date());
-      } catch (error) {
-        console.error("The run lease heartbeat failed:", error);
+    // A tick waits a period at most for each of its parts. A renewal that hangs has likely met a connection gone
+    // silent for good, and so may the other idle ones have, in both pools: they are dropped, and the next tick goes
+    // at once, through a new connection, so that the wait costs a period and not one per silent connection (the fence
+    // covers one). Taking runs over (on the main pool, and slow when there are many) is not waited for past a period,
+    // and not started again while it goes on.
+    const withinTick = <T>(work: Promise<T>) => Promise.race([work, sleep(tickMs(), "hung" as const, { ref: false })]);
+    const tick = async (): Promise<number> => {
+      const renewal = await withinTick(
+        this.heartbeat().then(
+          () => "renewed" as const,
+          (error) => (console.error("The run lease heartbeat failed:", error), "failed" as const),
+        ),
+      );
+      if (renewal === "hung") {
+        // All of them: one that answered since the renewal went out may have gone silent since, and the fence is near.
+        dropIdleConnections(0);
+        return 0;
       }
+      if (renewal === "renewed") {
+        this.takingOver ??= this.takeOverAbandoned(new Date())
+          .catch((error) => console.error("Could not take over abandoned runs:", error))
+          .finally(() => (this.takingOver = undefined));
+        await withinTick(this.takingOver);
+      }
+      return tickMs();
     };
-    // A tick waits a period at most: one that hangs has likely met a connection gone silent for good, and so may the
-    // pool's other idle ones have. They are dropped, and the next tick goes at once, through a new connection, so
-    // that the wait costs a period and not one per silent connection (the fence covers one).
     const schedule = (delayMs: number) => {
       if (this.stopping) return;
-      this.timer = setTimeout(() => {
-        this.ticking = Promise.race([tick().then(() => false), sleep(tickMs(), true, { ref: false })]).then((hung) => {
-          if (hung) dropIdleLiveConnections();
-          schedule(hung ? 0 : tickMs());
-        });
-      }, delayMs);
+      this.timer = setTimeout(() => (this.ticking = tick().then(schedule)), delayMs);
       this.timer.unref();
     };
     schedule(tickMs());

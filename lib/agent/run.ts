@@ -40,34 +40,35 @@ const REMOTE_ANSWER_REPEAT_MS = 250;
 const REMOTE_ANSWER_MS = 5_000;
 
 /**
- * What became of an answer to a call waiting for approval: taken; refused, as no call waits under that id (it was
- * answered already, or its run ended); or not confirmed by the instance that runs the call, which may still take it.
+ * What became of an answer to a call waiting for approval: taken (or taken before: the same answer sent again is
+ * taken as it was); refused, as no call waits under that id (another answer was taken, or its run ended); or not
+ * confirmed by the instance that runs the call, which may still take it.
  */
 export type ApprovalOutcome = "answered" | "not waiting" | "unconfirmed";
 
-/** Answer a call waiting for approval, on whichever instance runs it. */
-export async function answerApproval(conversationId: string, approvalId: string, approved: boolean): Promise<ApprovalOutcome> {
+/** Answer a call waiting for approval, on whichever instance runs it; `signal`: the asker went away. */
+export async function answerApproval(conversationId: string, approvalId: string, approved: boolean, signal?: AbortSignal): Promise<ApprovalOutcome> {
   const local = activeRun(conversationId);
   if (local) return local.resolveApproval(approvalId, approved) ? "answered" : "not waiting";
+  // Elsewhere, or over (a run leaves this instance only once its events are stored): the stored log says whether the
+  // call waits and which answer was taken. A call's request is stored within a flush of being shown, so a fast click
+  // reads the log once more.
   const remote = await runningRun(conversationId);
-  if (!remote) return "not waiting";
-  // Elsewhere, the stored log says whether the call waits (its request is stored within a flush of being shown, so a
-  // fast click reads it again once) and when the answer was taken.
   let readThrough = 0;
-  let asked = false;
+  let waiting = false;
   const deadline = Date.now() + REMOTE_ANSWER_MS;
   for (let reads = 1; ; reads++) {
     for (const { seq, event } of await listEvents(conversationId, readThrough)) {
       readThrough = seq;
-      if (event.type === "approval_requested" && event.approvalId === approvalId) asked = true;
-      // Answered before this answer was sent, or by another one sent with it that came first.
-      if (event.type === "approval_resolved" && event.approvalId === approvalId) return reads > 1 && event.approved === approved ? "answered" : "not waiting";
-      if (event.type === "run_finished" && event.runId === remote.id) return "not waiting";
+      if (event.type === "approval_requested" && event.approvalId === approvalId) waiting = true;
+      else if (event.type === "approval_resolved" && event.approvalId === approvalId) return event.approved === approved ? "answered" : "not waiting";
+      // The run ended, or was taken over, which ends the step the call was in.
+      else if (waiting && (event.type === "run_finished" || event.type === "run_resumed")) return "not waiting";
     }
-    if (!asked && reads > 1) return "not waiting";
-    if (asked) await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
-    if (Date.now() > deadline) return "unconfirmed";
-    await new Promise((resolve) => setTimeout(resolve, asked ? REMOTE_ANSWER_REPEAT_MS : 100));
+    if (!remote || (!waiting && reads > 1)) return "not waiting";
+    if (waiting) await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
+    if (Date.now() > deadline || signal?.aborted) return "unconfirmed";
+    await new Promise((resolve) => setTimeout(resolve, waiting ? REMOTE_ANSWER_REPEAT_MS : 100));
   }
 }
 
@@ -119,6 +120,8 @@ export class Run {
   private starting: Promise<void> = Promise.resolve();
   /** Calls waiting for a person's answer, by approval id. */
   private readonly approvals = new Map<string, (approved: boolean) => void>();
+  /** The answers taken, by approval id. */
+  private readonly answeredApprovals = new Map<string, boolean>();
   /**
    * Why nothing more is written from here: another instance took the run over or may (`abandon`: what is unwritten
    * is dropped), or this instance is stopping (`suspend`: what the run emitted is being stored, nothing after it).
@@ -252,11 +255,15 @@ export class Run {
     await stored;
   }
 
-  /** The owner's answer to a call waiting for approval; false when no call waits under that id (any more). */
+  /**
+   * The owner's answer to a call waiting for approval. True when taken, or when it is the answer taken before (sent
+   * again, after a lost response or a 503); false when no call waits under that id.
+   */
   resolveApproval(approvalId: string, approved: boolean): boolean {
     const answer = this.approvals.get(approvalId);
-    answer?.(approved);
-    return answer !== undefined;
+    if (!answer) return this.answeredApprovals.get(approvalId) === approved;
+    answer(approved);
+    return true;
   }
 
   /** Pause a call until its owner approves or denies it (POST .../approvals/{id}); a cancel denies it. */
@@ -266,6 +273,7 @@ export class Run {
     return new Promise((resolve, reject) => {
       const answer = (approved: boolean) => {
         this.approvals.delete(approvalId);
+        this.answeredApprovals.set(approvalId, approved);
         signal.removeEventListener("abort", deny);
         this.channel.emit({ type: "approval_resolved", step, callId, approvalId, approved });
         resolve(approved);

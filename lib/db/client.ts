@@ -7,8 +7,8 @@ import { config, databaseConfig } from "@/lib/config";
 import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
 import { processWide } from "@/lib/process-wide";
-import { LivePool } from "./live-pool";
 import { OneConnectionAdapterFactory } from "./one-connection";
+import { DatabasePool } from "./pool";
 import { SharedAdapterFactory, Sql } from "./sql";
 
 /** Which database this process uses (DATABASE_URL): SQLite, embedded, or PostgreSQL, shared by many instances. */
@@ -18,14 +18,16 @@ export const provider = databaseConfig().provider;
  * The client of the configured provider. Both are generated from the same models (scripts/generate-clients.mjs),
  * so they answer the same calls; the code is typed against the SQLite one.
  */
-function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; livePool?: LivePool } {
+function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools: DatabasePool[] } {
   const database = databaseConfig();
   if (database.provider === "postgresql") {
     // A statement whose connection says nothing for `query_timeout` fails, and the connection leaves the pool (pg-pool
     // drops a client released with an error): a connection gone silent costs a statement, not its place for good.
     const timeoutMs = config.databaseQueryTimeoutMs;
-    const adapter = new SharedAdapterFactory(
-      new PrismaPg({
+    const pools: DatabasePool[] = [];
+    const dropIdle = (idleForMs: number) => pools.forEach((pool) => pool.dropIdleFor(idleForMs));
+    const mainPool = new DatabasePool(
+      {
         connectionString: database.url,
         max: config.databasePool,
         // A slow statement is cancelled by the server first, a second before the client would give up on the
@@ -34,26 +36,29 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; livePool?: LiveP
         query_timeout: timeoutMs + 1_000,
         // A transaction its client gave up on (its connection silent) does not keep its locks.
         idle_in_transaction_session_timeout: timeoutMs,
-      }),
+      },
+      dropIdle,
     );
+    const adapter = new SharedAdapterFactory(new PrismaPg(mainPool.pool));
     const client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
     // Short statements, none in a transaction; a lease renewal answered later than a quarter of the lease is of
     // little use, and the connection is taken for silent sooner than the lease is lost (the fence: claims.ts).
-    const livePool = new LivePool({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) });
+    const livePool = new DatabasePool({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) }, dropIdle);
+    pools.push(mainPool, livePool);
     const liveAdapter = new SharedAdapterFactory(new PrismaPg(livePool.pool));
     // The adapter is made on first use (a pool opens no connection until a statement needs one).
     let liveAdapterConnected: Promise<unknown> | undefined;
     const liveSql = new Sql(liveAdapter, async () => {
       await (liveAdapterConnected ??= liveAdapter.connect());
     });
-    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, livePool };
+    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, pools };
   }
   fs.mkdirSync(path.dirname(database.file), { recursive: true });
   const adapter = new SharedAdapterFactory(new OneConnectionAdapterFactory(new PrismaBetterSQLite3({ url: database.file })));
   const client = new PrismaClient({ adapter });
   const sql = new Sql(adapter, () => client.$connect());
   // One connection, in the process: nothing to wait in line for.
-  return { db: client, sql, liveSql: sql };
+  return { db: client, sql, liveSql: sql, pools: [] };
 }
 
 const connection = processWide("database", connect);
@@ -69,11 +74,11 @@ export const sql: Sql = connection.sql;
 export const liveSql: Sql = connection.liveSql;
 
 /**
- * Drop liveSql's idle connections (PostgreSQL; nothing to drop on SQLite): a statement on one of them hung, and they
- * may all have gone silent with it (live-pool.ts).
+ * Drop the connections idle for `ms` or longer, in both pools (PostgreSQL; nothing to drop on SQLite): a statement
+ * sent that long ago hung, and they may all have gone silent with its connection (pool.ts).
  */
-export function dropIdleLiveConnections(): void {
-  connection.livePool?.dropIdle();
+export function dropIdleConnections(ms: number): void {
+  for (const pool of connection.pools) pool.dropIdleFor(ms);
 }
 
 /**

@@ -23,6 +23,12 @@ export async function findSharedConversation(token: string) {
   return link?.conversation ?? null;
 }
 
+/** Which of these tokens are links that stand (not revoked, their conversation not deleted). */
+export async function standingShareTokens(tokens: string[]): Promise<Set<string>> {
+  const links = await db.shareLink.findMany({ where: { token: { in: tokens } }, select: { token: true } });
+  return new Set(links.map(({ token }) => token));
+}
+
 /** Revoke the conversation's link, and tell every instance, whose streams open on it end (lib/share-revocation.ts). */
 export async function revokeShareLink(conversationId: string): Promise<boolean> {
   const { count } = await db.shareLink.deleteMany({ where: { conversationId } });

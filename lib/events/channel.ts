@@ -191,8 +191,10 @@ export class RunChannel {
         }
         // Discarded meanwhile: these seqs are another instance's to use now.
         if (this.closedBy === "discard") return;
-        // An earlier attempt whose answer never came was stored after all (one statement: all of it or nothing).
-        if (attempt > 1 && isUniqueViolation(error) && (await isStored(this.conversationId, rows.at(-1)!).catch(() => false))) {
+        // Stored already by a statement whose answer never came (an earlier attempt, or the writer's batch before it
+        // stored this run's rows alone): while the run has its claim, no one else writes its seqs. One statement
+        // stores all of a batch or nothing, so its last row tells.
+        if (isUniqueViolation(error) && (await isStored(this.conversationId, rows.at(-1)!).catch(() => false))) {
           this.stored = batch.at(-1)!.seq;
           return;
         }

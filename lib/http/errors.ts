@@ -18,7 +18,7 @@ export const notFound = (what: string) => new ApiError(404, "not_found", `${what
 export const badRequest = (message: string) => new ApiError(400, "bad_request", message);
 export const conflict = (message: string) => new ApiError(409, "conflict", message);
 export const tooLarge = (message: string) => new ApiError(413, "too_large", message);
-export const unavailable = (message: string) => new ApiError(503, "unavailable", message);
+export const unavailable = (message: string, retryAfterSeconds: number) => new ApiError(503, "unavailable", message, { "retry-after": String(retryAfterSeconds) });
 
 /** A request that fails its schema: 400 with the first problem and where it is (`prefix` marks query parameters). */
 export function invalidInput(issues: { path: PropertyKey[]; message: string }[], prefix = ""): ApiError {

@@ -92,6 +92,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   415: "The body is not declared as JSON.",
   422: "The tool's code or schema was refused.",
   429: "Too many requests; see Retry-After.",
+  503: "Not confirmed in time; send it again (see Retry-After).",
 };
 const id = z.object({ id: z.string() });
 const token = z.object({ token: z.string() });
@@ -123,7 +124,7 @@ const paths: ZodOpenApiPathsObject = {
     post: operation("Approve or deny a tool call waiting for approval", {
       requestParams: { path: z.object({ id: z.string(), approvalId: z.string() }) },
       requestBody: { content: { "application/json": { schema: ApprovalAnswer } } },
-      responses: { "200": json(z.object({ approvalId: z.string(), approved: z.boolean() }), "Answered; the run goes on."), ...errors(400, 404, 409, 415) },
+      responses: { "200": json(z.object({ approvalId: z.string(), approved: z.boolean() }), "Answered, or the same answer was taken before; the run goes on."), ...errors(400, 404, 409, 415, 503) },
     }),
   },
   "/api/conversations/{id}/share": {

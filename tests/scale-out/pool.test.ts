@@ -1,7 +1,7 @@
-// lib/db/live-pool.ts on a real PostgreSQL, through a relay that can silence its connections. (The `postgresql`
+// lib/db/pool.ts on a real PostgreSQL, through a relay that can silence its connections. (The `postgresql`
 // project runs this file.)
 import { afterEach, describe, expect, it } from "vitest";
-import { LivePool } from "@/lib/db/live-pool";
+import { DatabasePool } from "@/lib/db/pool";
 import { ensureDatabase, freshPostgresUrl } from "../support/database";
 import { TcpProxy } from "../support/tcp-proxy";
 
@@ -17,7 +17,7 @@ async function warmPoolThroughRelay() {
   await proxy.start();
   const relayed = new URL(databaseUrl);
   relayed.port = new URL(proxy.url).port;
-  const live = new LivePool({ connectionString: relayed.toString(), max: 4, query_timeout: QUERY_TIMEOUT_MS });
+  const live: DatabasePool = new DatabasePool({ connectionString: relayed.toString(), max: 4, query_timeout: QUERY_TIMEOUT_MS }, (idleForMs) => live.dropIdleFor(idleForMs));
   // Four statements at once open the four connections, idle once they are answered.
   await Promise.all(Array.from({ length: 4 }, () => live.pool.query("SELECT pg_sleep(0.05)")));
   expect(live.pool.idleCount).toBe(4);
@@ -28,7 +28,7 @@ async function warmPoolThroughRelay() {
   return { live, proxy };
 }
 
-describe("the live pool", () => {
+describe("a pool that drops silent connections", () => {
   it("drops its idle connections once a statement times out, so that the next one goes through a new connection at once", async () => {
     const { live, proxy } = await warmPoolThroughRelay();
     proxy.silenceAnswers();
@@ -40,14 +40,17 @@ describe("the live pool", () => {
     expect(live.pool.totalCount).toBe(1);
   });
 
-  it("drops them when told (a lease renewal hung), and leaves the connections in use to their own statements", async () => {
+  it("drops them when told (a lease renewal hung), and keeps the connections in use, and those that answered since", async () => {
     const { live, proxy } = await warmPoolThroughRelay();
     proxy.silenceAnswers();
     const hung = live.pool.query("SELECT 1");
     await expect.poll(() => live.pool.idleCount).toBe(3);
-    live.dropIdle();
+    live.dropIdleFor(0);
     expect(live.pool.totalCount).toBe(1);
     expect((await live.pool.query("SELECT 3 AS three")).rows).toEqual([{ three: 3 }]);
     await expect(hung).rejects.toThrow("Query read timeout");
+    // The hung one is gone; the new one answered after the hung statement went out, and stays.
+    expect(live.pool.totalCount).toBe(1);
+    expect(live.pool.idleCount).toBe(1);
   });
 });
