@@ -167,13 +167,19 @@ describe("share links", () => {
     expect(list).toMatchObject([{ token: again.token, conversation: { id: conversationId } }]);
   });
 
-  it("cuts a stream open on a link when the link is revoked, mid-run, and its reconnection is refused", async () => {
+  /** A run of Alice's streaming `deltas` deltas 10 ms apart, shared by link and watched by Bob, who was shown some. */
+  async function sharedMidRun(prompt: string, deltas: number) {
     const id = (await alice.createConversation()).id;
-    model.script("Talk slowly while I revoke.", [{ deltas: 400, numbered: true, delayMs: 10 }]);
+    model.script(prompt, [{ deltas, numbered: true, delayMs: 10 }]);
     const { token } = await (await alice.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
-    const own = readSse(await alice.send(id, "Talk slowly while I revoke."));
+    const own = readSse(await alice.send(id, prompt));
     const shared = watchSse(await bob.fetch(`/api/share/${token}/events`));
     await expect.poll(() => ofType(shared.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
+    return { id, token, own, shared };
+  }
+
+  it("cuts a stream open on a link when the link is revoked, mid-run, and its reconnection is refused", async () => {
+    const { id, token, own, shared } = await sharedMidRun("Talk slowly while I revoke.", 400);
 
     expect((await alice.fetch(`/api/conversations/${id}/share`, { method: "DELETE" })).status).toBe(204);
     const revokedAt = performance.now();
@@ -187,12 +193,7 @@ describe("share links", () => {
   });
 
   it("cuts a stream open on a link whose revocation it was never told of, when it checks the link again", async () => {
-    const id = (await alice.createConversation()).id;
-    model.script("Talk slowly while the link goes quietly.", [{ deltas: 800, numbered: true, delayMs: 10 }]);
-    const { token } = await (await alice.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
-    const own = readSse(await alice.send(id, "Talk slowly while the link goes quietly."));
-    const shared = watchSse(await bob.fetch(`/api/share/${token}/events`));
-    await expect.poll(() => ofType(shared.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
+    const { id, own, shared } = await sharedMidRun("Talk slowly while the link goes quietly.", 800);
 
     // Gone from the database without a word to the instances, as when their listener was reconnecting.
     const database = await sqlClient(databaseUrl);

@@ -118,13 +118,17 @@ describe("two instances on one PostgreSQL", () => {
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
   });
 
-  it("takes the answer to an approval on B to the run waiting on A", async () => {
-    const prompt = "Calculate on A, carefully.";
+  /** A run on A of the profile that asks before calculating, waiting for an answer, as B sees it. */
+  async function approvalAskedOnA(prompt: string) {
     model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
     const { id } = await onA.createConversation("careful");
     const onAEvents = readSse(await onA.send(id, prompt));
     const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
-    const approvalId = String(asked.at(-1)!.data.approvalId);
+    return { id, onAEvents, approvalId: String(asked.at(-1)!.data.approvalId) };
+  }
+
+  it("takes the answer to an approval on B to the run waiting on A", async () => {
+    const { id, onAEvents, approvalId } = await approvalAskedOnA("Calculate on A, carefully.");
     const answer = (approved: boolean) => onB.answerApproval(id, approvalId, approved);
     expect((await answer(true)).status).toBe(200);
     const events = await onAEvents;
@@ -136,11 +140,7 @@ describe("two instances on one PostgreSQL", () => {
   });
 
   it("gets an approval answered on B to the run on A while A's listening connection reconnects, and says so only once A confirms it", async () => {
-    const prompt = "Calculate on A, carefully, while A hears nothing.";
-    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
-    const { id } = await onA.createConversation("careful");
-    const onAEvents = readSse(await onA.send(id, prompt));
-    const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
+    const { id, onAEvents, approvalId } = await approvalAskedOnA("Calculate on A, carefully, while A hears nothing.");
     // Every instance's listening connection is cut: each takes a second to connect again, and misses what is said meanwhile.
     const database = await sqlClient(databaseUrl);
     const [{ cut }] = await database.query<{ cut: string }>(
@@ -149,7 +149,7 @@ describe("two instances on one PostgreSQL", () => {
     await database.close();
     // A's and B's at least (an instance of another test may still be connected).
     expect(Number(cut)).toBeGreaterThanOrEqual(2);
-    const answered = await onB.answerApproval(id, String(asked.at(-1)!.data.approvalId), true);
+    const answered = await onB.answerApproval(id, approvalId, true);
     expect(answered.status).toBe(200);
     // Confirmed means stored: the run on A has it.
     expect(ofType(await readSse(await onB.events(id), (message) => message.data.type === "approval_resolved"), "approval_resolved")).toHaveLength(1);
@@ -514,42 +514,30 @@ describe("an instance cut off from the database", () => {
     }
   });
 
-  // Retried: after the blip, C's lease renewals can meet its silent connections one after another and miss the
-  // fence before a new one answers, and C stops the run (a known race, in the closing note of 2026-11-24).
-  it("stores a run's events through new connections when the connections its writes went out on go silent for good", async () => {
+  /** A run streaming on C, followed on B, goes on whole on C through what `disrupt` does to C's connections. */
+  async function expectRunOnCThrough(prompt: string, disrupt: (proxy: TcpProxy) => Promise<void> | void) {
     const { proxy, onC, stop } = await partitionable();
     try {
-      const prompt = "Stream long on C, whose connections die mid-run.";
-      model.script(prompt, [{ text: "mid ".repeat(100), chunkSize: 4, delayMs: 40 }]);
+      model.script(prompt, [{ text: "word ".repeat(100), chunkSize: 4, delayMs: 40 }]);
       const { id } = await onC.createConversation();
       const streamOnC = readSse(await onC.send(id, prompt));
       await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
-      // A blip, too short for C to lose its lease: every connection open in it (a write of C's among them) never
-      // answers again; new ones work.
-      await proxy.silenceOpenConnections(200);
+      await disrupt(proxy);
       const followedOnB = await readSse(await onB.events(id));
       await expectRanOnCOnly(followedOnB, streamOnC);
     } finally {
       await stop();
     }
-  });
+  }
 
-  it("stores a run's events once when a write was stored but its answer never came: the retry finds them there", async () => {
-    const { proxy, onC, stop } = await partitionable();
-    try {
-      const prompt = "Stream long on C, whose answers from the database stop mid-run.";
-      model.script(prompt, [{ text: "once ".repeat(100), chunkSize: 4, delayMs: 40 }]);
-      const { id } = await onC.createConversation();
-      const streamOnC = readSse(await onC.send(id, prompt));
-      await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
-      // The next write goes out on one of these connections, is stored, and times out.
-      proxy.silenceAnswers();
-      const followedOnB = await readSse(await onB.events(id));
-      await expectRanOnCOnly(followedOnB, streamOnC);
-    } finally {
-      await stop();
-    }
-  });
+  it("stores a run's events through new connections when the connections its writes went out on go silent for good", () =>
+    // A blip, too short for C to lose its lease: every connection open in it (a write of C's among them) never
+    // answers again; new ones work.
+    expectRunOnCThrough("Stream long on C, whose connections die mid-run.", (proxy) => proxy.silenceOpenConnections(200)));
+
+  it("stores a run's events once when a write was stored but its answer never came: the retry finds them there", () =>
+    // The next write goes out on one of these connections, is stored, and times out.
+    expectRunOnCThrough("Stream long on C, whose answers from the database stop mid-run.", (proxy) => proxy.silenceAnswers()));
 
   it("hears the other instances again when its listening connection goes silent for good: an approval answered on B reaches C", async () => {
     const { proxy, onC, stop } = await partitionable();
