@@ -9,6 +9,9 @@ import { applyEvents, emptyTrace, isRunning, segmentOf, type TraceEvent } from "
 import type { InitialView } from "@/lib/trace/view";
 import type { ChatMessage } from "./MessageList";
 
+/** Shown to a viewer whose live view the server cut: the link was revoked (or its conversation deleted). */
+const SHARE_GONE = "This link no longer works: it was revoked, or its conversation deleted. What it showed until then stays here.";
+
 /**
  * A conversation in the browser: its messages and its trace, and the run in it — send a message, stop the run,
  * follow it live (also when the page opens mid-run) and reconnect after a dropped connection. Events go through
@@ -90,6 +93,7 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
         onEvent,
         onResync,
         onState: setConnection,
+        onRefused: (error) => setProblem("shareToken" in source ? SHARE_GONE : problemText(error)),
       });
     },
     [source, onEvent, onResync],

@@ -39,6 +39,8 @@ export interface FollowOptions {
   /** Forget every event seen: the next connection reads the log from the start (`lastSeenId` must say 0). */
   onResync: () => void;
   onState?: (state: FollowState) => void;
+  /** The server refused the stream (a 4xx: a revoked share link, a deleted conversation), which ends following. */
+  onRefused?: (error: unknown) => void;
 }
 
 const MAX_BACKOFF_MS = 5000;
@@ -50,7 +52,7 @@ const MAX_BACKOFF_MS = 5000;
  * ends with `resync` (its events past the stored log were dropped) starts over from the first event.
  * Returns a stop function.
  */
-export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, onState = () => {} }: FollowOptions): () => void {
+export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, onState = () => {}, onRefused = () => {} }: FollowOptions): () => void {
   const controller = new AbortController();
   const { signal } = controller;
   void (async () => {
@@ -67,7 +69,11 @@ export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, 
         failures = delivered ? 0 : failures + 1;
         if (failures > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs(failures)));
       } catch (error) {
-        if (signal.aborted || isClientError(error)) break;
+        if (signal.aborted) break;
+        if (isClientError(error)) {
+          onRefused(error);
+          break;
+        }
         failures = delivered ? 1 : failures + 1;
         onState("reconnecting");
         await new Promise((resolve) => setTimeout(resolve, backoffMs(failures)));

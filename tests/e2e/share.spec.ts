@@ -69,3 +69,22 @@ test("a viewer follows a live run through a share link, sees the owner's trace, 
   expect(gone?.status()).toBe(404);
   await viewerContext.close();
 });
+
+test("a viewer following a live run is told when the link is revoked, and keeps what it showed", async ({ page, browser, servers }) => {
+  const prompt = "Answer slowly while the link is revoked.";
+  servers.model.script(prompt, [{ text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" "), chunkSize: 3, delayMs: 150 }]);
+  await page.goto("/");
+  await sendMessage(page, prompt);
+  await expect(page).toHaveURL(/\/c\/[\w-]+$/);
+  const conversationId = new URL(page.url()).pathname.split("/").at(-1)!;
+  const { url } = await (await page.request.post(`/api/conversations/${conversationId}/share`)).json();
+
+  const viewerContext = await browser.newContext();
+  const viewer = await viewerContext.newPage();
+  await viewer.goto(url);
+  await expect(viewer.getByTestId("assistant-message")).toContainText("word0");
+  expect((await page.request.delete(`/api/conversations/${conversationId}/share`)).status()).toBe(204);
+  await expect(viewer.getByRole("alert").filter({ hasText: "This link no longer works: it was revoked" })).toBeVisible({ timeout: 5_000 });
+  await expect(viewer.getByTestId("assistant-message")).toContainText("word0");
+  await viewerContext.close();
+});

@@ -94,10 +94,19 @@ describe("followEvents", () => {
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
     let calls = 0;
+    const refusals: unknown[] = [];
     await new Promise<void>((resolve) =>
-      followEvents({ reconnect: (_after, signal) => (calls++, fetch(url, { signal })), lastSeenId: () => 0, onEvent: () => {}, onResync: () => {}, onState: (state) => state === "done" && resolve() }),
+      followEvents({
+        reconnect: (_after, signal) => (calls++, fetch(url, { signal })),
+        lastSeenId: () => 0,
+        onEvent: () => {},
+        onResync: () => {},
+        onState: (state) => state === "done" && resolve(),
+        onRefused: (error) => refusals.push(error),
+      }),
     );
     expect(calls).toBe(1);
+    expect(refusals).toEqual([expect.objectContaining({ status: 404, message: "gone" })]);
   });
 
   it("reads the log again from its first event, at once, when the stream ends with resync", async () => {
