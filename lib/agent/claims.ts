@@ -9,7 +9,7 @@ import os from "node:os";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
-import { dropIdleConnections, provider } from "@/lib/db/client";
+import { dropIdleConnectionsAfterHang, provider } from "@/lib/db/client";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
 import { abandonedRuns, claimRun, finishRun, heldClaims, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
@@ -129,11 +129,7 @@ export class RunClaims<Run extends LeasedRun> {
           (error) => (console.error("The run lease heartbeat failed:", error), "failed" as const),
         ),
       );
-      if (renewal === "hung") {
-        // All of them: one that answered since the renewal went out may have gone silent since, and the fence is near.
-        dropIdleConnections(0);
-        return 0;
-      }
+      if (renewal === "hung") return dropIdleConnectionsAfterHang() ? 0 : tickMs();
       if (renewal === "renewed") {
         this.takingOver ??= this.takeOverAbandoned(new Date())
           .catch((error) => console.error("Could not take over abandoned runs:", error))
@@ -144,7 +140,11 @@ export class RunClaims<Run extends LeasedRun> {
     };
     const schedule = (delayMs: number) => {
       if (this.stopping) return;
-      this.timer = setTimeout(() => (this.ticking = tick().then(schedule)), delayMs);
+      this.timer = setTimeout(() => {
+        this.ticking = tick()
+          .catch((error) => (console.error("The run lease heartbeat failed:", error), tickMs()))
+          .then(schedule);
+      }, delayMs);
       this.timer.unref();
     };
     schedule(tickMs());

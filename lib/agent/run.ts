@@ -48,11 +48,10 @@ export type ApprovalOutcome = "answered" | "not waiting" | "unconfirmed";
 
 /** Answer a call waiting for approval, on whichever instance runs it; `signal`: the asker went away. */
 export async function answerApproval(conversationId: string, approvalId: string, approved: boolean, signal?: AbortSignal): Promise<ApprovalOutcome> {
-  const local = activeRun(conversationId);
-  if (local) return local.resolveApproval(approvalId, approved) ? "answered" : "not waiting";
-  // Elsewhere, or over (a run leaves this instance only once its events are stored): the stored log says whether the
-  // call waits and which answer was taken. A call's request is stored within a flush of being shown, so a fast click
-  // reads the log once more.
+  if (activeRun(conversationId)?.resolveApproval(approvalId, approved)) return "answered";
+  // Elsewhere, over (a run leaves this instance only once its events are stored), or asked before this instance took
+  // the run over: the stored log says whether the call waits and which answer was taken. A call's request is stored
+  // within a flush of being shown, so a fast click reads the log once more.
   const remote = await runningRun(conversationId);
   let readThrough = 0;
   let waiting = false;

@@ -18,14 +18,17 @@ export const provider = databaseConfig().provider;
  * The client of the configured provider. Both are generated from the same models (scripts/generate-clients.mjs),
  * so they answer the same calls; the code is typed against the SQLite one.
  */
-function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools: DatabasePool[] } {
+function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: DatabasePool; main: DatabasePool } } {
   const database = databaseConfig();
   if (database.provider === "postgresql") {
     // A statement whose connection says nothing for `query_timeout` fails, and the connection leaves the pool (pg-pool
     // drops a client released with an error): a connection gone silent costs a statement, not its place for good.
     const timeoutMs = config.databaseQueryTimeoutMs;
-    const pools: DatabasePool[] = [];
-    const dropIdle = (idleForMs: number) => pools.forEach((pool) => pool.dropIdleFor(idleForMs));
+    // A statement that times out in either pool drops the idle connections of both (pool.ts).
+    const dropIdle = () => {
+      mainPool.dropIdle();
+      livePool.dropIdle();
+    };
     const mainPool = new DatabasePool(
       {
         connectionString: database.url,
@@ -44,21 +47,20 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools: DatabaseP
     // Short statements, none in a transaction; a lease renewal answered later than a quarter of the lease is of
     // little use, and the connection is taken for silent sooner than the lease is lost (the fence: claims.ts).
     const livePool = new DatabasePool({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) }, dropIdle);
-    pools.push(mainPool, livePool);
     const liveAdapter = new SharedAdapterFactory(new PrismaPg(livePool.pool));
     // The adapter is made on first use (a pool opens no connection until a statement needs one).
     let liveAdapterConnected: Promise<unknown> | undefined;
     const liveSql = new Sql(liveAdapter, async () => {
       await (liveAdapterConnected ??= liveAdapter.connect());
     });
-    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, pools };
+    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, pools: { live: livePool, main: mainPool } };
   }
   fs.mkdirSync(path.dirname(database.file), { recursive: true });
   const adapter = new SharedAdapterFactory(new OneConnectionAdapterFactory(new PrismaBetterSQLite3({ url: database.file })));
   const client = new PrismaClient({ adapter });
   const sql = new Sql(adapter, () => client.$connect());
   // One connection, in the process: nothing to wait in line for.
-  return { db: client, sql, liveSql: sql, pools: [] };
+  return { db: client, sql, liveSql: sql };
 }
 
 const connection = processWide("database", connect);
@@ -74,11 +76,16 @@ export const sql: Sql = connection.sql;
 export const liveSql: Sql = connection.liveSql;
 
 /**
- * Drop the connections idle for `ms` or longer, in both pools (PostgreSQL; nothing to drop on SQLite): a statement
- * sent that long ago hung, and they may all have gone silent with its connection (pool.ts).
+ * A lease renewal hung (on liveSql): its connection may have gone silent, and every idle one with it (pool.ts), so
+ * they are dropped, in both pools. Not when the renewal waits for a connection, all of the live pool's in use: that
+ * says nothing about the network. True when they were dropped (nothing to drop on SQLite).
  */
-export function dropIdleConnections(ms: number): void {
-  for (const pool of connection.pools) pool.dropIdleFor(ms);
+export function dropIdleConnectionsAfterHang(): boolean {
+  const { pools } = connection;
+  if (!pools || pools.live.waiting > 0) return false;
+  pools.live.dropIdle();
+  pools.main.dropIdle();
+  return true;
 }
 
 /**
