@@ -29,7 +29,7 @@ export async function standingShareTokens(tokens: string[]): Promise<Set<string>
   return new Set(links.map(({ token }) => token));
 }
 
-/** Revoke the conversation's link, and tell every instance, whose streams open on it end (lib/share-revocation.ts). */
+/** Revoke the conversation's link, and tell every instance, so that the streams open on it end (lib/share-revocation.ts). */
 export async function revokeShareLink(conversationId: string): Promise<boolean> {
   const { count } = await db.shareLink.deleteMany({ where: { conversationId } });
   if (count > 0) {
