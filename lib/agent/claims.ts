@@ -142,7 +142,7 @@ export class RunClaims<Run extends LeasedRun> {
       if (this.stopping) return;
       this.timer = setTimeout(() => {
         this.ticking = tick()
-          .catch((error) => (console.error("The run lease heartbeat failed:", error), tickMs()))
+          .catch((error) => (console.error("A run lease tick failed:", error), tickMs()))
           .then(schedule);
       }, delayMs);
       this.timer.unref();

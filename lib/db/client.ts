@@ -18,7 +18,7 @@ export const provider = databaseConfig().provider;
  * The client of the configured provider. Both are generated from the same models (scripts/generate-clients.mjs),
  * so they answer the same calls; the code is typed against the SQLite one.
  */
-function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: DatabasePool; main: DatabasePool } } {
+function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: DatabasePool; dropIdle: () => void } } {
   const database = databaseConfig();
   if (database.provider === "postgresql") {
     // A statement whose connection says nothing for `query_timeout` fails, and the connection leaves the pool (pg-pool
@@ -53,7 +53,7 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: 
     const liveSql = new Sql(liveAdapter, async () => {
       await (liveAdapterConnected ??= liveAdapter.connect());
     });
-    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, pools: { live: livePool, main: mainPool } };
+    return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, pools: { live: livePool, dropIdle } };
   }
   fs.mkdirSync(path.dirname(database.file), { recursive: true });
   const adapter = new SharedAdapterFactory(new OneConnectionAdapterFactory(new PrismaBetterSQLite3({ url: database.file })));
@@ -83,8 +83,7 @@ export const liveSql: Sql = connection.liveSql;
 export function dropIdleConnectionsAfterHang(): boolean {
   const { pools } = connection;
   if (!pools || pools.live.waiting > 0) return false;
-  pools.live.dropIdle();
-  pools.main.dropIdle();
+  pools.dropIdle();
   return true;
 }
 
