@@ -64,8 +64,10 @@ export async function answerApproval(conversationId: string, approvalId: string,
       // The run ended, or was taken over, which ends the step the call was in.
       else if (waiting && (event.type === "run_finished" || event.type === "run_resumed")) return "not waiting";
     }
-    if (!remote || (!waiting && reads > 1)) return "not waiting";
-    if (waiting) await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
+    if (!waiting && (!remote || reads > 1)) return "not waiting";
+    // A call waits and no run runs: its run finished, which stores its outcome in its row before the end of its log,
+    // where the answer it took is read once stored.
+    if (waiting && remote) await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
     if (Date.now() > deadline || signal?.aborted) return "unconfirmed";
     await new Promise((resolve) => setTimeout(resolve, waiting ? REMOTE_ANSWER_REPEAT_MS : 100));
   }

@@ -2,12 +2,11 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { config, databaseConfig } from "@/lib/config";
 import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
 import { processWide } from "@/lib/process-wide";
-import { OneConnectionAdapterFactory } from "./one-connection";
+import { oneConnection } from "./one-connection";
 import { DatabasePool } from "./pool";
 import { SharedAdapterFactory, Sql } from "./sql";
 
@@ -42,12 +41,12 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: 
       },
       dropIdle,
     );
-    const adapter = new SharedAdapterFactory(new PrismaPg(mainPool.pool));
+    const adapter = new SharedAdapterFactory(mainPool.prismaAdapter());
     const client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
     // Short statements, none in a transaction; a lease renewal answered later than a quarter of the lease is of
     // little use, and the connection is taken for silent sooner than the lease is lost (the fence: claims.ts).
     const livePool = new DatabasePool({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) }, dropIdle);
-    const liveAdapter = new SharedAdapterFactory(new PrismaPg(livePool.pool));
+    const liveAdapter = new SharedAdapterFactory(livePool.prismaAdapter());
     // The adapter is made on first use (a pool opens no connection until a statement needs one).
     let liveAdapterConnected: Promise<unknown> | undefined;
     const liveSql = new Sql(liveAdapter, async () => {
@@ -56,7 +55,7 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: 
     return { db: client, sql: new Sql(adapter, () => client.$connect()), liveSql, pools: { live: livePool, dropIdle } };
   }
   fs.mkdirSync(path.dirname(database.file), { recursive: true });
-  const adapter = new SharedAdapterFactory(new OneConnectionAdapterFactory(new PrismaBetterSQLite3({ url: database.file })));
+  const adapter = new SharedAdapterFactory(oneConnection(new PrismaBetterSQLite3({ url: database.file })));
   const client = new PrismaClient({ adapter });
   const sql = new Sql(adapter, () => client.$connect());
   // One connection, in the process: nothing to wait in line for.

@@ -5,6 +5,7 @@ import type {
   SqlQuery,
   Transaction,
 } from "@prisma/driver-adapter-utils";
+import { endsTransaction, WrappedAdapterFactory } from "./sql";
 
 /**
  * SQLite's adapter with its one connection shared safely. The adapter queues transactions behind each other, but
@@ -14,23 +15,7 @@ import type {
  * outside the transaction waits until the transaction has ended, and a transaction waits for the one before.
  * Statements of the transaction go through its own object and never wait.
  */
-export class OneConnectionAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
-  readonly provider: SqlMigrationAwareDriverAdapterFactory["provider"];
-  readonly adapterName: string;
-
-  constructor(private readonly factory: SqlMigrationAwareDriverAdapterFactory) {
-    this.provider = factory.provider;
-    this.adapterName = factory.adapterName;
-  }
-
-  async connect(): Promise<SqlDriverAdapter> {
-    return new OneConnectionAdapter(await this.factory.connect());
-  }
-
-  connectToShadowDb(): Promise<SqlDriverAdapter> {
-    return this.factory.connectToShadowDb();
-  }
-}
+export const oneConnection = (factory: SqlMigrationAwareDriverAdapterFactory) => new WrappedAdapterFactory(factory, (adapter) => new OneConnectionAdapter(adapter));
 
 class OneConnectionAdapter implements SqlDriverAdapter {
   readonly provider: SqlDriverAdapter["provider"];
@@ -95,7 +80,7 @@ class OneConnectionAdapter implements SqlDriverAdapter {
       try {
         return await statement(query);
       } catch (error) {
-        if (/^\s*(COMMIT|ROLLBACK)\b/i.test(query.sql)) await giveUp();
+        if (endsTransaction(query)) await giveUp();
         throw error;
       }
     };

@@ -1,4 +1,7 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { IsolationLevel, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import pg from "pg";
+import { endsTransaction, WrappedAdapterFactory } from "./sql";
 
 /**
  * A pool of connections to PostgreSQL (client.ts makes two: the main one and the live one) that can drop its idle
@@ -26,6 +29,11 @@ export class DatabasePool {
     });
   }
 
+  /** Prisma's adapter over this pool, whose transactions give their connection up when they cannot end. */
+  prismaAdapter(): SqlMigrationAwareDriverAdapterFactory {
+    return new WrappedAdapterFactory(new PrismaPg(this.pool), closingStuckTransactions);
+  }
+
   /** Statements waiting for one of the pool's connections, all of them in use. */
   get waiting(): number {
     return this.pool.waitingCount;
@@ -41,4 +49,50 @@ export class DatabasePool {
       client.emit("error", new Error("Dropped: a connection to the same database went silent, and this one may have too."));
     }
   }
+}
+
+/**
+ * An adapter whose transactions close their connection when they cannot end. Prisma ends a transaction by sending
+ * COMMIT or ROLLBACK, and only then calls the adapter's commit() or rollback(), which hand the connection back to
+ * the pool; when that statement fails (its connection went silent: pg's query timeout), it calls neither, and the
+ * connection stays taken for good, one place of the pool lost each time. Here it is released with the error then,
+ * which closes it (pg-pool closes a connection released so); the server rolls back what it held.
+ */
+function closingStuckTransactions(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  return {
+    provider: adapter.provider,
+    adapterName: adapter.adapterName,
+    queryRaw: (query) => adapter.queryRaw(query),
+    executeRaw: (query) => adapter.executeRaw(query),
+    executeScript: (script) => adapter.executeScript(script),
+    getConnectionInfo: adapter.getConnectionInfo && (() => adapter.getConnectionInfo!()),
+    dispose: () => adapter.dispose(),
+    startTransaction: async (isolationLevel?: IsolationLevel) => closingWhenStuck(await adapter.startTransaction(isolationLevel)),
+  };
+}
+
+function closingWhenStuck(transaction: Transaction): Transaction {
+  // PrismaPg's transaction keeps its pool connection here (@prisma/adapter-pg 6.19: PgQueryable's `client`).
+  const connection = (transaction as unknown as { client: pg.PoolClient }).client;
+  let closed = false;
+  const executeRaw = async (query: SqlQuery) => {
+    try {
+      return await transaction.executeRaw(query);
+    } catch (error) {
+      if (endsTransaction(query) && !closed) {
+        closed = true;
+        connection.release(error as Error);
+      }
+      throw error;
+    }
+  };
+  return {
+    provider: transaction.provider,
+    adapterName: transaction.adapterName,
+    options: transaction.options,
+    queryRaw: (query) => transaction.queryRaw(query),
+    executeRaw,
+    commit: () => (closed ? Promise.resolve() : transaction.commit()),
+    rollback: () => (closed ? Promise.resolve() : transaction.rollback()),
+  };
 }

@@ -1,4 +1,4 @@
-import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery } from "@prisma/driver-adapter-utils";
 
 /**
  * Statements straight to the driver adapter that the Prisma client uses, for the queries every run makes.
@@ -33,6 +33,28 @@ export class SharedAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
 
   async connect(): Promise<SqlDriverAdapter> {
     return (this.connection = await this.factory.connect());
+  }
+
+  connectToShadowDb(): Promise<SqlDriverAdapter> {
+    return this.factory.connectToShadowDb();
+  }
+}
+
+/** `factory`, whose adapters come wrapped by `wrap`: a wrapper changes how an adapter's connections are used. */
+export class WrappedAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
+  readonly provider: SqlMigrationAwareDriverAdapterFactory["provider"];
+  readonly adapterName: string;
+
+  constructor(
+    private readonly factory: SqlMigrationAwareDriverAdapterFactory,
+    private readonly wrap: (adapter: SqlDriverAdapter) => SqlDriverAdapter,
+  ) {
+    this.provider = factory.provider;
+    this.adapterName = factory.adapterName;
+  }
+
+  async connect(): Promise<SqlDriverAdapter> {
+    return this.wrap(await this.factory.connect());
   }
 
   connectToShadowDb(): Promise<SqlDriverAdapter> {
@@ -109,6 +131,11 @@ function argType(param: SqlParam): ArgType {
 export function insertSql(table: string, columns: readonly string[], rows: number): string {
   const row = `(${columns.map(() => "?").join(", ")})`;
   return `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES ${Array.from({ length: rows }, () => row).join(", ")}`;
+}
+
+/** A COMMIT or ROLLBACK: how Prisma ends an interactive transaction, before it calls the adapter's commit() or rollback(). */
+export function endsTransaction(query: SqlQuery): boolean {
+  return /^\s*(COMMIT|ROLLBACK)\b/i.test(query.sql);
 }
 
 /** A statement refused by a unique index (the adapters report SQLite's and PostgreSQL's codes as one kind). */

@@ -170,3 +170,39 @@ describe("the live path", () => {
     expect(done.slice(0, 4).sort()).toEqual(["announcement", "lease renewal", "read", "write"]);
   });
 });
+
+describe("an approval answered on an instance that does not execute its run", () => {
+  /** A row of the conversation's run holding one event. */
+  const eventRow = (conversationId: string, seq: number, event: Record<string, unknown> & { type: string }) => ({
+    conversationId,
+    seq,
+    lastSeq: seq,
+    runId: conversationId,
+    type: event.type,
+    data: JSON.stringify({ ...event, runId: conversationId }),
+  });
+
+  it("is taken as the answer it was when sent again as its run finishes, before the end of the run's log is stored", async () => {
+    const { answerApproval } = await import("@/lib/agent/run");
+    const { id } = await conversationRunHere();
+    await write([eventRow(id, 1, { type: "approval_requested", approvalId: "approval-1", callId: "call-1", tool: "send_email", input: {} })]);
+    // The run took the answer and finished: it stores its row's outcome first, then the end of its log.
+    expect(await runs.finishRun(id, "completed", 1, claimOf(id))).toBe(true);
+    const again = answerApproval(id, "approval-1", true);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await write([eventRow(id, 2, { type: "approval_resolved", approvalId: "approval-1", approved: true }), eventRow(id, 3, { type: "run_finished", status: "completed", steps: 1 })]);
+    expect(await again).toBe("answered");
+  });
+
+  it("is refused once the finished run's log shows the call was not answered so", async () => {
+    const { answerApproval } = await import("@/lib/agent/run");
+    const { id } = await conversationRunHere();
+    await write([
+      eventRow(id, 1, { type: "approval_requested", approvalId: "approval-2", callId: "call-2", tool: "send_email", input: {} }),
+      eventRow(id, 2, { type: "approval_resolved", approvalId: "approval-2", approved: false }),
+      eventRow(id, 3, { type: "run_finished", status: "cancelled", steps: 1 }),
+    ]);
+    expect(await runs.finishRun(id, "cancelled", 1, claimOf(id))).toBe(true);
+    expect(await answerApproval(id, "approval-2", true)).toBe("not waiting");
+  });
+});

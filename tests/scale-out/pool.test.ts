@@ -1,6 +1,7 @@
 // lib/db/pool.ts on a real PostgreSQL, through a relay that can silence its connections. (The `postgresql`
 // project runs this file.)
 import { afterEach, describe, expect, it } from "vitest";
+import { PrismaClient } from "@/lib/generated/postgresql/client";
 import { DatabasePool } from "@/lib/db/pool";
 import { ensureDatabase, freshPostgresUrl } from "../support/database";
 import { TcpProxy } from "../support/tcp-proxy";
@@ -9,18 +10,18 @@ const QUERY_TIMEOUT_MS = 300;
 let cleanup: () => Promise<void> = async () => {};
 afterEach(() => cleanup());
 
-/** A pool of four connections to a fresh database through a relay, with every connection open and idle. */
-async function warmPoolThroughRelay() {
+/** A pool of `size` connections to a fresh database through a relay, with every connection open and idle. */
+async function warmPoolThroughRelay(size = 4) {
   const databaseUrl = freshPostgresUrl();
   await ensureDatabase(databaseUrl);
   const proxy = new TcpProxy(Number(new URL(databaseUrl).port));
   await proxy.start();
   const relayed = new URL(databaseUrl);
   relayed.port = new URL(proxy.url).port;
-  const live: DatabasePool = new DatabasePool({ connectionString: relayed.toString(), max: 4, query_timeout: QUERY_TIMEOUT_MS }, () => live.dropIdle());
-  // Four statements at once open the four connections, idle once they are answered.
-  await Promise.all(Array.from({ length: 4 }, () => live.pool.query("SELECT pg_sleep(0.05)")));
-  expect(live.pool.idleCount).toBe(4);
+  const live: DatabasePool = new DatabasePool({ connectionString: relayed.toString(), max: size, query_timeout: QUERY_TIMEOUT_MS }, () => live.dropIdle());
+  // As many statements at once open every connection, idle once they are answered.
+  await Promise.all(Array.from({ length: size }, () => live.pool.query("SELECT pg_sleep(0.05)")));
+  expect(live.pool.idleCount).toBe(size);
   cleanup = async () => {
     await live.pool.end();
     await proxy.stop();
@@ -49,5 +50,24 @@ describe("a pool that drops silent connections", () => {
     expect(live.pool.totalCount).toBe(1);
     expect((await live.pool.query("SELECT 3 AS three")).rows).toEqual([{ three: 3 }]);
     await expect(hung).rejects.toThrow("Query read timeout");
+  });
+
+  it("closes a transaction's connection when its ROLLBACK gets no answer, so that the pool keeps its place", async () => {
+    const { live, proxy } = await warmPoolThroughRelay(1);
+    const client = new PrismaClient({ adapter: live.prismaAdapter() });
+    try {
+      const failed = client.$transaction(async (tx) => {
+        await tx.$queryRawUnsafe("SELECT 1");
+        proxy.silenceAnswers();
+        await tx.$queryRawUnsafe("SELECT 2");
+      });
+      // The statement times out, then the ROLLBACK Prisma sends for it on the same silent connection.
+      await expect(failed).rejects.toThrow();
+      // Prisma never calls the adapter's rollback() after a failed ROLLBACK: left so, the connection stays taken.
+      await expect.poll(() => live.pool.totalCount - live.pool.idleCount).toBe(0);
+      expect(await client.$queryRawUnsafe("SELECT 3 AS three")).toEqual([{ three: 3 }]);
+    } finally {
+      await client.$disconnect();
+    }
   });
 });
