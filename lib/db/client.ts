@@ -75,6 +75,20 @@ export const sql: Sql = connection.sql;
 export const liveSql: Sql = connection.liveSql;
 
 /**
+ * PostgreSQL: one of the live path's statements, prepared. A statement sent with a name is parsed and planned once per
+ * connection, then only executed: measured on this machine, a batch of live events (8-32 rows) cost PostgreSQL 680 µs
+ * of CPU as a statement of its own text and 400 µs prepared, and the process 180 µs instead of 140. Straight on the
+ * live pool, which Prisma's adapter cannot name statements on: `text` numbers its placeholders ($1), values go as pg
+ * sends them (text, numbers, arrays: no dates, which pg would send in this process's time zone) and rows come as pg
+ * reads them (read no timestamps: pg reads them in this process's time zone).
+ */
+export async function livePrepared<Row extends object>(name: string, text: string, values: unknown[]): Promise<Row[]> {
+  const { pools } = connection;
+  if (!pools) throw new Error("Prepared statements are for PostgreSQL.");
+  return (await pools.live.pool.query<Row>({ name, text, values })).rows;
+}
+
+/**
  * A lease renewal hung (on liveSql): its connection may have gone silent, and every idle one with it (pool.ts), so
  * they are dropped, in both pools. Not when the renewal waits for a connection, all of the live pool's in use: that
  * says nothing about the network. True when they were dropped (nothing to drop on SQLite).

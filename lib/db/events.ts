@@ -1,4 +1,4 @@
-import { liveSql, provider, sql } from "./client";
+import { livePrepared, liveSql, provider, sql } from "./client";
 import { notifications } from "./notifications";
 import { insertSql, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
@@ -24,7 +24,7 @@ export async function appendEvents(rows: ConversationEventRow[], client: SqlExec
 /**
  * Live runs' events, gathered from every run by lib/events/event-writer.ts (at most INSERT_ROWS rows): this is the
  * hot path of streaming. One statement stores them and tells every instance's followers. Resolves with the claims
- * whose rows it refused because their run has another claim now (see `fencedEventInsert`).
+ * whose rows it refused because their run has another claim now (see FENCED_EVENT_INSERT).
  */
 export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<string>> {
   const storedThrough = new Map<string, number>();
@@ -36,64 +36,61 @@ export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<str
     return new Set();
   }
   const claims = [...new Set(rows.map(({ claim }) => claim))];
-  const announcement = notifications.announcementSql(storedThrough);
-  const { text, params } = fencedEventInsert(rows, claims);
-  const [{ held }] = await liveSql.rows<{ held: string | null }>(
-    `${text} SELECT (SELECT string_agg("claim", ' ') FROM "held") AS "held", (SELECT count(*) FROM (SELECT ${announcement.sql}) AS "announced") AS "announced"`,
-    [...params, ...announcement.params],
-  );
+  const { channel, payloads } = notifications.announcement(storedThrough);
+  const column = <Key extends keyof ClaimedEventRow>(key: Key) => rows.map((row) => row[key]);
+  const [{ held }] = await livePrepared<{ held: string | null }>("toolsmith_append_live_events", FENCED_EVENT_INSERT, [
+    claims,
+    column("conversationId"),
+    column("seq"),
+    column("lastSeq"),
+    column("runId"),
+    column("type"),
+    column("data"),
+    column("claim"),
+    new Date().toISOString(),
+    channel,
+    payloads,
+  ]);
   const stillHeld = new Set(held?.split(" "));
   return new Set(claims.filter((claim) => !stillHeld.has(claim)));
 }
 
 /**
- * PostgreSQL, where several instances write: the rows whose run still has the claim they were written under, the
- * CTE `stored`; the claims still held, the CTE "held". An instance cut off from the database stops its runs before their
- * leases run out (lib/agent/claims.ts), but a write it sent before may arrive later still (a partition that heals):
- * after a takeover, by another instance or by this one, it would take seqs the new claim numbers its events with.
- * The rows are locked FOR KEY SHARE, which a takeover's change of the (unique) claim waits for, so that it reads the
- * log with the writes in progress; a write that comes after the takeover finds another claim and stores nothing.
- * Lease renewals and finishes change other columns, and never wait for event writes. SQLite has one process per
- * database: a run's earlier instance has exited before it is taken over.
+ * appendLiveEvents' statement on PostgreSQL, where several instances write: it stores the rows whose run still has
+ * the claim they were written under, says which of the claims are still held, and announces what it stored. An
+ * instance cut off from the database stops its runs before their leases run out (lib/agent/claims.ts), but a write
+ * it sent before may arrive later still (a partition that heals): after a takeover, by another instance or by this
+ * one, it would take seqs the new claim numbers its events with. The runs' rows are locked FOR KEY SHARE, which a
+ * takeover's change of the (unique) claim waits for, so that it reads the log with the writes in progress; a write
+ * that comes after the takeover finds another claim and stores nothing. Lease renewals and finishes change other
+ * columns, and never wait for event writes. SQLite has one process per database: a run's earlier instance has exited
+ * before it is taken over.
+ *
+ * Its text is the same for every batch (the rows go as one array per column), so that it is prepared (client.ts
+ * `livePrepared`). The creation time is ISO text: a timestamp without time zone takes its UTC wall time, as Prisma
+ * stores DateTime.
  */
-function fencedEventInsert(rows: ClaimedEventRow[], claims: string[]): { text: string; params: SqlValue[] } {
-  const columns = EVENT_COLUMNS.map((column) => `"${column}"`).join(", ");
-  // Each row with its claim, which is not stored: it decides whether the row is.
-  const placeholders = `(${[...EVENT_COLUMNS, "claim"].map(() => "?").join(", ")})`;
-  // The VALUES of a sub-SELECT take no types from the table, and PostgreSQL reads untyped parameters as text: a
-  // first row of typed NULLs (its NULL claim is held by no run) types every column, cheaper than a cast per parameter.
-  const types = `(${EVENT_COLUMNS.map((column) => `CAST(NULL AS ${POSTGRES_TYPES[column]})`).join(", ")}, CAST(NULL AS TEXT))`;
-  return {
-    text:
-      `WITH "held" AS (SELECT "claim" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")}) FOR KEY SHARE), ` +
-      `stored AS (INSERT INTO "Event" (${columns}) SELECT ${columns} FROM (VALUES ${types}, ${rows.map(() => placeholders).join(", ")}) AS "row" (${columns}, "claim") ` +
-      `WHERE "row"."claim" IN (SELECT "claim" FROM "held"))`,
-    params: [...claims, ...eventParams(rows, (row) => [row.claim])],
-  };
-}
+const FENCED_EVENT_INSERT =
+  `WITH "held" AS (SELECT "claim" FROM "Run" WHERE "claim" = ANY($1::text[]) FOR KEY SHARE), ` +
+  `"stored" AS (INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") ` +
+  `SELECT "conversationId", "seq", "lastSeq", "runId", "type", "data", $9::timestamp(3) ` +
+  `FROM unnest($2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[]) AS "row" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "claim") ` +
+  `WHERE "row"."claim" IN (SELECT "claim" FROM "held")) ` +
+  `SELECT (SELECT string_agg("claim", ' ') FROM "held") AS "held", (SELECT count(pg_notify($10, "payload")) FROM unnest($11::text[]) AS "payload") AS "announced"`;
 
 function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlValue[] } {
   return { text: insertSql("Event", EVENT_COLUMNS, rows.length), params: eventParams(rows) };
 }
 
-/** The rows' values, in the order of EVENT_COLUMNS, each row followed by what `more` gives for it. */
-function eventParams<Row extends ConversationEventRow>(rows: Row[], more: (row: Row) => SqlValue[] = () => []): SqlValue[] {
+/** The rows' values, in the order of EVENT_COLUMNS. */
+function eventParams(rows: ConversationEventRow[]): SqlValue[] {
   const createdAt = new Date();
-  return rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt, ...more(row)]);
+  return rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
 }
 
 const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"] as const;
-const POSTGRES_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
-  conversationId: "TEXT",
-  seq: "INTEGER",
-  lastSeq: "INTEGER",
-  runId: "TEXT",
-  type: "TEXT",
-  data: "TEXT",
-  createdAt: "TIMESTAMP(3)",
-};
 
-/** Rows per statement: 7 parameters each stays well under SQLite's and PostgreSQL's parameter limits. */
+/** Rows per statement: 7 parameters each stays well under SQLite's limit (PostgreSQL's live statement takes arrays). */
 export const INSERT_ROWS = 1000;
 
 /** Persisted events with seq in (after, before), in order; `client` is a transaction's when read inside one. */
@@ -156,7 +153,7 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
   if (after.size === 0) return events;
   const rows =
     provider === "postgresql"
-      ? await liveSql.rows<Required<StoredRow>>(EVENTS_AFTER_EACH_POSTGRES, [[...after.keys()], [...after.values()]])
+      ? await livePrepared<Required<StoredRow>>("toolsmith_events_after_each", EVENTS_AFTER_EACH_POSTGRES, [[...after.keys()], [...after.values()]])
       : await liveSql.rows<Required<StoredRow>>(
           `SELECT "conversationId", "seq", "lastSeq", "data" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
           [...after].flat(),
@@ -166,13 +163,13 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
 }
 
 /**
- * listEventsAfter's query on PostgreSQL, which plans a statement anew on every read: the portable form, an OR
- * branch per conversation, took 2.7 ms to plan and 0.7 ms to run for 100 conversations (EXPLAIN ANALYZE), and a
- * feed reads many times a second while runs stream. This one plans in 0.05 ms and runs in 0.35: the conversations
- * and their seqs as two arrays, each conversation's rows read by an index scan of its own (OFFSET 0 keeps the
- * LATERAL subquery from being flattened into a join, which PostgreSQL hashes over the whole table).
+ * listEventsAfter's query on PostgreSQL: the portable form, an OR branch per conversation, took 2.7 ms to plan and
+ * 0.7 ms to run for 100 conversations (EXPLAIN ANALYZE), and a feed reads many times a second while runs stream. This
+ * one plans in 0.05 ms, once (it is prepared: one text for any number of conversations), and runs in 0.35: the
+ * conversations and their seqs as two arrays, each conversation's rows read by an index scan of its own (OFFSET 0
+ * keeps the LATERAL subquery from being flattened into a join, which PostgreSQL hashes over the whole table).
  */
 const EVENTS_AFTER_EACH_POSTGRES =
-  `SELECT "after"."conversationId", "new"."seq", "new"."lastSeq", "new"."data" FROM unnest(?::text[], ?::int[]) AS "after" ("conversationId", "seq") ` +
+  `SELECT "after"."conversationId", "new"."seq", "new"."lastSeq", "new"."data" FROM unnest($1::text[], $2::int[]) AS "after" ("conversationId", "seq") ` +
   `CROSS JOIN LATERAL (SELECT "seq", "lastSeq", "data" FROM "Event" WHERE "Event"."conversationId" = "after"."conversationId" AND "Event"."lastSeq" > "after"."seq" OFFSET 0) AS "new" ` +
   `ORDER BY "after"."conversationId", "new"."seq"`;

@@ -3,14 +3,13 @@ import pg from "pg";
 import { config, databaseConfig } from "@/lib/config";
 import { processWide } from "@/lib/process-wide";
 import { liveSql, provider } from "./client";
-import type { SqlValue } from "./sql";
 
 /**
  * Messages between the instances of one database, with no broker: PostgreSQL's LISTEN/NOTIFY, or, for SQLite (one
  * process), an in-process emitter. A message reaches every subscriber of every instance once, this one included.
  * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
  *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (on PostgreSQL
- *    sent by the statement that stores the events: `announcementSql`);
+ *    sent by the statement that stores the events: `announcement`);
  *  - runs: a RunMessage for the instance that executes the run, or for all of them;
  *  - shares: the id of a conversation whose share link was revoked, for the streams open on it to end.
  */
@@ -32,14 +31,13 @@ class Notifications {
   private listening?: Promise<void>;
 
   /**
-   * PostgreSQL: `pg_notify` calls that say to every instance that conversations' events are stored up to the given
-   * seqs, for the statement that stores them to select. Hundreds of live runs store a batch every few milliseconds;
-   * sent with the statement, the announcement costs no round trip of its own, and PostgreSQL delivers it when the
-   * statement commits, never for one that failed.
+   * PostgreSQL: what says to every instance that conversations' events are stored up to the given seqs, for the
+   * statement that stores them to send with `pg_notify(channel, payload)` for each payload. Hundreds of live runs store
+   * a batch every few milliseconds; sent with the statement, the announcement costs no round trip of its own, and
+   * PostgreSQL delivers it when the statement commits, never for one that failed.
    */
-  announcementSql(storedThrough: Map<string, number>): { sql: string; params: SqlValue[] } {
-    const payloads = announcements(storedThrough);
-    return { sql: payloads.map(() => "pg_notify(?, ?)").join(", "), params: payloads.flatMap((payload) => [CHANNELS.events, payload]) };
+  announcement(storedThrough: Map<string, number>): { channel: string; payloads: string[] } {
+    return { channel: CHANNELS.events, payloads: announcements(storedThrough) };
   }
 
   /** SQLite (one process): the same announcement, to this process's subscribers, once the events are stored. */

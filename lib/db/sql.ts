@@ -138,11 +138,18 @@ export function endsTransaction(query: SqlQuery): boolean {
   return /^\s*(COMMIT|ROLLBACK)\b/i.test(query.sql);
 }
 
-/** A statement refused by a unique index (the adapters report SQLite's and PostgreSQL's codes as one kind). */
+/**
+ * A statement refused by a unique index: the adapters report SQLite's and PostgreSQL's codes as one kind; pg, for a
+ * prepared statement (client.ts `livePrepared`), gives PostgreSQL's own code.
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  const cause = error instanceof Error && error.name === "DriverAdapterError" ? (error.cause as { kind?: string } | undefined) : undefined;
-  return cause?.kind === "UniqueConstraintViolation";
+  if (!(error instanceof Error)) return false;
+  if (error.name === "DriverAdapterError") return (error.cause as { kind?: string } | undefined)?.kind === "UniqueConstraintViolation";
+  return (error as { code?: unknown }).code === UNIQUE_VIOLATION;
 }
+
+/** PostgreSQL's SQLSTATE for unique_violation. */
+const UNIQUE_VIOLATION = "23505";
 
 /** Column values as the adapters return them: DateTime as ISO text, integers as numbers or (SQLite) text, booleans as 0/1 on SQLite. */
 export const toDate = (value: unknown): Date => new Date(value as string);

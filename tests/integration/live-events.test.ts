@@ -83,6 +83,20 @@ describe("live events, stored and announced in one statement", () => {
     await expect.poll(() => lines.length).toBe(400);
     expect(new Set(lines)).toEqual(new Set(conversations.map(({ id }) => `${id} 7`)));
   });
+
+  it("stores when the rows were written as Prisma stores a DateTime, whatever this process's time zone", async () => {
+    const { id } = await conversationRunHere();
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      await write([row(id, 1)]);
+    } finally {
+      process.env.TZ = zone;
+      if (zone === undefined) delete process.env.TZ;
+    }
+    const { createdAt } = await db.event.findFirstOrThrow({ where: { conversationId: id } });
+    expect(Math.abs(createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+  });
 });
 
 describe("writes made under a claim the run no longer has", () => {
