@@ -61,14 +61,14 @@ export async function answerApproval(conversationId: string, approvalId: string,
       readThrough = seq;
       if (event.type === "approval_requested" && event.approvalId === approvalId) waiting = true;
       else if (event.type === "approval_resolved" && event.approvalId === approvalId) return event.approved === approved ? "answered" : "not waiting";
-      // The run ended, or was taken over, which ends the step the call was in.
-      else if (waiting && (event.type === "run_finished" || event.type === "run_resumed")) return "not waiting";
+      // The run ended, or was taken over, which ends the step the call was in; or a later run began.
+      else if (waiting && (event.type === "run_finished" || event.type === "run_resumed" || event.type === "run_started")) return "not waiting";
     }
     if (!waiting && (!remote || reads > 1)) return "not waiting";
-    // A call waits and no run runs: its run finished, which stores its outcome in its row before the end of its log,
-    // where the answer it took is read once stored.
     if (waiting && remote) await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
-    if (Date.now() > deadline || signal?.aborted) return "unconfirmed";
+    // A call waits and no run runs: its run finished, and stores its outcome in its row before the end of its log,
+    // where the answer it took is read once stored; a log that never gets its end (its writes failed) shows none.
+    if (Date.now() > deadline || signal?.aborted) return remote ? "unconfirmed" : "not waiting";
     await new Promise((resolve) => setTimeout(resolve, waiting ? REMOTE_ANSWER_REPEAT_MS : 100));
   }
 }

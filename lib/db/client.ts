@@ -68,19 +68,22 @@ export const db: PrismaClient = connection.db;
 export const sql: Sql = connection.sql;
 /**
  * The same, on connections of their own (PostgreSQL; SQLite's one connection otherwise), for the statements a
- * live run's followers and its lease wait on: event writes, followers' reads, lease renewals, notifications.
- * Measured: when 100 runs start at once, some 250 statements wait for the main pool's 20 connections for up to
- * 2 s; a follower's read or a heartbeat queued behind them would wait as long.
+ * live run's followers and its lease wait on: event writes, followers' reads, lease renewals, notifications (on
+ * PostgreSQL, event writes and followers' reads go prepared on the same pool: `livePrepared`). Measured: when 100
+ * runs start at once, some 250 statements wait for the main pool's 20 connections for up to 2 s; a follower's read
+ * or a heartbeat queued behind them would wait as long.
  */
 export const liveSql: Sql = connection.liveSql;
 
 /**
- * PostgreSQL: one of the live path's statements, prepared. A statement sent with a name is parsed and planned once per
- * connection, then only executed: measured on this machine, a batch of live events (8-32 rows) cost PostgreSQL 680 µs
- * of CPU as a statement of its own text and 400 µs prepared, and the process 180 µs instead of 140. Straight on the
- * live pool, which Prisma's adapter cannot name statements on: `text` numbers its placeholders ($1), values go as pg
- * sends them (text, numbers, arrays: no dates, which pg would send in this process's time zone) and rows come as pg
- * reads them (read no timestamps: pg reads them in this process's time zone).
+ * PostgreSQL: one of the live path's statements, prepared. A statement sent with a name is parsed once per
+ * connection (and planned once, where PostgreSQL keeps a generic plan for it), then only executed: measured on this
+ * machine, a batch of live events (8-32 rows) cost PostgreSQL 680 µs of CPU as a statement of its own text and
+ * 400 µs prepared, and pg's work in the process 180 µs instead of 140. Straight on the live pool, which Prisma's
+ * adapter cannot name statements on: `text` numbers its placeholders ($1), values go as pg sends them (text,
+ * numbers, arrays: no dates, which pg would send in this process's time zone) and rows come as pg reads them (read
+ * no timestamps: pg reads them in this process's time zone). Named statements need a session per connection: behind
+ * PgBouncer, its session pooling, or 1.21+ with `max_prepared_statements`.
  */
 export async function livePrepared<Row extends object>(name: string, text: string, values: unknown[]): Promise<Row[]> {
   const { pools } = connection;

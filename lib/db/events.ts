@@ -57,7 +57,7 @@ export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<str
 
 /**
  * appendLiveEvents' statement on PostgreSQL, where several instances write: it stores the rows whose run still has
- * the claim they were written under, says which of the claims are still held, and announces what it stored. An
+ * the claim they were written under, says which of the claims are still held, and announces the batch. An
  * instance cut off from the database stops its runs before their leases run out (lib/agent/claims.ts), but a write
  * it sent before may arrive later still (a partition that heals): after a takeover, by another instance or by this
  * one, it would take seqs the new claim numbers its events with. The runs' rows are locked FOR KEY SHARE, which a
@@ -128,7 +128,7 @@ export async function lastStoredEvent(conversationId: string): Promise<{ lastSeq
 
 /**
  * Whether the row `row` of the run is stored as given: a write whose answer never came (its connection went silent)
- * may have been, and its retry is then refused for the seqs it took. On liveSql, as the write was.
+ * may have been, and its retry is then refused for the seqs it took. On the live pool, as the write was.
  */
 export async function isStored(conversationId: string, row: Pick<EventRow, "seq" | "lastSeq" | "runId">): Promise<boolean> {
   const found = await liveSql.rows(`SELECT 1 FROM "Event" WHERE "conversationId" = ? AND "seq" = ? AND "lastSeq" = ? AND "runId" = ?`, [conversationId, row.seq, row.lastSeq, row.runId]);
@@ -165,7 +165,7 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
 /**
  * listEventsAfter's query on PostgreSQL: the portable form, an OR branch per conversation, took 2.7 ms to plan and
  * 0.7 ms to run for 100 conversations (EXPLAIN ANALYZE), and a feed reads many times a second while runs stream. This
- * one plans in 0.05 ms, once (it is prepared: one text for any number of conversations), and runs in 0.35: the
+ * one plans in 0.05 ms (and is prepared: one text for any number of conversations), and runs in 0.35: the
  * conversations and their seqs as two arrays, each conversation's rows read by an index scan of its own (OFFSET 0
  * keeps the LATERAL subquery from being flattened into a join, which PostgreSQL hashes over the whole table).
  */

@@ -52,11 +52,12 @@ export class DatabasePool {
 }
 
 /**
- * An adapter whose transactions close their connection when they cannot end. Prisma ends a transaction by sending
+ * An adapter whose transactions give their connection up when they cannot end. Prisma ends a transaction by sending
  * COMMIT or ROLLBACK, and only then calls the adapter's commit() or rollback(), which hand the connection back to
- * the pool; when that statement fails (its connection went silent: pg's query timeout), it calls neither, and the
- * connection stays taken for good, one place of the pool lost each time. Here it is released with the error then,
- * which closes it (pg-pool closes a connection released so); the server rolls back what it held.
+ * the pool; when that statement fails, it calls neither, and the connection stays taken for good, one place of the
+ * pool lost each time. Here it goes back to the pool when the server refused the statement, and is closed when the
+ * statement got no answer (its connection went silent: pg's query timeout): released with the error, which pg-pool
+ * closes it for; the server rolls back what it held.
  */
 function closingStuckTransactions(adapter: SqlDriverAdapter): SqlDriverAdapter {
   return {
@@ -71,6 +72,11 @@ function closingStuckTransactions(adapter: SqlDriverAdapter): SqlDriverAdapter {
   };
 }
 
+/** An error the server sent, with its SQLSTATE (PrismaPg keeps it as `originalCode`): the connection answered. */
+function answeredByServer(error: unknown): boolean {
+  return error instanceof Error && error.name === "DriverAdapterError" && typeof (error.cause as { originalCode?: unknown } | undefined)?.originalCode === "string";
+}
+
 function closingWhenStuck(transaction: Transaction): Transaction {
   // PrismaPg's transaction keeps its pool connection here (@prisma/adapter-pg 6.19: PgQueryable's `client`).
   const connection = (transaction as unknown as { client: pg.PoolClient }).client;
@@ -81,7 +87,10 @@ function closingWhenStuck(transaction: Transaction): Transaction {
     } catch (error) {
       if (endsTransaction(query) && !closed) {
         closed = true;
-        connection.release(error as Error);
+        // Refused by the server (a deferred constraint at COMMIT): the transaction is over and the connection sound,
+        // back to the pool. No answer: closed.
+        if (answeredByServer(error)) await transaction.rollback();
+        else connection.release(error as Error);
       }
       throw error;
     }

@@ -6,7 +6,8 @@ import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, 
  * query in Prisma's WebAssembly compiler, on every call), the same statement through the adapter 0.01-0.1 ms;
  * a run made some fifteen of them. The adapter is the one Prisma holds, so these statements share its connection
  * (SQLite: one connection, where they wait while a transaction is open, lib/db/one-connection.ts) and its pool
- * (PostgreSQL), and its conversions of values.
+ * (PostgreSQL), and its conversions of values. (The two hottest statements of PostgreSQL's live path go on the pool
+ * itself, prepared: `livePrepared` in client.ts.)
  *
  * SQL is written once for both providers: "quoted" identifiers, `?` placeholders (numbered for PostgreSQL
  * here), and nothing provider-specific; a statement that cannot be written so stays with Prisma.
@@ -14,8 +15,6 @@ import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, 
 
 /** A parameter: dates are stored as each provider stores Prisma's DateTime, booleans as its Boolean. */
 export type SqlValue = string | number | boolean | Date | null;
-/** A parameter of a statement: a value, or (PostgreSQL only: SQLite has no arrays) a list of them, e.g. for `unnest(?::text[])`. */
-export type SqlParam = SqlValue | SqlValue[];
 
 /**
  * Prisma's adapter factory, keeping the adapter it connects so that `sql` can use it. Prisma connects once, on its
@@ -65,9 +64,9 @@ export class WrappedAdapterFactory implements SqlMigrationAwareDriverAdapterFact
 /** Where statements go: the adapter (`sql` in client.ts), or an interactive transaction (`transactionSql`). */
 export interface SqlExecutor {
   /** The rows of a query, as objects by column name. */
-  rows<Row>(text: string, params?: SqlParam[]): Promise<Row[]>;
+  rows<Row>(text: string, params?: SqlValue[]): Promise<Row[]>;
   /** Run a statement; resolves with the number of rows it changed. */
-  execute(text: string, params?: SqlParam[]): Promise<number>;
+  execute(text: string, params?: SqlValue[]): Promise<number>;
 }
 
 export class Sql implements SqlExecutor {
@@ -77,13 +76,13 @@ export class Sql implements SqlExecutor {
     private readonly connectClient: () => Promise<void>,
   ) {}
 
-  async rows<Row>(text: string, params: SqlParam[] = []): Promise<Row[]> {
+  async rows<Row>(text: string, params: SqlValue[] = []): Promise<Row[]> {
     const adapter = await this.adapter();
     const { columnNames, rows } = await adapter.queryRaw(this.query(text, params));
     return rows.map((values) => Object.fromEntries(columnNames.map((name, index) => [name, values[index]])) as Row);
   }
 
-  async execute(text: string, params: SqlParam[] = []): Promise<number> {
+  async execute(text: string, params: SqlValue[] = []): Promise<number> {
     const adapter = await this.adapter();
     return adapter.executeRaw(this.query(text, params));
   }
@@ -92,7 +91,7 @@ export class Sql implements SqlExecutor {
   within(tx: RawQueries): SqlExecutor {
     const placeholders = (text: string) => this.placeholders(text);
     return {
-      rows: <Row>(text: string, params: SqlParam[] = []) => tx.$queryRawUnsafe<Row[]>(placeholders(text), ...params),
+      rows: <Row>(text: string, params: SqlValue[] = []) => tx.$queryRawUnsafe<Row[]>(placeholders(text), ...params),
       execute: (text, params = []) => tx.$executeRawUnsafe(placeholders(text), ...params),
     };
   }
@@ -102,7 +101,7 @@ export class Sql implements SqlExecutor {
     return this.factory.connection!;
   }
 
-  private query(text: string, params: SqlParam[]) {
+  private query(text: string, params: SqlValue[]) {
     return { sql: this.placeholders(text), args: params, argTypes: params.map(argType) };
   }
 
@@ -119,12 +118,10 @@ interface RawQueries {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
 
-function argType(param: SqlParam): ArgType {
-  // A list's values are converted as its first one is.
-  const value = Array.isArray(param) ? param[0] : param;
+function argType(value: SqlValue): ArgType {
   const scalarType =
     value instanceof Date ? "datetime" : typeof value === "boolean" ? "boolean" : typeof value === "number" ? (Number.isInteger(value) ? "int" : "float") : typeof value === "string" ? "string" : "unknown";
-  return { scalarType, arity: Array.isArray(param) ? "list" : "scalar" };
+  return { scalarType, arity: "scalar" };
 }
 
 /** A multi-row INSERT: `rows` rows of `columns`, in the order given, as `?` placeholders. */
@@ -133,9 +130,12 @@ export function insertSql(table: string, columns: readonly string[], rows: numbe
   return `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES ${Array.from({ length: rows }, () => row).join(", ")}`;
 }
 
-/** A COMMIT or ROLLBACK: how Prisma ends an interactive transaction, before it calls the adapter's commit() or rollback(). */
+/**
+ * A COMMIT or ROLLBACK: how Prisma ends an interactive transaction, before it calls the adapter's commit() or
+ * rollback(). Not a ROLLBACK TO SAVEPOINT, which leaves the transaction open.
+ */
 export function endsTransaction(query: SqlQuery): boolean {
-  return /^\s*(COMMIT|ROLLBACK)\b/i.test(query.sql);
+  return /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(query.sql);
 }
 
 /**

@@ -208,6 +208,15 @@ describe("an approval answered on an instance that does not execute its run", ()
     expect(await again).toBe("answered");
   });
 
+  it("is refused, not left to be sent again, when the finished run's log never gets its end", async () => {
+    const { answerApproval } = await import("@/lib/agent/run");
+    const { id } = await conversationRunHere();
+    await write([eventRow(id, 1, { type: "approval_requested", approvalId: "approval-3", callId: "call-3", tool: "send_email", input: {} })]);
+    // Its row finished, and the writes of the rest of its log failed: no run will take the answer.
+    expect(await runs.finishRun(id, "completed", 1, claimOf(id))).toBe(true);
+    expect(await answerApproval(id, "approval-3", true)).toBe("not waiting");
+  });
+
   it("is refused once the finished run's log shows the call was not answered so", async () => {
     const { answerApproval } = await import("@/lib/agent/run");
     const { id } = await conversationRunHere();

@@ -70,4 +70,23 @@ describe("a pool that drops silent connections", () => {
       await client.$disconnect();
     }
   });
+
+  it("hands a transaction's connection back to the pool when the server refuses its COMMIT", async () => {
+    const { live } = await warmPoolThroughRelay(1);
+    const client = new PrismaClient({ adapter: live.prismaAdapter() });
+    try {
+      const refused = client.$transaction(async (tx) => {
+        // A deferred constraint is checked at COMMIT, which the server refuses then.
+        await tx.$executeRawUnsafe("CREATE TEMPORARY TABLE deferred (id INT UNIQUE DEFERRABLE INITIALLY DEFERRED) ON COMMIT DROP");
+        await tx.$executeRawUnsafe("INSERT INTO deferred VALUES (1), (1)");
+      });
+      await expect(refused).rejects.toThrow("UniqueConstraintViolation");
+      await expect.poll(() => live.pool.totalCount - live.pool.idleCount).toBe(0);
+      // The same connection, sound: nothing of the refused transaction is left on it.
+      expect(live.pool.totalCount).toBe(1);
+      expect(await client.$queryRawUnsafe("SELECT to_regclass('pg_temp.deferred') IS NULL AS gone")).toEqual([{ gone: true }]);
+    } finally {
+      await client.$disconnect();
+    }
+  });
 });
