@@ -25,7 +25,10 @@ export async function register() {
     .catch((error) => console.error("The sandbox threads did not start; calls will start them again:", error));
 }
 
-/** A setting the server cannot run with: a profile file that cannot be used (its line and problem), or a missing secret. */
+/**
+ * What the server cannot run with: a profile file that cannot be used (its line and problem), a SQLite database
+ * another server uses, or a missing secret.
+ */
 async function startupProblem(): Promise<string | undefined> {
   const { ConfigFileError, loadProfiles } = await import("@/lib/profiles");
   try {
@@ -35,8 +38,13 @@ async function startupProblem(): Promise<string | undefined> {
     return error.message;
   }
   const { databaseConfig } = await import("@/lib/config");
+  const database = databaseConfig();
+  if (database.provider === "sqlite") {
+    const { lockSqliteDatabase } = await import("@/lib/db/sqlite-lock");
+    return lockSqliteDatabase(database.file);
+  }
   // Each instance would otherwise generate its own key, and a browser's identity would not hold across them.
-  if (databaseConfig().provider === "postgresql" && !process.env.TOOLSMITH_SECRET?.trim()) {
+  if (!process.env.TOOLSMITH_SECRET?.trim()) {
     return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
   }
   return undefined;

@@ -182,6 +182,22 @@ describe("a run's life", () => {
     expect(model.answerSpansFor(prompt)).toHaveLength(1);
   });
 
+  it.runIf(testProvider === "sqlite")("is not disturbed by a second server started on its SQLite database: that one stops at once, before it takes any run", async () => {
+    const prompt = "Stream on the first server while a second one starts on its database.";
+    model.script(prompt, [{ text: "word ".repeat(120), chunkSize: 4, delayMs: 40 }]);
+    const { id } = await api.createConversation();
+    const streamed = readSse(await api.send(id, prompt));
+    const second = scriptedApp(model.url, {}, databaseUrl);
+    try {
+      await expect(second.start({ migrated: true })).rejects.toThrow(/another Toolsmith server uses the SQLite database/);
+    } finally {
+      await second.stop();
+    }
+    expect((await streamed).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    // A second server that started would have taken the running run for its predecessor's and asked the model again.
+    expect(model.answerSpansFor(prompt)).toHaveLength(1);
+  });
+
   it("stops at once while the model request waits out a retry backoff", async () => {
     const prompt = "Fail with 503 until stopped.";
     model.script(prompt, () => ({ status: 503 }));
