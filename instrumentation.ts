@@ -1,6 +1,23 @@
+/** What server.mjs waits for before it says it serves: Next starts this hook without waiting for it in production. */
+interface Started {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /** Runs once when the server starts, before any route module is loaded. */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const started = (globalThis as { toolsmithStarted?: Started }).toolsmithStarted;
+  try {
+    await start();
+    started?.resolve();
+  } catch (error) {
+    started?.reject(error);
+    throw error;
+  }
+}
+
+async function start() {
   // @ai-sdk/openai builds a default provider when imported and throws on an empty OPENAI_BASE_URL, which a blank
   // line in .env produces: an empty setting means unset.
   for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
@@ -39,13 +56,14 @@ async function startupProblem(): Promise<string | undefined> {
   }
   const { databaseConfig } = await import("@/lib/config");
   const database = databaseConfig();
+  // Each instance would otherwise generate its own key, and a browser's identity would not hold across them.
+  if (database.provider === "postgresql" && !process.env.TOOLSMITH_SECRET?.trim()) {
+    return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
+  }
   if (database.provider === "sqlite") {
     const { lockSqliteDatabase } = await import("@/lib/db/sqlite-lock");
-    return lockSqliteDatabase(database.file);
-  }
-  // Each instance would otherwise generate its own key, and a browser's identity would not hold across them.
-  if (!process.env.TOOLSMITH_SECRET?.trim()) {
-    return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
+    const problem = await lockSqliteDatabase(database.file);
+    if (problem) return problem;
   }
   return undefined;
 }

@@ -16,6 +16,9 @@ const app = next({ dev: false, port, hostname: host ?? "localhost" });
 const handle = app.getRequestHandler();
 let appReady = () => {};
 const ready = new Promise((resolve) => (appReady = resolve));
+// Settled by instrumentation.ts once the app has started (its runs' leases, the takeover of runs left running), or
+// cannot; Next starts that hook as it prepares the app, without waiting for it (in production).
+const appStarted = new Promise((resolve, reject) => (globalThis.toolsmithStarted = { resolve, reject }));
 
 // The port first: preparing the app starts its runs' leases and takes over runs left running (instrumentation.ts),
 // which a second server started on a port in use by mistake must never do. Requests wait for the app.
@@ -30,6 +33,10 @@ const servers = await listen(
   process.exit(1);
 });
 await app.prepare();
+await appStarted.catch((error) => {
+  console.error(`Toolsmith cannot start: ${error?.message ?? error}`);
+  process.exit(1);
+});
 appReady();
 console.log(`Toolsmith is serving on http://${host ?? "localhost"}:${port}`);
 

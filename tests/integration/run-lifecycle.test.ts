@@ -182,18 +182,22 @@ describe("a run's life", () => {
     expect(model.answerSpansFor(prompt)).toHaveLength(1);
   });
 
-  it.runIf(testProvider === "sqlite")("is not disturbed by a second server started on its SQLite database: that one stops at once, before it takes any run", async () => {
+  it.runIf(testProvider === "sqlite")("is not disturbed by a second server started on its SQLite database: that one stops before it takes any run", async () => {
     const prompt = "Stream on the first server while a second one starts on its database.";
-    model.script(prompt, [{ text: "word ".repeat(120), chunkSize: 4, delayMs: 40 }]);
+    // Streams for 30 s: still running when the second server gives up waiting for the database (5 s).
+    model.script(prompt, [{ text: "word ".repeat(600), chunkSize: 4, delayMs: 40 }]);
     const { id } = await api.createConversation();
     const streamed = readSse(await api.send(id, prompt));
     const second = scriptedApp(model.url, {}, databaseUrl);
     try {
       await expect(second.start({ migrated: true })).rejects.toThrow(/another Toolsmith server uses the SQLite database/);
+      // It said nothing of serving: it had not started.
+      expect(second.output).not.toContain("Toolsmith is serving on");
     } finally {
       await second.stop();
     }
-    expect((await streamed).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    await cancel(id);
+    expect((await streamed).at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
     // A second server that started would have taken the running run for its predecessor's and asked the model again.
     expect(model.answerSpansFor(prompt)).toHaveLength(1);
   });
