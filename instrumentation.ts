@@ -4,66 +4,19 @@ interface Started {
   reject(error: unknown): void;
 }
 
-/** Runs once when the server starts, before any route module is loaded. */
+/**
+ * Runs once when the server starts, before any route module is loaded. The start-up itself is Node's only
+ * (instrumentation-node.ts), imported here so that the Edge build never sees it.
+ */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const started = (globalThis as { toolsmithStarted?: Started }).toolsmithStarted;
   try {
+    const { start } = await import("./instrumentation-node");
     await start();
     started?.resolve();
   } catch (error) {
     started?.reject(error);
     throw error;
   }
-}
-
-async function start() {
-  // @ai-sdk/openai builds a default provider when imported and throws on an empty OPENAI_BASE_URL, which a blank
-  // line in .env produces: an empty setting means unset.
-  for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
-
-  const problem = await startupProblem();
-  if (problem) {
-    // Next would only log a throw from here and serve on.
-    console.error(`Toolsmith cannot start: ${problem}`);
-    process.exit(1);
-  }
-  const { sandboxPool } = await import("@/lib/sandbox");
-  const { tuneDatabase } = await import("@/lib/db/client");
-  await tuneDatabase();
-  // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/agent/claims.ts).
-  const { handOverRuns, startRunLeases } = await import("@/lib/agent/run");
-  await startRunLeases();
-  // For server.mjs, which calls it on SIGTERM and SIGINT before it exits: the app's modules are Next's to load.
-  (globalThis as { toolsmithHandOverRuns?: () => Promise<void> }).toolsmithHandOverRuns = handOverRuns;
-  // Start the sandbox threads now, so the first tool call does not pay for them.
-  sandboxPool()
-    .warm()
-    .catch((error) => console.error("The sandbox threads did not start; calls will start them again:", error));
-}
-
-/**
- * What the server cannot run with: a profile file that cannot be used (its line and problem), a SQLite database
- * another server uses, or a missing secret.
- */
-async function startupProblem(): Promise<string | undefined> {
-  const { ConfigFileError, loadProfiles } = await import("@/lib/profiles");
-  try {
-    loadProfiles();
-  } catch (error) {
-    if (!(error instanceof ConfigFileError)) throw error;
-    return error.message;
-  }
-  const { databaseConfig } = await import("@/lib/config");
-  const database = databaseConfig();
-  // Each instance would otherwise generate its own key, and a browser's identity would not hold across them.
-  if (database.provider === "postgresql" && !process.env.TOOLSMITH_SECRET?.trim()) {
-    return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
-  }
-  if (database.provider === "sqlite") {
-    const { lockSqliteDatabase } = await import("@/lib/db/sqlite-lock");
-    const problem = await lockSqliteDatabase(database.file);
-    if (problem) return problem;
-  }
-  return undefined;
 }

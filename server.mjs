@@ -20,7 +20,7 @@ const ready = new Promise((resolve) => (appReady = resolve));
 // cannot; Next starts that hook as it prepares the app, without waiting for it (in production).
 const appStarted = new Promise((resolve, reject) => (globalThis.toolsmithStarted = { resolve, reject }));
 
-// The port first: preparing the app starts its runs' leases and takes over runs left running (instrumentation.ts),
+// The port first: preparing the app starts its runs' leases and takes over runs left running (instrumentation-node.ts),
 // which a second server started on a port in use by mistake must never do. Requests wait for the app.
 const servers = await listen(
   (request, response) => {
@@ -54,7 +54,7 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
       server.closeAllConnections();
     }
     // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start
-    // (instrumentation.ts sets this; lib/agent/claims.ts does it).
+    // (instrumentation-node.ts sets this; lib/agent/claims.ts does it).
     const handedOver = globalThis.toolsmithHandOverRuns?.().catch((error) => console.error("Could not hand the runs over:", error));
     await Promise.race([handedOver, new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS))]);
     process.exit(0);

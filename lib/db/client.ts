@@ -128,7 +128,7 @@ export function containsIgnoringCase(text: string): { contains: string } {
  */
 const BUSY_TRANSACTION = { maxWait: 15_000, timeout: 20_000 };
 
-// The async context of start-up (instrumentation.ts loads this module first): no request's stores in it.
+// The async context of start-up (instrumentation-node.ts loads this module first): no request's stores in it.
 const outsideRequests = processWide("outsideRequests", () => AsyncLocalStorage.snapshot());
 
 /**
