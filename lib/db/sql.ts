@@ -16,29 +16,6 @@ import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, 
 /** A parameter: dates are stored as each provider stores Prisma's DateTime, booleans as its Boolean. */
 export type SqlValue = string | number | boolean | Date | null;
 
-/**
- * Prisma's adapter factory, keeping the adapter it connects so that `sql` can use it. Prisma connects once, on its
- * first query (and again after a disconnect): the latest connection is the live one.
- */
-export class SharedAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
-  readonly provider: SqlMigrationAwareDriverAdapterFactory["provider"];
-  readonly adapterName: string;
-  connection?: SqlDriverAdapter;
-
-  constructor(private readonly factory: SqlMigrationAwareDriverAdapterFactory) {
-    this.provider = factory.provider;
-    this.adapterName = factory.adapterName;
-  }
-
-  async connect(): Promise<SqlDriverAdapter> {
-    return (this.connection = await this.factory.connect());
-  }
-
-  connectToShadowDb(): Promise<SqlDriverAdapter> {
-    return this.factory.connectToShadowDb();
-  }
-}
-
 /** `factory`, whose adapters come wrapped by `wrap`: a wrapper changes how an adapter's connections are used. */
 export class WrappedAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider: SqlMigrationAwareDriverAdapterFactory["provider"];
@@ -46,7 +23,7 @@ export class WrappedAdapterFactory implements SqlMigrationAwareDriverAdapterFact
 
   constructor(
     private readonly factory: SqlMigrationAwareDriverAdapterFactory,
-    private readonly wrap: (adapter: SqlDriverAdapter) => SqlDriverAdapter,
+    private readonly wrap: (adapter: SqlDriverAdapter) => SqlDriverAdapter = (adapter) => adapter,
   ) {
     this.provider = factory.provider;
     this.adapterName = factory.adapterName;
@@ -58,6 +35,18 @@ export class WrappedAdapterFactory implements SqlMigrationAwareDriverAdapterFact
 
   connectToShadowDb(): Promise<SqlDriverAdapter> {
     return this.factory.connectToShadowDb();
+  }
+}
+
+/**
+ * Prisma's adapter factory, keeping the adapter it connects so that `sql` can use it. Prisma connects once, on its
+ * first query (and again after a disconnect): the latest connection is the live one.
+ */
+export class SharedAdapterFactory extends WrappedAdapterFactory {
+  connection?: SqlDriverAdapter;
+
+  override async connect(): Promise<SqlDriverAdapter> {
+    return (this.connection = await super.connect());
   }
 }
 
