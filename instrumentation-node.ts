@@ -43,9 +43,11 @@ async function startupProblem(): Promise<string | undefined> {
     return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
   }
   if (database.provider === "sqlite") {
-    const { lockSqliteDatabase } = await import("@/lib/db/sqlite-lock");
-    const problem = await lockSqliteDatabase(database.file);
-    if (problem) return problem;
+    const { takeSqliteLock } = await import("@/lib/db/sqlite-lock.mjs");
+    const { processWide } = await import("@/lib/process-wide");
+    // Held for the server's life, by the process: a dev-mode reload asks again and gets the same answer.
+    const taken = await processWide("sqliteLock", () => takeSqliteLock(database.file));
+    if ("problem" in taken) return taken.problem;
   }
   return undefined;
 }

@@ -182,14 +182,16 @@ describe("a run's life", () => {
     expect(model.answerSpansFor(prompt)).toHaveLength(1);
   });
 
-  it.runIf(testProvider === "sqlite")("is not disturbed by a second server started on its SQLite database: that one stops before it takes any run", async () => {
+  it.runIf(testProvider === "sqlite")("is not disturbed by a second server started on its SQLite database: its migration, then the server, stop before they change anything", async () => {
     const prompt = "Stream on the first server while a second one starts on its database.";
-    // Streams for 30 s: still running when the second server gives up waiting for the database (5 s).
+    // Streams for 30 s: still running when the migration and the second server have each given up waiting for the database (5 s).
     model.script(prompt, [{ text: "word ".repeat(600), chunkSize: 4, delayMs: 40 }]);
     const { id } = await api.createConversation();
     const streamed = readSse(await api.send(id, prompt));
     const second = scriptedApp(model.url, {}, databaseUrl);
     try {
+      // `npm start` migrates first: that stops too, before it changes anything (or builds).
+      await expect(second.start()).rejects.toThrow(/Migration failed: .*Cannot migrate: another Toolsmith server uses the SQLite database/s);
       await expect(second.start({ migrated: true })).rejects.toThrow(/another Toolsmith server uses the SQLite database/);
       // It said nothing of serving: it had not started.
       expect(second.output).not.toContain("Toolsmith is serving on");
