@@ -193,5 +193,6 @@ export function dataDirectory(): string {
 
 /** The file tools' workspaces, one directory per conversation. */
 export function workspacesDirectory(): string {
-  return path.resolve(env("TOOLSMITH_WORKSPACES_DIR") ?? path.join(dataDirectory(), "workspaces"));
+  // Chosen when the server runs: nothing for Next's build to trace (see profiles.ts).
+  return path.resolve(/* turbopackIgnore: true */ env("TOOLSMITH_WORKSPACES_DIR") ?? path.join(dataDirectory(), "workspaces"));
 }

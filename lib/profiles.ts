@@ -113,7 +113,9 @@ let loaded: z.infer<typeof ConfigFile> | undefined;
 
 function profiles() {
   if (loaded) return loaded;
-  const file = path.resolve(process.env.TOOLSMITH_CONFIG?.trim() || "toolsmith.config.yaml");
+  // A file chosen when the server runs, not part of the build: the ignore comment keeps Next's build from tracing
+  // (and warning about) every file of the project as a possible target.
+  const file = path.resolve(/* turbopackIgnore: true */ process.env.TOOLSMITH_CONFIG?.trim() || "toolsmith.config.yaml");
   loaded = fs.existsSync(file) ? parseProfiles(fs.readFileSync(file, "utf8"), file) : ConfigFile.parse(BUILT_IN);
   return loaded;
 }
