@@ -2,7 +2,7 @@ import { livePrepared, liveSql, provider, sql } from "./client";
 import { notifications } from "./notifications";
 import { insertSql, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
-import type { SequencedEvent } from "@/lib/events/types";
+import { MAX_EVENT_ID, type SequencedEvent } from "@/lib/events/types";
 
 /** A row of some conversation's event log. */
 export type ConversationEventRow = EventRow & { conversationId: string };
@@ -153,7 +153,8 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
   if (after.size === 0) return events;
   const rows =
     provider === "postgresql"
-      ? await livePrepared<Required<StoredRow>>("toolsmith_events_after_each", EVENTS_AFTER_EACH_POSTGRES, [[...after.keys()], [...after.values()]])
+      ? // One seq beyond the column's range would fail the cast, and with it the read of every conversation.
+        await livePrepared<Required<StoredRow>>("toolsmith_events_after_each", EVENTS_AFTER_EACH_POSTGRES, [[...after.keys()], [...after.values()].map((seq) => Math.min(seq, MAX_EVENT_ID))])
       : await liveSql.rows<Required<StoredRow>>(
           `SELECT "conversationId", "seq", "lastSeq", "data" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
           [...after].flat(),

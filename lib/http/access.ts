@@ -5,7 +5,7 @@ import { findSharedConversation } from "@/lib/db/share-links";
 import { findOwnedTool } from "@/lib/db/tools";
 import { identityOfToken } from "@/lib/db/api-tokens";
 import { identityOf } from "@/lib/identity";
-import { SEGMENT_TOKEN, type SegmentStart } from "@/lib/events/types";
+import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/events/types";
 import { ApiError, badRequest, notFound } from "./errors";
 
 /**
@@ -99,6 +99,7 @@ export function resumePoint(request: Request): { after: number; segment?: Segmen
 
 function eventId(raw: string, what: string): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) throw badRequest(`${what} must be a non-negative integer event id.`);
+  // Beyond the log's range, an id would fail the statement that reads every followed conversation at once.
+  if (!/^\d+$/.test(raw.trim()) || value > MAX_EVENT_ID) throw badRequest(`${what} must be an event id: a whole number from 0 to ${MAX_EVENT_ID}.`);
   return value;
 }

@@ -328,7 +328,8 @@ describe("bad requests", () => {
     await expectError(await post(JSON.stringify({ content: "x".repeat(300_000) })), 413, /KB/);
     await expectError(await post('{"content": "hi"}', "no-such-id"), 404, /not found/);
     await expectError(await api.fetch("/api/conversations/no-such-id"), 404, /not found/);
-    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=abc`), 400, /integer/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=abc`), 400, /whole number/);
+    await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3000000000`), 400, /from 0 to 2147483647/);
     await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segment=-1`), 400, /segment/);
     await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segmentToken=abc`), 400, /comes with \?segment/);
     await expectError(await api.fetch(`/api/conversations/${conversation.id}/events?after=3&segment=1&segmentToken=${"x".repeat(65)}`), 400, /segmentToken/);

@@ -165,6 +165,15 @@ describe("a feed's read of several conversations", () => {
     expect(read.get(caughtUp.id)).toEqual([]);
     expect(read.get(empty.id)).toEqual([]);
   });
+
+  it("reads the others when one is asked for after an id beyond the log's range", async () => {
+    const [steps, beyond] = await Promise.all([conversationRunHere(), conversationRunHere()]);
+    await write([row(steps.id, 1), row(steps.id, 2), row(beyond.id, 1)]);
+    // PostgreSQL's seq is a 32-bit integer: one id past it failed the whole statement, every follower's read.
+    const read = await listEventsAfter(new Map([[steps.id, 1], [beyond.id, 3_000_000_000]]));
+    expect(read.get(steps.id)!.map(({ seq }) => seq)).toEqual([2]);
+    expect(read.get(beyond.id)).toEqual([]);
+  });
 });
 
 describe("the live path", () => {
