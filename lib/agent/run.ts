@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { modelConfig } from "@/lib/config";
 import { updateConversation } from "@/lib/db/conversations";
-import { lastEventSeq, listEvents } from "@/lib/db/events";
+import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/events";
 import { createMessage } from "@/lib/db/messages";
 import { notifications } from "@/lib/db/notifications";
-import { finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
+import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
 import { RunChannel } from "@/lib/events/channel";
-import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/events/types";
+import { RUN_FINISHED_GRACE_MS, runAwaitingItsEnd, type AgentEvent, type LoggedEvent, type RunStatus } from "@/lib/events/types";
 import { processWide } from "@/lib/process-wide";
 import { findProfile, type AgentProfile } from "@/lib/profiles";
 import { RunClaims } from "./claims";
@@ -18,6 +19,8 @@ const TITLE_CHARS = 60;
 const TAKEN_OVER = "it was taken over";
 /** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
 const CANCELLED_RUN_GRACE_MS = 2_000;
+/** How often a new run reads whether the previous one has stored its end (endOfLog). */
+const LOG_END_POLL_MS = 25;
 
 const claims = processWide("runClaims", () => new RunClaims<Run>());
 
@@ -159,7 +162,7 @@ export class Run {
   /** After the claim: the log's next seq, the user's message, then the loop, in the background. */
   private async open(conversation: { id: string; title: string }, content: string): Promise<void> {
     try {
-      this.channel.begin((await lastEventSeq(conversation.id)) + 1);
+      this.channel.begin((await endOfLog(conversation.id)) + 1);
       const message = await createMessage({ conversationId: conversation.id, runId: this.id, role: "user", content });
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
       this.execution = this.execute({ userMessageId: message.id });
@@ -376,6 +379,25 @@ export class Run {
       console.error(`Could not store the outcome of run ${this.id}:`, error);
     }
     return true;
+  }
+}
+
+/**
+ * Where a new run's events begin: after the previous run's end. A run stores its outcome in its row before its
+ * run_finished (storeOutcome), and another instance may claim the conversation in between; the new run waits for
+ * that end. Past the grace, the previous run's writes failed or hang: its claim is ended, so that a write of it
+ * that comes later is refused instead of taking the new run's ids (and those in progress are stored first).
+ */
+async function endOfLog(conversationId: string): Promise<number> {
+  const deadline = Date.now() + RUN_FINISHED_GRACE_MS;
+  for (;;) {
+    const last = await lastStoredEvent(conversationId);
+    if (!last || last.type === "run_finished" || last.finishedAt === null) return last?.lastSeq ?? 0;
+    if (!runAwaitingItsEnd(last) || Date.now() > deadline) {
+      await endClaimOfFinishedRun(last.runId);
+      return lastEventSeq(conversationId);
+    }
+    await sleep(LOG_END_POLL_MS);
   }
 }
 

@@ -34,6 +34,14 @@ export async function finishRun(id: string, status: RunStatus, steps: number, cl
   return changed === 1;
 }
 
+/**
+ * End a finished run's claim: a write of its events that comes later is refused (lib/db/events.ts
+ * FENCED_EVENT_INSERT), and the writes in progress are stored first (changing the unique claim waits for them).
+ */
+export async function endClaimOfFinishedRun(id: string): Promise<void> {
+  await sql.execute(`UPDATE "Run" SET "claim" = NULL WHERE "id" = ? AND "status" <> 'running'`, [id]);
+}
+
 export function listRuns(conversationId: string) {
   return db.run.findMany({
     where: { conversationId },
