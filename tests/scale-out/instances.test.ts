@@ -284,36 +284,16 @@ describe("two instances on one PostgreSQL", () => {
     }
   });
 
-  it("begins a run sent on B after the end of A's run, which A stores after its row says it finished", async () => {
-    const [first, second] = ["Answer on A, stored slowly, while B is sent the next message.", "The next message, on B."];
+  /**
+   * A run on A whose answer takes `seconds` to store, while its row says it finished (so B may claim the
+   * conversation), and the next message, sent on B meanwhile.
+   */
+  async function nextMessageOnBWhileAStoresItsEnd(seconds: number) {
+    const [first, second] = [`Answer on A, stored in ${seconds} s, while B is sent the next message.`, `The next message, on B, ${seconds} s.`];
     model.script(first, [{ text: "Ending slowly." }]);
     model.script(second, [{ text: "Next." }]);
     const { id } = await onA.createConversation();
-    // The run's row says it finished, so B may claim the conversation; its answer, then its run_finished, are being stored.
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 1.5, when: `NEW."role" = 'assistant'` });
-    try {
-      const streamOnA = readSse(await onA.send(id, first));
-      await slowAnswer.inProgress();
-      const sentOnB = await onB.send(id, second);
-      expect(sentOnB.status).toBe(200);
-      const [seenOnA, seenOnB] = [await streamOnA, await readSse(sentOnB)];
-      expectWholeLog(seenOnA);
-      expect(seenOnB[0].id).toBe(seenOnA.length + 1);
-      expect(seenOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      // Both runs stored whole, one after the other.
-      expect(await readSse(await onA.events(id))).toEqual([...seenOnA, ...seenOnB]);
-    } finally {
-      await slowAnswer.remove();
-    }
-  });
-
-  it("ends the claim of A's finished run when its end is not stored within the grace: its late write is refused, never mixed into B's run", async () => {
-    const [first, second] = ["Answer on A, stored too slowly, while B is sent the next message.", "The next message, on B, after the grace."];
-    model.script(first, [{ text: "Ending too slowly." }]);
-    model.script(second, [{ text: "Next." }]);
-    const { id } = await onA.createConversation();
-    // Held up past the grace B waits for (2 s), and past B's whole run.
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 4, when: `NEW."role" = 'assistant'` });
+    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds, when: `NEW."role" = 'assistant'` });
     try {
       const streamOnA = watchSse(await onA.send(id, first));
       await slowAnswer.inProgress();
@@ -322,14 +302,27 @@ describe("two instances on one PostgreSQL", () => {
       const seenOnB = await readSse(sentOnB);
       expect(seenOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       await streamOnA.end;
-      // A's run_finished came after B's run began: refused. The log is A's run up to there, then B's run.
-      const log = await readSse(await onA.events(id));
-      expect(log.map((event) => event.id)).toEqual(log.map((_, index) => index + 1));
-      expect(log.slice(-seenOnB.length)).toEqual(seenOnB);
-      expect(ofType(log, "run_finished")).toEqual([seenOnB.at(-1)!.data]);
+      return { seenOnA: streamOnA.shown, seenOnB, log: await readSse(await onA.events(id)) };
     } finally {
       await slowAnswer.remove();
     }
+  }
+
+  it("begins a run sent on B after the end of A's run, which A stores after its row says it finished", async () => {
+    const { seenOnA, seenOnB, log } = await nextMessageOnBWhileAStoresItsEnd(1.5);
+    expectWholeLog(seenOnA);
+    expect(seenOnB[0].id).toBe(seenOnA.length + 1);
+    // Both runs stored whole, one after the other.
+    expect(log).toEqual([...seenOnA, ...seenOnB]);
+  });
+
+  it("ends the claim of A's finished run when its end is not stored within the grace: its late write is refused, never mixed into B's run", async () => {
+    // Past the grace B waits for (2 s), and past B's whole run.
+    const { seenOnB, log } = await nextMessageOnBWhileAStoresItsEnd(4);
+    // A's run_finished came after B's run began: refused. The log is A's run up to there, then B's run.
+    expect(log.map((event) => event.id)).toEqual(log.map((_, index) => index + 1));
+    expect(log.slice(-seenOnB.length)).toEqual(seenOnB);
+    expect(ofType(log, "run_finished")).toEqual([seenOnB.at(-1)!.data]);
   });
 
   it("ends the stream of a follower that came while a run was starting, when the run cannot start", async () => {
