@@ -29,6 +29,8 @@ export interface AgentRun {
   runId: string;
   model: ModelConfig | undefined;
   emit: (event: AgentEvent) => void;
+  /** Resolves once every event emitted so far is stored; rejects when they cannot be. */
+  stored: () => Promise<void>;
   /** Aborted when the run is cancelled: it reaches the model request, every tool call and their fetches. */
   signal: AbortSignal;
   /** Ask the conversation's owner whether a call may run; resolves with their answer (a cancel denies). */
@@ -75,13 +77,22 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       }
 
       // Act: register_tool calls first, one at a time, since they change the tool set; then the rest in parallel.
-      // A cancel ends each call promptly (its sandbox thread is terminated), and its result says so.
-      const act = (call: ModelCall) => executeCall(call, step, toolset, run);
+      // Calls are stored before they act: an instance that takes the run over then knows they may have acted, and
+      // ends the step instead of making them again (run.ts). None starts once the run is stopped; a cancel ends each
+      // call in progress promptly (its sandbox thread is terminated), and its result says so.
+      const act = async (calls: ModelCall[]): Promise<ToolResultEvent[]> => {
+        signal.throwIfAborted();
+        for (const { callId, name, input } of calls) emit({ type: "tool_call", step, callId, name, input });
+        await run.stored();
+        // Stopped while they were stored: from here to the calls (and an approval's question) nothing waits.
+        signal.throwIfAborted();
+        return Promise.all(calls.map((call) => executeCall(call, step, toolset, run)));
+      };
       const registering = plan.calls.filter((call) => toolset.get(call.name)?.changesToolset);
-      const results: ToolResultEvent[] = [];
-      for (const call of registering) results.push(await act(call));
       const others = plan.calls.filter((call) => !registering.includes(call));
-      results.push(...(await Promise.all(others.map(act))));
+      const results: ToolResultEvent[] = [];
+      for (const call of registering) results.push(...(await act([call])));
+      if (others.length > 0) results.push(...(await act(others)));
       signal.throwIfAborted();
 
       // Observe: the results go back to the model in the next step.
@@ -103,7 +114,6 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
 async function executeCall(call: ModelCall, step: number, toolset: Toolset, run: AgentRun): Promise<ToolResultEvent> {
   const { callId, name, input } = call;
   const { ownerId, conversationId, runId, emit, signal } = run;
-  emit({ type: "tool_call", step, callId, name, input });
   const started = performance.now();
   const result: ToolResult = call.problem ? { ok: false, error: call.problem } : await toolset.call(name, input, { ownerId, conversationId, runId, signal, requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput) });
   const durationMs = Math.round(performance.now() - started);

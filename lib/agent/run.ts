@@ -337,6 +337,7 @@ export class Run {
         runId: this.id,
         model,
         emit,
+        stored: () => this.channel.allStored(),
         signal: this.controller.signal,
         requestApproval: (step, callId, tool, input) => this.requestApproval(step, callId, tool, input),
         resumeAfterStep: resumed?.finishedSteps,

@@ -101,6 +101,17 @@ export class RunChannel {
   }
 
   /**
+   * Resolves once every event emitted so far is stored (without waiting to pack more); rejects when they never will
+   * be: a batch could not be stored, or the run left this instance.
+   */
+  async allStored(): Promise<void> {
+    const last = this.nextSeq - 1;
+    this.flush();
+    await this.writing;
+    if (this.stored < last) throw new Error(`The events of run ${this.runId} up to ${last} could not be stored.`);
+  }
+
+  /**
    * Follow the run: returns the events so far with seq > after, then calls `onEvent` for each new one and
    * `onEnd` when the run has ended and all its events are stored, or, with `left`, when it left this instance
    * (discard): then the events it emitted past the stored ones are not the log's, whose next ids another instance

@@ -88,6 +88,63 @@ describe("two instances on one PostgreSQL", () => {
     expect((await onB.conversation(id)).activeRunId).toBeNull();
   });
 
+  it("makes no tool call after Stop, even one the model asked for in the same step as a tool being registered", async () => {
+    const prompt = "Register a tool, slowly, and calculate in the same step.";
+    const shout = { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object" }, code: "function run({ text }) { return String(text).toUpperCase(); }" };
+    model.script(prompt, [{ toolCalls: [{ name: "register_tool", args: shout }, { name: "calculate", args: { expression: "6 * 7" } }] }, { text: "Never." }]);
+    const { id } = await onA.createConversation();
+    // Stop comes while the tool is being stored; the calculation waits for it (registrations change the tool set).
+    const slowRegistration = await slowInserts(databaseUrl, { table: "Tool", conversationId: id, seconds: 1.5 });
+    try {
+      const events = readSse(await onA.send(id, prompt));
+      await slowRegistration.inProgress();
+      expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
+      const shown = await events;
+      expect(shown.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+      expect(ofType(shown, "tool_call").map(({ name }) => name)).toEqual(["register_tool"]);
+    } finally {
+      await slowRegistration.remove();
+    }
+  });
+
+  it("makes no tool call after Stop that came while the call was being stored: none asks for an approval that no one would answer", async () => {
+    const prompt = "Calculate carefully, while the record of the call is stored slowly and Stop comes.";
+    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "Never." }]);
+    const { id } = await onA.createConversation("careful");
+    // Within the live pool's statement timeout (a quarter of the lease), past which the write is taken for lost and sent again.
+    const slowRecord = await slowInserts(databaseUrl, { table: "Event", conversationId: id, seconds: 0.4, when: `NEW."type" = 'tool_call'` });
+    try {
+      const events = readSse(await onA.send(id, prompt));
+      await slowRecord.inProgress();
+      expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
+      const shown = await events;
+      expect(shown.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+      expect(ofType(shown, "approval_requested")).toHaveLength(0);
+      expect(ofType(shown, "tool_result")).toHaveLength(0);
+    } finally {
+      await slowRecord.remove();
+    }
+  });
+
+  it("stores a tool call before the tool acts: an instance that takes the run over knows it may have", async () => {
+    const prompt = "Calculate, while the record of the call is stored slowly.";
+    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
+    const { id } = await onA.createConversation();
+    // Within the live pool's statement timeout (a quarter of the lease), past which the write is taken for lost and sent again.
+    const slowRecord = await slowInserts(databaseUrl, { table: "Event", conversationId: id, seconds: 0.4, when: `NEW."type" = 'tool_call'` });
+    try {
+      const { shown, end } = watchSse(await onA.send(id, prompt));
+      await slowRecord.inProgress();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(ofType(shown, "tool_call")).toHaveLength(1);
+      expect(ofType(shown, "tool_result")).toHaveLength(0);
+      expect(await end).toBe("ended");
+      expect(ofType(shown, "tool_result")).toMatchObject([{ ok: true, output: 42 }]);
+    } finally {
+      await slowRecord.remove();
+    }
+  });
+
   it("cuts the streams open on a share link on both instances when the link is revoked on one", async () => {
     const prompt = "Stream slowly while the link is revoked.";
     model.script(prompt, [{ deltas: 300, numbered: true, delayMs: 10 }]);
