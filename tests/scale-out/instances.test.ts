@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl, slowInserts, slowUpdates, sqlClient } from "../support/database";
-import { ModelServer } from "../support/model-server";
+import { ModelServer, type ScriptedCall } from "../support/model-server";
 import { readNotingFirst, readSse, watchSse, type SseMessage } from "../support/sse";
 import { TcpProxy } from "../support/tcp-proxy";
 
@@ -88,50 +88,47 @@ describe("two instances on one PostgreSQL", () => {
     expect((await onB.conversation(id)).activeRunId).toBeNull();
   });
 
-  it("makes no tool call after Stop, even one the model asked for in the same step as a tool being registered", async () => {
-    const prompt = "Register a tool, slowly, and calculate in the same step.";
-    const shout = { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object" }, code: "function run({ text }) { return String(text).toUpperCase(); }" };
-    model.script(prompt, [{ toolCalls: [{ name: "register_tool", args: shout }, { name: "calculate", args: { expression: "6 * 7" } }] }, { text: "Never." }]);
-    const { id } = await onA.createConversation();
-    // Stop comes while the tool is being stored; the calculation waits for it (registrations change the tool set).
-    const slowRegistration = await slowInserts(databaseUrl, { table: "Tool", conversationId: id, seconds: 1.5 });
+  /** Stop sent on A while the run's write that `slow` holds up is in progress; the events the run's stream showed. */
+  async function stopWhileStoring(prompt: string, calls: ScriptedCall[], slow: Omit<Parameters<typeof slowInserts>[1], "conversationId">, profile?: string) {
+    model.script(prompt, [{ toolCalls: calls }, { text: "Never." }]);
+    const { id } = await onA.createConversation(profile);
+    const slowWrite = await slowInserts(databaseUrl, { ...slow, conversationId: id });
     try {
       const events = readSse(await onA.send(id, prompt));
-      await slowRegistration.inProgress();
+      await slowWrite.inProgress();
       expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
       const shown = await events;
       expect(shown.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
-      expect(ofType(shown, "tool_call").map(({ name }) => name)).toEqual(["register_tool"]);
+      return shown;
     } finally {
-      await slowRegistration.remove();
+      await slowWrite.remove();
     }
+  }
+
+  it("makes no tool call after Stop, even one the model asked for in the same step as a tool being registered", async () => {
+    const shout = { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object" }, code: "function run({ text }) { return String(text).toUpperCase(); }" };
+    // Stop comes while the tool is being stored; the calculation waits for it (registrations change the tool set).
+    const shown = await stopWhileStoring("Register a tool, slowly, and calculate in the same step.", [{ name: "register_tool", args: shout }, { name: "calculate", args: { expression: "6 * 7" } }], {
+      table: "Tool",
+      seconds: 1.5,
+    });
+    expect(ofType(shown, "tool_call").map(({ name }) => name)).toEqual(["register_tool"]);
   });
 
+  /** The record of a tool call held up, within the live pool's statement timeout (a quarter of the lease), past which the write is taken for lost and sent again. */
+  const SLOW_CALL_RECORD = { table: "Event", seconds: 0.4, when: `NEW."type" = 'tool_call'` };
+
   it("makes no tool call after Stop that came while the call was being stored: none asks for an approval that no one would answer", async () => {
-    const prompt = "Calculate carefully, while the record of the call is stored slowly and Stop comes.";
-    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "Never." }]);
-    const { id } = await onA.createConversation("careful");
-    // Within the live pool's statement timeout (a quarter of the lease), past which the write is taken for lost and sent again.
-    const slowRecord = await slowInserts(databaseUrl, { table: "Event", conversationId: id, seconds: 0.4, when: `NEW."type" = 'tool_call'` });
-    try {
-      const events = readSse(await onA.send(id, prompt));
-      await slowRecord.inProgress();
-      expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
-      const shown = await events;
-      expect(shown.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
-      expect(ofType(shown, "approval_requested")).toHaveLength(0);
-      expect(ofType(shown, "tool_result")).toHaveLength(0);
-    } finally {
-      await slowRecord.remove();
-    }
+    const shown = await stopWhileStoring("Calculate carefully, while the record of the call is stored slowly and Stop comes.", [{ name: "calculate", args: { expression: "6 * 7" } }], SLOW_CALL_RECORD, "careful");
+    expect(ofType(shown, "approval_requested")).toHaveLength(0);
+    expect(ofType(shown, "tool_result")).toHaveLength(0);
   });
 
   it("stores a tool call before the tool acts: an instance that takes the run over knows it may have", async () => {
     const prompt = "Calculate, while the record of the call is stored slowly.";
     model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
     const { id } = await onA.createConversation();
-    // Within the live pool's statement timeout (a quarter of the lease), past which the write is taken for lost and sent again.
-    const slowRecord = await slowInserts(databaseUrl, { table: "Event", conversationId: id, seconds: 0.4, when: `NEW."type" = 'tool_call'` });
+    const slowRecord = await slowInserts(databaseUrl, { ...SLOW_CALL_RECORD, conversationId: id });
     try {
       const { shown, end } = watchSse(await onA.send(id, prompt));
       await slowRecord.inProgress();
