@@ -102,7 +102,15 @@ export const config = {
   rateLimits: {
     conversationsPerMinute: integer("TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE", 20, 1, 100_000),
     messagesPerMinute: integer("TOOLSMITH_RATE_MESSAGES_PER_MINUTE", 30, 1, 100_000),
+    /** Event streams open at once on one instance (a browser tab follows one conversation). */
+    openStreams: integer("TOOLSMITH_MAX_OPEN_STREAMS", 32, 1, 100_000),
   },
+  /**
+   * Events an SSE client has not taken yet: more than `bytes` for longer than `ms` (a reader that stalls, not one
+   * catching up on a long log) and its stream is cut; the client resumes after the last event it got, instead of the
+   * server holding a run's whole output for it.
+   */
+  sseBacklog: { bytes: 1024 * 1024, ms: integer("TOOLSMITH_SSE_STALL_MS", 10_000, 100, 600_000) },
   /** Library tools offered to the model in one conversation, newest first (the conversation's own come on top). */
   maxLibraryTools: integer("TOOLSMITH_MAX_LIBRARY_TOOLS", 64, 0, 1000),
   sandboxWorkers: integer("TOOLSMITH_SANDBOX_WORKERS", Math.max(2, Math.min(os.availableParallelism(), 8)), 1, 64),

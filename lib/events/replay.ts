@@ -14,9 +14,18 @@ import { RUN_FINISHED_GRACE_MS, runAwaitingItsEnd, startsSegment, type SegmentSt
 export function conversationEventStream(
   conversationId: string,
   { after, segment }: { after: number; segment?: SegmentStart },
-  live: RunChannel | undefined,
-  /** Watches for a reason to cut the stream (its share link revoked): calls `cut` then; returns the stop function. */
-  cutWhen?: (cut: () => void) => () => void,
+  {
+    live,
+    cutWhen,
+    onClose,
+  }: {
+    /** The run's channel, when this instance executes it. */
+    live?: RunChannel;
+    /** Watches for a reason to cut the stream (its share link revoked): calls `cut` then; returns the stop function. */
+    cutWhen?: (cut: () => void) => () => void;
+    /** Called once the stream has closed, whichever way. */
+    onClose?: () => void;
+  } = {},
 ): Response {
   return sseResponse((client) => {
     // With the segment the client saw last, the log is read from its start (with a token, from the event that began
@@ -29,6 +38,7 @@ export function conversationEventStream(
     return () => {
       stopFollowing();
       stopWatching?.();
+      onClose?.();
     };
   });
 }

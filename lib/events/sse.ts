@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import { RESYNC, type SequencedEvent } from "./types";
 
 const HEARTBEAT_MS = 15_000;
@@ -30,6 +31,7 @@ const resyncMessage = `id: 0\nevent: ${RESYNC}\ndata: ${JSON.stringify({ type: R
 export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?: ResponseInit): Response {
   let cleanup: (() => void) | void;
   let heartbeat: NodeJS.Timeout;
+  let stalled: NodeJS.Timeout | undefined;
   let pending: string[] = [];
   let closed = false;
 
@@ -39,6 +41,21 @@ export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?
         if (pending.length === 0 || closed) return;
         controller.enqueue(encoder.encode(pending.join("")));
         pending = [];
+        watchBacklog();
+      };
+      // The response is written as fast as the client reads (Next hands the socket one chunk at a time), and what it
+      // has not taken waits here: a client that stays too far behind is cut, even after the stream has closed (which
+      // keeps what is queued for it).
+      const backlog = () => -(controller.desiredSize ?? 0);
+      const watchBacklog = () => {
+        if (stalled || backlog() <= config.sseBacklog.bytes) return;
+        stalled = setTimeout(() => {
+          stalled = undefined;
+          if (backlog() <= config.sseBacklog.bytes) return watchBacklog();
+          const cut = new Error("The client did not read the event stream; reconnect after the last event.");
+          if (closed) controller.error(cut);
+          else finish(cut);
+        }, config.sseBacklog.ms);
       };
       const finish = (cut?: Error) => {
         if (closed) return;
@@ -67,9 +84,11 @@ export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?
     cancel() {
       closed = true;
       clearInterval(heartbeat);
+      clearTimeout(stalled);
       cleanup?.();
     },
-  });
+    // Counted in bytes, so that desiredSize says how much the client has not taken.
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 0 }));
 
   return new Response(stream, {
     ...init,

@@ -63,8 +63,7 @@ const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => 
  * still bounded. Throws 429 with Retry-After when either budget is spent.
  */
 export function limitRate(action: LimitedAction, identity: string, request: Request): void {
-  const address = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim() || "unknown";
-  for (const [scope, key] of [["identity", identity], ["address", address]] as const) {
+  for (const [scope, key] of [["identity", identity], ["address", clientAddress(request)]] as const) {
     const outcome = limiters[`${action}:${scope}`].take(key);
     if (!outcome.ok) {
       throw new ApiError(429, "rate_limited", `Too many ${action === "messages" ? "messages" : "new conversations"} in a minute; try again in ${outcome.retryAfterSeconds} s.`, {
@@ -72,4 +71,41 @@ export function limitRate(action: LimitedAction, identity: string, request: Requ
       });
     }
   }
+}
+
+/** The client's address: server.mjs makes it the socket's, or the trusted proxy's report of it. */
+function clientAddress(request: Request): string {
+  return request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim() || "unknown";
+}
+
+/** Event streams open on this instance, by identity and by address. */
+const openStreams = processWide("openStreams", () => new Map<string, number>());
+
+/**
+ * Count an event stream the client opens, against its identity (if it has one: a share link's viewer may not) and
+ * its address, until the returned function is called as the stream closes. Each open stream holds a connection and
+ * a follower, so their number is bounded like a rate: 429 past it.
+ */
+export function holdOpenStream(request: Request, identity?: string): () => void {
+  const cap = config.rateLimits.openStreams;
+  const held = [
+    ...(identity ? [{ key: `identity:${identity}`, cap }] : []),
+    { key: `address:${clientAddress(request)}`, cap: cap * ADDRESS_FACTOR },
+  ];
+  if (held.some(({ key, cap }) => (openStreams.get(key) ?? 0) >= cap)) {
+    throw new ApiError(429, "too_many_streams", `Too many event streams open at once (at most ${cap} per person); close some tabs, or the streams a script left open.`, {
+      "retry-after": "5",
+    });
+  }
+  for (const { key } of held) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const { key } of held) {
+      const left = openStreams.get(key)! - 1;
+      if (left > 0) openStreams.set(key, left);
+      else openStreams.delete(key);
+    }
+  };
 }

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
 import { missingServerFlags } from "@/lib/server-runtime.mjs";
@@ -177,6 +178,72 @@ describe("behind a configured public URL", () => {
       expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/chat\.example\/s\//);
     } finally {
       await proxied.stop();
+    }
+  });
+});
+
+describe("event streams", () => {
+  it("limits the event streams open at once, per person and per address, and frees a place as one closes", async () => {
+    const limited = scriptedApp(model.url, { TOOLSMITH_MAX_OPEN_STREAMS: "2" });
+    await limited.start();
+    try {
+      const client = new Api(limited.url);
+      const { id } = await client.createConversation();
+      const { token } = await (await client.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+      model.script("Stream while streams are opened.", [{ text: "word ".repeat(400), chunkSize: 4, delayMs: 20 }]);
+      const own = await client.send(id, "Stream while streams are opened.");
+      // The run's own stream is not one of them; these stay open while the run streams.
+      const open = [await client.events(id), await client.events(id)];
+      expect(open.map((response) => response.status)).toEqual([200, 200]);
+      const refused = await client.events(id);
+      expect(refused.status).toBe(429);
+      expect(await errorMessage(refused)).toMatch(/Too many event streams open at once \(at most 2 per person\)/);
+      // A share link's viewers have no identity: their address counts, for three people's worth (one is open already).
+      const shared = [];
+      for (let i = 0; i < 5; i++) shared.push(await fetch(`${limited.url}/api/share/${token}/events`));
+      expect(shared.map((response) => response.status)).toEqual([200, 200, 200, 200, 429]);
+
+      await open[0].body!.cancel();
+      await expect.poll(async () => {
+        const again = await client.events(id);
+        await again.body?.cancel();
+        return again.status;
+      }).toBe(200);
+      await client.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
+      await Promise.all([own, open[1], ...shared].map((response) => response.body?.cancel()));
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it("cuts the stream of a client that stops reading, instead of keeping the run's output for it", async () => {
+    const patient = scriptedApp(model.url, { TOOLSMITH_SSE_STALL_MS: "500" });
+    await patient.start();
+    try {
+      const client = new Api(patient.url);
+      const prompt = "Stream six megabytes to a reader that stalls.";
+      // A second of streaming: the reader follows it live (a log read whole once the run is over goes out as one write).
+      model.script(prompt, [{ text: "x".repeat(6_000_000), chunkSize: 60_000, delayMs: 10 }]);
+      const { id } = await client.createConversation();
+      const own = client.send(id, prompt).then((response) => response.text());
+      // A reader that takes nothing until the run is over, and a second more.
+      const stalled = await new Promise<http.IncomingMessage>((resolve) =>
+        http.get(`${patient.url}/api/conversations/${id}/events`, { headers: { cookie: client.cookie } }, (response) => resolve(response.pause())),
+      );
+      expect(await own).toContain("run_finished");
+      // One that takes the whole log as fast as it can does not stall.
+      expect(await (await client.events(id)).text()).toContain("run_finished");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      let read = "";
+      const ending = await new Promise<string>((resolve) => {
+        stalled.setEncoding("utf8").on("data", (chunk: string) => (read += chunk));
+        stalled.on("end", () => resolve("ended")).on("error", () => resolve("cut off")).on("aborted", () => resolve("cut off"));
+        stalled.resume();
+      });
+      expect(ending).toBe("cut off");
+      expect(read).not.toContain("run_finished");
+    } finally {
+      await patient.stop();
     }
   });
 });

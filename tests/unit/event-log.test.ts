@@ -73,7 +73,7 @@ describe("the event log", () => {
     const live = new RunChannel(id, "run-b");
     live.begin(11);
     for (let i = 0; i < 5; i++) live.emit({ type: "text_delta", step: 1, delta: `live${i}` });
-    const response = conversationEventStream(id, { after: 3 }, live);
+    const response = conversationEventStream(id, { after: 3 }, { live });
     // more events arrive while the stream reads the database
     for (let i = 5; i < 8; i++) live.emit({ type: "text_delta", step: 1, delta: `live${i}` });
     setTimeout(async () => {
@@ -115,25 +115,25 @@ describe("the event log", () => {
 
     it("is told to read the log again when events it saw past the stored log were an instance's that died", async () => {
       const { id } = await takenOverLog();
-      const events = await readSse(conversationEventStream(id, { after: 8, segment: { id: 1, token: "on-A" } }, undefined));
+      const events = await readSse(conversationEventStream(id, { after: 8, segment: { id: 1, token: "on-A" } }));
       expect(events).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
       // A client of before segment tokens names the segment by its id only.
-      expect(await readSse(conversationEventStream(id, { after: 8, segment: { id: 1 } }, undefined))).toEqual(events);
+      expect(await readSse(conversationEventStream(id, { after: 8, segment: { id: 1 } }))).toEqual(events);
     });
 
     it("is told so when the segment it saw began at the id where another one is stored", async () => {
       // A third instance, C, took the run over from A's stored events too, showed its run_resumed at 6 and more up
       // to 8, and died before storing any of it: B's segment, stored, begins at the same id.
       const { id } = await takenOverLog();
-      const events = await readSse(conversationEventStream(id, { after: 8, segment: { id: 6, token: "on-C" } }, undefined));
+      const events = await readSse(conversationEventStream(id, { after: 8, segment: { id: 6, token: "on-C" } }));
       expect(events).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
     });
 
     it("resumes after its last id when it saw the segment that wrote them, or had not reached the takeover", async () => {
       const { id } = await takenOverLog();
-      const followedB = await readSse(conversationEventStream(id, { after: 8, segment: { id: 6, token: "on-B" } }, undefined));
+      const followedB = await readSse(conversationEventStream(id, { after: 8, segment: { id: 6, token: "on-B" } }));
       expect(followedB.map((event) => event.id)).toEqual([9, 10, 11]);
-      const behind = await readSse(conversationEventStream(id, { after: 4, segment: { id: 1, token: "on-A" } }, undefined));
+      const behind = await readSse(conversationEventStream(id, { after: 4, segment: { id: 1, token: "on-A" } }));
       expect(behind.map((event) => event.id)).toEqual([5, 6, 7, 8, 9, 10, 11]);
       expect(behind[1].data.type).toBe("run_resumed");
     });
@@ -141,14 +141,14 @@ describe("the event log", () => {
     it("is told so by the instance that runs the run now, and when the takeover comes after it reconnected", async () => {
       const { id, onB, continueOnB } = await takenOverLog({ finished: false });
       // Reconnected to B, which executes the run: the channel's own events show the takeover.
-      const onChannel = conversationEventStream(id, { after: 8, segment: { id: 1, token: "on-A" } }, onB);
+      const onChannel = conversationEventStream(id, { after: 8, segment: { id: 1, token: "on-A" } }, { live: onB });
       await continueOnB();
       expect(await readSse(onChannel)).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
 
       // Reconnected to an instance that follows from the store, before the takeover was stored.
       const second = await takenOverLog({ finished: false });
       await db.run.create({ data: { id: "run-running-elsewhere", conversationId: second.id, model: "scripted", status: "running", instanceId: "instance-elsewhere", leaseUntil: new Date(Date.now() + 60_000) } });
-      const fromStore = readSse(conversationEventStream(second.id, { after: 8, segment: { id: 1, token: "on-A" } }, undefined));
+      const fromStore = readSse(conversationEventStream(second.id, { after: 8, segment: { id: 1, token: "on-A" } }));
       await new Promise((resolve) => setTimeout(resolve, 50));
       await second.continueOnB();
       expect(await fromStore).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
@@ -177,7 +177,7 @@ describe("the event log", () => {
     channel.begin(1);
     channel.emit({ type: "error", message: "line one\nline two", code: "x" });
     await channel.end();
-    const text = await conversationEventStream(id, { after: 0 }, undefined).text();
+    const text = await conversationEventStream(id, { after: 0 }).text();
     expect(text).toBe(`id: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`);
   });
 

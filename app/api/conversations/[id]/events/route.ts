@@ -2,8 +2,10 @@ import { activeRun } from "@/lib/agent/run";
 import { conversationEventStream } from "@/lib/events/replay";
 import { resumePoint, requireConversation, type RouteParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
+import { holdOpenStream } from "@/lib/http/rate-limit";
 
 export const GET = route(async (request, context: RouteParams) => {
-  const { conversation } = await requireConversation(request, context);
-  return conversationEventStream(conversation.id, resumePoint(request), activeRun(conversation.id)?.channel);
+  const { conversation, identity } = await requireConversation(request, context);
+  const from = resumePoint(request);
+  return conversationEventStream(conversation.id, from, { live: activeRun(conversation.id)?.channel, onClose: holdOpenStream(request, identity) });
 });

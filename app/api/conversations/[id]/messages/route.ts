@@ -17,7 +17,7 @@ export const POST = route(async (request, context: RouteParams) => {
   }
   try {
     const run = await Run.start(conversation, identity, content);
-    return conversationEventStream(conversation.id, { after: run.channel.firstSeq - 1 }, run.channel);
+    return conversationEventStream(conversation.id, { after: run.channel.firstSeq - 1 }, { live: run.channel });
   } catch (error) {
     if (error instanceof RunConflictError) throw conflict(`${error.message} Wait for it to finish or cancel it.`);
     throw error;

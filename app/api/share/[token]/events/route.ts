@@ -2,10 +2,16 @@ import { activeRun } from "@/lib/agent/run";
 import { conversationEventStream } from "@/lib/events/replay";
 import { resumePoint, requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
+import { holdOpenStream } from "@/lib/http/rate-limit";
 import { shareWatch } from "@/lib/share-revocation";
 
 export const GET = route(async (request, context: ShareParams) => {
   const conversation = await requireSharedConversation(context);
   const { token } = await context.params;
-  return conversationEventStream(conversation.id, resumePoint(request), activeRun(conversation.id)?.channel, (cut) => shareWatch.watch(token, conversation.id, cut));
+  const from = resumePoint(request);
+  return conversationEventStream(conversation.id, from, {
+    live: activeRun(conversation.id)?.channel,
+    cutWhen: (cut) => shareWatch.watch(token, conversation.id, cut),
+    onClose: holdOpenStream(request),
+  });
 });
