@@ -22,6 +22,17 @@ afterAll(async () => {
   await model.stop();
 });
 
+/** An app of its own with these settings, and a client of it, for one test; stopped after it. */
+async function withApp(env: Record<string, string>, test: (app: AppServer, client: Api) => Promise<void>): Promise<void> {
+  const own = scriptedApp(model.url, env);
+  await own.start();
+  try {
+    await test(own, new Api(own.url));
+  } finally {
+    await own.stop();
+  }
+}
+
 const raw = (path: string, init: RequestInit = {}) => fetch(`${app.url}${path}`, { redirect: "manual", ...init });
 const cookieOf = (response: Response) => response.headers.getSetCookie().join("; ");
 const errorMessage = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message;
@@ -151,10 +162,7 @@ describe("headers", () => {
 
 describe("behind a configured public URL", () => {
   it("uses TOOLSMITH_PUBLIC_URL for links, the __Host- cookie and HSTS over https", async () => {
-    const secure = scriptedApp(model.url, { TOOLSMITH_PUBLIC_URL: "https://toolsmith.example" });
-    await secure.start();
-    try {
-      const client = new Api(secure.url);
+    await withApp({ TOOLSMITH_PUBLIC_URL: "https://toolsmith.example" }, async (_, client) => {
       const created = await client.fetch("/api/conversations", { method: "POST" });
       expect(cookieOf(created)).toMatch(/^__Host-toolsmith_id=.*; Path=\/; .*Secure/i);
       expect(created.headers.get("strict-transport-security")).toMatch(/max-age=\d+/);
@@ -163,31 +171,21 @@ describe("behind a configured public URL", () => {
       expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/toolsmith\.example\/s\//);
       // the __Host- cookie is read back like the plain one
       expect((await client.fetch(`/api/conversations/${id}`)).status).toBe(200);
-    } finally {
-      await secure.stop();
-    }
+    });
   });
 
   it("believes forwarded headers with TOOLSMITH_TRUST_PROXY=1", async () => {
-    const proxied = scriptedApp(model.url, { TOOLSMITH_TRUST_PROXY: "1" });
-    await proxied.start();
-    try {
-      const client = new Api(proxied.url);
+    await withApp({ TOOLSMITH_TRUST_PROXY: "1" }, async (_, client) => {
       const { id } = await client.createConversation();
       const share = await client.fetch(`/api/conversations/${id}/share`, { method: "POST", headers: { "x-forwarded-host": "chat.example", "x-forwarded-proto": "https" } });
       expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/chat\.example\/s\//);
-    } finally {
-      await proxied.stop();
-    }
+    });
   });
 });
 
 describe("event streams", () => {
   it("limits the event streams open at once, per person and per address, and frees a place as one closes", async () => {
-    const limited = scriptedApp(model.url, { TOOLSMITH_MAX_OPEN_STREAMS: "2" });
-    await limited.start();
-    try {
-      const client = new Api(limited.url);
+    await withApp({ TOOLSMITH_MAX_OPEN_STREAMS: "2" }, async (limited, client) => {
       const { id } = await client.createConversation();
       const { token } = await (await client.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
       model.script("Stream while streams are opened.", [{ text: "word ".repeat(400), chunkSize: 4, delayMs: 20 }]);
@@ -211,16 +209,11 @@ describe("event streams", () => {
       }).toBe(200);
       await client.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
       await Promise.all([own, open[1], ...shared].map((response) => response.body?.cancel()));
-    } finally {
-      await limited.stop();
-    }
+    });
   });
 
   it("cuts the stream of a client that stops reading, instead of keeping the run's output for it", async () => {
-    const patient = scriptedApp(model.url, { TOOLSMITH_SSE_STALL_MS: "500" });
-    await patient.start();
-    try {
-      const client = new Api(patient.url);
+    await withApp({ TOOLSMITH_SSE_STALL_MS: "500" }, async (patient, client) => {
       const prompt = "Stream six megabytes to a reader that stalls.";
       // A second of streaming: the reader follows it live (a log read whole once the run is over goes out as one write).
       model.script(prompt, [{ text: "x".repeat(6_000_000), chunkSize: 60_000, delayMs: 10 }]);
@@ -242,18 +235,13 @@ describe("event streams", () => {
       });
       expect(ending).toBe("cut off");
       expect(read).not.toContain("run_finished");
-    } finally {
-      await patient.stop();
-    }
+    });
   });
 });
 
 describe("rate limits", () => {
   it("answers 429 with Retry-After per identity, and per address for clients that drop their cookie", async () => {
-    const limited = scriptedApp(model.url, { TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "5", TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "2" });
-    await limited.start();
-    try {
-      const client = new Api(limited.url);
+    await withApp({ TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "5", TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "2" }, async (limited, client) => {
       const statuses = [];
       for (let i = 0; i < 6; i++) statuses.push((await client.fetch("/api/conversations", { method: "POST" })).status);
       expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
@@ -269,8 +257,6 @@ describe("rate limits", () => {
       // a client cannot pick its own address
       const spoofed = await fetch(`${limited.url}/api/conversations`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.9" } });
       expect(spoofed.status).toBe(429);
-    } finally {
-      await limited.stop();
-    }
+    });
   });
 });
