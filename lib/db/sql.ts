@@ -140,6 +140,22 @@ export function isUniqueViolation(error: unknown): boolean {
 /** PostgreSQL's SQLSTATE for unique_violation. */
 const UNIQUE_VIOLATION = "23505";
 
+/**
+ * The database did not take the statement: it was not reached (refused, reset, silent), or cannot take work now
+ * (starting up, shutting down, out of connections: SQLSTATE classes 08, 53 and 57; SQLite's lock held). Sending it
+ * again may work, unlike a statement the database refused (a constraint, a trigger, a type).
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // The adapters keep the database's own code as `originalCode`; pg and better-sqlite3 give it as `code`.
+  const code = error.name === "DriverAdapterError" ? (error.cause as { originalCode?: unknown } | undefined)?.originalCode : (error as { code?: unknown }).code;
+  if (typeof code !== "string") return true;
+  if (/^[0-9A-Z]{5}$/.test(code)) return /^(08|53|57)/.test(code);
+  if (code.startsWith("SQLITE_")) return code.startsWith("SQLITE_BUSY");
+  // A system error: ECONNREFUSED, ECONNRESET, ETIMEDOUT …
+  return true;
+}
+
 /** Column values as the adapters return them: DateTime as ISO text, integers as numbers or (SQLite) text, booleans as 0/1 on SQLite. */
 export const toDate = (value: unknown): Date => new Date(value as string);
 export const toOptionalDate = (value: unknown): Date | null => (value === null || value === undefined ? null : toDate(value));

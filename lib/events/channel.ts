@@ -1,6 +1,6 @@
 import { config } from "@/lib/config";
 import { INSERT_ROWS, isStored } from "@/lib/db/events";
-import { isUniqueViolation } from "@/lib/db/sql";
+import { isUnavailable, isUniqueViolation } from "@/lib/db/sql";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
@@ -15,6 +15,8 @@ const FLUSH_BATCH = 500;
  * that times out on one drops it from the pool, so the last attempt gets a new connection.
  */
 const WRITE_ATTEMPTS = config.liveDatabasePool + 1;
+/** The longest wait between two attempts of a write. */
+const WRITE_RETRY_MAX_MS = 1_000;
 
 /**
  * The live side of one run's event log. `emit` numbers an event, hands it to every subscriber at once and queues
@@ -190,6 +192,7 @@ export class RunChannel {
   private async write(batch: SequencedEvent[]): Promise<void> {
     if (this.writesFailed) return;
     const rows = packEvents(batch);
+    const firstTry = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
         await eventWriter.write({ conversationId: this.conversationId, runId: this.runId, claim: this.lease.claim, rows });
@@ -209,12 +212,15 @@ export class RunChannel {
           this.stored = batch.at(-1)!.seq;
           return;
         }
-        if (attempt >= WRITE_ATTEMPTS) {
+        // A database that cannot be reached (a restart, a partition) is waited for, as long as the run's lease: the
+        // run keeps it meanwhile, or is stopped (claims.ts `fence`), and discarded, once it may have lost it.
+        const waiting = isUnavailable(error) && Date.now() - firstTry < config.leaseMs;
+        if (attempt >= WRITE_ATTEMPTS && !waiting) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`, error);
           this.writesFailed = true;
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, WRITE_RETRY_MAX_MS)));
       }
     }
   }

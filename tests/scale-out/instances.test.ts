@@ -31,8 +31,8 @@ const model = new ModelServer();
 const databaseUrl = freshDatabaseUrl();
 /** A statement whose connection went silent fails this soon (the default, 30 s, is longer than a test). */
 const QUERY_TIMEOUT_MS = 5_000;
-const instance = (url = databaseUrl) =>
-  scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile }, url);
+const instance = (url = databaseUrl, env: Record<string, string> = {}) =>
+  scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile, ...env }, url);
 let a: AppServer;
 let b: AppServer;
 /** One person, whose requests reach either instance. */
@@ -528,12 +528,12 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
 
 describe("an instance cut off from the database", () => {
   /** An instance C that reaches the database through a relay the test partitions; C's client is `onC`. */
-  async function partitionable() {
+  async function partitionable(env: Record<string, string> = {}) {
     const proxy = new TcpProxy(Number(new URL(databaseUrl).port));
     await proxy.start();
     const proxied = new URL(databaseUrl);
     proxied.port = new URL(proxy.url).port;
-    const c = instance(proxied.toString());
+    const c = instance(proxied.toString(), env);
     await c.start();
     const onC = Object.assign(new Api(c.url), { cookie: onB.cookie });
     const stop = async () => {
@@ -610,8 +610,8 @@ describe("an instance cut off from the database", () => {
   });
 
   /** A run streaming on C, followed on B, goes on whole on C through what `disrupt` does to C's connections. */
-  async function expectRunOnCThrough(prompt: string, disrupt: (proxy: TcpProxy) => Promise<void> | void) {
-    const { proxy, onC, stop } = await partitionable();
+  async function expectRunOnCThrough(prompt: string, disrupt: (proxy: TcpProxy) => Promise<void> | void, env?: Record<string, string>) {
+    const { proxy, onC, stop } = await partitionable(env);
     try {
       model.script(prompt, [{ text: "word ".repeat(100), chunkSize: 4, delayMs: 40 }]);
       const { id } = await onC.createConversation();
@@ -633,6 +633,18 @@ describe("an instance cut off from the database", () => {
   it("stores a run's events once when a write was stored but its answer never came: the retry finds them there", () =>
     // The next write goes out on one of these connections, is stored, and times out.
     expectRunOnCThrough("Stream long on C, whose answers from the database stop mid-run.", (proxy) => proxy.silenceAnswers()));
+
+  it("stores every event of a run through a database restart shorter than its lease: its writes wait for the database", () =>
+    // Three seconds down, connections refused at once: well within C's lease (ten seconds here), so C keeps the run.
+    expectRunOnCThrough(
+      "Stream long on C, whose database restarts mid-run.",
+      async (proxy) => {
+        proxy.refuse();
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        proxy.heal();
+      },
+      { TOOLSMITH_LEASE_MS: "10000" },
+    ));
 
   it("hears the other instances again when its listening connection goes silent for good: an approval answered on B reaches C", async () => {
     const { proxy, onC, stop } = await partitionable();

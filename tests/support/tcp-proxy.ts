@@ -11,6 +11,8 @@ export class TcpProxy {
   private server?: net.Server;
   /** Partitioned: nothing is relayed either way, and new connections wait. */
   private held = false;
+  /** Down: new connections are closed at once, as by a server that is restarting. */
+  private refusing = false;
   url = "";
 
   constructor(private readonly targetPort: number) {}
@@ -18,6 +20,7 @@ export class TcpProxy {
   async start(): Promise<void> {
     this.server = net.createServer((client) => {
       this.track(client);
+      if (this.refusing) return client.destroy();
       if (this.held) return client.pause();
       const upstream = net.connect(this.targetPort, "127.0.0.1");
       this.track(upstream);
@@ -42,6 +45,12 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
   }
 
+  /** The server goes down, as for a restart: every connection is cut, and new ones are closed at once, until `heal`. */
+  refuse(): void {
+    this.refusing = true;
+    this.dropConnections();
+  }
+
   /** Partition: bytes in flight stay where they are, and so do new connections, until `heal`. */
   hold(): void {
     this.held = true;
@@ -57,6 +66,7 @@ export class TcpProxy {
    */
   heal({ reset = true } = {}): void {
     this.held = false;
+    this.refusing = false;
     if (reset) this.dropConnections();
   }
 
