@@ -1,6 +1,6 @@
 import { livePrepared, liveSql, provider, sql } from "./client";
 import { notifications } from "./notifications";
-import { insertSql, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "./sql";
+import { insertSql, toBoolean, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
 import { MAX_EVENT_ID, type SequencedEvent } from "@/lib/events/types";
 
@@ -118,12 +118,14 @@ export async function lastEventSeq(conversationId: string): Promise<number> {
  * The conversation's last stored row: where its log ends, its type (a pack of deltas has its deltas') and run, and
  * when that run finished.
  */
-export async function lastStoredEvent(conversationId: string): Promise<{ lastSeq: number; type: string; runId: string; finishedAt: Date | null } | undefined> {
-  const [last] = await sql.rows<{ lastSeq: unknown; type: string; runId: string; finishedAt: unknown }>(
-    `SELECT "Event"."lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ORDER BY "Event"."seq" DESC LIMIT 1`,
+export async function lastStoredEvent(
+  conversationId: string,
+): Promise<{ lastSeq: number; type: string; runId: string; finishedAt: Date | null; claimEnded: boolean } | undefined> {
+  const [last] = await sql.rows<{ lastSeq: unknown; type: string; runId: string; finishedAt: unknown; claimEnded: unknown }>(
+    `SELECT "Event"."lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt", "Run"."claim" IS NULL AS "claimEnded" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ORDER BY "Event"."seq" DESC LIMIT 1`,
     [conversationId],
   );
-  return last && { ...last, lastSeq: toInt(last.lastSeq), finishedAt: toOptionalDate(last.finishedAt) };
+  return last && { ...last, lastSeq: toInt(last.lastSeq), finishedAt: toOptionalDate(last.finishedAt), claimEnded: toBoolean(last.claimEnded) };
 }
 
 /**

@@ -3,7 +3,8 @@ import { runningRun } from "@/lib/db/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
-import { RUN_FINISHED_GRACE_MS, runAwaitingItsEnd, startsSegment, type SegmentStart, type SequencedEvent } from "./types";
+import { runAwaitingItsEnd, runEndGraceMs } from "./run-end";
+import { startsSegment, type SegmentStart, type SequencedEvent } from "./types";
 
 /**
  * A conversation's events with seq > after as SSE: the stored ones, then the live run's events as they happen,
@@ -134,20 +135,25 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
   runToFollow().then(
     (runId) => {
       if (closed) return;
+      let seenRun = false;
       const follower: StoredFollower = {
         after,
         deliver(events) {
           for (const event of events) {
+            // A newer run began after the run's events: the run's end will not come (a new run ends the claim of one
+            // that had not stored it), and the stream ends with the run, before the newer one.
+            if (seenRun && event.event.runId !== runId && startsSegment(event.event)) return finish();
+            seenRun ||= event.event.runId === runId;
             follower.after = event.seq;
             sink.send(event);
             if (event.event.type === "run_finished" && event.event.runId === runId) return finish();
           }
         },
-        // A run stores its outcome before its run_finished, so a follower waits a little for that event once the run
-        // is no longer running; one whose last write failed never stores it, and its follower ends after the grace.
+        // A run stores its outcome before its run_finished, so a follower waits for that event once the run is no
+        // longer running, as long as it may take; one whose last write failed never stores it (run-end.ts).
         idle() {
           endedAt ??= Date.now();
-          if (Date.now() - endedAt > RUN_FINISHED_GRACE_MS) finish();
+          if (Date.now() - endedAt > runEndGraceMs()) finish();
         },
       };
       if (runId) {

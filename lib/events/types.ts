@@ -61,19 +61,6 @@ export type AgentEvent =
 export const startsSegment = (event: { type: string }): event is { type: "run_started" | "run_resumed"; segment?: string } =>
   event.type === "run_started" || event.type === "run_resumed";
 
-/** How long a run that stopped running may take to store its run_finished (lib/agent/run.ts stores its outcome first). */
-export const RUN_FINISHED_GRACE_MS = 2_000;
-
-/**
- * The run of a log whose last event is not that run's run_finished, when the run's row says it finished within the
- * grace: it has not stored its end yet, and a reader that finds no run running follows it for that event, as a
- * reader that came while it ran does. Past the grace its end is lost (its last write failed), and it is over.
- */
-export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null } | undefined): string | undefined {
-  if (!last || last.type === "run_finished" || last.finishedAt === null) return undefined;
-  return Date.now() - last.finishedAt.getTime() < RUN_FINISHED_GRACE_MS ? last.runId : undefined;
-}
-
 /** A segment of the log as a client names it: the id of the event that began it, and its token (where it had one). */
 export interface SegmentStart {
   id: number;

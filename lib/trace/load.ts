@@ -3,7 +3,7 @@ import { listEvents } from "@/lib/db/events";
 import { listMessages } from "@/lib/db/messages";
 import { listRuns } from "@/lib/db/runs";
 import { listConversationTools, toolView } from "@/lib/db/tools";
-import { runAwaitingItsEnd } from "@/lib/events/types";
+import { runAwaitingItsEnd } from "@/lib/events/run-end";
 
 /**
  * Everything a reader of a conversation needs: messages, the event log (each event as streamed, with its SSE id),

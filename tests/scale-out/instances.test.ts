@@ -338,6 +338,24 @@ describe("two instances on one PostgreSQL", () => {
     }
   });
 
+  it("follows a run from B to its end when the run's end takes longer to store than a write normally does", async () => {
+    const prompt = "Answer on A, stored in four and a half seconds, followed from B meanwhile.";
+    model.script(prompt, [{ text: "Ending very slowly." }]);
+    const { id } = await onA.createConversation();
+    // Within the statement timeout (5 s here), which bounds the time the answer can take to store.
+    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 4.5, when: `NEW."role" = 'assistant'` });
+    try {
+      const streamOnA = readSse(await onA.send(id, prompt));
+      await slowAnswer.inProgress();
+      const followedOnB = await readSse(await onB.events(id));
+      const seenOnA = await streamOnA;
+      expectWholeLog(seenOnA);
+      expect(followedOnB).toEqual(seenOnA);
+    } finally {
+      await slowAnswer.remove();
+    }
+  });
+
   /**
    * A run on A whose answer takes `seconds` to store, while its row says it finished (so B may claim the
    * conversation), and the next message, sent on B meanwhile.
