@@ -316,68 +316,58 @@ describe("two instances on one PostgreSQL", () => {
     }
   });
 
-  it("follows a run from B to its end when B is reached after the run's row is finished and before its run_finished is stored", async () => {
-    const prompt = "Answer on A, stored slowly, followed from B meanwhile.";
-    model.script(prompt, [{ text: "Ending slowly." }]);
+  /**
+   * A run on A whose answer takes `seconds` to store, while its row says it finished (so B may claim the
+   * conversation, and B's followers find no run running), and what `onB` does on B meanwhile, with the conversation's
+   * id. What A's stream showed, and what `onB` resolved with.
+   */
+  async function whileAStoresItsEnd<Result>(seconds: number, onB: (id: string) => Promise<Result>) {
     const { id } = await onA.createConversation();
-    const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
-    // The run's row says it finished; its answer, and after it its run_finished, are being stored.
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 1.5, when: `NEW."role" = 'assistant'` });
+    const prompt = `Answer on A, stored in ${seconds} s, in ${id}.`;
+    model.script(prompt, [{ text: "Ending slowly." }]);
+    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds, when: `NEW."role" = 'assistant'` });
     try {
-      const streamOnA = readSse(await onA.send(id, prompt));
+      const streamOnA = watchSse(await onA.send(id, prompt));
       await slowAnswer.inProgress();
-      const [followedOnB, sharedOnB, viewOnB] = await Promise.all([readSse(await onB.events(id)), readSse(await fetch(`${b.url}/api/share/${token}/events`)), onB.conversation(id)]);
-      const seenOnA = await streamOnA;
-      expectWholeLog(seenOnA);
-      expect(followedOnB).toEqual(seenOnA);
-      expect(sharedOnB).toEqual(seenOnA);
-      // A page opened on B then follows the run for its end.
-      expect(viewOnB.activeRunId).toBe(seenOnA[0].data.runId);
+      const result = await onB(id);
+      await streamOnA.end;
+      return { id, seenOnA: streamOnA.shown, result };
     } finally {
       await slowAnswer.remove();
     }
+  }
+
+  it("follows a run from B to its end when B is reached after the run's row is finished and before its run_finished is stored", async () => {
+    const { seenOnA, result } = await whileAStoresItsEnd(1.5, async (id) => {
+      const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+      return Promise.all([readSse(await onB.events(id)), readSse(await fetch(`${b.url}/api/share/${token}/events`)), onB.conversation(id)]);
+    });
+    const [followedOnB, sharedOnB, viewOnB] = result;
+    expectWholeLog(seenOnA);
+    expect(followedOnB).toEqual(seenOnA);
+    expect(sharedOnB).toEqual(seenOnA);
+    // A page opened on B then follows the run for its end.
+    expect(viewOnB.activeRunId).toBe(seenOnA[0].data.runId);
   });
 
   it("follows a run from B to its end when the run's end takes longer to store than a write normally does", async () => {
-    const prompt = "Answer on A, stored in four and a half seconds, followed from B meanwhile.";
-    model.script(prompt, [{ text: "Ending very slowly." }]);
-    const { id } = await onA.createConversation();
     // Within the statement timeout (5 s here), which bounds the time the answer can take to store.
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 4.5, when: `NEW."role" = 'assistant'` });
-    try {
-      const streamOnA = readSse(await onA.send(id, prompt));
-      await slowAnswer.inProgress();
-      const followedOnB = await readSse(await onB.events(id));
-      const seenOnA = await streamOnA;
-      expectWholeLog(seenOnA);
-      expect(followedOnB).toEqual(seenOnA);
-    } finally {
-      await slowAnswer.remove();
-    }
+    const { seenOnA, result: followedOnB } = await whileAStoresItsEnd(4.5, async (id) => readSse(await onB.events(id)));
+    expectWholeLog(seenOnA);
+    expect(followedOnB).toEqual(seenOnA);
   });
 
-  /**
-   * A run on A whose answer takes `seconds` to store, while its row says it finished (so B may claim the
-   * conversation), and the next message, sent on B meanwhile.
-   */
+  /** The next message, sent on B while A stores its run's end: B's run, and the log once both have ended. */
   async function nextMessageOnBWhileAStoresItsEnd(seconds: number) {
-    const [first, second] = [`Answer on A, stored in ${seconds} s, while B is sent the next message.`, `The next message, on B, ${seconds} s.`];
-    model.script(first, [{ text: "Ending slowly." }]);
-    model.script(second, [{ text: "Next." }]);
-    const { id } = await onA.createConversation();
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds, when: `NEW."role" = 'assistant'` });
-    try {
-      const streamOnA = watchSse(await onA.send(id, first));
-      await slowAnswer.inProgress();
-      const sentOnB = await onB.send(id, second);
+    const { id, seenOnA, result: seenOnB } = await whileAStoresItsEnd(seconds, async (id) => {
+      const next = `The next message, on B, in ${id}.`;
+      model.script(next, [{ text: "Next." }]);
+      const sentOnB = await onB.send(id, next);
       expect(sentOnB.status).toBe(200);
-      const seenOnB = await readSse(sentOnB);
-      expect(seenOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      await streamOnA.end;
-      return { seenOnA: streamOnA.shown, seenOnB, log: await readSse(await onA.events(id)) };
-    } finally {
-      await slowAnswer.remove();
-    }
+      return readSse(sentOnB);
+    });
+    expect(seenOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    return { seenOnA, seenOnB, log: await readSse(await onA.events(id)) };
   }
 
   it("begins a run sent on B after the end of A's run, which A stores after its row says it finished", async () => {
