@@ -322,15 +322,19 @@ export class Run {
         emit({ type: "run_started", messageId: start.userMessageId, model: model?.model ?? "none", profile: this.profile.name, segment: this.segment });
       } else {
         // Every segment of the log begins with its token, this one too when it only ends the run.
-        const { finishedSteps: after, step, toolsStarted } = start.resumeAfter;
+        const { finishedSteps: after, step, toolsStarted, answer } = start.resumeAfter;
         emit({
           type: "run_resumed",
           step: after,
-          message: toolsStarted
-            ? `The server running this run stopped during step ${step}; another one took it over to end it.`
-            : `The server running this run stopped; another one took it over and goes on after step ${after}.`,
+          message:
+            answer !== undefined
+              ? "The server running this run stopped as it stored the answer; another one took it over to end it."
+              : toolsStarted
+                ? `The server running this run stopped during step ${step}; another one took it over to end it.`
+                : `The server running this run stopped; another one took it over and goes on after step ${after}.`,
           segment: this.segment,
         });
+        if (answer !== undefined) return await this.finish({ status: "completed", steps: after, answer });
         if (toolsStarted) {
           emit({ type: "error", code: "instance_lost", message: `The server running this run stopped while the tool calls of step ${step} ran; what they did is unknown, so the run ends here.` });
           return await this.finish(outcome);
@@ -418,17 +422,26 @@ interface RunProgress {
   step: number;
   /** A tool call of the unfinished step had started: its effects are unknown. */
   toolsStarted: boolean;
+  /** The text of the last finished step, when it called no tool: the model had answered, and the run completed. */
+  answer?: string;
   finished?: { status: RunStatus; steps: number };
 }
 
 /** How far a run got, from its stored events. */
 function progressOf(events: LoggedEvent[]): RunProgress {
   const progress: RunProgress = { finishedSteps: 0, step: 0, toolsStarted: false };
+  let text = "";
+  let calledTools = false;
   for (const event of events as AgentEvent[]) {
-    if (event.type === "step_started") Object.assign(progress, { step: event.step, toolsStarted: false });
-    else if (event.type === "step_finished") progress.finishedSteps = event.step;
-    else if (event.type === "tool_call" && event.step > progress.finishedSteps) progress.toolsStarted = true;
-    else if (event.type === "run_finished") progress.finished = { status: event.status, steps: event.steps };
+    if (event.type === "step_started") {
+      Object.assign(progress, { step: event.step, toolsStarted: false, answer: undefined });
+      [text, calledTools] = ["", false];
+    } else if (event.type === "text_delta" && event.step === progress.step) text += event.delta;
+    else if (event.type === "step_finished") Object.assign(progress, { finishedSteps: event.step, answer: calledTools ? undefined : text });
+    else if (event.type === "tool_call") {
+      calledTools = true;
+      if (event.step > progress.finishedSteps) progress.toolsStarted = true;
+    } else if (event.type === "run_finished") progress.finished = { status: event.status, steps: event.steps };
   }
   return progress;
 }

@@ -617,6 +617,29 @@ describe("an instance cut off from the database", () => {
     }
   });
 
+  it("ends a run that had answered, taken over while storing its end, with that answer: the model is not asked again", async () => {
+    const { proxy, onC, stop } = await partitionable();
+    // C's statement that stores the run's outcome is held up; then C loses the database, and its lease.
+    const slowFinish = await slowUpdates(databaseUrl, { table: "Run", text: '"finishedAt"', seconds: 3 });
+    try {
+      const prompt = "Answer on C, which loses its database as it stores the end.";
+      model.script(prompt, [{ text: "The one answer." }]);
+      const { id } = await onC.createConversation();
+      watchSse(await onC.send(id, prompt));
+      await slowFinish.inProgress();
+      proxy.hold();
+      const events = await readSse(await onB.events(id));
+      expectWholeLog(events);
+      expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      expect(model.answerSpansFor(prompt)).toHaveLength(1);
+      const { messages } = await onB.conversation(id);
+      expect(messages.filter((message: { role: string }) => message.role === "assistant").map((message: { content: string }) => message.content)).toEqual(["The one answer."]);
+    } finally {
+      await slowFinish.remove();
+      await stop();
+    }
+  });
+
   /** A run streaming on C, followed on B, goes on whole on C through what `disrupt` does to C's connections. */
   async function expectRunOnCThrough(prompt: string, disrupt: (proxy: TcpProxy) => Promise<void> | void, env?: Record<string, string>) {
     const { proxy, onC, stop } = await partitionable(env);
