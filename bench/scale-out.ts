@@ -195,9 +195,11 @@ export async function benchScaleOut(): Promise<void> {
   await model.start();
   const stopPostgres = await startPostgres();
   const postgresUrl = freshPostgresUrl();
-  const env = { TOOLSMITH_DB_POOL: "20", TOOLSMITH_SECRET: "bench-secret-shared-by-the-instances", NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "" };
+  // One person follows every run, a hundred or two per instance: more event streams than one person may open.
+  const followsAll = { TOOLSMITH_MAX_OPEN_STREAMS: String(RUNS), NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "" };
+  const env = { TOOLSMITH_DB_POOL: "20", TOOLSMITH_SECRET: "bench-secret-shared-by-the-instances", ...followsAll };
   const pair = [scriptedApp(model.url, env, postgresUrl), scriptedApp(model.url, env, postgresUrl)];
-  const single = scriptedApp(model.url, { NODE_OPTIONS: env.NODE_OPTIONS }, freshSqliteUrl());
+  const single = scriptedApp(model.url, followsAll, freshSqliteUrl());
   try {
     for (const instance of pair) await instance.start();
     await load(model, pair, "warm-up pg");

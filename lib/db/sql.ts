@@ -1,4 +1,5 @@
 import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery } from "@prisma/driver-adapter-utils";
+import { DatabaseError } from "pg";
 
 /**
  * Statements straight to the driver adapter that the Prisma client uses, for the queries every run makes.
@@ -148,11 +149,12 @@ const UNIQUE_VIOLATION = "23505";
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   // The adapters keep the database's own code as `originalCode`; pg and better-sqlite3 give it as `code`.
-  const code = error.name === "DriverAdapterError" ? (error.cause as { originalCode?: unknown } | undefined)?.originalCode : (error as { code?: unknown }).code;
+  const adapted = error.name === "DriverAdapterError";
+  const code = adapted ? (error.cause as { originalCode?: unknown } | undefined)?.originalCode : (error as { code?: unknown }).code;
   if (typeof code !== "string") return true;
-  if (/^[0-9A-Z]{5}$/.test(code)) return /^(08|53|57)/.test(code);
   if (code.startsWith("SQLITE_")) return code.startsWith("SQLITE_BUSY");
-  // A system error: ECONNREFUSED, ECONNRESET, ETIMEDOUT …
+  // PostgreSQL's answer; any other code is the system's (ECONNREFUSED, EPIPE …).
+  if (adapted || error instanceof DatabaseError) return /^(08|53|57)/.test(code);
   return true;
 }
 

@@ -11,6 +11,8 @@ const fromSqlite = (code: string) => Object.assign(new Error("sqlite"), { code }
 describe("a failed statement, worth sending again or not", () => {
   it("is when the database was not reached or cannot take work now", () => {
     expect(isUnavailable(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }))).toBe(true);
+    // Five capitals, as a SQLSTATE has, but the system's: a write to a connection the restarting server closed.
+    expect(isUnavailable(Object.assign(new Error("write EPIPE"), { code: "EPIPE", syscall: "write" }))).toBe(true);
     expect(isUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isUnavailable(new Error("Query read timeout"))).toBe(true);
     // the database system is starting up / shutting down; too many connections; connection failure
