@@ -39,7 +39,7 @@ export interface FollowOptions {
   /** Forget every event seen: the next connection reads the log from the start (`lastSeenId` must say 0). */
   onResync: () => void;
   onState?: (state: FollowState) => void;
-  /** The server refused the stream (a 4xx: a revoked share link, a deleted conversation), which ends following. */
+  /** The server refused the stream (a 4xx but 429: a revoked share link, a deleted conversation), which ends following. */
   onRefused?: (error: unknown) => void;
 }
 
@@ -87,4 +87,8 @@ export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, 
 /** 250 ms, 500 ms, 1 s … up to 5 s. */
 export const backoffMs = (failures: number) => Math.min(250 * 2 ** (failures - 1), MAX_BACKOFF_MS);
 
-const isClientError = (error: unknown) => typeof (error as { status?: unknown })?.status === "number" && (error as { status: number }).status < 500;
+/** A 4xx, but for 429 (too many streams open at once: one closes soon), which is tried again like a dropped connection. */
+const isClientError = (error: unknown) => {
+  const status = (error as { status?: unknown })?.status;
+  return typeof status === "number" && status < 500 && status !== 429;
+};

@@ -109,6 +109,31 @@ describe("followEvents", () => {
     expect(refusals).toEqual([expect.objectContaining({ status: 404, message: "gone" })]);
   });
 
+  it("tries again later, instead of stopping, when the server has too many streams open (429)", async () => {
+    let calls = 0;
+    server = http.createServer((_req, res) => {
+      if (++calls === 1) return res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end('{"error":{"message":"Too many event streams"}}');
+      res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: {"type":"text_delta","step":1,"delta":"a","runId":"r"}\n\n`);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+    const refusals: unknown[] = [];
+    const events: unknown[] = [];
+    await new Promise<void>((resolve) =>
+      followEvents({
+        reconnect: (_after, signal) => fetch(url, { signal }),
+        lastSeenId: () => 0,
+        onEvent: (event) => events.push(event),
+        onResync: () => {},
+        onState: (state) => state === "done" && resolve(),
+        onRefused: (error) => refusals.push(error),
+      }),
+    );
+    expect(refusals).toEqual([]);
+    expect(calls).toBe(2);
+    expect(events).toHaveLength(1);
+  });
+
   it("reads the log again from its first event, at once, when the stream ends with resync", async () => {
     // 1: events 1-3 from an instance that lost the run before storing 3, then resync; 2: the stored log (1, 2)
     // and the new instance's 3 and 4, then the end.
