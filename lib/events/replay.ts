@@ -130,12 +130,18 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
   };
 
   // The run to follow, if any, is known before the stored events are read: none, and the replay is all there is.
-  // A run that is no longer running but has not stored its run_finished yet is followed for it.
-  const runToFollow = async () => (await runningRun(conversationId))?.id ?? runAwaitingItsEnd(await lastStoredEvent(conversationId));
+  // A run that is no longer running but has not stored its run_finished yet is followed for it; a client that has
+  // all it stored has seen it (no event of it comes before a newer run's).
+  const runToFollow = async (): Promise<{ runId?: string; seen: boolean }> => {
+    const running = await runningRun(conversationId);
+    if (running) return { runId: running.id, seen: false };
+    const last = await lastStoredEvent(conversationId);
+    return { runId: runAwaitingItsEnd(last), seen: last !== undefined && after >= last.lastSeq };
+  };
   runToFollow().then(
-    (runId) => {
+    ({ runId, seen }) => {
       if (closed) return;
-      let seenRun = false;
+      let seenRun = seen;
       const follower: StoredFollower = {
         after,
         deliver(events) {

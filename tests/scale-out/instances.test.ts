@@ -378,6 +378,31 @@ describe("two instances on one PostgreSQL", () => {
     expect(log).toEqual([...seenOnA, ...seenOnB]);
   });
 
+  it("ends the stream of a follower that had all of a run's stored events when a newer run begins, the run's end lost", async () => {
+    const prompt = "Answer on A, whose run_finished is refused.";
+    model.script(prompt, [{ text: "Ended, unstored." }]);
+    const { id } = await onA.createConversation();
+    const lostEnd = await slowInserts(databaseUrl, { table: "Event", conversationId: id, seconds: 0, when: `NEW."type" = 'run_finished'`, thenFail: true });
+    let runOnA: string;
+    try {
+      runOnA = (await readSse(await onA.send(id, prompt)))[0].data.runId as string;
+    } finally {
+      await lostEnd.remove();
+    }
+    // A client that reconnects with the last id it has, the last one stored, and no segment (as an EventSource
+    // does). Its response begins with its first event: it is not waited for, but it has begun, before the next
+    // message is sent (else it would follow the run of that message).
+    const following = onB.events(id, (await onB.conversation(id)).lastEventId);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const next = "The next message, on A, while a follower on B waits for the lost end.";
+    model.script(next, [{ text: "Next." }]);
+    const seenOnA = await readSse(await onA.send(id, next));
+    expect(seenOnA.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    // The stream ended with the run it followed, before the newer one's events.
+    const followed = await readSse(await following);
+    expect(followed.map((event) => event.data.runId)).toEqual(followed.map(() => runOnA));
+  });
+
   it("ends the claim of A's finished run when its end is not stored within the grace: its late write is refused, never mixed into B's run", async () => {
     // Past the grace B waits for (2 s), and past B's whole run.
     const { seenOnB, log } = await nextMessageOnBWhileAStoresItsEnd(4);
