@@ -2,7 +2,7 @@
 // connecting. Forwarded headers (X-Forwarded-For/-Host/-Proto/-Port) are believed only with
 // TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
 // them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
-import { eventLoopProbe, listen, restartWithServerFlags } from "./lib/server-runtime.mjs";
+import { clientStallMs, disconnectStalledClients, eventLoopProbe, listen, restartWithServerFlags } from "./lib/server-runtime.mjs";
 
 restartWithServerFlags();
 const { default: next } = await import("next");
@@ -11,6 +11,7 @@ const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "
 const port = Number(process.env.PORT || 3000);
 const host = process.env.TOOLSMITH_LISTEN_HOST || undefined;
 const trustProxy = process.env.TOOLSMITH_TRUST_PROXY === "1";
+const watchForStall = disconnectStalledClients(clientStallMs());
 
 const app = next({ dev: false, port, hostname: host ?? "localhost" });
 const handle = app.getRequestHandler();
@@ -25,6 +26,7 @@ const appStarted = new Promise((resolve, reject) => (globalThis.toolsmithStarted
 const servers = await listen(
   (request, response) => {
     if (!trustProxy) for (const name of FORWARDED) delete request.headers[name];
+    watchForStall(response);
     void ready.then(() => handle(request, response));
   },
   { port, host },

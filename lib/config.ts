@@ -108,9 +108,9 @@ export const config = {
   /**
    * Events an SSE client has not taken yet: more than `bytes` for longer than `ms` (a reader that stalls, not one
    * catching up on a long log) and its stream is cut; the client resumes after the last event it got, instead of the
-   * server holding a run's whole output for it.
+   * server holding a run's whole output for it. (server.mjs disconnects a client that takes nothing for `ms`.)
    */
-  sseBacklog: { bytes: 1024 * 1024, ms: integer("TOOLSMITH_SSE_STALL_MS", 10_000, 100, 600_000) },
+  sseBacklog: { bytes: 1024 * 1024, ms: integer("TOOLSMITH_CLIENT_STALL_MS", 10_000, 100, 600_000) },
   /** Library tools offered to the model in one conversation, newest first (the conversation's own come on top). */
   maxLibraryTools: integer("TOOLSMITH_MAX_LIBRARY_TOOLS", 64, 0, 1000),
   sandboxWorkers: integer("TOOLSMITH_SANDBOX_WORKERS", Math.max(2, Math.min(os.availableParallelism(), 8)), 1, 64),

@@ -122,3 +122,42 @@ export function eventLoopProbe() {
     stop: () => histogram.disable(),
   };
 }
+
+/**
+ * Disconnect clients that stop reading: a response with bytes waiting for its client whose connection has taken
+ * none of them for `stallMs` is destroyed, which frees its socket, what is buffered for it, and its event stream's
+ * place (lib/http/rate-limit.ts). A slow client still takes some; one that takes nothing for that long is gone or
+ * hostile. Returns the function that watches a response, until it closes.
+ * @param {number} stallMs
+ * @returns {(response: import("node:http").ServerResponse) => void}
+ */
+export function disconnectStalledClients(stallMs) {
+  /** @type {Map<import("node:http").ServerResponse, { written: number, since: number }>} */
+  const watched = new Map();
+  setInterval(
+    () => {
+      const now = Date.now();
+      for (const [response, progress] of watched) {
+        const written = response.socket?.bytesWritten ?? 0;
+        if (response.writableLength === 0 || written !== progress.written) Object.assign(progress, { written, since: now });
+        else if (now - progress.since > stallMs) response.destroy();
+      }
+    },
+    Math.min(stallMs / 2, 1_000),
+  ).unref();
+  return (response) => {
+    watched.set(response, { written: 0, since: Date.now() });
+    response.once("close", () => watched.delete(response));
+  };
+}
+
+/**
+ * TOOLSMITH_CLIENT_STALL_MS: how long a client may take nothing of what waits for it (10 s by default).
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {number}
+ */
+export function clientStallMs(env = process.env) {
+  const ms = Number(env.TOOLSMITH_CLIENT_STALL_MS || 10_000);
+  if (!Number.isInteger(ms) || ms < 100) throw new Error(`TOOLSMITH_CLIENT_STALL_MS must be a whole number of milliseconds, at least 100, not "${env.TOOLSMITH_CLIENT_STALL_MS}".`);
+  return ms;
+}
