@@ -212,8 +212,9 @@ export class RunChannel {
           this.stored = batch.at(-1)!.seq;
           return;
         }
-        // A database that cannot be reached (a restart, a partition) is waited for, as long as the run's lease: the
-        // run keeps it meanwhile, or is stopped (claims.ts `fence`), and discarded, once it may have lost it.
+        // A database that cannot be reached (a restart, a partition) is waited for, as long as the run's lease: past
+        // it another instance may have taken the run over, and refuses these writes (a running run is stopped by then,
+        // claims.ts `fence`).
         const waiting = isUnavailable(error) && Date.now() - firstTry < config.leaseMs;
         if (attempt >= WRITE_ATTEMPTS && !waiting) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`, error);
