@@ -7,7 +7,7 @@ import { createMessage } from "@/lib/db/messages";
 import { notifications } from "@/lib/db/notifications";
 import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
 import { RunChannel } from "@/lib/events/channel";
-import { runAwaitingItsEnd } from "@/lib/events/run-end";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/events/types";
 import { processWide } from "@/lib/process-wide";
 import { findProfile, type AgentProfile } from "@/lib/profiles";
@@ -20,11 +20,6 @@ const TITLE_CHARS = 60;
 const TAKEN_OVER = "it was taken over";
 /** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
 const CANCELLED_RUN_GRACE_MS = 2_000;
-/**
- * How long a new run waits for the previous run's end (endOfLog): a run stores it within milliseconds unless its
- * database is in trouble, and its claim is then ended, which refuses the end should it come later.
- */
-const PREVIOUS_END_WAIT_MS = 2_000;
 /** How often a new run reads whether the previous one has stored its end (endOfLog). */
 const LOG_END_POLL_MS = 25;
 
@@ -400,7 +395,7 @@ export class Run {
  * that comes later is refused instead of taking the new run's ids (and those in progress are stored first).
  */
 async function endOfLog(conversationId: string): Promise<number> {
-  const deadline = Date.now() + PREVIOUS_END_WAIT_MS;
+  const deadline = Date.now() + RUN_FINISHING_MS;
   for (;;) {
     const last = await lastStoredEvent(conversationId);
     if (!last || last.type === "run_finished" || last.finishedAt === null) return last?.lastSeq ?? 0;

@@ -1,19 +1,28 @@
 import { config } from "@/lib/config";
 
 /**
- * How long a run that stopped running may take to store its end. It stores its outcome in its row, then its answer
- * (a statement that succeeds or fails within the database's statement timeout), then its run_finished, a write
- * tried again for as long as a lease while the database cannot be reached (lib/events/channel.ts). Past it the end
- * is lost (a write failed, or the run's instance died), and the run is over.
+ * How long after a run's row says it finished a reader that comes takes it for still finishing, and follows it for
+ * its end: a run stores its run_finished right after its outcome (lib/agent/run.ts storeOutcome) unless its
+ * database is in trouble. Past it the run is over for a new reader (the page, a script polling for it), and a new
+ * run may begin (run.ts `endOfLog`).
+ */
+export const RUN_FINISHING_MS = 2_000;
+
+/**
+ * How long a follower that was following a run when it stopped running waits for its end: as long as storing it
+ * can take. It stores its outcome in its row, then its answer (a statement that succeeds or fails within the
+ * database's statement timeout), then its run_finished, a write tried again for as long as a lease while the
+ * database cannot be reached (lib/events/channel.ts). Past it the end is lost (a write failed, or the run's
+ * instance died).
  */
 export const runEndGraceMs = () => config.databaseQueryTimeoutMs + config.leaseMs + 2_000;
 
 /**
- * The run of a log whose last event is not that run's run_finished, when the run's row says it finished within the
- * grace and no newer run has ended its claim (run.ts `endOfLog`): it has not stored its end yet, and a reader that
- * finds no run running follows it for that event, as a reader that came while it ran does.
+ * The run of a log whose last event is not that run's run_finished, when the run's row says it finished less than
+ * RUN_FINISHING_MS ago and no newer run has ended its claim: it has not stored its end yet, and a reader that finds
+ * no run running follows it for that event, as a reader that came while it ran does.
  */
 export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null; claimEnded?: boolean } | undefined): string | undefined {
   if (!last || last.type === "run_finished" || last.finishedAt === null || last.claimEnded) return undefined;
-  return Date.now() - last.finishedAt.getTime() < runEndGraceMs() ? last.runId : undefined;
+  return Date.now() - last.finishedAt.getTime() < RUN_FINISHING_MS ? last.runId : undefined;
 }

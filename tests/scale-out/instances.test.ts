@@ -652,6 +652,10 @@ describe("an instance cut off from the database", () => {
       const { id } = await onC.createConversation();
       watchSse(await onC.send(id, prompt));
       await slowFinish.inProgress();
+      // The answer's step is on record (its step_finished, written beside the held-up outcome); then C is cut off.
+      const database = await sqlClient(databaseUrl);
+      await expect.poll(async () => (await database.query(`SELECT "seq" FROM "Event" WHERE "conversationId" = ? AND "type" = 'step_finished'`, id)).length).toBe(1);
+      await database.close();
       proxy.hold();
       const events = await readSse(await onB.events(id));
       expectWholeLog(events);

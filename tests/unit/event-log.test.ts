@@ -3,7 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { tempDataDir } from "../support/app-server";
 import { readSse } from "../support/sse";
-import { runAwaitingItsEnd, runEndGraceMs } from "@/lib/events/run-end";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 
 process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
 
@@ -241,7 +241,7 @@ describe("a run whose end is not stored yet", () => {
   const finished = (msAgo: number) => new Date(Date.now() - msAgo);
   it("is followed for its run_finished while its row finished within the grace, and over after it", () => {
     expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100) })).toBe("r");
-    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(runEndGraceMs() + 100) })).toBeUndefined();
+    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(RUN_FINISHING_MS + 100) })).toBeUndefined();
     expect(runAwaitingItsEnd({ type: "run_finished", runId: "r", finishedAt: finished(100) })).toBeUndefined();
     // A newer run ended its claim: its end, should it come, is refused.
     expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100), claimEnded: true })).toBeUndefined();
