@@ -3,7 +3,7 @@ import { INSERT_ROWS, isStored } from "@/lib/db/events";
 import { isUnavailable, isUniqueViolation } from "@/lib/db/sql";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
-import type { AgentEvent, LoggedEvent, SequencedEvent } from "./types";
+import { MAX_EVENT_ID, type AgentEvent, type LoggedEvent, type SequencedEvent } from "./types";
 
 type Listener = (event: SequencedEvent) => void;
 
@@ -44,9 +44,9 @@ export class RunChannel {
   private refusedLate = false;
   /**
    * Unknown until `begin`: the run claims its conversation before it reads where the log ends. Till then, the
-   * largest seq a stored event can have (a 32-bit column on PostgreSQL), so that readers take every stored one.
+   * largest seq a stored event can have, so that readers take every stored one.
    */
-  private nextSeq = 2 ** 31 - 1;
+  private nextSeq = MAX_EVENT_ID;
   /** The seq of the last event stored: events after it were shown (maybe) but are not in the database yet. */
   private stored = 0;
   /** A batch could not be stored: none after it is, so that the log ends there instead of having a gap. */
