@@ -1,7 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { IsolationLevel, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import { endsTransaction, WrappedAdapterFactory } from "./sql";
+import { answerCode, endsTransaction, WrappedAdapterFactory } from "./sql";
 
 /**
  * A pool of connections to PostgreSQL (client.ts makes two: the main one and the live one) that can drop its idle
@@ -72,11 +72,6 @@ function closingStuckTransactions(adapter: SqlDriverAdapter): SqlDriverAdapter {
   };
 }
 
-/** An error the server sent, with its SQLSTATE (PrismaPg keeps it as `originalCode`): the connection answered. */
-function answeredByServer(error: unknown): boolean {
-  return error instanceof Error && error.name === "DriverAdapterError" && typeof (error.cause as { originalCode?: unknown } | undefined)?.originalCode === "string";
-}
-
 function closingWhenStuck(transaction: Transaction): Transaction {
   // PrismaPg's transaction keeps its pool connection here (@prisma/adapter-pg 6.19: PgQueryable's `client`).
   const connection = (transaction as unknown as { client: pg.PoolClient }).client;
@@ -89,7 +84,7 @@ function closingWhenStuck(transaction: Transaction): Transaction {
         closed = true;
         // Refused by the server (a deferred constraint at COMMIT): the transaction is over and the connection sound,
         // back to the pool. No answer: closed.
-        if (answeredByServer(error)) await transaction.rollback();
+        if (answerCode(error) !== undefined) await transaction.rollback();
         else connection.release(error as Error);
       }
       throw error;

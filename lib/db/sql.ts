@@ -142,20 +142,27 @@ export function isUniqueViolation(error: unknown): boolean {
 const UNIQUE_VIOLATION = "23505";
 
 /**
+ * The database's own code for an error that is its answer to a statement (a SQLSTATE, or SQLite's code), as the
+ * adapters keep it (`originalCode`) and pg and better-sqlite3 give it (`code`); undefined for an error that is not
+ * the database's answer: the system's (ECONNREFUSED, EPIPE …), a timeout.
+ */
+export function answerCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = error.name === "DriverAdapterError" ? (error.cause as { originalCode?: unknown } | undefined)?.originalCode : (error as { code?: unknown }).code;
+  if (typeof code !== "string") return undefined;
+  return error.name === "DriverAdapterError" || error instanceof DatabaseError || code.startsWith("SQLITE_") ? code : undefined;
+}
+
+/**
  * The database did not take the statement: it was not reached (refused, reset, silent), or cannot take work now
  * (starting up, shutting down, out of connections: SQLSTATE classes 08, 53 and 57; SQLite's lock held). Sending it
  * again may work, unlike a statement the database refused (a constraint, a trigger, a type).
  */
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  // The adapters keep the database's own code as `originalCode`; pg and better-sqlite3 give it as `code`.
-  const adapted = error.name === "DriverAdapterError";
-  const code = adapted ? (error.cause as { originalCode?: unknown } | undefined)?.originalCode : (error as { code?: unknown }).code;
-  if (typeof code !== "string") return true;
-  if (code.startsWith("SQLITE_")) return code.startsWith("SQLITE_BUSY");
-  // PostgreSQL's answer; any other code is the system's (ECONNREFUSED, EPIPE …).
-  if (adapted || error instanceof DatabaseError) return /^(08|53|57)/.test(code);
-  return true;
+  const code = answerCode(error);
+  if (code === undefined) return true;
+  return code.startsWith("SQLITE_") ? code.startsWith("SQLITE_BUSY") : /^(08|53|57)/.test(code);
 }
 
 /** Column values as the adapters return them: DateTime as ISO text, integers as numbers or (SQLite) text, booleans as 0/1 on SQLite. */
