@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
 import { dropIdleConnectionsAfterHang, provider } from "@/lib/db/client";
+import { databaseClock } from "@/lib/db/clock";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
 import { abandonedRuns, claimRun, finishRun, heldClaims, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
@@ -69,7 +70,7 @@ export class RunClaims<Run extends LeasedRun> {
   async claim(run: Run, model: string): Promise<boolean> {
     if (this.stopping || this.local.has(run.conversationId)) return false;
     const sent = Date.now();
-    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, claim: run.claim, leaseUntil: new Date(sent + config.leaseMs) }))) {
+    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, claim: run.claim, leaseUntil: this.leaseFrom(sent) }))) {
       return false;
     }
     if (this.stopping) {
@@ -110,7 +111,8 @@ export class RunClaims<Run extends LeasedRun> {
     notifications.subscribe("runs", (payload) => this.deliver(JSON.parse(payload) as RunMessage));
     await notifications.ready();
     // SQLite: this is the only process, so every running run was its predecessor's, whatever its lease says.
-    await this.takeOverAbandoned(provider === "sqlite" ? null : new Date());
+    await databaseClock.read();
+    await this.takeOverAbandoned(provider === "sqlite" ? null : databaseClock.now());
     // PostgreSQL only: with SQLite no other process can take a run over.
     if (provider === "postgresql") {
       this.fenceTimer = setInterval(() => this.fence(), tickMs() / 2);
@@ -131,7 +133,7 @@ export class RunClaims<Run extends LeasedRun> {
       );
       if (renewal === "hung") return dropIdleConnectionsAfterHang() ? 0 : tickMs();
       if (renewal === "renewed") {
-        this.takingOver ??= this.takeOverAbandoned(new Date())
+        this.takingOver ??= this.takeOverAbandoned(databaseClock.now())
           .catch((error) => console.error("Could not take over abandoned runs:", error))
           .finally(() => (this.takingOver = undefined));
         await withinTick(this.takingOver);
@@ -180,13 +182,21 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   private leaseUntil(): Date {
-    return new Date(Date.now() + config.leaseMs);
+    return this.leaseFrom(Date.now());
+  }
+
+  /**
+   * The end of a lease set at `sentMs` (this instance's clock), on the database's clock: the other instances compare
+   * it with their own reading of that clock.
+   */
+  private leaseFrom(sentMs: number): Date {
+    return databaseClock.at(sentMs + config.leaseMs);
   }
 
   private deliver(message: RunMessage): void {
     if (this.stopping) return;
     if (message.kind === "released") {
-      this.takeOverAbandoned(new Date()).catch((error) => console.error("Could not take over released runs:", error));
+      this.takeOverAbandoned(databaseClock.now()).catch((error) => console.error("Could not take over released runs:", error));
       return;
     }
     const run = [...this.local.values()].find((candidate) => candidate.id === message.runId);
@@ -196,9 +206,10 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   private async heartbeat(): Promise<void> {
+    databaseClock.refresh();
     const sent = Date.now();
     const runs = [...this.local.values()];
-    const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), new Date(sent + config.leaseMs));
+    const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseFrom(sent));
     const current = runs.filter((run) => this.local.get(run.conversationId) === run);
     for (const run of current.filter((run) => held.includes(run.id))) {
       // A late answer to an earlier heartbeat says nothing newer.
@@ -265,7 +276,7 @@ export class RunClaims<Run extends LeasedRun> {
       if (this.stopping) return;
       const sent = Date.now();
       const claim = randomUUID();
-      if (!(await takeOverRun(run, this.instanceId, claim, new Date(sent + config.leaseMs)))) continue;
+      if (!(await takeOverRun(run, this.instanceId, claim, this.leaseFrom(sent)))) continue;
       // Won as this instance began to stop: given up again at once, for another instance.
       if (this.stopping) {
         await releaseLeases(this.instanceId, [run.id]);

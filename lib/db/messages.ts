@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "./client";
+import { databaseClock } from "./clock";
 import { toDate } from "./sql";
 
 type Role = "user" | "assistant";
 
 /** Model text may hold a lone surrogate (a token cut inside a pair), which the database refuses: it becomes U+FFFD. */
 export async function createMessage(data: { conversationId: string; runId: string; role: Role; content: string }) {
-  const message = { id: randomUUID(), ...data, content: data.content.toWellFormed(), createdAt: new Date() };
+  const message = { id: randomUUID(), ...data, content: data.content.toWellFormed(), createdAt: databaseClock.now() };
   await sql.execute(`INSERT INTO "Message" ("id", "conversationId", "runId", "role", "content", "createdAt") VALUES (?, ?, ?, ?, ?, ?)`, [
     message.id,
     message.conversationId,

@@ -1,5 +1,6 @@
 import type { RunStatus } from "@/lib/events/types";
 import { db, liveSql, sql } from "./client";
+import { databaseClock } from "./clock";
 import { isUniqueViolation, toBoolean } from "./sql";
 
 /**
@@ -10,7 +11,7 @@ export async function claimRun(data: { id: string; conversationId: string; model
   try {
     await sql.execute(
       `INSERT INTO "Run" ("id", "conversationId", "status", "model", "steps", "createdAt", "instanceId", "claim", "leaseUntil", "cancelRequested") VALUES (?, ?, 'running', ?, 0, ?, ?, ?, ?, ?)`,
-      [data.id, data.conversationId, data.model, new Date(), data.instanceId, data.claim, data.leaseUntil, false],
+      [data.id, data.conversationId, data.model, databaseClock.now(), data.instanceId, data.claim, data.leaseUntil, false],
     );
     return true;
   } catch (error) {
@@ -27,7 +28,7 @@ export async function finishRun(id: string, status: RunStatus, steps: number, cl
   const changed = await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "claim" = ?`, [
     status,
     steps,
-    new Date(),
+    databaseClock.now(),
     id,
     claim,
   ]);

@@ -1,4 +1,5 @@
 import { config } from "@/lib/config";
+import { databaseClock } from "@/lib/db/clock";
 
 /**
  * How long after a run's row says it finished a reader that comes takes it for still finishing, and follows it for
@@ -24,5 +25,5 @@ export const runEndGraceMs = () => config.databaseQueryTimeoutMs + config.leaseM
  */
 export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null; claimEnded?: boolean } | undefined): string | undefined {
   if (!last || last.type === "run_finished" || last.finishedAt === null || last.claimEnded) return undefined;
-  return Date.now() - last.finishedAt.getTime() < RUN_FINISHING_MS ? last.runId : undefined;
+  return databaseClock.now().getTime() - last.finishedAt.getTime() < RUN_FINISHING_MS ? last.runId : undefined;
 }

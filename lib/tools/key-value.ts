@@ -44,8 +44,7 @@ export const keyValueSet = defineTool({
     if (!(await keyExists(space, input.key)) && (await countKeys(space)) >= MAX_KEYS_PER_NAMESPACE) {
       return { ok: false, error: `This namespace already holds ${MAX_KEYS_PER_NAMESPACE} keys; delete some first.` };
     }
-    const expiresAt = input.ttl_seconds ? new Date(Date.now() + input.ttl_seconds * 1000) : null;
-    await setValue(space, input.key, json, expiresAt);
+    const expiresAt = await setValue(space, input.key, json, input.ttl_seconds);
     return { ok: true, output: { stored: true, expires_at: expiresAt?.toISOString() ?? null } };
   },
 });

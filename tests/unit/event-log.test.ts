@@ -3,7 +3,6 @@ import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { tempDataDir } from "../support/app-server";
 import { readSse } from "../support/sse";
-import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 
 process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
 
@@ -14,6 +13,8 @@ let transaction: typeof import("@/lib/db/client").transaction;
 let listEvents: typeof import("@/lib/db/events").listEvents;
 let appendEvents: typeof import("@/lib/db/events").appendEvents;
 let packing: typeof import("@/lib/events/packing");
+let RUN_FINISHING_MS: number;
+let runAwaitingItsEnd: typeof import("@/lib/events/run-end").runAwaitingItsEnd;
 
 beforeAll(async () => {
   const migrate = spawnSync("node", ["scripts/migrate.mjs"], { env: process.env, encoding: "utf8" });
@@ -23,6 +24,7 @@ beforeAll(async () => {
   ({ db, transaction } = await import("@/lib/db/client"));
   ({ listEvents, appendEvents } = await import("@/lib/db/events"));
   packing = await import("@/lib/events/packing");
+  ({ RUN_FINISHING_MS, runAwaitingItsEnd } = await import("@/lib/events/run-end"));
 });
 
 async function conversation() {
@@ -171,14 +173,14 @@ describe("the event log", () => {
     expect(rows.flatMap(packing.unpackRow)).toEqual(events);
   });
 
-  it("formats each message with id, event and data", async () => {
+  it("opens with a comment (its headers go out at once), then formats each message with id, event and data", async () => {
     const { id } = await conversation();
     const channel = new RunChannel(id, "run-c");
     channel.begin(1);
     channel.emit({ type: "error", message: "line one\nline two", code: "x" });
     await channel.end();
     const text = await conversationEventStream(id, { after: 0 }).text();
-    expect(text).toBe(`id: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`);
+    expect(text).toBe(`: connected\n\nid: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`);
   });
 
   it("keeps what runs stored while another request's transaction was open, when that transaction rolls back", async () => {
