@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { modelConfig } from "@/lib/config";
+import { config, modelConfig } from "@/lib/config";
 import { updateConversation } from "@/lib/db/conversations";
 import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/events";
 import { createMessage } from "@/lib/db/messages";
 import { notifications } from "@/lib/db/notifications";
 import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
+import { storeWhileUnreachable } from "@/lib/db/sql";
 import { RunChannel } from "@/lib/events/channel";
 import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/events/types";
@@ -375,12 +376,16 @@ export class Run {
   /**
    * The outcome and the answer, stored before run_finished announces them, so that a client that reloads on it
    * finds both. The outcome first: false, and nothing stored, when the run's row has another claim, its takeover's,
-   * which finishes it. A failure to store is logged, and the run ends all the same.
+   * which finishes it. While the database cannot be reached, each is sent again for as long as the run's lease (as
+   * its events are: lib/events/channel.ts); a failure to store is logged, and the run ends all the same.
    */
   private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
+    const store = <T>(work: () => Promise<T>) => storeWhileUnreachable(work, config.leaseMs);
     try {
-      if (!(await finishRun(this.id, status, steps, this.claim))) return false;
-      if (answer) await createMessage({ conversationId: this.conversationId, runId: this.id, role: "assistant", content: answer });
+      if (!(await store(() => finishRun(this.id, status, steps, this.claim)))) return false;
+      // One id for every attempt: an attempt whose answer was lost may have stored it.
+      const id = randomUUID();
+      if (answer) await store(() => createMessage({ id, conversationId: this.conversationId, runId: this.id, role: "assistant", content: answer }));
     } catch (error) {
       console.error(`Could not store the outcome of run ${this.id}:`, error);
     }

@@ -5,10 +5,13 @@ import { toDate } from "./sql";
 
 type Role = "user" | "assistant";
 
-/** Model text may hold a lone surrogate (a token cut inside a pair), which the database refuses: it becomes U+FFFD. */
-export async function createMessage(data: { conversationId: string; runId: string; role: Role; content: string }) {
-  const message = { id: randomUUID(), ...data, content: data.content.toWellFormed(), createdAt: databaseClock.now() };
-  await sql.execute(`INSERT INTO "Message" ("id", "conversationId", "runId", "role", "content", "createdAt") VALUES (?, ?, ?, ?, ?, ?)`, [
+/**
+ * Model text may hold a lone surrogate (a token cut inside a pair), which the database refuses: it becomes U+FFFD.
+ * Stored once by its id: given one, the same message can be sent again when the answer to a first attempt was lost.
+ */
+export async function createMessage({ id = randomUUID(), ...data }: { id?: string; conversationId: string; runId: string; role: Role; content: string }) {
+  const message = { id, ...data, content: data.content.toWellFormed(), createdAt: databaseClock.now() };
+  await sql.execute(`INSERT INTO "Message" ("id", "conversationId", "runId", "role", "content", "createdAt") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [
     message.id,
     message.conversationId,
     message.runId,

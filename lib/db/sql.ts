@@ -165,6 +165,26 @@ export function isUnavailable(error: unknown): boolean {
   return code.startsWith("SQLITE_") ? code.startsWith("SQLITE_BUSY") : /^(08|53|57)/.test(code);
 }
 
+/** The wait before a statement is sent again after `attempt` failed attempts: 100 ms, doubling, at most a second. */
+export const retryDelayMs = (attempt: number): number => Math.min(50 * 2 ** attempt, 1_000);
+
+/**
+ * `store`, done again while the database cannot be reached (`isUnavailable`: a restart, a partition) for up to
+ * `forMs`; an error the database answered with fails at once. `store` must be safe to do twice: an attempt whose
+ * answer never came may have been stored.
+ */
+export async function storeWhileUnreachable<T>(store: () => Promise<T>, forMs: number): Promise<T> {
+  const firstTry = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store();
+    } catch (error) {
+      if (!isUnavailable(error) || Date.now() - firstTry >= forMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+    }
+  }
+}
+
 /** Column values as the adapters return them: DateTime as ISO text, integers as numbers or (SQLite) text, booleans as 0/1 on SQLite. */
 export const toDate = (value: unknown): Date => new Date(value as string);
 export const toOptionalDate = (value: unknown): Date | null => (value === null || value === undefined ? null : toDate(value));

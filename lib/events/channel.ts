@@ -1,6 +1,6 @@
 import { config } from "@/lib/config";
 import { INSERT_ROWS, isStored } from "@/lib/db/events";
-import { isUnavailable, isUniqueViolation } from "@/lib/db/sql";
+import { isUnavailable, isUniqueViolation, retryDelayMs } from "@/lib/db/sql";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
 import { MAX_EVENT_ID, type AgentEvent, type LoggedEvent, type SequencedEvent } from "./types";
@@ -15,8 +15,6 @@ const FLUSH_BATCH = 500;
  * that times out on one drops it from the pool, so the last attempt gets a new connection.
  */
 const WRITE_ATTEMPTS = config.liveDatabasePool + 1;
-/** The longest wait between two attempts of a write. */
-const WRITE_RETRY_MAX_MS = 1_000;
 
 /**
  * The live side of one run's event log. `emit` numbers an event, hands it to every subscriber at once and queues
@@ -221,7 +219,7 @@ export class RunChannel {
           this.writesFailed = true;
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, WRITE_RETRY_MAX_MS)));
+        await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
       }
     }
   }

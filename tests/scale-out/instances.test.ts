@@ -767,6 +767,29 @@ describe("an instance cut off from the database", () => {
       { TOOLSMITH_LEASE_MS: "10000" },
     ));
 
+  it("stores a run's answer through a database restart that comes as the run finishes: the conversation keeps it", async () => {
+    const { proxy, onC, stop } = await partitionable({ TOOLSMITH_LEASE_MS: "10000" });
+    // The run's row is being finished when the database goes down for three seconds.
+    const slowFinish = await slowUpdates(databaseUrl, { table: "Run", text: `"finishedAt"`, seconds: 0.5 });
+    try {
+      const prompt = "Answer on C, whose database restarts as the run finishes.";
+      model.script(prompt, [{ text: "Answered through a restart." }]);
+      const { id } = await onC.createConversation();
+      const streamOnC = readSse(await onC.send(id, prompt));
+      await slowFinish.inProgress();
+      proxy.refuse();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      proxy.heal();
+      const events = await streamOnC;
+      expectWholeLog(events);
+      expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      expect((await onB.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([prompt, "Answered through a restart."]);
+    } finally {
+      await slowFinish.remove();
+      await stop();
+    }
+  });
+
   it("hears the other instances again when its listening connection goes silent for good: an approval answered on B reaches C", async () => {
     const { proxy, onC, stop } = await partitionable();
     try {
