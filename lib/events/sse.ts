@@ -66,6 +66,9 @@ export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?
         if (cut) controller.error(cut);
         else controller.close();
       };
+      // The response's headers go out with its first bytes: a comment sends them now, so that a client following a
+      // run that is quiet (a long tool call, an approval) knows at once that it is connected.
+      controller.enqueue(encoder.encode(": connected\n\n"));
       heartbeat = setInterval(() => pending.push(": keep-alive\n\n") === 1 && setImmediate(drain), HEARTBEAT_MS);
       cleanup = start({
         send(event) {

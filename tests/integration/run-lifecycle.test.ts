@@ -35,6 +35,13 @@ const failWritesOf = (type: string, conversationId: string) =>
   })[testProvider];
 const writesWork = `DROP TRIGGER fail_event${testProvider === "postgresql" ? ` ON "Event"` : ""}`;
 
+/** The model registers `spin`, a tool that busy-waits 3 s, calls it, then answers. */
+const scriptSpin = (prompt: string) =>
+  model.script(prompt, [
+    { toolCalls: [{ name: "register_tool", args: { name: "spin", description: "Busy-wait 3 s.", parameters_schema: { type: "object" }, code: SPIN_3S } }] },
+    { toolCalls: [{ name: "spin", args: {} }] },
+    { text: "Spun." },
+  ]);
 const sandboxStats = async () => (await (await fetch(`${app.url}/api/health`)).json()).sandbox;
 const cancel = (conversationId: string) => api.fetch(`/api/conversations/${conversationId}/cancel`, { method: "POST" });
 
@@ -50,11 +57,7 @@ function expectRunsClosed(events: SseMessage[]) {
 describe("a run's life", () => {
   it("Stop during a 3 s tool terminates its thread; a message sent at once runs, and the log stays whole", async () => {
     const prompt = "Spin for three seconds.";
-    model.script(prompt, [
-      { toolCalls: [{ name: "register_tool", args: { name: "spin", description: "Busy-wait 3 s.", parameters_schema: { type: "object" }, code: SPIN_3S } }] },
-      { toolCalls: [{ name: "spin", args: {} }] },
-      { text: "Spun." },
-    ]);
+    scriptSpin(prompt);
     model.script("Next question.", [{ text: "Answered." }]);
     const conversation = await api.createConversation();
     const before = await sandboxStats();
@@ -88,6 +91,19 @@ describe("a run's life", () => {
     await new Promise((resolve) => setTimeout(resolve, 3200));
     expect(app.output).not.toMatch(/Could not store|UNIQUE constraint|after it ended/);
     expect((await readSse(await api.events(conversation.id))).length).toBe(all.length);
+  });
+
+  it("answers a follower at once while the run is quiet: the response begins before the run's next event", async () => {
+    const prompt = "Spin quietly for three seconds.";
+    scriptSpin(prompt);
+    const conversation = await api.createConversation();
+    const seen = await readSse(await api.send(conversation.id, prompt), (message) => message.data.type === "tool_call" && message.data.name === "spin");
+    const asked = performance.now();
+    const following = await api.events(conversation.id, seen.at(-1)!.id);
+    expect(performance.now() - asked).toBeLessThan(1_000);
+    const rest = await readSse(following);
+    expect(rest[0].data).toMatchObject({ type: "tool_result", name: "spin", ok: true });
+    expect(rest.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
   });
 
   it("completes a run whose client walked away mid-stream, and replays it whole", async () => {
