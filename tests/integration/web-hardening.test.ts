@@ -219,6 +219,7 @@ describe("event streams", () => {
       const shared = [];
       for (let i = 0; i < 5; i++) shared.push(await fetch(`${limited.url}/api/share/${token}/events`));
       expect(shared.map((response) => response.status)).toEqual([200, 200, 200, 200, 429]);
+      expect(await errorMessage(shared[4])).toMatch(/Too many event streams open at once from one address \(at most 6\)/);
 
       await open[0].body!.cancel();
       await expect.poll(async () => {
@@ -227,7 +228,7 @@ describe("event streams", () => {
         return again.status;
       }).toBe(200);
       await client.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
-      await Promise.all([own, open[1], ...shared].map((response) => response.body?.cancel()));
+      await Promise.all([own, open[1], ...shared.slice(0, 4)].map((response) => response.body?.cancel()));
     });
   });
 
