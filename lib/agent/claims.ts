@@ -14,7 +14,10 @@ import { databaseClock } from "@/lib/db/clock";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
 import { abandonedRuns, claimRun, finishRun, heldClaims, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
 
-/** Resume a run this instance has taken over under `claim`, whose lease it set at `leasedAt` (it must `adopt` the run). */
+/**
+ * Resume a run this instance has taken over under `claim`, whose lease it set at `leasedAt` (`performance.now()`);
+ * it must `adopt` the run.
+ */
 type TakeOver = (run: AbandonedRun, leasedAt: number, claim: string) => Promise<void>;
 
 /** What the claims need of a run this instance executes. */
@@ -52,7 +55,7 @@ export class RunClaims<Run extends LeasedRun> {
   private readonly local = new Map<string, Run>();
   /**
    * When each local run's lease was last set, by its claim, its takeover or a heartbeat (the time the statement was
-   * sent): it runs out a lease after that.
+   * sent, on the monotonic clock: a step of the system's clock moves no lease): it runs out a lease after that.
    */
   private readonly leasedAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -69,7 +72,7 @@ export class RunClaims<Run extends LeasedRun> {
   /** Take the conversation for `run`; false when a run of it is running, here or on another instance. */
   async claim(run: Run, model: string): Promise<boolean> {
     if (this.stopping || this.local.has(run.conversationId)) return false;
-    const sent = Date.now();
+    const sent = performance.now();
     if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, claim: run.claim, leaseUntil: this.leaseFrom(sent) }))) {
       return false;
     }
@@ -166,7 +169,7 @@ export class RunClaims<Run extends LeasedRun> {
     this.local.clear();
     this.leasedAt.clear();
     // A full lease for the hand-over itself, which the heartbeat no longer renews.
-    const { held } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseUntil());
+    const { held } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseFrom(performance.now()));
     // A run that is storing its end here does so before the instance exits.
     const finishing = await this.letGo(runs.filter((run) => !held.includes(run.id)));
     await Promise.all([
@@ -181,13 +184,9 @@ export class RunClaims<Run extends LeasedRun> {
     if (held.length > 0) await notifications.publish("runs", JSON.stringify({ kind: "released" } satisfies RunMessage));
   }
 
-  private leaseUntil(): Date {
-    return this.leaseFrom(Date.now());
-  }
-
   /**
-   * The end of a lease set at `sentMs` (this instance's clock), on the database's clock: the other instances compare
-   * it with their own reading of that clock.
+   * The end of a lease set at `sentMs` (`performance.now()`), on the database's clock: the other instances compare it
+   * with their own reading of that clock.
    */
   private leaseFrom(sentMs: number): Date {
     return databaseClock.at(sentMs + config.leaseMs);
@@ -207,7 +206,7 @@ export class RunClaims<Run extends LeasedRun> {
 
   private async heartbeat(): Promise<void> {
     databaseClock.refresh();
-    const sent = Date.now();
+    const sent = performance.now();
     const runs = [...this.local.values()];
     const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseFrom(sent));
     const current = runs.filter((run) => this.local.get(run.conversationId) === run);
@@ -248,8 +247,8 @@ export class RunClaims<Run extends LeasedRun> {
    * database is back, an instance (this one, maybe) takes them over from what was stored.
    */
   private fence(): void {
-    const unrenewedSince = Date.now() - config.leaseMs + fenceMarginMs();
-    const expiring = [...this.local.values()].filter((run) => (this.leasedAt.get(run.id) ?? 0) <= unrenewedSince);
+    const unrenewedSince = performance.now() - config.leaseMs + fenceMarginMs();
+    const expiring = [...this.local.values()].filter((run) => (this.leasedAt.get(run.id) ?? -Infinity) <= unrenewedSince);
     if (expiring.length > 0) console.error(`${expiring.length} run leases could not be renewed for ${config.leaseMs - fenceMarginMs()} ms; this instance stops those runs.`);
     for (const run of expiring) this.abandon(run, "its lease could not be renewed");
   }
@@ -274,7 +273,7 @@ export class RunClaims<Run extends LeasedRun> {
   private async takeOverAbandoned(now: Date | null): Promise<void> {
     for (const run of await abandonedRuns(now)) {
       if (this.stopping) return;
-      const sent = Date.now();
+      const sent = performance.now();
       const claim = randomUUID();
       if (!(await takeOverRun(run, this.instanceId, claim, this.leaseFrom(sent)))) continue;
       // Won as this instance began to stop: given up again at once, for another instance.

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { config, modelConfig } from "@/lib/config";
 import { updateConversation } from "@/lib/db/conversations";
 import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/events";
+import { databaseClock } from "@/lib/db/clock";
 import { createMessage } from "@/lib/db/messages";
 import { notifications } from "@/lib/db/notifications";
 import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
@@ -404,7 +405,7 @@ async function endOfLog(conversationId: string): Promise<number> {
   for (;;) {
     const last = await lastStoredEvent(conversationId);
     if (!last || last.type === "run_finished" || last.finishedAt === null) return last?.lastSeq ?? 0;
-    if (!runAwaitingItsEnd(last) || Date.now() > deadline) {
+    if (!runAwaitingItsEnd(last, databaseClock.now()) || Date.now() > deadline) {
       await endClaimOfFinishedRun(last.runId);
       return lastEventSeq(conversationId);
     }

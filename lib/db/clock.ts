@@ -5,6 +5,13 @@ import { liveSql, provider } from "./client";
 const READINGS = 8;
 
 /**
+ * Milliseconds since the epoch on a clock that is never stepped: the system's time when the process started plus the
+ * monotonic time since. The system's clock can be stepped (by NTP, by hand), which would make the readings kept
+ * disagree with each other, and a round trip measured across a step wrong.
+ */
+const steadyEpochMs = (steadyMs = performance.now()) => performance.timeOrigin + steadyMs;
+
+/**
  * The database's clock, as this instance reads it. What one instance writes and another compares with its own time
  * (a run's lease, when a run finished, the order of a conversation's messages) is on this clock: on each machine's
  * own, a clock some seconds off would take a live run for dead and make it run twice, leave a dead one's run waiting
@@ -19,12 +26,12 @@ class DatabaseClock {
 
   /** Now, on the database's clock. */
   now(): Date {
-    return this.at(Date.now());
+    return this.at(performance.now());
   }
 
-  /** A time of this instance's clock (`Date.now()`), on the database's. */
-  at(localMs: number): Date {
-    return new Date(localMs + this.offsetMs);
+  /** A time of this process's monotonic clock (`performance.now()`), on the database's clock. */
+  at(steadyMs: number): Date {
+    return new Date(steadyEpochMs(steadyMs) + this.offsetMs);
   }
 
   /**
@@ -40,10 +47,12 @@ class DatabaseClock {
   /** Read the database's clock: it is taken to have read its time halfway through the round trip. */
   async read(): Promise<void> {
     if (provider !== "postgresql") return;
-    const sent = Date.now();
+    const sent = performance.now();
     const [{ ms }] = await liveSql.rows<{ ms: unknown }>(`SELECT EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS "ms"`);
-    const received = Date.now();
-    this.readings = [...this.readings.slice(1 - READINGS), { offsetMs: Number(ms) - (sent + received) / 2, roundTripMs: received - sent }];
+    const received = performance.now();
+    const databaseMs = Number(ms);
+    if (!Number.isFinite(databaseMs)) throw new Error(`The database answered ${String(ms)} for its time.`);
+    this.readings = [...this.readings.slice(1 - READINGS), { offsetMs: databaseMs - steadyEpochMs((sent + received) / 2), roundTripMs: received - sent }];
     this.offsetMs = this.readings.reduce((best, reading) => (reading.roundTripMs < best.roundTripMs ? reading : best)).offsetMs;
   }
 }

@@ -1,4 +1,5 @@
 import { db, sql } from "./client";
+import { databaseClock } from "./clock";
 import { toDate } from "./sql";
 
 const summary = { id: true, title: true, profile: true, createdAt: true, updatedAt: true } as const;
@@ -15,7 +16,7 @@ interface SummaryRow {
 const summaryOf = (row: SummaryRow) => ({ ...row, createdAt: toDate(row.createdAt), updatedAt: toDate(row.updatedAt) });
 
 export function createConversation(ownerId: string, fields: { title?: string; profile?: string }) {
-  return db.conversation.create({ data: { ownerId, ...fields }, select: summary });
+  return db.conversation.create({ data: { ownerId, ...fields, createdAt: databaseClock.now() }, select: summary });
 }
 
 export interface ConversationCursor {

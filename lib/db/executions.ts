@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { batchedInserts } from "./batched-writes";
 import { db } from "./client";
+import { databaseClock } from "./clock";
 
 export type ExecutionStatus = "succeeded" | "failed" | "cancelled";
 
@@ -37,7 +38,7 @@ export async function recordExecution(record: ExecutionRecord): Promise<void> {
     record.error?.toWellFormed() ?? null,
     record.status,
     Math.round(record.durationMs),
-    new Date(),
+    databaseClock.now(),
   ]);
 }
 

@@ -24,7 +24,7 @@ export async function keyExists(namespace: string, key: string): Promise<boolean
 
 /** Store a value, kept for `ttlSeconds` when given; returns when it expires. */
 export async function setValue(namespace: string, key: string, value: string, ttlSeconds?: number): Promise<Date | null> {
-  const expiresAt = ttlSeconds ? databaseClock.at(Date.now() + ttlSeconds * 1000) : null;
+  const expiresAt = ttlSeconds ? databaseClock.at(performance.now() + ttlSeconds * 1000) : null;
   await db.keyValue.upsert({ where: { namespace_key: { namespace, key } }, create: { namespace, key, value, expiresAt }, update: { value, expiresAt } });
   return expiresAt;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { config } from "@/lib/config";
 import type { RegisteredToolView } from "@/lib/events/types";
 import { containsIgnoringCase, db, sql, transaction } from "./client";
+import { databaseClock } from "./clock";
 import { toBoolean, toDate, toInt } from "./sql";
 
 export interface NewToolVersion {
@@ -100,7 +101,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       parametersSchema: JSON.stringify(tool.parametersSchema),
       version: (previous ? toInt(previous.version) : 0) + 1,
       status: "active",
-      createdAt: new Date(),
+      createdAt: databaseClock.now(),
     };
     await statements.execute(
       `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "version", "status", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,3 +1,4 @@
+import { databaseClock } from "@/lib/db/clock";
 import { lastStoredEvent, listEvents } from "@/lib/db/events";
 import { runningRun } from "@/lib/db/runs";
 import type { RunChannel } from "./channel";
@@ -136,7 +137,7 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
     const running = await runningRun(conversationId);
     if (running) return { runId: running.id, seen: false };
     const last = await lastStoredEvent(conversationId);
-    return { runId: runAwaitingItsEnd(last), seen: last !== undefined && after >= last.lastSeq };
+    return { runId: runAwaitingItsEnd(last, databaseClock.now()), seen: last !== undefined && after >= last.lastSeq };
   };
   runToFollow().then(
     ({ runId, seen }) => {

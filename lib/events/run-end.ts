@@ -1,5 +1,4 @@
 import { config } from "@/lib/config";
-import { databaseClock } from "@/lib/db/clock";
 
 /**
  * How long after a run's row says it finished a reader that comes takes it for still finishing, and follows it for
@@ -20,10 +19,11 @@ export const runEndGraceMs = () => config.databaseQueryTimeoutMs + config.leaseM
 
 /**
  * The run of a log whose last event is not that run's run_finished, when the run's row says it finished less than
- * RUN_FINISHING_MS ago and no newer run has ended its claim: it has not stored its end yet, and a reader that finds
- * no run running follows it for that event, as a reader that came while it ran does.
+ * RUN_FINISHING_MS before `now` (the database's time: another instance wrote finishedAt) and no newer run has
+ * ended its claim: it has not stored its end yet, and a reader that finds no run running follows it for that
+ * event, as a reader that came while it ran does.
  */
-export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null; claimEnded?: boolean } | undefined): string | undefined {
+export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null; claimEnded?: boolean } | undefined, now: Date): string | undefined {
   if (!last || last.type === "run_finished" || last.finishedAt === null || last.claimEnded) return undefined;
-  return databaseClock.now().getTime() - last.finishedAt.getTime() < RUN_FINISHING_MS ? last.runId : undefined;
+  return now.getTime() - last.finishedAt.getTime() < RUN_FINISHING_MS ? last.runId : undefined;
 }

@@ -1,4 +1,5 @@
 import { activeRun } from "@/lib/agent/run";
+import { databaseClock } from "@/lib/db/clock";
 import { listEvents } from "@/lib/db/events";
 import { listMessages } from "@/lib/db/messages";
 import { listRuns } from "@/lib/db/runs";
@@ -20,7 +21,7 @@ export async function loadTrace(conversation: { id: string; title: string; profi
   ]);
   const events = [...stored, ...(live?.events ?? [])].map(({ seq, event }) => ({ id: seq, ...event }));
   const last = events.at(-1);
-  const finishing = last && runAwaitingItsEnd({ ...last, finishedAt: runs.find((run) => run.id === last.runId)?.finishedAt ?? null });
+  const finishing = last && runAwaitingItsEnd({ ...last, finishedAt: runs.find((run) => run.id === last.runId)?.finishedAt ?? null }, databaseClock.now());
   return {
     ...conversation,
     // A run executing on another instance is running all the same; one that has stopped there but not stored its

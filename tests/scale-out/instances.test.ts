@@ -546,6 +546,30 @@ describe("instances whose clocks disagree", () => {
     }
   });
 
+  it("leave a live run where it runs when the clock of an instance following it steps ahead", async () => {
+    // Right at start-up, when it reads the database's clock; three leases ahead ten seconds later.
+    const stepping = instance(databaseUrl, {
+      NODE_OPTIONS: `--import ${path.resolve("tests/support/skewed-clock.mjs")}`,
+      TOOLSMITH_TEST_CLOCK_SKEW_MS: String(SKEW_MS),
+      TOOLSMITH_TEST_CLOCK_STEP_AFTER_MS: "10000",
+    });
+    const spawned = performance.now();
+    await stepping.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 10_500 - (performance.now() - spawned)));
+      const prompt = "Stream on A for a few heartbeats, followed where the clock stepped ahead.";
+      model.script(prompt, [{ text: "tock ".repeat(60), chunkSize: 5, delayMs: 40 }]);
+      const { id } = await onA.createConversation();
+      const streamOnA = readSse(await onA.send(id, prompt));
+      const followed = await readSse(await Object.assign(new Api(stepping.url), { cookie: onA.cookie }).events(id));
+      expect(ofType(followed, "run_resumed")).toEqual([]);
+      expect(await streamOnA).toEqual(followed);
+      expect(model.requestsFor(prompt)).toHaveLength(1);
+    } finally {
+      await stepping.stop();
+    }
+  });
+
   it("keep a conversation's turns in the order they were taken, whichever instance took each", async () => {
     const first = "First turn, where the clock is ahead.";
     const second = "Second turn, on A.";

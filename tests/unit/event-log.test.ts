@@ -3,6 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { tempDataDir } from "../support/app-server";
 import { readSse } from "../support/sse";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 
 process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
 
@@ -13,8 +14,6 @@ let transaction: typeof import("@/lib/db/client").transaction;
 let listEvents: typeof import("@/lib/db/events").listEvents;
 let appendEvents: typeof import("@/lib/db/events").appendEvents;
 let packing: typeof import("@/lib/events/packing");
-let RUN_FINISHING_MS: number;
-let runAwaitingItsEnd: typeof import("@/lib/events/run-end").runAwaitingItsEnd;
 
 beforeAll(async () => {
   const migrate = spawnSync("node", ["scripts/migrate.mjs"], { env: process.env, encoding: "utf8" });
@@ -24,7 +23,6 @@ beforeAll(async () => {
   ({ db, transaction } = await import("@/lib/db/client"));
   ({ listEvents, appendEvents } = await import("@/lib/db/events"));
   packing = await import("@/lib/events/packing");
-  ({ RUN_FINISHING_MS, runAwaitingItsEnd } = await import("@/lib/events/run-end"));
 });
 
 async function conversation() {
@@ -240,15 +238,16 @@ describe("the event log", () => {
 });
 
 describe("a run whose end is not stored yet", () => {
-  const finished = (msAgo: number) => new Date(Date.now() - msAgo);
+  const now = new Date("2026-11-25T12:00:00Z");
+  const finished = (msAgo: number) => new Date(now.getTime() - msAgo);
   it("is followed for its run_finished while its row finished within the grace, and over after it", () => {
-    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100) })).toBe("r");
-    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(RUN_FINISHING_MS + 100) })).toBeUndefined();
-    expect(runAwaitingItsEnd({ type: "run_finished", runId: "r", finishedAt: finished(100) })).toBeUndefined();
+    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100) }, now)).toBe("r");
+    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(RUN_FINISHING_MS + 100) }, now)).toBeUndefined();
+    expect(runAwaitingItsEnd({ type: "run_finished", runId: "r", finishedAt: finished(100) }, now)).toBeUndefined();
     // A newer run ended its claim: its end, should it come, is refused.
-    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100), claimEnded: true })).toBeUndefined();
+    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100), claimEnded: true }, now)).toBeUndefined();
     // Not finished: running (found as such), or nothing to wait for.
-    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: null })).toBeUndefined();
-    expect(runAwaitingItsEnd(undefined)).toBeUndefined();
+    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: null }, now)).toBeUndefined();
+    expect(runAwaitingItsEnd(undefined, now)).toBeUndefined();
   });
 });
