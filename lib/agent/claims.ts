@@ -113,9 +113,7 @@ export class RunClaims<Run extends LeasedRun> {
     this.takeOver = takeOver;
     notifications.subscribe("runs", (payload) => this.deliver(JSON.parse(payload) as RunMessage));
     await notifications.ready();
-    // SQLite: this is the only process, so every running run was its predecessor's, whatever its lease says.
     await databaseClock.read();
-    await this.takeOverAbandoned(provider === "sqlite" ? null : databaseClock.now());
     // PostgreSQL only: with SQLite no other process can take a run over.
     if (provider === "postgresql") {
       this.fenceTimer = setInterval(() => this.fence(), tickMs() / 2);
@@ -153,6 +151,11 @@ export class RunClaims<Run extends LeasedRun> {
       this.timer.unref();
     };
     schedule(tickMs());
+    // With the heartbeat going: each run taken over here is renewed while the others are being taken, which for
+    // hundreds of runs can take longer than a lease. SQLite: this is the only process, so every running run was its
+    // predecessor's, whatever its lease says.
+    this.takingOver = this.takeOverAbandoned(provider === "sqlite" ? null : databaseClock.now()).finally(() => (this.takingOver = undefined));
+    await this.takingOver;
   }
 
   /**

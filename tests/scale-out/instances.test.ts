@@ -499,6 +499,58 @@ describe("an instance that dies mid-run", () => {
   });
 });
 
+describe("an instance that starts while runs are left running", () => {
+  it("renews the lease of each run it takes over at start-up while it is taking the others over", async () => {
+    const ownDatabase = freshDatabaseUrl();
+    // Each takeover statement held up a second and a half: within what a lease of six seconds allows (the heartbeat
+    // renews a run a period or two after it is taken, and the fence stops one not renewed for two periods less than a
+    // lease), and the five of them take longer than a lease.
+    const env = { TOOLSMITH_LEASE_MS: "6000" };
+    const dying = instance(ownDatabase, env);
+    await dying.start();
+    const onDying = new Api(dying.url);
+    await onDying.identity();
+    const prompts = [1, 2, 3, 4, 5].map((n) => `Stream long, run ${n} of an instance that dies before another starts.`);
+    for (const prompt of prompts) {
+      model.script(prompt, [{ text: "slow ".repeat(200), chunkSize: 5, delayMs: 50 }]);
+      const { id } = await onDying.createConversation();
+      await readSse(await onDying.send(id, prompt), (message) => message.data.type === "text_delta");
+    }
+    await dying.kill();
+    const database = await sqlClient(ownDatabase);
+    // Its leases run out before the next instance starts: it takes the runs over as it starts.
+    const leased = async () => Number((await database.query<{ n: string }>(`SELECT count(*) AS "n" FROM "Run" WHERE "leaseUntil" >= clock_timestamp()`))[0].n);
+    await expect.poll(leased, { timeout: 10_000 }).toBe(0);
+    const slowTakeovers = await slowUpdates(ownDatabase, { table: "Run", text: 'SET "instanceId"', seconds: 1.5 });
+    const starting = instance(ownDatabase, env);
+    const started = starting.start();
+    try {
+      // Runs taken over whose lease has run out while their instance lives: another instance would take them again.
+      const expiredSinceTaken = `SELECT count(*) AS "n" FROM "Run" WHERE "status" = 'running' AND "instanceId" <> $1 AND "leaseUntil" < clock_timestamp()`;
+      const [{ instanceId: dead }] = await database.query<{ instanceId: string }>(`SELECT "instanceId" FROM "Run" WHERE "status" = 'running' LIMIT 1`);
+      let expired = 0;
+      let taken = 0;
+      while (taken < prompts.length) {
+        expired = Math.max(expired, Number((await database.query<{ n: string }>(expiredSinceTaken, dead))[0].n));
+        taken = Number((await database.query<{ n: string }>(`SELECT count(*) AS "n" FROM "Run" WHERE "status" = 'running' AND "instanceId" <> $1`, dead))[0].n);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Two heartbeats after the last one was taken.
+      const until = Date.now() + 2_500;
+      while (Date.now() < until) {
+        expired = Math.max(expired, Number((await database.query<{ n: string }>(expiredSinceTaken, dead))[0].n));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(expired).toBe(0);
+    } finally {
+      await slowTakeovers.remove();
+      await started.catch(() => {});
+      await starting.stop();
+      await database.close();
+    }
+  });
+});
+
 describe("instances whose clocks disagree", () => {
   /** Three leases ahead of the others: each of its leases looks three leases longer to them, and theirs over to it. */
   const SKEW_MS = 3 * LEASE_MS;
