@@ -377,16 +377,17 @@ export class Run {
   /**
    * The outcome and the answer, stored before run_finished announces them, so that a client that reloads on it
    * finds both. The outcome first: false, and nothing stored, when the run's row has another claim, its takeover's,
-   * which finishes it. While the database cannot be reached, each is sent again for as long as the run's lease (as
+   * which finishes it. While the database cannot be reached, both are sent again for as long as the run's lease (as
    * its events are: lib/events/channel.ts); a failure to store is logged, and the run ends all the same.
    */
   private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
-    const store = <T>(work: () => Promise<T>) => storeWhileUnreachable(work, config.leaseMs);
+    const deadline = performance.now() + config.leaseMs;
+    // The same message at every attempt (one whose answer was lost may have stored it), dated as the run finishes:
+    // before the next turn's, should that turn begin while the database is still out of reach (run.ts `endOfLog`).
+    const message = answer && { id: randomUUID(), createdAt: databaseClock.now(), conversationId: this.conversationId, runId: this.id, role: "assistant" as const, content: answer };
     try {
-      if (!(await store(() => finishRun(this.id, status, steps, this.claim)))) return false;
-      // One id for every attempt: an attempt whose answer was lost may have stored it.
-      const id = randomUUID();
-      if (answer) await store(() => createMessage({ id, conversationId: this.conversationId, runId: this.id, role: "assistant", content: answer }));
+      if (!(await storeWhileUnreachable(() => finishRun(this.id, status, steps, this.claim), deadline))) return false;
+      if (message) await storeWhileUnreachable(() => createMessage(message), deadline);
     } catch (error) {
       console.error(`Could not store the outcome of run ${this.id}:`, error);
     }

@@ -7,10 +7,22 @@ type Role = "user" | "assistant";
 
 /**
  * Model text may hold a lone surrogate (a token cut inside a pair), which the database refuses: it becomes U+FFFD.
- * Stored once by its id: given one, the same message can be sent again when the answer to a first attempt was lost.
+ * Stored once by its id: given one (and its time), the same message can be sent again when the answer to a first
+ * attempt was lost.
  */
-export async function createMessage({ id = randomUUID(), ...data }: { id?: string; conversationId: string; runId: string; role: Role; content: string }) {
-  const message = { id, ...data, content: data.content.toWellFormed(), createdAt: databaseClock.now() };
+export async function createMessage({
+  id = randomUUID(),
+  createdAt = databaseClock.now(),
+  ...data
+}: {
+  id?: string;
+  createdAt?: Date;
+  conversationId: string;
+  runId: string;
+  role: Role;
+  content: string;
+}) {
+  const message = { id, ...data, content: data.content.toWellFormed(), createdAt };
   await sql.execute(`INSERT INTO "Message" ("id", "conversationId", "runId", "role", "content", "createdAt") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [
     message.id,
     message.conversationId,

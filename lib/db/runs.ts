@@ -23,6 +23,8 @@ export async function claimRun(data: { id: string; conversationId: string; model
 /**
  * Finishing a run ends its claim: only running runs hold their conversation. Only under the claim the row still
  * has: false, and nothing changed, when the run was taken over since (by another instance, or this one again).
+ * True when done already: an attempt whose answer was lost finished the row, and the next run has ended its claim
+ * since (endClaimOfFinishedRun), so that it is safe to send again.
  */
 export async function finishRun(id: string, status: RunStatus, steps: number, claim: string): Promise<boolean> {
   const changed = await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "claim" = ?`, [
@@ -32,7 +34,9 @@ export async function finishRun(id: string, status: RunStatus, steps: number, cl
     id,
     claim,
   ]);
-  return changed === 1;
+  if (changed === 1) return true;
+  const finished = await sql.rows(`SELECT "id" FROM "Run" WHERE "id" = ? AND "claim" IS NULL AND "status" = ? AND "steps" = ?`, [id, status, steps]);
+  return finished.length === 1;
 }
 
 /**

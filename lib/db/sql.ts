@@ -169,17 +169,16 @@ export function isUnavailable(error: unknown): boolean {
 export const retryDelayMs = (attempt: number): number => Math.min(50 * 2 ** attempt, 1_000);
 
 /**
- * `store`, done again while the database cannot be reached (`isUnavailable`: a restart, a partition) for up to
- * `forMs`; an error the database answered with fails at once. `store` must be safe to do twice: an attempt whose
- * answer never came may have been stored.
+ * `store`, done again while the database cannot be reached (`isUnavailable`: a restart, a partition) until `deadline`
+ * (`performance.now()`; an attempt begun before it may take the statement timeout); an error the database answered
+ * with fails at once. `store` must be safe to do twice: an attempt whose answer never came may have been stored.
  */
-export async function storeWhileUnreachable<T>(store: () => Promise<T>, forMs: number): Promise<T> {
-  const firstTry = Date.now();
+export async function storeWhileUnreachable<T>(store: () => Promise<T>, deadline: number): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await store();
     } catch (error) {
-      if (!isUnavailable(error) || Date.now() - firstTry >= forMs) throw error;
+      if (!isUnavailable(error) || performance.now() >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
     }
   }

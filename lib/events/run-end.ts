@@ -10,12 +10,11 @@ export const RUN_FINISHING_MS = 2_000;
 
 /**
  * How long a follower that was following a run when it stopped running waits for its end: as long as storing it
- * can take. It stores its outcome in its row, then its answer (a statement that succeeds or fails within the
- * database's statement timeout), then its run_finished, a write tried again for as long as a lease while the
- * database cannot be reached (lib/events/channel.ts). Past it the end is lost (a write failed, or the run's
- * instance died).
+ * can take. It stores its outcome in its row and its answer, sent again while the database cannot be reached for as
+ * long as a lease (an attempt begun within it may take the statement timeout), then its run_finished, a write tried
+ * again as long (lib/events/channel.ts). Past it the end is lost (a write failed, or the run's instance died).
  */
-export const runEndGraceMs = () => config.databaseQueryTimeoutMs + config.leaseMs + 2_000;
+export const runEndGraceMs = () => 2 * (config.databaseQueryTimeoutMs + config.leaseMs) + 2_000;
 
 /**
  * The run of a log whose last event is not that run's run_finished, when the run's row says it finished less than

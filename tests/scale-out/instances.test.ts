@@ -866,6 +866,33 @@ describe("an instance cut off from the database", () => {
     }
   });
 
+  it("keeps a run's answer, in its place, when the next turn begins on B while C cannot store the run's end", async () => {
+    const { proxy, onC, stop } = await partitionable({ TOOLSMITH_LEASE_MS: "10000" });
+    const slowFinish = await slowUpdates(databaseUrl, { table: "Run", text: '"finishedAt"', seconds: 0.5 });
+    try {
+      const [first, second] = ["First turn, on C, whose database goes away as the run finishes.", "Second turn, on B, meanwhile."];
+      model.script(first, [{ text: "One." }]);
+      model.script(second, [{ text: "Two." }]);
+      const { id } = await onC.createConversation();
+      void readSse(await onC.send(id, first)).catch(() => []);
+      // C's statement that finishes the run is stored, its answer lost; C cannot reach the database for five seconds.
+      await slowFinish.inProgress();
+      proxy.refuse();
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // B waits two seconds for the end of C's run, then begins after it (and C's late end is refused).
+      const secondTurn = readSse(await onB.send(id, second));
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      proxy.heal();
+      expect((await secondTurn).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+      await expect
+        .poll(async () => (await onB.conversation(id)).messages.map((message: { content: string }) => message.content), { timeout: 5_000 })
+        .toEqual([first, "One.", second, "Two."]);
+    } finally {
+      await slowFinish.remove();
+      await stop();
+    }
+  });
+
   it("hears the other instances again when its listening connection goes silent for good: an approval answered on B reaches C", async () => {
     const { proxy, onC, stop } = await partitionable();
     try {
