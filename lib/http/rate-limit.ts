@@ -89,12 +89,12 @@ const openStreams = processWide("openStreams", () => new Map<string, number>());
 export function holdOpenStream(request: Request, identity?: string): () => void {
   const cap = config.rateLimits.openStreams;
   const held = [
-    ...(identity ? [{ key: `identity:${identity}`, cap, counted: `(at most ${cap} per person)` }] : []),
-    { key: `address:${clientAddress(request)}`, cap: cap * ADDRESS_FACTOR, counted: `from one address (at most ${cap * ADDRESS_FACTOR})` },
+    ...(identity ? [{ key: `identity:${identity}`, cap, limit: `(at most ${cap} per person)` }] : []),
+    { key: `address:${clientAddress(request)}`, cap: cap * ADDRESS_FACTOR, limit: `from one address (at most ${cap * ADDRESS_FACTOR})` },
   ];
   const full = held.find(({ key, cap }) => (openStreams.get(key) ?? 0) >= cap);
   if (full) {
-    throw new ApiError(429, "too_many_streams", `Too many event streams open at once ${full.counted}; close some tabs, or the streams a script left open.`, { "retry-after": "5" });
+    throw new ApiError(429, "too_many_streams", `Too many event streams open at once ${full.limit}; close some tabs, or the streams a script left open.`, { "retry-after": "5" });
   }
   for (const { key } of held) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
   let released = false;
