@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { batchedInserts } from "./batched-writes";
 import { db } from "./client";
+import { databaseClock } from "./clock";
 
 export type AuditDecision = "allowed" | "refused" | "rate_limited" | "approved" | "denied";
 
@@ -36,7 +37,7 @@ export async function recordAudit({ input, ...entry }: AuditEntry): Promise<void
     Buffer.byteLength(json),
     entry.outcome ?? null,
     Math.round(entry.durationMs),
-    new Date(),
+    databaseClock.now(),
   ]);
 }
 

@@ -3,24 +3,31 @@ import { liveSql, provider } from "./client";
 
 /** Readings kept: the offset is the one read with the quickest answer among them, the least disturbed by delays. */
 const READINGS = 8;
+/** How far two readings may disagree beyond their round trips and still be of the same clocks: rounding, drift. */
+const TOLERANCE_MS = 2;
 
 /**
- * Milliseconds since the epoch on a clock that is never stepped: the system's time when the process started plus the
- * monotonic time since. The system's clock can be stepped (by NTP, by hand), which would make the readings kept
- * disagree with each other, and a round trip measured across a step wrong.
+ * Milliseconds since the epoch on the monotonic clock: the system's time when the process started plus the time
+ * since. NTP (or a person) can step the system's clock; kept against this one, the readings of the database's clock
+ * agree with each other, and a round trip is measured right.
  */
-const steadyEpochMs = (steadyMs = performance.now()) => performance.timeOrigin + steadyMs;
+const steadyEpochMs = (steadyMs: number) => performance.timeOrigin + steadyMs;
+
+interface Reading {
+  offsetMs: number;
+  roundTripMs: number;
+}
 
 /**
  * The database's clock, as this instance reads it. What one instance writes and another compares with its own time
  * (a run's lease, when a run finished, the order of a conversation's messages) is on this clock: on each machine's
  * own, a clock some seconds off would take a live run for dead and make it run twice, leave a dead one's run waiting
  * seconds longer than its lease, or put a turn's messages before the previous turn's. Each instance reads
- * PostgreSQL's clock at every heartbeat (lib/agent/claims.ts) and adds the difference to its own; with SQLite (one
- * process) its own clock is the database's.
+ * PostgreSQL's clock at every heartbeat (lib/agent/claims.ts) and keeps the difference to its monotonic clock. With
+ * SQLite (one process) the database's clock is the system's, read at every heartbeat likewise.
  */
 class DatabaseClock {
-  private readings: { offsetMs: number; roundTripMs: number }[] = [];
+  private readings: Reading[] = [];
   private offsetMs = 0;
   private reading?: Promise<void>;
 
@@ -46,15 +53,32 @@ class DatabaseClock {
 
   /** Read the database's clock: it is taken to have read its time halfway through the round trip. */
   async read(): Promise<void> {
-    if (provider !== "postgresql") return;
     const sent = performance.now();
-    const [{ ms }] = await liveSql.rows<{ ms: unknown }>(`SELECT EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS "ms"`);
+    const databaseMs = provider === "postgresql" ? await postgresqlTime() : Date.now();
     const received = performance.now();
-    const databaseMs = Number(ms);
-    if (!Number.isFinite(databaseMs)) throw new Error(`The database answered ${String(ms)} for its time.`);
-    this.readings = [...this.readings.slice(1 - READINGS), { offsetMs: databaseMs - steadyEpochMs((sent + received) / 2), roundTripMs: received - sent }];
-    this.offsetMs = this.readings.reduce((best, reading) => (reading.roundTripMs < best.roundTripMs ? reading : best)).offsetMs;
+    this.keep({ offsetMs: databaseMs - steadyEpochMs((sent + received) / 2), roundTripMs: received - sent });
   }
+
+  /**
+   * A reading places the offset within half its round trip. One that disagrees with the offset kept beyond both
+   * readings' bounds says the clocks moved apart (the system's clock was stepped; the machine slept, which stops the
+   * monotonic clock): the readings before it are dropped.
+   */
+  private keep(reading: Reading): void {
+    const best = this.readings.length > 0 ? quickest(this.readings) : undefined;
+    const movedApart = best !== undefined && Math.abs(reading.offsetMs - best.offsetMs) > (reading.roundTripMs + best.roundTripMs) / 2 + TOLERANCE_MS;
+    this.readings = movedApart ? [reading] : [...this.readings.slice(1 - READINGS), reading];
+    this.offsetMs = quickest(this.readings).offsetMs;
+  }
+}
+
+const quickest = (readings: Reading[]) => readings.reduce((best, reading) => (reading.roundTripMs < best.roundTripMs ? reading : best));
+
+async function postgresqlTime(): Promise<number> {
+  const [{ ms }] = await liveSql.rows<{ ms: unknown }>(`SELECT EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS "ms"`);
+  const databaseMs = Number(ms);
+  if (!Number.isFinite(databaseMs)) throw new Error(`The database answered ${String(ms)} for its time.`);
+  return databaseMs;
 }
 
 export const databaseClock: DatabaseClock = processWide("databaseClock", () => new DatabaseClock());

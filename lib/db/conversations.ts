@@ -16,7 +16,8 @@ interface SummaryRow {
 const summaryOf = (row: SummaryRow) => ({ ...row, createdAt: toDate(row.createdAt), updatedAt: toDate(row.updatedAt) });
 
 export function createConversation(ownerId: string, fields: { title?: string; profile?: string }) {
-  return db.conversation.create({ data: { ownerId, ...fields, createdAt: databaseClock.now() }, select: summary });
+  const now = databaseClock.now();
+  return db.conversation.create({ data: { ownerId, ...fields, createdAt: now, updatedAt: now }, select: summary });
 }
 
 export interface ConversationCursor {
@@ -45,7 +46,7 @@ export async function findOwnedConversation(id: string, ownerId: string) {
 export async function updateConversation(id: string, change: { title?: string; profile?: string }) {
   const [row] = await sql.rows<SummaryRow>(
     `UPDATE "Conversation" SET "title" = COALESCE(?, "title"), "profile" = COALESCE(?, "profile"), "updatedAt" = ? WHERE "id" = ? RETURNING ${SUMMARY_COLUMNS}`,
-    [change.title ?? null, change.profile ?? null, new Date(), id],
+    [change.title ?? null, change.profile ?? null, databaseClock.now(), id],
   );
   return row ? summaryOf(row) : null;
 }

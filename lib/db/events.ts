@@ -1,4 +1,5 @@
 import { livePrepared, liveSql, provider, sql } from "./client";
+import { databaseClock } from "./clock";
 import { notifications } from "./notifications";
 import { insertSql, toBoolean, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "./sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
@@ -47,7 +48,7 @@ export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<str
     column("type"),
     column("data"),
     column("claim"),
-    new Date().toISOString(),
+    databaseClock.now().toISOString(),
     channel,
     payloads,
   ]);
@@ -84,7 +85,7 @@ function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlV
 
 /** The rows' values, in the order of EVENT_COLUMNS. */
 function eventParams(rows: ConversationEventRow[]): SqlValue[] {
-  const createdAt = new Date();
+  const createdAt = databaseClock.now();
   return rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
 }
 
