@@ -382,11 +382,19 @@ export class Run {
    */
   private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
     const deadline = performance.now() + config.leaseMs;
-    // The same message at every attempt (one whose answer was lost may have stored it), dated as the run finishes:
-    // before the next turn's, should that turn begin while the database is still out of reach (run.ts `endOfLog`).
-    const message = answer && { id: randomUUID(), createdAt: databaseClock.now(), conversationId: this.conversationId, runId: this.id, role: "assistant" as const, content: answer };
+    // The same row and message at every attempt (one whose answer was lost may have stored them), dated as the run
+    // finishes: before the next turn's, should that turn begin while the database is still out of reach (`endOfLog`).
+    const finishedAt = databaseClock.now();
+    const message = answer && {
+      id: randomUUID(),
+      createdAt: finishedAt,
+      conversationId: this.conversationId,
+      runId: this.id,
+      role: "assistant" as const,
+      content: answer,
+    };
     try {
-      if (!(await storeWhileUnreachable(() => finishRun(this.id, status, steps, this.claim), deadline))) return false;
+      if (!(await storeWhileUnreachable(() => finishRun(this.id, status, steps, this.claim, finishedAt), deadline))) return false;
       if (message) await storeWhileUnreachable(() => createMessage(message), deadline);
     } catch (error) {
       console.error(`Could not store the outcome of run ${this.id}:`, error);

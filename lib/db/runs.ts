@@ -23,19 +23,19 @@ export async function claimRun(data: { id: string; conversationId: string; model
 /**
  * Finishing a run ends its claim: only running runs hold their conversation. Only under the claim the row still
  * has: false, and nothing changed, when the run was taken over since (by another instance, or this one again).
- * True when done already: an attempt whose answer was lost finished the row, and the next run has ended its claim
- * since (endClaimOfFinishedRun), so that it is safe to send again.
+ * True when done already, so that it is safe to send again with the same `finishedAt`: an attempt whose answer was
+ * lost finished the row, and the next run has ended its claim since (endClaimOfFinishedRun).
  */
-export async function finishRun(id: string, status: RunStatus, steps: number, claim: string): Promise<boolean> {
+export async function finishRun(id: string, status: RunStatus, steps: number, claim: string, finishedAt = databaseClock.now()): Promise<boolean> {
   const changed = await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "claim" = ?`, [
     status,
     steps,
-    databaseClock.now(),
+    finishedAt,
     id,
     claim,
   ]);
   if (changed === 1) return true;
-  const finished = await sql.rows(`SELECT "id" FROM "Run" WHERE "id" = ? AND "claim" IS NULL AND "status" = ? AND "steps" = ?`, [id, status, steps]);
+  const finished = await sql.rows(`SELECT "id" FROM "Run" WHERE "id" = ? AND "claim" IS NULL AND "status" = ? AND "steps" = ? AND "finishedAt" = ?`, [id, status, steps, finishedAt]);
   return finished.length === 1;
 }
 

@@ -146,6 +146,22 @@ describe("writes made under a claim the run no longer has", () => {
     expect(await runs.finishRun(id, "completed", 1, claimOf(id))).toBe(true);
     expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "completed", steps: 1, leaseUntil: null });
   });
+
+  it("takes a finish sent again as done once the next run ended the claim, and only its own finish", async () => {
+    const { id } = await conversationRunHere();
+    const finishedAt = new Date();
+    // Stored, its answer lost; the next run then ends the claim before the finish is sent again.
+    expect(await runs.finishRun(id, "completed", 1, claimOf(id), finishedAt)).toBe(true);
+    await runs.endClaimOfFinishedRun(id);
+    expect(await runs.finishRun(id, "completed", 1, claimOf(id), finishedAt)).toBe(true);
+
+    // Taken over and finished elsewhere, the same way, before the claim was ended: not this finish.
+    const { id: other } = await conversationRunHere();
+    await takeOver(other, "instance-elsewhere", `claim-elsewhere-${other}`);
+    expect(await runs.finishRun(other, "completed", 1, `claim-elsewhere-${other}`)).toBe(true);
+    await runs.endClaimOfFinishedRun(other);
+    expect(await runs.finishRun(other, "completed", 1, claimOf(other), finishedAt)).toBe(false);
+  });
 });
 
 describe("a feed's read of several conversations", () => {
