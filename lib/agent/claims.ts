@@ -63,7 +63,7 @@ export class RunClaims<Run extends LeasedRun> {
   private fenceTimer?: NodeJS.Timeout;
   /** The heartbeat in progress, which a hand-over waits for (two periods at most: see `start`). */
   private ticking: Promise<void> = Promise.resolve();
-  /** Taking abandoned runs over, from a tick. */
+  /** Taking abandoned runs over, at start-up or from a tick. */
   private takingOver?: Promise<void>;
   private takeOver?: TakeOver;
   /** Handing its runs over (handOver): this instance claims and takes over no run any more. */
@@ -154,7 +154,9 @@ export class RunClaims<Run extends LeasedRun> {
     // With the heartbeat going: each run taken over here is renewed while the others are being taken, which for
     // hundreds of runs can take longer than a lease. SQLite: this is the only process, so every running run was its
     // predecessor's, whatever its lease says.
-    this.takingOver = this.takeOverAbandoned(provider === "sqlite" ? null : databaseClock.now()).finally(() => (this.takingOver = undefined));
+    this.takingOver = this.takeOverAbandoned(provider === "sqlite" ? null : databaseClock.now())
+      .catch((error) => console.error("Could not take over the runs left running; the heartbeat tries again:", error))
+      .finally(() => (this.takingOver = undefined));
     await this.takingOver;
   }
 

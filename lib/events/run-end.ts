@@ -10,11 +10,14 @@ export const RUN_FINISHING_MS = 2_000;
 
 /**
  * How long a follower that was following a run when it stopped running waits for its end: as long as storing it
- * can take. It stores its outcome in its row and its answer, sent again while the database cannot be reached for as
- * long as a lease (an attempt begun within it may take the statement timeout), then its run_finished, a write tried
- * again as long (lib/events/channel.ts). Past it the end is lost (a write failed, or the run's instance died).
+ * takes but for an outage of the database. It stores its outcome in its row and its answer, then its run_finished:
+ * statements that succeed or fail within the statement timeout, the last one tried again for as long as a lease
+ * while the database cannot be reached (lib/events/channel.ts). Past it the end is taken for lost (a write failed,
+ * or the run's instance died); one that a longer outage held up (the outcome and answer are tried again for a lease
+ * too) is in the log for a reader that comes later. Not longer: a follower of a run whose instance died as it
+ * finished waits all of it.
  */
-export const runEndGraceMs = () => 2 * (config.databaseQueryTimeoutMs + config.leaseMs) + 2_000;
+export const runEndGraceMs = () => config.databaseQueryTimeoutMs + config.leaseMs + 2_000;
 
 /**
  * The run of a log whose last event is not that run's run_finished, when the run's row says it finished less than
