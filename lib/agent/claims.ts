@@ -133,12 +133,7 @@ export class RunClaims<Run extends LeasedRun> {
         ),
       );
       if (renewal === "hung") return dropIdleConnectionsAfterHang() ? 0 : tickMs();
-      if (renewal === "renewed") {
-        this.takingOver ??= this.takeOverAbandoned(databaseClock.now())
-          .catch((error) => console.error("Could not take over abandoned runs:", error))
-          .finally(() => (this.takingOver = undefined));
-        await withinTick(this.takingOver);
-      }
+      if (renewal === "renewed") await withinTick(this.takeOverOnce(databaseClock.now()));
       return tickMs();
     };
     const schedule = (delayMs: number) => {
@@ -154,10 +149,14 @@ export class RunClaims<Run extends LeasedRun> {
     // With the heartbeat going: each run taken over here is renewed while the others are being taken, which for
     // hundreds of runs can take longer than a lease. SQLite: this is the only process, so every running run was its
     // predecessor's, whatever its lease says.
-    this.takingOver = this.takeOverAbandoned(provider === "sqlite" ? null : databaseClock.now())
-      .catch((error) => console.error("Could not take over the runs left running; the heartbeat tries again:", error))
-      .finally(() => (this.takingOver = undefined));
-    await this.takingOver;
+    await this.takeOverOnce(provider === "sqlite" ? null : databaseClock.now());
+  }
+
+  /** Take abandoned runs over (see `takeOverAbandoned`), unless that is under way: then wait for it. Never rejects. */
+  private takeOverOnce(now: Date | null): Promise<void> {
+    return (this.takingOver ??= this.takeOverAbandoned(now)
+      .catch((error) => console.error("Could not take over abandoned runs:", error))
+      .finally(() => (this.takingOver = undefined)));
   }
 
   /**

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config, modelConfig } from "@/lib/config";
+import { databaseClock } from "@/lib/db/clock";
 import { updateConversation } from "@/lib/db/conversations";
 import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/events";
-import { databaseClock } from "@/lib/db/clock";
 import { createMessage } from "@/lib/db/messages";
 import { notifications } from "@/lib/db/notifications";
 import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
