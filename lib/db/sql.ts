@@ -165,6 +165,9 @@ export function isUnavailable(error: unknown): boolean {
   return code.startsWith("SQLITE_") ? code.startsWith("SQLITE_BUSY") : /^(08|53|57)/.test(code);
 }
 
+/** A statement failed because the database cannot be reached, and there is time left (`performance.now()`) to wait for it. */
+export const waitsForDatabase = (error: unknown, deadline: number): boolean => isUnavailable(error) && performance.now() < deadline;
+
 /** The wait before a statement is sent again after `attempt` failed attempts: 100 ms, doubling, at most a second. */
 export const retryDelayMs = (attempt: number): number => Math.min(50 * 2 ** attempt, 1_000);
 
@@ -178,7 +181,7 @@ export async function storeWhileUnreachable<T>(store: () => Promise<T>, deadline
     try {
       return await store();
     } catch (error) {
-      if (!isUnavailable(error) || performance.now() >= deadline) throw error;
+      if (!waitsForDatabase(error, deadline)) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
     }
   }

@@ -1,6 +1,6 @@
 import { config } from "@/lib/config";
 import { INSERT_ROWS, isStored } from "@/lib/db/events";
-import { isUnavailable, isUniqueViolation, retryDelayMs } from "@/lib/db/sql";
+import { isUniqueViolation, retryDelayMs, waitsForDatabase } from "@/lib/db/sql";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
 import { MAX_EVENT_ID, type AgentEvent, type LoggedEvent, type SequencedEvent } from "./types";
@@ -190,7 +190,7 @@ export class RunChannel {
   private async write(batch: SequencedEvent[]): Promise<void> {
     if (this.writesFailed) return;
     const rows = packEvents(batch);
-    const firstTry = Date.now();
+    const waitUntil = performance.now() + config.leaseMs;
     for (let attempt = 1; ; attempt++) {
       try {
         await eventWriter.write({ conversationId: this.conversationId, runId: this.runId, claim: this.lease.claim, rows });
@@ -213,7 +213,7 @@ export class RunChannel {
         // A database that cannot be reached (a restart, a partition) is waited for, as long as the run's lease: past
         // it another instance may have taken the run over, and refuses these writes (a running run is stopped by then,
         // claims.ts `fence`).
-        const waiting = isUnavailable(error) && Date.now() - firstTry < config.leaseMs;
+        const waiting = waitsForDatabase(error, waitUntil);
         if (attempt >= WRITE_ATTEMPTS && !waiting) {
           console.error(`Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`, error);
           this.writesFailed = true;

@@ -554,11 +554,13 @@ describe("an instance that starts while runs are left running", () => {
 describe("instances whose clocks disagree", () => {
   /** Three leases ahead of the others: each of its leases looks three leases longer to them, and theirs over to it. */
   const SKEW_MS = 3 * LEASE_MS;
+  /** An instance's settings for a clock SKEW_MS ahead (tests/support/skewed-clock.mjs). */
+  const skewedClock = () => ({ NODE_OPTIONS: `--import ${path.resolve("tests/support/skewed-clock.mjs")}`, TOOLSMITH_TEST_CLOCK_SKEW_MS: String(SKEW_MS) });
   let ahead: AppServer;
   let onAhead: Api;
 
   async function startAhead() {
-    ahead = instance(databaseUrl, { NODE_OPTIONS: `--import ${path.resolve("tests/support/skewed-clock.mjs")}`, TOOLSMITH_TEST_CLOCK_SKEW_MS: String(SKEW_MS) });
+    ahead = instance(databaseUrl, skewedClock());
     await ahead.start();
     onAhead = Object.assign(new Api(ahead.url), { cookie: onA.cookie });
   }
@@ -600,11 +602,7 @@ describe("instances whose clocks disagree", () => {
 
   it("leave a live run where it runs when the clock of an instance following it steps ahead", async () => {
     // Right at start-up, when it reads the database's clock; three leases ahead ten seconds later.
-    const stepping = instance(databaseUrl, {
-      NODE_OPTIONS: `--import ${path.resolve("tests/support/skewed-clock.mjs")}`,
-      TOOLSMITH_TEST_CLOCK_SKEW_MS: String(SKEW_MS),
-      TOOLSMITH_TEST_CLOCK_STEP_AFTER_MS: "10000",
-    });
+    const stepping = instance(databaseUrl, { ...skewedClock(), TOOLSMITH_TEST_CLOCK_STEP_AFTER_MS: "10000" });
     const spawned = performance.now();
     await stepping.start();
     try {
