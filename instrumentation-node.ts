@@ -2,7 +2,8 @@
 export async function start() {
   // @ai-sdk/openai builds a default provider when imported and throws on an empty OPENAI_BASE_URL, which a blank
   // line in .env produces: an empty setting means unset.
-  for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"]) if (process.env[name]?.trim() === "") delete process.env[name];
+  for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY"])
+    if (process.env[name]?.trim() === "") delete process.env[name];
 
   const problem = await startupProblem();
   if (problem) {

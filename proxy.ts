@@ -19,7 +19,11 @@ export function proxy(request: NextRequest) {
   if (request.headers.get("authorization")?.toLowerCase().startsWith("bearer ")) return NextResponse.next();
   const foreign = isForeignRequest(request);
   if (foreign && !SAFE_METHODS.has(request.method)) {
-    return new ApiError(403, "cross_site", "This request came from another site; the app only accepts changes from its own pages.").toResponse();
+    return new ApiError(
+      403,
+      "cross_site",
+      "This request came from another site; the app only accepts changes from its own pages.",
+    ).toResponse();
   }
 
   const minted = identityOf(request.headers.get("cookie")) || foreign ? undefined : newIdentityCookie();
@@ -30,7 +34,8 @@ export function proxy(request: NextRequest) {
 
   const headers = new Headers(request.headers);
   const name = identityCookieName(secure);
-  if (minted) headers.set("cookie", [request.headers.get("cookie"), `${name}=${minted.value}`].filter(Boolean).join("; "));
+  if (minted)
+    headers.set("cookie", [request.headers.get("cookie"), `${name}=${minted.value}`].filter(Boolean).join("; "));
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = contentSecurityPolicy(nonce);
   if (page) {

@@ -2,7 +2,13 @@
 // connecting. Forwarded headers (X-Forwarded-For/-Host/-Proto/-Port) are believed only with
 // TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
 // them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
-import { clientStallMs, disconnectStalledClients, eventLoopProbe, listen, restartWithServerFlags } from "./lib/server-runtime.mjs";
+import {
+  clientStallMs,
+  disconnectStalledClients,
+  eventLoopProbe,
+  listen,
+  restartWithServerFlags,
+} from "./lib/server-runtime.mjs";
 
 restartWithServerFlags();
 const { default: next } = await import("next");
@@ -31,7 +37,9 @@ const servers = await listen(
   },
   { port, host },
 ).catch((error) => {
-  console.error(`Toolsmith cannot listen on ${host ?? "every address"}, port ${port} (${error.code ?? error.message}): another server may be using it; stop it or set PORT.`);
+  console.error(
+    `Toolsmith cannot listen on ${host ?? "every address"}, port ${port} (${error.code ?? error.message}): another server may be using it; stop it or set PORT.`,
+  );
   process.exit(1);
 });
 await app.prepare();
@@ -57,7 +65,9 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
     }
     // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start
     // (instrumentation-node.ts sets this; lib/agent/claims.ts does it).
-    const handedOver = globalThis.toolsmithHandOverRuns?.().catch((error) => console.error("Could not hand the runs over:", error));
+    const handedOver = globalThis
+      .toolsmithHandOverRuns?.()
+      .catch((error) => console.error("Could not hand the runs over:", error));
     await Promise.race([handedOver, new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS))]);
     process.exit(0);
   });

@@ -10,7 +10,14 @@ export default defineConfig({
     // One project after the other, never both at once.
     sequence: { groupOrder: 0 },
     projects: [
-      { extends: true, test: { name: "sqlite", include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: "sqlite",
+          include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
+          sequence: { groupOrder: 0 },
+        },
+      },
       {
         // The integration suite again, on a real PostgreSQL (tests/support/postgres.ts), plus the scale-out tests.
         extends: true,

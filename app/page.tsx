@@ -11,5 +11,13 @@ export default async function NewChatPage() {
   const identity = await pageIdentity();
   const conversations = identity ? await conversationPage(identity) : NO_CONVERSATIONS;
   // A fresh key per visit: "New chat" always starts from an empty view, even from a chat started on this page.
-  return <ChatView key={randomUUID()} initial={null} profiles={profileChoice()} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
+  return (
+    <ChatView
+      key={randomUUID()}
+      initial={null}
+      profiles={profileChoice()}
+      conversations={conversations}
+      modelConfigured={modelConfig() !== undefined}
+    />
+  );
 }

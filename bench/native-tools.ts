@@ -23,7 +23,14 @@ export async function benchNativeTools(): Promise<void> {
   const bare = await sample(300, async () => (await fetch(url)).text());
   server.close();
 
-  const context = { ownerId: "bench", conversationId: "bench", runId: "bench", signal: new AbortController().signal, tools: { get: () => undefined, add: () => {} }, settings: {} };
+  const context = {
+    ownerId: "bench",
+    conversationId: "bench",
+    runId: "bench",
+    signal: new AbortController().signal,
+    tools: { get: () => undefined, add: () => {} },
+    settings: {},
+  };
   const parsed = runCommand.parse({ command: "true" });
   if (!parsed.ok) throw new Error("run_command refused the benchmark command");
   const sandboxed = await sample(40, async () => {
@@ -34,6 +41,10 @@ export async function benchNativeTools(): Promise<void> {
 
   const [g, b, s, p] = [guarded, bare, sandboxed, spawned].map(summarize);
   console.log("\n## Native tools");
-  console.log(`fetch_url's guard: median ${ms(g.median)} vs a bare fetch ${ms(b.median)}: ${ms(g.median - b.median)} more (target < 2 ms)`);
-  console.log(`run_command \`true\` in bubblewrap: median ${ms(s.median)}, p95 ${ms(s.p95)}; a bare spawn: median ${ms(p.median)}`);
+  console.log(
+    `fetch_url's guard: median ${ms(g.median)} vs a bare fetch ${ms(b.median)}: ${ms(g.median - b.median)} more (target < 2 ms)`,
+  );
+  console.log(
+    `run_command \`true\` in bubblewrap: median ${ms(s.median)}, p95 ${ms(s.p95)}; a bare spawn: median ${ms(p.median)}`,
+  );
 }

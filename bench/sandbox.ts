@@ -47,7 +47,13 @@ export async function benchSandbox(): Promise<void> {
   const cold: number[] = [];
   for (let i = 0; i < 5; i++) {
     const pool = new SandboxPool(1);
-    cold.push((await timed(() => pool.run({ mode: "tool", code: JS_TOOL, input: INPUT, limits: config.sandbox }, async () => ({}))))[0]);
+    cold.push(
+      (
+        await timed(() =>
+          pool.run({ mode: "tool", code: JS_TOOL, input: INPUT, limits: config.sandbox }, async () => ({})),
+        )
+      )[0],
+    );
     await pool.close();
   }
   await sandboxPool().warm();
@@ -68,7 +74,9 @@ export async function benchSandbox(): Promise<void> {
   console.log("| runtime | n | median | p95 |\n| --- | --- | --- | --- |");
   for (const [name, stats] of rows) console.log(`| ${name} | ${stats.n} | ${ms(stats.median)} | ${ms(stats.p95)} |`);
   const warmMedian = summarize(warm).median;
-  console.log(`warm median ${ms(warmMedian)} (target ≤ 2 ms); ${(summarize(python).median / warmMedian).toFixed(1)}× faster than the python subprocess (target ≥ 10×)`);
+  console.log(
+    `warm median ${ms(warmMedian)} (target ≤ 2 ms); ${(summarize(python).median / warmMedian).toFixed(1)}× faster than the python subprocess (target ≥ 10×)`,
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
@@ -79,19 +87,25 @@ export async function benchSandbox(): Promise<void> {
 export async function benchCancel(): Promise<void> {
   const pool = new SandboxPool(1);
   await pool.warm();
-  const spin = "(async () => { await fetch('http://bench.test/'); const end = Date.now() + 3000; while (Date.now() < end) {} })()";
+  const spin =
+    "(async () => { await fetch('http://bench.test/'); const end = Date.now() + 3000; while (Date.now() < end) {} })()";
   const times: number[] = [];
   for (let i = 0; i < 40; i++) {
     const controller = new AbortController();
     let spinning!: () => void;
     const started = new Promise<void>((resolve) => (spinning = resolve));
-    const outcome = pool.run({ mode: "snippet", code: spin, limits: config.sandbox }, async () => (setTimeout(spinning, 20), { status: 200, url: "", headers: {}, body: "" }), controller.signal);
+    const outcome = pool.run(
+      { mode: "snippet", code: spin, limits: config.sandbox },
+      async () => (setTimeout(spinning, 20), { status: 200, url: "", headers: {}, body: "" }),
+      controller.signal,
+    );
     await started;
     const stopped = performance.now();
     controller.abort();
     const result = await outcome;
     times.push(performance.now() - stopped);
-    if (result.ok || result.error.kind !== "cancelled") throw new Error(`expected a cancelled call, got ${JSON.stringify(result)}`);
+    if (result.ok || result.error.kind !== "cancelled")
+      throw new Error(`expected a cancelled call, got ${JSON.stringify(result)}`);
   }
   await pool.close();
   const stats = summarize(times);

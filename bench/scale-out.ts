@@ -64,18 +64,28 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   const urls = instances.map((instance) => instance.url);
   const conversations = await Promise.all(Array.from({ length: RUNS }, () => person.createConversation()));
   conversations.forEach((_, index) =>
-    model.script(`${label} ${index}`, [{ toolCalls: [{ name: "calculate", args: { expression: `${index} * 2` } }] }, { deltas: DELTAS, stamped: true, delayMs: DELTA_GAP_MS }]),
+    model.script(`${label} ${index}`, [
+      { toolCalls: [{ name: "calculate", args: { expression: `${index} * 2` } }] },
+      { deltas: DELTAS, stamped: true, delayMs: DELTA_GAP_MS },
+    ]),
   );
   /** Note each stamped delta a stream reads: its index in the run → when the model server wrote it and the latency. */
-  const stampInto = (read: Map<number, { writtenAt: number; ms: number }>, onMessage = () => {}) => (message: SseMessage) => {
-    onMessage();
-    if (message.data.type === "text_delta") {
-      const [index, writtenAt] = String(message.data.delta).slice(0, -1).split("@");
-      read.set(Number(index), { writtenAt: Number(writtenAt), ms: performance.now() - Number(writtenAt) });
-    }
-    return false;
+  const stampInto =
+    (read: Map<number, { writtenAt: number; ms: number }>, onMessage = () => {}) =>
+    (message: SseMessage) => {
+      onMessage();
+      if (message.data.type === "text_delta") {
+        const [index, writtenAt] = String(message.data.delta).slice(0, -1).split("@");
+        read.set(Number(index), { writtenAt: Number(writtenAt), ms: performance.now() - Number(writtenAt) });
+      }
+      return false;
+    };
+  const cpuBefore = {
+    machine: machineBusyMs(),
+    instances: instances.map((instance) => instance.cpuMs().process),
+    loadGenerator: process.cpuUsage(),
+    postgres: postgresCpuMs(),
   };
-  const cpuBefore = { machine: machineBusyMs(), instances: instances.map((instance) => instance.cpuMs().process), loadGenerator: process.cpuUsage(), postgres: postgresCpuMs() };
   // Each instance's delays are counted from here (stats() starts them over); this process's, likewise.
   await Promise.all(instances.map((instance) => instance.stats()));
   const loadGeneratorDelay = eventLoopProbe();
@@ -86,16 +96,33 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
         const following = urls[(index + 1) % urls.length];
         const own = new Map<number, { writtenAt: number; ms: number }>();
         const followed = new Map<number, { writtenAt: number; ms: number }>();
-        const stream = await openSse(`${executing}/api/conversations/${id}/messages`, { method: "POST", cookie: person.cookie, body: { content: `${label} ${index}` } }, stampInto(own));
+        const stream = await openSse(
+          `${executing}/api/conversations/${id}/messages`,
+          { method: "POST", cookie: person.cookie, body: { content: `${label} ${index}` } },
+          stampInto(own),
+        );
         const requestedAt = performance.now();
         let attachedAt = Infinity;
-        const followedEvents = await openSse(`${following}/api/conversations/${id}/events`, { cookie: person.cookie }, stampInto(followed, () => (attachedAt = Math.min(attachedAt, performance.now()))));
-        return { streamed: await stream.ended, followed: await followedEvents.ended, own, followedDeltas: followed, attachMs: attachedAt - requestedAt, attachedAt };
+        const followedEvents = await openSse(
+          `${following}/api/conversations/${id}/events`,
+          { cookie: person.cookie },
+          stampInto(followed, () => (attachedAt = Math.min(attachedAt, performance.now()))),
+        );
+        return {
+          streamed: await stream.ended,
+          followed: await followedEvents.ended,
+          own,
+          followedDeltas: followed,
+          attachMs: attachedAt - requestedAt,
+          attachedAt,
+        };
       }),
     ),
   );
   const eventLoopDelays = {
-    instances: (await Promise.all(instances.map((instance) => instance.stats()))).map(({ eventLoopDelayMs }) => eventLoopDelayMs),
+    instances: (await Promise.all(instances.map((instance) => instance.stats()))).map(
+      ({ eventLoopDelayMs }) => eventLoopDelayMs,
+    ),
     loadGenerator: loadGeneratorDelay.lateness(),
   };
   loadGeneratorDelay.stop();
@@ -116,7 +143,13 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
   for (const { streamed, followed, own, followedDeltas, attachedAt } of results) {
     const whole = followed.every((event, i) => event.id === i + 1) && followed.at(-1)?.data.type === "run_finished";
     const deltas = ofType(followed, "text_delta").map((event) => Number(String(event.delta).split("@")[0]));
-    if (!whole || JSON.stringify(followed) !== JSON.stringify(streamed) || deltas.some((n, i) => n !== i) || deltas.length !== DELTAS) problems++;
+    if (
+      !whole ||
+      JSON.stringify(followed) !== JSON.stringify(streamed) ||
+      deltas.some((n, i) => n !== i) ||
+      deltas.length !== DELTAS
+    )
+      problems++;
     if (followed.at(-1)?.data.status !== "completed") {
       notCompleted++;
       firstFailure ??= JSON.stringify([...ofType(streamed, "error"), streamed.at(-1)?.data, followed.at(-1)?.data]);
@@ -131,7 +164,19 @@ async function load(model: ModelServer, instances: AppServer[], label: string): 
       if (own.has(index)) addedLatencies.push({ index, ms: ms - own.get(index)!.ms });
     }
   }
-  return { wallMs, problems, notCompleted, latencies, ownLatencies, addedLatencies, attachMs: results.map(({ attachMs }) => attachMs), caughtUp, firstFailure, cores, eventLoopDelays };
+  return {
+    wallMs,
+    problems,
+    notCompleted,
+    latencies,
+    ownLatencies,
+    addedLatencies,
+    attachMs: results.map(({ attachMs }) => attachMs),
+    caughtUp,
+    firstFailure,
+    cores,
+    eventLoopDelays,
+  };
 }
 
 function report(title: string, result: LoadResult): void {
@@ -141,19 +186,28 @@ function report(title: string, result: LoadResult): void {
     if (n === 0) return "none read live";
     return `median ${ms(median)}, p99 ${ms(p99)} (${n})`;
   };
-  console.log(`${title}: wall ${ms(result.wallMs)}; runs with lost, reordered or duplicated events: ${result.problems}; not completed: ${result.notCompleted}`);
+  console.log(
+    `${title}: wall ${ms(result.wallMs)}; runs with lost, reordered or duplicated events: ${result.problems}; not completed: ${result.notCompleted}`,
+  );
   if (result.firstFailure) console.log(`  the first run that did not complete: ${result.firstFailure}`);
   console.log(
     `  a follower's request to its first event: ${latency(result.attachMs)}; it read the ${result.caughtUp} deltas written before then from the store as it attached`,
   );
   const phases = (what: string, deltas: DeltaLatency[]) => {
     console.log(`  ${what}: ${latency(deltas.map(({ ms }) => ms))}`);
-    console.log(`    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(deltas.filter(({ index }) => index < STARTING_DELTAS).map(({ ms }) => ms))}`);
-    console.log(`    after them, every run streaming: ${latency(deltas.filter(({ index }) => index >= STARTING_DELTAS).map(({ ms }) => ms))}`);
+    console.log(
+      `    in each run's first ${STARTING_DELTAS} deltas, while the runs start: ${latency(deltas.filter(({ index }) => index < STARTING_DELTAS).map(({ ms }) => ms))}`,
+    );
+    console.log(
+      `    after them, every run streaming: ${latency(deltas.filter(({ index }) => index >= STARTING_DELTAS).map(({ ms }) => ms))}`,
+    );
   };
   phases("a delta from the model server's write to the follower's read, once attached", result.latencies);
   phases("what the follower's read adds to the executing instance's, per delta", result.addedLatencies);
-  phases("a delta from the model server's write to the read of the run's own stream, on the executing instance", result.ownLatencies);
+  phases(
+    "a delta from the model server's write to the read of the run's own stream, on the executing instance",
+    result.ownLatencies,
+  );
   const percent = (cores: number) => `${Math.round(cores * 100)}%`;
   const { machine, instances, loadGenerator, postgres } = result.cores;
   console.log(
@@ -172,7 +226,12 @@ function report(title: string, result: LoadResult): void {
  * (steal), from /proc/stat; only idle and I/O wait are left out.
  */
 function machineBusyMs(): number {
-  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  const [, user, nice, system, , , irq, softirq, steal] = fs
+    .readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   return ((user + nice + system + irq + softirq + steal) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
@@ -181,7 +240,8 @@ function postgresCpuMs(): number {
   let total = 0;
   for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") total += cpuMsOf(`/proc/${pid}/stat`, { children: true });
+      if (fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres")
+        total += cpuMsOf(`/proc/${pid}/stat`, { children: true });
     } catch {
       // the process ended meanwhile
     }
@@ -209,7 +269,9 @@ export async function benchScaleOut(): Promise<void> {
     await single.start();
     await load(model, [single], "warm-up sqlite");
     const onSqlite = await load(model, [single], "sqlite");
-    console.log(`\n## Scale-out: ${RUNS} concurrent live runs (a tool call, then ${DELTAS} deltas ${DELTA_GAP_MS} ms apart)`);
+    console.log(
+      `\n## Scale-out: ${RUNS} concurrent live runs (a tool call, then ${DELTAS} deltas ${DELTA_GAP_MS} ms apart)`,
+    );
     report("two instances on one PostgreSQL, each run followed on the other instance", onPostgres);
     report("one instance on SQLite, each run followed on the same instance", onSqlite);
     console.log(`  PostgreSQL pair / SQLite single, wall time: ${(onPostgres.wallMs / onSqlite.wallMs).toFixed(2)}×`);

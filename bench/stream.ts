@@ -50,17 +50,26 @@ export async function benchStream(): Promise<void> {
     const appRate = rate(appTimes);
     console.log(`\n## Stream overhead: ${DELTAS} text deltas, median of ${RUNS} runs each, alternating`);
     console.log(`bare streamText loop: ${Math.round(bareRate)} deltas/s (${ms(summarize(bareTimes).median)} a run)`);
-    console.log(`through the app (HTTP + SSE + event log): ${Math.round(appRate)} deltas/s (${ms(summarize(appTimes).median)} a run)`);
+    console.log(
+      `through the app (HTTP + SSE + event log): ${Math.round(appRate)} deltas/s (${ms(summarize(appTimes).median)} a run)`,
+    );
     console.log(`app / bare: ${((appRate / bareRate) * 100).toFixed(0)}% (target ≥ 80%)`);
 
     // 50 runs at once, each on its own conversation, each delta numbered so order can be checked.
     const conversations = await Promise.all(Array.from({ length: CONCURRENT }, () => api.createConversation()));
-    conversations.forEach((_, index) => model.script(`concurrent ${index}`, [{ deltas: CONCURRENT_DELTAS, numbered: true }]));
+    conversations.forEach((_, index) =>
+      model.script(`concurrent ${index}`, [{ deltas: CONCURRENT_DELTAS, numbered: true }]),
+    );
     const expected = Array.from({ length: CONCURRENT_DELTAS }, (_, i) => `${i},`).join("");
-    const [wall, results] = await timed(() => Promise.all(conversations.map((c, index) => api.run(c.id, `concurrent ${index}`))));
+    const [wall, results] = await timed(() =>
+      Promise.all(conversations.map((c, index) => api.run(c.id, `concurrent ${index}`))),
+    );
     let problems = 0;
     for (const [index, events] of results.entries()) {
-      const text = events.filter((event) => event.data.type === "text_delta").map((event) => event.data.delta).join("");
+      const text = events
+        .filter((event) => event.data.type === "text_delta")
+        .map((event) => event.data.delta)
+        .join("");
       const idsInOrder = events.every((event, i) => event.id === i + 1);
       const replayed = await readSse(await api.events(conversations[index].id));
       if (text !== expected || !idsInOrder || JSON.stringify(replayed) !== JSON.stringify(events)) problems++;

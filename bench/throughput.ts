@@ -41,11 +41,17 @@ async function loads(model: ModelServer, app: AppServer, label: string): Promise
     const cpuBefore = app.cpuMs();
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, app.residentBytes())), 200);
-    const [wall, results] = await timed(() => Promise.all(conversations.map(({ id }, index) => api.run(id, `${label} load ${load} run ${index}`)))).finally(() =>
-      clearInterval(sampler),
+    const [wall, results] = await timed(() =>
+      Promise.all(conversations.map(({ id }, index) => api.run(id, `${label} load ${load} run ${index}`))),
+    ).finally(() => clearInterval(sampler));
+    const failed = results.filter(
+      (events) =>
+        events.at(-1)?.data.status !== "completed" || ofType(events, "tool_result").some((result) => !result.ok),
     );
-    const failed = results.filter((events) => events.at(-1)?.data.status !== "completed" || ofType(events, "tool_result").some((result) => !result.ok));
-    if (failed.length > 0) console.log(`  a failed run: ${JSON.stringify([...ofType(failed[0], "error"), ...ofType(failed[0], "tool_result"), failed[0].at(-1)?.data]).slice(0, 600)}`);
+    if (failed.length > 0)
+      console.log(
+        `  a failed run: ${JSON.stringify([...ofType(failed[0], "error"), ...ofType(failed[0], "tool_result"), failed[0].at(-1)?.data]).slice(0, 600)}`,
+      );
     const cpuAfter = app.cpuMs();
     const perRun = (key: "process" | "mainThread") => ((cpuAfter[key] - cpuBefore[key]) / RUNS).toFixed(1);
     model.requests.length = 0;
@@ -64,7 +70,9 @@ export async function benchThroughput(): Promise<void> {
   const stopPostgres = await startPostgres();
   const env = { NODE_OPTIONS: `--expose-gc ${process.env.BENCH_NODE_OPTIONS ?? ""}`, TOOLSMITH_SECRET: "bench-secret" };
   try {
-    console.log(`\n## Throughput of one instance: ${RUNS} concurrent runs (register a tool, call it, stream 200 words), ${LOADS} loads`);
+    console.log(
+      `\n## Throughput of one instance: ${RUNS} concurrent runs (register a tool, call it, stream 200 words), ${LOADS} loads`,
+    );
     for (const [label, databaseUrl] of [
       ["SQLite", freshSqliteUrl()],
       ["PostgreSQL", freshPostgresUrl()],

@@ -4,7 +4,20 @@ import { scriptedApp } from "../tests/support/app-server";
 import { ms, summarize, timed } from "./stats";
 
 const LIBRARY_SIZE = 500;
-const WORDS = ["parse", "convert", "format", "count", "hash", "slug", "date", "csv", "json", "temperature", "currency", "distance"];
+const WORDS = [
+  "parse",
+  "convert",
+  "format",
+  "count",
+  "hash",
+  "slug",
+  "date",
+  "csv",
+  "json",
+  "temperature",
+  "currency",
+  "distance",
+];
 const CODE = "function run({ text }) { return text.split(/\\s+/).filter(Boolean).length; }";
 const SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
 
@@ -17,11 +30,17 @@ export async function benchTools(): Promise<void> {
   await app.start();
   try {
     const api = new Api(app.url);
-    const post = (path: string, body: unknown) => api.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      api.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     let firstId = "";
     for (let i = 0; i < LIBRARY_SIZE; i++) {
       const [a, b] = [WORDS[i % WORDS.length], WORDS[(i * 7) % WORDS.length]];
-      const response = await post("/api/tools", { name: `${a}_${b}_${i}`, description: `Tool ${i}: ${a} then ${b} a text.`, parameters_schema: SCHEMA, code: CODE });
+      const response = await post("/api/tools", {
+        name: `${a}_${b}_${i}`,
+        description: `Tool ${i}: ${a} then ${b} a text.`,
+        parameters_schema: SCHEMA,
+        code: CODE,
+      });
       if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
       firstId ||= ((await response.json()) as { id: string }).id;
     }
@@ -53,9 +72,15 @@ export async function benchTools(): Promise<void> {
     const executeStats = summarize(executeTimes);
     const sandboxStats = summarize(sandboxTimes);
     console.log(`\n## Tool library over HTTP (${LIBRARY_SIZE} tools, loopback client)`);
-    console.log(`GET /api/tools/search?q=: median ${ms(searchStats.median)}, p95 ${ms(searchStats.p95)} (target < 20 ms)`);
-    console.log(`POST /api/tools/{id}/execute: median ${ms(executeStats.median)}, p95 ${ms(executeStats.p95)}; the sandbox's own warm call: median ${ms(sandboxStats.median)}`);
-    console.log(`execute adds ${ms(executeStats.median - sandboxStats.median)} at the median (target < 5 ms), HTTP round trip included`);
+    console.log(
+      `GET /api/tools/search?q=: median ${ms(searchStats.median)}, p95 ${ms(searchStats.p95)} (target < 20 ms)`,
+    );
+    console.log(
+      `POST /api/tools/{id}/execute: median ${ms(executeStats.median)}, p95 ${ms(executeStats.p95)}; the sandbox's own warm call: median ${ms(sandboxStats.median)}`,
+    );
+    console.log(
+      `execute adds ${ms(executeStats.median - sandboxStats.median)} at the median (target < 5 ms), HTTP round trip included`,
+    );
   } finally {
     await app.stop();
   }

@@ -17,7 +17,10 @@ function bigTraceScript(): Reply[] {
     steps.push({
       text: `Step ${step}: ${"checking the numbers one by one ".repeat(5)}`,
       chunkSize: 1,
-      toolCalls: Array.from({ length: 30 }, (_, i) => ({ name: "calculate", args: { expression: `${step} * ${i} + 1` } })),
+      toolCalls: Array.from({ length: 30 }, (_, i) => ({
+        name: "calculate",
+        args: { expression: `${step} * ${i} + 1` },
+      })),
     });
   }
   steps.push({ text: `Done. ${"All the results are in the trace. ".repeat(14)}`, chunkSize: 1 });
@@ -35,7 +38,13 @@ async function observeLongTasks(page: Page): Promise<void> {
 }
 
 async function longTasksSince(page: Page, since: number): Promise<number[]> {
-  return page.evaluate((from) => (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks.filter((t) => t.start >= from).map((t) => t.duration), since);
+  return page.evaluate(
+    (from) =>
+      (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks
+        .filter((t) => t.start >= from)
+        .map((t) => t.duration),
+    since,
+  );
 }
 
 /**
@@ -81,7 +90,9 @@ export async function benchUi(): Promise<void> {
       await page.goto(url, { waitUntil: "commit" });
       const interactiveAt = await page.evaluate(async () => {
         for (;;) {
-          const tab = [...document.querySelectorAll('[role="tab"]')].find((element) => element.textContent?.includes("Tools")) as HTMLElement | undefined;
+          const tab = [...document.querySelectorAll('[role="tab"]')].find((element) =>
+            element.textContent?.includes("Tools"),
+          ) as HTMLElement | undefined;
           tab?.click();
           if (tab?.getAttribute("aria-selected") === "true") return performance.now();
           await new Promise((resolve) => setTimeout(resolve, 5));
@@ -113,7 +124,10 @@ export async function benchUi(): Promise<void> {
     const streamStarted = Date.now();
     await page.getByLabel("Message", { exact: true }).fill(prompt);
     await page.getByLabel("Message", { exact: true }).press("Enter");
-    await page.getByTestId("assistant-message").and(page.locator('[data-run-status="completed"]')).waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId("assistant-message")
+      .and(page.locator('[data-run-status="completed"]'))
+      .waitFor({ timeout: 60_000 });
     const streamSeconds = (Date.now() - streamStarted) / 1000;
     const streamLongTasks = await longTasksSince(page, since);
     await page.close();
@@ -124,10 +138,18 @@ export async function benchUi(): Promise<void> {
     const open = summarize(openTimes);
     const worst = (tasks: number[]) => (tasks.length ? `${Math.max(...tasks).toFixed(0)} ms` : "none");
     console.log(`\n## Browser (Debian chromium, production build)`);
-    console.log(`trace of ${events.length} events: open + interactive median ${ms(open.median)}, max ${ms(Math.max(...openTimes))} over ${openTimes.length} loads (target < 1 s)`);
-    console.log(`scrolling that trace: ${scrollLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(scrollLongTasks)})`);
-    console.log(`streaming 1,000 deltas at ~200/s (${streamSeconds.toFixed(1)} s): ${streamLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(streamLongTasks)})`);
-    console.log(`JavaScript for the conversation page: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files} files (target ≤ 250 KB)`);
+    console.log(
+      `trace of ${events.length} events: open + interactive median ${ms(open.median)}, max ${ms(Math.max(...openTimes))} over ${openTimes.length} loads (target < 1 s)`,
+    );
+    console.log(
+      `scrolling that trace: ${scrollLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(scrollLongTasks)})`,
+    );
+    console.log(
+      `streaming 1,000 deltas at ~200/s (${streamSeconds.toFixed(1)} s): ${streamLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(streamLongTasks)})`,
+    );
+    console.log(
+      `JavaScript for the conversation page: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files} files (target ≤ 250 KB)`,
+    );
   } finally {
     await browser.close();
     await app.stop();

@@ -56,7 +56,8 @@ function publicUrl(): string | undefined {
   const raw = env("TOOLSMITH_PUBLIC_URL");
   if (raw === undefined) return undefined;
   const url = URL.parse(raw);
-  if (url?.protocol !== "http:" && url?.protocol !== "https:") throw new Error(`TOOLSMITH_PUBLIC_URL must be an http(s) URL; got "${raw}".`);
+  if (url?.protocol !== "http:" && url?.protocol !== "https:")
+    throw new Error(`TOOLSMITH_PUBLIC_URL must be an http(s) URL; got "${raw}".`);
   return url.origin;
 }
 
@@ -68,7 +69,8 @@ function originList(name: string): string[] {
     .filter(Boolean)
     .map((entry) => {
       const url = URL.parse(entry.includes("://") ? entry : `https://${entry}`);
-      if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new Error(`${name}: "${entry}" is not a host or an http(s) origin.`);
+      if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+        throw new Error(`${name}: "${entry}" is not a host or an http(s) origin.`);
       return url.origin;
     });
 }
@@ -168,7 +170,8 @@ export function modelConfig(): ModelConfig | undefined {
 /** Explicit, or by server: OpenAI's own gets the strict OpenAI client, any other the compatible dialect. */
 function modelApi(value: string | undefined, baseURL: string | undefined): ModelConfig["api"] {
   if (value === "chat" || value === "compatible" || value === "responses") return value;
-  if (value !== undefined) throw new Error(`TOOLSMITH_MODEL_API must be chat, compatible or responses; got "${value}".`);
+  if (value !== undefined)
+    throw new Error(`TOOLSMITH_MODEL_API must be chat, compatible or responses; got "${value}".`);
   if (baseURL === undefined) return "chat";
   const url = URL.parse(baseURL);
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
@@ -190,17 +193,23 @@ export type DatabaseConfig = { provider: "sqlite"; file: string } | { provider: 
 export function databaseConfig(url = process.env.DATABASE_URL?.trim() || "file:./data/toolsmith.db"): DatabaseConfig {
   if (url.startsWith("file:")) return { provider: "sqlite", file: path.resolve(url.slice("file:".length)) };
   if (/^postgres(ql)?:\/\//.test(url)) return { provider: "postgresql", url };
-  throw new Error(`DATABASE_URL must be a file: URL (SQLite) or a postgresql:// URL; got "${url.replace(/\/\/[^@/]*@/, "//…@")}".`);
+  throw new Error(
+    `DATABASE_URL must be a file: URL (SQLite) or a postgresql:// URL; got "${url.replace(/\/\/[^@/]*@/, "//…@")}".`,
+  );
 }
 
 /** Where the app keeps its files: TOOLSMITH_DATA_DIR, else the SQLite database's directory, else ./data. */
 export function dataDirectory(): string {
   const database = databaseConfig();
-  return path.resolve(env("TOOLSMITH_DATA_DIR") ?? (database.provider === "sqlite" ? path.dirname(database.file) : "data"));
+  return path.resolve(
+    env("TOOLSMITH_DATA_DIR") ?? (database.provider === "sqlite" ? path.dirname(database.file) : "data"),
+  );
 }
 
 /** The file tools' workspaces, one directory per conversation. */
 export function workspacesDirectory(): string {
   // Chosen when the server runs: nothing for Next's build to trace (see profiles.ts).
-  return path.resolve(/* turbopackIgnore: true */ env("TOOLSMITH_WORKSPACES_DIR") ?? path.join(dataDirectory(), "workspaces"));
+  return path.resolve(
+    /* turbopackIgnore: true */ env("TOOLSMITH_WORKSPACES_DIR") ?? path.join(dataDirectory(), "workspaces"),
+  );
 }

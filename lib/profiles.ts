@@ -34,12 +34,24 @@ export const PROFILE_TOOLS = [
 export const isBuiltinName = (name: string) => (PROFILE_TOOLS as readonly string[]).includes(name);
 
 const ToolSettings = z.strictObject({
-  allowed_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may reach; absent: any public host."),
-  blocked_domains: z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) the tool may not reach."),
-  allowed_paths: z.array(z.string().min(1)).optional().describe("Workspace folders the file tools, or collections the librarian tools, may use; absent: all of them."),
+  allowed_domains: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Hosts (and their subdomains) the tool may reach; absent: any public host."),
+  blocked_domains: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Hosts (and their subdomains) the tool may not reach."),
+  allowed_paths: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Workspace folders the file tools, or collections the librarian tools, may use; absent: all of them."),
   allowed_commands: z.array(z.string().min(1)).optional().describe("Programs run_command may start; absent: any."),
   shell: z.boolean().optional().describe("run_command through sh -c (pipes, globs); off: plain words only."),
-  allowed_recipients: z.array(z.string().min(1)).optional().describe("Addresses, or @domains, send_email may write to; absent: any."),
+  allowed_recipients: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Addresses, or @domains, send_email may write to; absent: any."),
   rate_limit: z.strictObject({ calls: z.number().int().min(1), per_seconds: z.number().int().min(1) }).optional(),
 });
 export type ToolSettings = z.infer<typeof ToolSettings>;
@@ -58,9 +70,19 @@ const ConfigFile = z
   .superRefine((file, context) => {
     const names = file.profiles.map((profile) => profile.name);
     names.forEach((name, index) => {
-      if (names.indexOf(name) !== index) context.addIssue({ code: "custom", path: ["profiles", index, "name"], message: `the profile name "${name}" is used twice` });
+      if (names.indexOf(name) !== index)
+        context.addIssue({
+          code: "custom",
+          path: ["profiles", index, "name"],
+          message: `the profile name "${name}" is used twice`,
+        });
     });
-    if (!names.includes(file.default_profile)) context.addIssue({ code: "custom", path: ["default_profile"], message: `no profile is named "${file.default_profile}"` });
+    if (!names.includes(file.default_profile))
+      context.addIssue({
+        code: "custom",
+        path: ["default_profile"],
+        message: `no profile is named "${file.default_profile}"`,
+      });
   });
 
 /** Without a file: the network tools behind the fetch guard, the code tools, the stores and the file tools. */
@@ -68,7 +90,8 @@ const BUILT_IN = {
   profiles: [
     {
       name: "default",
-      description: "Code tools, guarded web requests, a key-value store, an XML library and files in the conversation's workspace.",
+      description:
+        "Code tools, guarded web requests, a key-value store, an XML library and files in the conversation's workspace.",
       tools: [
         "register_tool",
         "calculate",
@@ -100,11 +123,13 @@ export function parseProfiles(text: string, file: string): z.infer<typeof Config
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const at = (offset: number | undefined) => (offset === undefined ? "" : `, line ${lines.linePos(offset).line}`);
-  if (document.errors.length > 0) throw new ConfigFileError(`${file}${at(document.errors[0].pos[0])}: ${document.errors[0].message}`);
+  if (document.errors.length > 0)
+    throw new ConfigFileError(`${file}${at(document.errors[0].pos[0])}: ${document.errors[0].message}`);
   const parsed = ConfigFile.safeParse(document.toJS());
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const node = document.getIn(issue.path as (string | number)[], true) as { range?: [number, number, number] } | undefined;
+  const node = document.getIn(issue.path as (string | number)[], true) as
+    { range?: [number, number, number] } | undefined;
   const where = issue.path.length ? ` (${issue.path.join(".")})` : "";
   throw new ConfigFileError(`${file}${at(node?.range?.[0])}${where}: ${issue.message}`);
 }
@@ -115,7 +140,9 @@ function profiles() {
   if (loaded) return loaded;
   // A file chosen when the server runs, not part of the build: the ignore comment keeps Next's build from tracing
   // (and warning about) every file of the project as a possible target.
-  const file = path.resolve(/* turbopackIgnore: true */ process.env.TOOLSMITH_CONFIG?.trim() || "toolsmith.config.yaml");
+  const file = path.resolve(
+    /* turbopackIgnore: true */ process.env.TOOLSMITH_CONFIG?.trim() || "toolsmith.config.yaml",
+  );
   loaded = fs.existsSync(file) ? parseProfiles(fs.readFileSync(file, "utf8"), file) : ConfigFile.parse(BUILT_IN);
   return loaded;
 }

@@ -29,14 +29,23 @@ export function missingServerFlags({
   knownFlags = process.allowedNodeEnvironmentFlags,
 } = {}) {
   // Node and V8 read "_" as "-"; a "--no-" form is a choice too, which the restart must not override.
-  const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)].map((arg) => arg.split("=")[0].replaceAll("_", "-").replace(/^--no-/, "--"));
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)].map((arg) =>
+    arg
+      .split("=")[0]
+      .replaceAll("_", "-")
+      .replace(/^--no-/, "--"),
+  );
   const has = (flag) => given.includes(flag);
   const missing = [];
   // From Node 24 on, async context frames are the default.
-  if (Number(version.split(".")[0]) < 24 && knownFlags.has(CONTEXT_FRAME) && !has(CONTEXT_FRAME)) missing.push(CONTEXT_FRAME);
+  if (Number(version.split(".")[0]) < 24 && knownFlags.has(CONTEXT_FRAME) && !has(CONTEXT_FRAME))
+    missing.push(CONTEXT_FRAME);
   // Empty means unset, as for every other setting.
   const heapMb = Number(env.TOOLSMITH_HEAP_MB || 384);
-  if (!Number.isInteger(heapMb) || heapMb < 0) throw new Error(`TOOLSMITH_HEAP_MB must be a whole number of megabytes (0 for no cap), not "${env.TOOLSMITH_HEAP_MB}".`);
+  if (!Number.isInteger(heapMb) || heapMb < 0)
+    throw new Error(
+      `TOOLSMITH_HEAP_MB must be a whole number of megabytes (0 for no cap), not "${env.TOOLSMITH_HEAP_MB}".`,
+    );
   if (heapMb > 0 && !has(HEAP_LIMIT)) missing.push(`${HEAP_LIMIT}=${heapMb}`);
   return missing;
 }
@@ -50,7 +59,11 @@ export function restartWithServerFlags() {
   nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
   const missing = missingServerFlags();
   if (missing.length > 0 && typeof process.execve === "function") {
-    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], process.env);
+    process.execve(
+      process.execPath,
+      [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)],
+      process.env,
+    );
   }
 }
 
@@ -139,7 +152,8 @@ export function disconnectStalledClients(stallMs) {
       const now = Date.now();
       for (const [response, progress] of watched) {
         const written = response.socket?.bytesWritten ?? 0;
-        if (response.writableLength === 0 || written !== progress.written) Object.assign(progress, { written, since: now });
+        if (response.writableLength === 0 || written !== progress.written)
+          Object.assign(progress, { written, since: now });
         else if (now - progress.since > stallMs) response.destroy();
       }
     },
@@ -158,6 +172,9 @@ export function disconnectStalledClients(stallMs) {
  */
 export function clientStallMs(env = process.env) {
   const ms = Number(env.TOOLSMITH_CLIENT_STALL_MS || 10_000);
-  if (!Number.isInteger(ms) || ms < 100) throw new Error(`TOOLSMITH_CLIENT_STALL_MS must be a whole number of milliseconds, at least 100, not "${env.TOOLSMITH_CLIENT_STALL_MS}".`);
+  if (!Number.isInteger(ms) || ms < 100)
+    throw new Error(
+      `TOOLSMITH_CLIENT_STALL_MS must be a whole number of milliseconds, at least 100, not "${env.TOOLSMITH_CLIENT_STALL_MS}".`,
+    );
   return ms;
 }

@@ -43,8 +43,12 @@ class ShareWatch {
   }
 
   private start(): void {
-    this.unsubscribe ??= notifications.subscribe("shares", (conversationId) =>
-      void this.check([...this.byToken].filter(([, watched]) => watched.conversationId === conversationId).map(([token]) => token)),
+    this.unsubscribe ??= notifications.subscribe(
+      "shares",
+      (conversationId) =>
+        void this.check(
+          [...this.byToken].filter(([, watched]) => watched.conversationId === conversationId).map(([token]) => token),
+        ),
     );
     if (!this.recheck) {
       this.recheck = setInterval(() => void this.check([...this.byToken.keys()]), RECHECK_MS);

@@ -15,7 +15,8 @@ export function postgresqlSchema(text) {
     .replace(/provider\s*=\s*"sqlite"/, 'provider = "postgresql"')
     .replace(/url\s*=\s*"file:[^"]*"/, 'url      = "postgresql://localhost/toolsmith"')
     .replace(/output\s*=\s*"[^"]*"/, 'output     = "./postgresql"');
-  if (derived === text || !derived.includes('provider = "postgresql"')) throw new Error("prisma/schema.prisma no longer has the SQLite datasource this script rewrites.");
+  if (derived === text || !derived.includes('provider = "postgresql"'))
+    throw new Error("prisma/schema.prisma no longer has the SQLite datasource this script rewrites.");
   return `// Derived from prisma/schema.prisma by scripts/generate-clients.mjs: do not edit.\n${derived}`;
 }
 

@@ -41,9 +41,14 @@ async function migratePostgresql() {
       "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
       "applied_steps_count" INTEGER NOT NULL DEFAULT 0
     )`);
-    const { rows } = await client.query(`SELECT "migration_name", "finished_at" FROM "_prisma_migrations" WHERE "rolled_back_at" IS NULL`);
+    const { rows } = await client.query(
+      `SELECT "migration_name", "finished_at" FROM "_prisma_migrations" WHERE "rolled_back_at" IS NULL`,
+    );
     const failed = rows.find((row) => row.finished_at === null);
-    if (failed) throw new Error(`The migration ${failed.migration_name} failed earlier; resolve it (prisma migrate resolve) before applying more.`);
+    if (failed)
+      throw new Error(
+        `The migration ${failed.migration_name} failed earlier; resolve it (prisma migrate resolve) before applying more.`,
+      );
     const applied = new Set(rows.map((row) => row.migration_name));
     const pending = fs
       .readdirSync(directory, { withFileTypes: true })
@@ -67,7 +72,11 @@ async function migratePostgresql() {
         throw new Error(`The migration ${name} failed and was rolled back: ${error.message}`);
       }
     }
-    console.log(pending.length ? `Applied ${pending.length} PostgreSQL migration(s): ${pending.join(", ")}.` : "The PostgreSQL database is up to date.");
+    console.log(
+      pending.length
+        ? `Applied ${pending.length} PostgreSQL migration(s): ${pending.join(", ")}.`
+        : "The PostgreSQL database is up to date.",
+    );
   } finally {
     await client.end();
   }
@@ -86,6 +95,9 @@ if (/^postgres(ql)?:\/\//.test(url)) {
     console.error(`Cannot migrate: ${taken.problem}`);
     process.exit(1);
   }
-  const result = spawnSync("npx", ["prisma", "migrate", "deploy"], { stdio: "inherit", env: { ...process.env, DATABASE_URL: url } });
+  const result = spawnSync("npx", ["prisma", "migrate", "deploy"], {
+    stdio: "inherit",
+    env: { ...process.env, DATABASE_URL: url },
+  });
   process.exit(result.status ?? 1);
 }

@@ -11,7 +11,13 @@ export default async function SettingsPage() {
   const tokens = identity ? await listApiTokens(identity) : [];
   return (
     <PageShell current="/settings">
-      <ApiTokens initial={tokens.map((token) => ({ ...token, createdAt: token.createdAt.toISOString(), lastUsedAt: token.lastUsedAt?.toISOString() ?? null }))} />
+      <ApiTokens
+        initial={tokens.map((token) => ({
+          ...token,
+          createdAt: token.createdAt.toISOString(),
+          lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+        }))}
+      />
     </PageShell>
   );
 }

@@ -9,5 +9,13 @@ export const metadata: Metadata = { title: "Shared links · Toolsmith" };
 export default async function SharedLinksPage() {
   const identity = await pageIdentity();
   const links = identity ? await listShareLinks(identity) : [];
-  return <SharedLinks initial={links.map((link) => ({ token: link.token, createdAt: link.createdAt.toISOString(), conversation: link.conversation }))} />;
+  return (
+    <SharedLinks
+      initial={links.map((link) => ({
+        token: link.token,
+        createdAt: link.createdAt.toISOString(),
+        conversation: link.conversation,
+      }))}
+    />
+  );
 }

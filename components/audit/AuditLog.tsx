@@ -9,7 +9,13 @@ import { PageTitle } from "@/components/ui/PageShell";
 
 type Filters = { tool: string; conversation: string; outcome: string };
 
-const DECISIONS: Record<string, string> = { allowed: "allowed", refused: "refused", rate_limited: "rate-limited", approved: "approved", denied: "denied" };
+const DECISIONS: Record<string, string> = {
+  allowed: "allowed",
+  refused: "refused",
+  rate_limited: "rate-limited",
+  approved: "approved",
+  denied: "denied",
+};
 
 async function fetchEntries(filters: Filters, cursor?: string) {
   const { entries, nextCursor } = await api.audit(filters, cursor);
@@ -19,26 +25,45 @@ async function fetchEntries(filters: Filters, cursor?: string) {
 /** Every tool call with the profile's decision, filtered by tool, conversation and outcome, and exported. */
 export function AuditLog({ initial }: { initial: { entries: AuditJson[]; nextCursor: string | null } }) {
   const [filters, setFilters] = useState<Filters>({ tool: "", conversation: "", outcome: "" });
-  const { items: entries, hasMore, problem, loadMore } = useFilteredPages({ items: initial.entries, nextCursor: initial.nextCursor }, filters, fetchEntries);
+  const {
+    items: entries,
+    hasMore,
+    problem,
+    loadMore,
+  } = useFilteredPages({ items: initial.entries, nextCursor: initial.nextCursor }, filters, fetchEntries);
 
   const field = "rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
   return (
     <section aria-label="Audit log">
       <PageTitle icon={ScrollText} title="Audit log">
-        Every tool call of your conversations and scripts, with the profile&apos;s decision. Inputs are kept as a hash and a size, never as text.
+        Every tool call of your conversations and scripts, with the profile&apos;s decision. Inputs are kept as a hash
+        and a size, never as text.
       </PageTitle>
       <form className="mt-4 flex flex-wrap items-end gap-2" onSubmit={(event) => event.preventDefault()}>
         <label className="text-sm">
           <span className="block font-medium">Tool</span>
-          <input value={filters.tool} onChange={(event) => setFilters({ ...filters, tool: event.target.value.trim() })} placeholder="e.g. fetch_url" className={field} />
+          <input
+            value={filters.tool}
+            onChange={(event) => setFilters({ ...filters, tool: event.target.value.trim() })}
+            placeholder="e.g. fetch_url"
+            className={field}
+          />
         </label>
         <label className="text-sm">
           <span className="block font-medium">Conversation id</span>
-          <input value={filters.conversation} onChange={(event) => setFilters({ ...filters, conversation: event.target.value.trim() })} className={field} />
+          <input
+            value={filters.conversation}
+            onChange={(event) => setFilters({ ...filters, conversation: event.target.value.trim() })}
+            className={field}
+          />
         </label>
         <label className="text-sm">
           <span className="block font-medium">Outcome</span>
-          <select value={filters.outcome} onChange={(event) => setFilters({ ...filters, outcome: event.target.value })} className={field}>
+          <select
+            value={filters.outcome}
+            onChange={(event) => setFilters({ ...filters, outcome: event.target.value })}
+            className={field}
+          >
             <option value="">Any</option>
             <option value="succeeded">Succeeded</option>
             <option value="failed">Failed</option>
@@ -54,7 +79,11 @@ export function AuditLog({ initial }: { initial: { entries: AuditJson[]; nextCur
           </a>
         </span>
       </form>
-      {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
+      {problem && (
+        <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">
+          {problem}
+        </p>
+      )}
       {entries.length === 0 ? (
         <p className="mt-8 text-center text-sm text-zinc-600 dark:text-zinc-400">No tool calls match.</p>
       ) : (
@@ -99,7 +128,11 @@ export function AuditLog({ initial }: { initial: { entries: AuditJson[]; nextCur
         </div>
       )}
       {hasMore && (
-        <button type="button" onClick={() => void loadMore()} className="mt-3 rounded-md px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+        <button
+          type="button"
+          onClick={() => void loadMore()}
+          className="mt-3 rounded-md px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        >
           Show older
         </button>
       )}

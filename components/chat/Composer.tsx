@@ -19,7 +19,10 @@ interface ComposerProps {
 }
 
 /** Enter sends, Shift+Enter starts a new line. */
-export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer({ profile, running, disabled, onSend, onStop }, ref) {
+export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer(
+  { profile, running, disabled, onSend, onStop },
+  ref,
+) {
   const [text, setText] = useState("");
   const send = async () => {
     const content = text.trim();
@@ -56,11 +59,21 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
           className="max-h-48 min-h-10 flex-1 resize-none bg-transparent px-2 py-2 text-[15px] text-zinc-900 outline-none [field-sizing:content] placeholder:text-zinc-400 dark:text-zinc-100"
         />
         {running ? (
-          <button type="button" onClick={onStop} aria-label="Stop the run" className="grid size-10 shrink-0 place-items-center rounded-xl bg-zinc-900 text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900">
+          <button
+            type="button"
+            onClick={onStop}
+            aria-label="Stop the run"
+            className="grid size-10 shrink-0 place-items-center rounded-xl bg-zinc-900 text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900"
+          >
             <Square className="size-4 fill-current" aria-hidden />
           </button>
         ) : (
-          <button type="submit" disabled={!text.trim() || disabled} aria-label="Send" className="grid size-10 shrink-0 place-items-center rounded-xl bg-emerald-600 text-white hover:bg-emerald-700 disabled:bg-zinc-300 dark:disabled:bg-zinc-700">
+          <button
+            type="submit"
+            disabled={!text.trim() || disabled}
+            aria-label="Send"
+            className="grid size-10 shrink-0 place-items-center rounded-xl bg-emerald-600 text-white hover:bg-emerald-700 disabled:bg-zinc-300 dark:disabled:bg-zinc-700"
+          >
             <ArrowUp className="size-5" aria-hidden />
           </button>
         )}

@@ -1,10 +1,25 @@
 import { Wrench } from "lucide-react";
 
 const EXAMPLES = [
-  { title: "Count word frequencies", prompt: "Build a tool that returns the 5 most frequent words in a text, then use it on: 'the cat and the hat and the bat sat on the mat'." },
-  { title: "Roman numerals", prompt: "Make a tool that converts numbers to Roman numerals and convert 1994, 2024 and 3999." },
-  { title: "Dates between", prompt: "Create a tool that counts the weekdays between two dates, and tell me how many there are between 2026-01-01 and 2026-03-31." },
-  { title: "Check a password policy", prompt: "Write a tool that scores password strength (length, classes, repeats) and rate 'hunter2', 'Tr0ub4dor&3' and 'correct horse battery staple'." },
+  {
+    title: "Count word frequencies",
+    prompt:
+      "Build a tool that returns the 5 most frequent words in a text, then use it on: 'the cat and the hat and the bat sat on the mat'.",
+  },
+  {
+    title: "Roman numerals",
+    prompt: "Make a tool that converts numbers to Roman numerals and convert 1994, 2024 and 3999.",
+  },
+  {
+    title: "Dates between",
+    prompt:
+      "Create a tool that counts the weekdays between two dates, and tell me how many there are between 2026-01-01 and 2026-03-31.",
+  },
+  {
+    title: "Check a password policy",
+    prompt:
+      "Write a tool that scores password strength (length, classes, repeats) and rate 'hunter2', 'Tr0ub4dor&3' and 'correct horse battery staple'.",
+  },
 ];
 
 export function EmptyState({ onPick }: { onPick: (prompt: string) => void }) {
@@ -15,7 +30,9 @@ export function EmptyState({ onPick }: { onPick: (prompt: string) => void }) {
           <Wrench className="size-6" aria-hidden />
         </span>
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900 dark:text-zinc-50">What should we build?</h1>
-        <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">The agent writes the tools it lacks, checks them, runs them in a sandbox — and shows you every step.</p>
+        <p className="mt-2 text-sm text-zinc-500 dark:text-zinc-400">
+          The agent writes the tools it lacks, checks them, runs them in a sandbox — and shows you every step.
+        </p>
       </div>
       <ul className="grid w-full gap-3 sm:grid-cols-2" aria-label="Example prompts">
         {EXAMPLES.map((example) => (

@@ -13,9 +13,16 @@ export interface ChatMessage {
   content: string;
 }
 
-
 /** The conversation as a person reads it: each message, then the agent's answer to it. */
-export function MessageList({ messages, runs, runStarts }: { messages: ChatMessage[]; runs: RunView[]; runStarts: Record<string, string> }) {
+export function MessageList({
+  messages,
+  runs,
+  runStarts,
+}: {
+  messages: ChatMessage[];
+  runs: RunView[];
+  runStarts: Record<string, string>;
+}) {
   const runById = new Map(runs.map((run) => [run.runId, run]));
   return (
     <ol className="mx-auto flex w-full max-w-3xl flex-col gap-6 px-4 py-6" aria-label="Messages">
@@ -25,7 +32,10 @@ export function MessageList({ messages, runs, runStarts }: { messages: ChatMessa
           const run = message.runId ? runById.get(message.runId) : undefined;
           return (
             <li key={message.id} className="flex flex-col gap-3">
-              <div className="ml-auto max-w-[85%] whitespace-pre-wrap rounded-2xl rounded-br-md bg-zinc-900 px-4 py-2.5 text-[15px] leading-relaxed text-white dark:bg-zinc-100 dark:text-zinc-900" data-testid="user-message">
+              <div
+                className="ml-auto max-w-[85%] whitespace-pre-wrap rounded-2xl rounded-br-md bg-zinc-900 px-4 py-2.5 text-[15px] leading-relaxed text-white dark:bg-zinc-100 dark:text-zinc-900"
+                data-testid="user-message"
+              >
                 {message.content}
               </div>
               {run && <Answer run={run} startedAt={runStarts[run.runId]} />}
@@ -41,13 +51,23 @@ const Answer = memo(function Answer({ run, startedAt }: { run: RunView; startedA
   const calls = run.steps.reduce((count, step) => count + step.calls.length, 0);
   return (
     <div className="flex gap-3" data-testid="assistant-message" data-run-status={run.status}>
-      <span aria-hidden className="mt-1 grid size-7 shrink-0 place-items-center rounded-lg bg-gradient-to-br from-emerald-500 to-teal-600 text-white shadow-sm">
+      <span
+        aria-hidden
+        className="mt-1 grid size-7 shrink-0 place-items-center rounded-lg bg-gradient-to-br from-emerald-500 to-teal-600 text-white shadow-sm"
+      >
         <Sparkles className="size-4" />
       </span>
       <div className="min-w-0 flex-1">
-        {text ? <Markdown text={text} /> : run.status === "running" && <p className="text-sm text-zinc-500 dark:text-zinc-400">Thinking…</p>}
+        {text ? (
+          <Markdown text={text} />
+        ) : (
+          run.status === "running" && <p className="text-sm text-zinc-500 dark:text-zinc-400">Thinking…</p>
+        )}
         {run.error && (
-          <p role="alert" className="mt-2 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100">
+          <p
+            role="alert"
+            className="mt-2 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100"
+          >
             {run.error.message}
           </p>
         )}

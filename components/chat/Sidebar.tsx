@@ -6,7 +6,6 @@ import { useState } from "react";
 import { api, problemText, type ConversationSummary } from "@/lib/api/client";
 import type { ConversationList } from "./useConversationList";
 
-
 const FOOTER_LINKS = [
   { href: "/tools", label: "Tool library", icon: Library },
   { href: "/shared", label: "Shared links", icon: Link2 },
@@ -27,7 +26,9 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
   return (
     <nav aria-label="Conversations" className="flex h-full min-h-0 w-full flex-col bg-zinc-100/80 dark:bg-zinc-900/80">
       <div className="flex items-center gap-2 px-3 pb-2 pt-3">
-        <span className="grid size-7 place-items-center rounded-lg bg-gradient-to-br from-emerald-500 to-teal-600 text-sm font-bold text-white">T</span>
+        <span className="grid size-7 place-items-center rounded-lg bg-gradient-to-br from-emerald-500 to-teal-600 text-sm font-bold text-white">
+          T
+        </span>
         <span className="font-semibold tracking-tight text-zinc-900 dark:text-zinc-50">Toolsmith</span>
       </div>
       <div className="px-3 pb-2">
@@ -40,7 +41,9 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
         </button>
       </div>
       <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-3" data-testid="conversation-list">
-        {conversations.length === 0 && <li className="px-3 py-6 text-center text-xs text-zinc-600 dark:text-zinc-400">No conversations yet.</li>}
+        {conversations.length === 0 && (
+          <li className="px-3 py-6 text-center text-xs text-zinc-600 dark:text-zinc-400">No conversations yet.</li>
+        )}
         {conversations.map((conversation) => (
           <ConversationItem
             key={conversation.id}
@@ -53,16 +56,28 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
         ))}
         {list.hasOlder && (
           <li className="px-1 pt-1">
-            <button type="button" onClick={() => void list.loadOlder()} className="w-full rounded-lg px-3 py-1.5 text-left text-sm text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800">
+            <button
+              type="button"
+              onClick={() => void list.loadOlder()}
+              className="w-full rounded-lg px-3 py-1.5 text-left text-sm text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800"
+            >
               Show older conversations
             </button>
           </li>
         )}
-        {list.problem && <li role="alert" className="px-3 py-1 text-xs text-rose-700 dark:text-rose-300">{list.problem}</li>}
+        {list.problem && (
+          <li role="alert" className="px-3 py-1 text-xs text-rose-700 dark:text-rose-300">
+            {list.problem}
+          </li>
+        )}
       </ul>
       <div className="border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
         {FOOTER_LINKS.map(({ href, label, icon: Icon }) => (
-          <Link key={href} href={href} className="flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm text-zinc-700 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <Link
+            key={href}
+            href={href}
+            className="flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm text-zinc-700 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          >
             <Icon className="size-4" aria-hidden /> {label}
           </Link>
         ))}
@@ -71,7 +86,13 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
   );
 }
 
-function ConversationItem({ conversation, active, onChanged, onDeleted, onNavigate }: {
+function ConversationItem({
+  conversation,
+  active,
+  onChanged,
+  onDeleted,
+  onNavigate,
+}: {
   conversation: ConversationSummary;
   active: boolean;
   onChanged: () => void;
@@ -99,7 +120,8 @@ function ConversationItem({ conversation, active, onChanged, onDeleted, onNaviga
       setProblem(problemText(error));
     }
   };
-  const iconButton = "rounded p-1 text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 dark:hover:bg-zinc-700 dark:hover:text-zinc-100";
+  const iconButton =
+    "rounded p-1 text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 dark:hover:bg-zinc-700 dark:hover:text-zinc-100";
 
   if (mode === "rename") {
     return (
@@ -125,27 +147,52 @@ function ConversationItem({ conversation, active, onChanged, onDeleted, onNaviga
     );
   }
   return (
-    <li className={`group relative rounded-lg ${active ? "bg-white shadow-sm dark:bg-zinc-800" : "hover:bg-zinc-200/70 dark:hover:bg-zinc-800/60"}`}>
-      <Link href={`/c/${conversation.id}`} onClick={onNavigate} aria-current={active ? "page" : undefined} className="flex items-center gap-2 px-3 py-2 pr-16 text-sm text-zinc-800 dark:text-zinc-200">
+    <li
+      className={`group relative rounded-lg ${active ? "bg-white shadow-sm dark:bg-zinc-800" : "hover:bg-zinc-200/70 dark:hover:bg-zinc-800/60"}`}
+    >
+      <Link
+        href={`/c/${conversation.id}`}
+        onClick={onNavigate}
+        aria-current={active ? "page" : undefined}
+        className="flex items-center gap-2 px-3 py-2 pr-16 text-sm text-zinc-800 dark:text-zinc-200"
+      >
         <MessageSquare className="size-4 shrink-0 text-zinc-400" aria-hidden />
         <span className="truncate">{conversation.title}</span>
       </Link>
       {mode === "delete" ? (
         <div className="flex items-center gap-1 px-3 pb-2 text-xs">
           <span className="text-zinc-600 dark:text-zinc-300">Delete this chat?</span>
-          <button type="button" onClick={() => void remove()} className="ml-auto rounded bg-rose-600 px-2 py-0.5 font-medium text-white hover:bg-rose-700">
+          <button
+            type="button"
+            onClick={() => void remove()}
+            className="ml-auto rounded bg-rose-600 px-2 py-0.5 font-medium text-white hover:bg-rose-700"
+          >
             Delete
           </button>
-          <button type="button" onClick={() => setMode("view")} className="rounded px-2 py-0.5 hover:bg-zinc-200 dark:hover:bg-zinc-700">
+          <button
+            type="button"
+            onClick={() => setMode("view")}
+            className="rounded px-2 py-0.5 hover:bg-zinc-200 dark:hover:bg-zinc-700"
+          >
             Cancel
           </button>
         </div>
       ) : (
         <div className="absolute right-1.5 top-1.5 flex opacity-0 focus-within:opacity-100 group-hover:opacity-100">
-          <button type="button" aria-label={`Rename ${conversation.title}`} onClick={() => setMode("rename")} className={iconButton}>
+          <button
+            type="button"
+            aria-label={`Rename ${conversation.title}`}
+            onClick={() => setMode("rename")}
+            className={iconButton}
+          >
             <Pencil className="size-3.5" aria-hidden />
           </button>
-          <button type="button" aria-label={`Delete ${conversation.title}`} onClick={() => setMode("delete")} className={iconButton}>
+          <button
+            type="button"
+            aria-label={`Delete ${conversation.title}`}
+            onClick={() => setMode("delete")}
+            className={iconButton}
+          >
             <Trash2 className="size-3.5" aria-hidden />
           </button>
         </div>

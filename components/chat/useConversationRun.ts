@@ -10,7 +10,8 @@ import type { InitialView } from "@/lib/trace/view";
 import type { ChatMessage } from "./MessageList";
 
 /** Shown to a viewer whose live view the server cut: the link was revoked (or its conversation deleted). */
-const SHARE_GONE = "This link no longer works: it was revoked, or its conversation deleted. What it showed until then stays here.";
+const SHARE_GONE =
+  "This link no longer works: it was revoked, or its conversation deleted. What it showed until then stays here.";
 
 /**
  * A conversation in the browser: its messages and its trace, and the run in it — send a message, stop the run,
@@ -18,7 +19,17 @@ const SHARE_GONE = "This link no longer works: it was revoked, or its conversati
  * the pure reducer shared with the server; those arriving between two frames are applied together, so a fast
  * stream costs one render per frame, not one per delta.
  */
-export function useConversationRun({ initial, shareToken, profile, onSent }: { initial: InitialView | null; shareToken?: string; profile?: string; onSent?: () => void }) {
+export function useConversationRun({
+  initial,
+  shareToken,
+  profile,
+  onSent,
+}: {
+  initial: InitialView | null;
+  shareToken?: string;
+  profile?: string;
+  onSent?: () => void;
+}) {
   const router = useRouter();
   const conversationId = initial?.id ?? null;
   const source = useMemo<ConversationSource | null>(
@@ -61,9 +72,15 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
       if (event.type === "run_started") {
         // A message sent from here learns its id and its run from run_started (not from an earlier run's, replayed).
         setMessages((list) =>
-          list.some((message) => message.id === event.messageId) ? list : list.map((message) => (message.runId === null ? { ...message, id: event.messageId, runId: event.runId } : message)),
+          list.some((message) => message.id === event.messageId)
+            ? list
+            : list.map((message) =>
+                message.runId === null ? { ...message, id: event.messageId, runId: event.runId } : message,
+              ),
         );
-        setRunStarts((starts) => (starts[event.runId] ? starts : { ...starts, [event.runId]: new Date().toISOString() }));
+        setRunStarts((starts) =>
+          starts[event.runId] ? starts : { ...starts, [event.runId]: new Date().toISOString() },
+        );
       }
       pending.current.push(event);
       // Hidden tabs get no animation frames: apply at once there.
@@ -148,7 +165,9 @@ export function useConversationRun({ initial, shareToken, profile, onSent }: { i
 
   const tools = useMemo(() => {
     const registered: RegisteredToolView[] = [];
-    for (const run of trace.runs) for (const step of run.steps) for (const call of step.calls) if (call.registered) registered.push(call.registered);
+    for (const run of trace.runs)
+      for (const step of run.steps)
+        for (const call of step.calls) if (call.registered) registered.push(call.registered);
     return registered;
   }, [trace.runs]);
 

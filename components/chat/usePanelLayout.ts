@@ -24,7 +24,10 @@ export function usePanelLayout() {
     }
   }, []);
 
-  const save = useCallback((next: { width: number; collapsed: boolean }) => localStorage.setItem(STORAGE_KEY, JSON.stringify(next)), []);
+  const save = useCallback(
+    (next: { width: number; collapsed: boolean }) => localStorage.setItem(STORAGE_KEY, JSON.stringify(next)),
+    [],
+  );
 
   const toggleCollapsed = useCallback(() => {
     setCollapsed((value) => {

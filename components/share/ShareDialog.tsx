@@ -54,32 +54,61 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
         <h2 id="share-title" className="text-base font-semibold">
           Share this conversation
         </h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close" className="ml-auto rounded-md p-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+        <button
+          type="button"
+          onClick={() => dialog.current?.close()}
+          aria-label="Close"
+          className="ml-auto rounded-md p-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        >
           <X className="size-4" aria-hidden />
         </button>
       </div>
       <p className="mt-3 flex gap-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950/40 dark:text-amber-100">
         <TriangleAlert className="mt-0.5 size-4 shrink-0" aria-hidden />
-        <span>Anyone with the link sees the whole conversation: your messages, the agent&apos;s reasoning trace, tool code and outputs. Revoking the link cuts access at once.</span>
+        <span>
+          Anyone with the link sees the whole conversation: your messages, the agent&apos;s reasoning trace, tool code
+          and outputs. Revoking the link cuts access at once.
+        </span>
       </p>
       {state === "loading" ? (
         <Loader2 className="mx-auto mt-4 size-5 animate-spin text-zinc-500" aria-label="Loading" />
       ) : url ? (
         <div className="mt-4 space-y-3">
           <div className="flex items-center gap-2 rounded-lg border border-zinc-300 bg-zinc-50 px-2 py-1 dark:border-zinc-700 dark:bg-zinc-950">
-            <input readOnly value={url} aria-label="Share link" data-testid="share-url" onFocus={(event) => event.target.select()} className="min-w-0 flex-1 bg-transparent font-mono text-xs outline-none" />
+            <input
+              readOnly
+              value={url}
+              aria-label="Share link"
+              data-testid="share-url"
+              onFocus={(event) => event.target.select()}
+              className="min-w-0 flex-1 bg-transparent font-mono text-xs outline-none"
+            />
             <CopyButton text={url} label="Copy link" />
           </div>
-          <button type="button" disabled={state === "working"} onClick={() => void act(() => api.revokeShareLink(conversationId))} className="text-sm font-medium text-rose-700 hover:underline disabled:opacity-50 dark:text-rose-400">
+          <button
+            type="button"
+            disabled={state === "working"}
+            onClick={() => void act(() => api.revokeShareLink(conversationId))}
+            className="text-sm font-medium text-rose-700 hover:underline disabled:opacity-50 dark:text-rose-400"
+          >
             Revoke link
           </button>
         </div>
       ) : (
-        <button type="button" disabled={state === "working"} onClick={() => void act(() => api.createShareLink(conversationId))} className="mt-4 w-full rounded-lg bg-emerald-700 px-4 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:opacity-60">
+        <button
+          type="button"
+          disabled={state === "working"}
+          onClick={() => void act(() => api.createShareLink(conversationId))}
+          className="mt-4 w-full rounded-lg bg-emerald-700 px-4 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:opacity-60"
+        >
           Create link
         </button>
       )}
-      {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-400">{problem}</p>}
+      {problem && (
+        <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-400">
+          {problem}
+        </p>
+      )}
     </dialog>
   );
 }

@@ -28,18 +28,30 @@ export function SharedLinks({ initial }: { initial: SharedLink[] }) {
   };
   return (
     <main className="mx-auto max-w-2xl px-4 py-8 text-zinc-900 dark:text-zinc-100">
-      <Link href="/" className="inline-flex items-center gap-1 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100">
+      <Link
+        href="/"
+        className="inline-flex items-center gap-1 text-sm text-zinc-500 hover:text-zinc-900 dark:hover:text-zinc-100"
+      >
         <ArrowLeft className="size-4" aria-hidden /> Back to chats
       </Link>
       <h1 className="mt-4 flex items-center gap-2 text-xl font-semibold">
         <Link2 className="size-5 text-emerald-600" aria-hidden /> Shared links
       </h1>
-      <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">Anyone with one of these links can read that conversation&apos;s whole trace. Revoke a link to cut access.</p>
-      {problem && <p role="alert" className="mt-3 text-sm text-rose-700">{problem}</p>}
+      <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">
+        Anyone with one of these links can read that conversation&apos;s whole trace. Revoke a link to cut access.
+      </p>
+      {problem && (
+        <p role="alert" className="mt-3 text-sm text-rose-700">
+          {problem}
+        </p>
+      )}
       {links.length === 0 ? (
         <p className="mt-8 text-center text-sm text-zinc-500">You have not shared any conversation.</p>
       ) : (
-        <ul className="mt-6 divide-y divide-zinc-200 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" data-testid="shared-links">
+        <ul
+          className="mt-6 divide-y divide-zinc-200 rounded-xl border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
+          data-testid="shared-links"
+        >
           {links.map((link) => {
             const url = shareUrl(typeof window === "undefined" ? "" : window.location.origin, link.token);
             return (
@@ -51,7 +63,11 @@ export function SharedLinks({ initial }: { initial: SharedLink[] }) {
                   <span className="text-xs text-zinc-500">Shared {new Date(link.createdAt).toLocaleDateString()}</span>
                 </div>
                 <CopyButton text={url} label="Copy link" />
-                <button type="button" onClick={() => void revoke(link)} className="rounded-md px-2 py-1 text-sm font-medium text-rose-700 hover:bg-rose-50 dark:text-rose-400 dark:hover:bg-rose-950/40">
+                <button
+                  type="button"
+                  onClick={() => void revoke(link)}
+                  className="rounded-md px-2 py-1 text-sm font-medium text-rose-700 hover:bg-rose-50 dark:text-rose-400 dark:hover:bg-rose-950/40"
+                >
                   Revoke
                 </button>
               </li>

@@ -24,7 +24,15 @@ export function DurationChart({ executions }: { executions: ExecutionJson[] }) {
       {calls.map((call, index) => {
         const height = Math.max(2, Math.round((call.durationMs / slowest) * HEIGHT));
         return (
-          <rect key={call.id} x={index * (BAR + GAP)} y={HEIGHT - height} width={BAR} height={height} rx={1} className={call.status === "succeeded" ? "fill-emerald-600" : "fill-rose-600"}>
+          <rect
+            key={call.id}
+            x={index * (BAR + GAP)}
+            y={HEIGHT - height}
+            width={BAR}
+            height={height}
+            rx={1}
+            className={call.status === "succeeded" ? "fill-emerald-600" : "fill-rose-600"}
+          >
             <title>{`v${call.version ?? "?"} · ${call.status} · ${call.durationMs} ms`}</title>
           </rect>
         );

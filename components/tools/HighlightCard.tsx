@@ -15,7 +15,15 @@ const tones = {
 } as const;
 
 /** The cards that stand out in a trace: a tool the agent registered (emerald) or one the policy rejected (rose). */
-export function HighlightCard({ tone, icon: Icon, label, ariaLabel, testId, badge, children }: {
+export function HighlightCard({
+  tone,
+  icon: Icon,
+  label,
+  ariaLabel,
+  testId,
+  badge,
+  children,
+}: {
   tone: keyof typeof tones;
   icon: LucideIcon;
   label: string;

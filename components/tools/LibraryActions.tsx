@@ -27,18 +27,33 @@ export function LibraryActions({ toolId, name }: { toolId: string; name: string 
   return (
     <div className="mt-2 flex flex-wrap items-center gap-3 text-xs" data-testid="library-actions">
       {state === "added" ? (
-        <span role="status" className="inline-flex items-center gap-1 font-medium text-emerald-900 dark:text-emerald-200">
+        <span
+          role="status"
+          className="inline-flex items-center gap-1 font-medium text-emerald-900 dark:text-emerald-200"
+        >
           <Library className="size-3.5" aria-hidden /> In the library
         </span>
       ) : (
-        <button type="button" disabled={state === "working"} onClick={() => void add()} className="inline-flex items-center gap-1 rounded-md border border-emerald-400 px-2 py-1 font-medium text-emerald-900 hover:bg-emerald-100 disabled:opacity-60 dark:border-emerald-700 dark:text-emerald-200 dark:hover:bg-emerald-900/50">
+        <button
+          type="button"
+          disabled={state === "working"}
+          onClick={() => void add()}
+          className="inline-flex items-center gap-1 rounded-md border border-emerald-400 px-2 py-1 font-medium text-emerald-900 hover:bg-emerald-100 disabled:opacity-60 dark:border-emerald-700 dark:text-emerald-200 dark:hover:bg-emerald-900/50"
+        >
           <Library className="size-3.5" aria-hidden /> Add to library <span className="sr-only">: {name}</span>
         </button>
       )}
-      <Link href={`/tools/${toolId}`} className="font-medium text-emerald-900 underline-offset-2 hover:underline dark:text-emerald-200">
+      <Link
+        href={`/tools/${toolId}`}
+        className="font-medium text-emerald-900 underline-offset-2 hover:underline dark:text-emerald-200"
+      >
         Open {name}&apos;s page
       </Link>
-      {problem && <span role="alert" className="text-rose-700 dark:text-rose-300">{problem}</span>}
+      {problem && (
+        <span role="alert" className="text-rose-700 dark:text-rose-300">
+          {problem}
+        </span>
+      )}
     </div>
   );
 }

@@ -9,7 +9,15 @@ import { useId, useState } from "react";
  * renderer rather than a JSON-Schema form library: the maintained ones validate with Ajv, which compiles code
  * with `new Function`, and this app's Content-Security-Policy forbids that. The server validates every call.
  */
-export function RunForm({ schema, running, onRun }: { schema: Record<string, unknown>; running: boolean; onRun: (input: Record<string, unknown>) => void }) {
+export function RunForm({
+  schema,
+  running,
+  onRun,
+}: {
+  schema: Record<string, unknown>;
+  running: boolean;
+  onRun: (input: Record<string, unknown>) => void;
+}) {
   const id = useId();
   const properties = (schema.properties ?? {}) as Record<string, FieldSchema>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
@@ -20,7 +28,9 @@ export function RunForm({ schema, running, onRun }: { schema: Record<string, unk
     event.preventDefault();
     try {
       setProblem(null);
-      onRun(Object.fromEntries(Object.entries(properties).flatMap(([name, field]) => toInput(name, field, values[name]))));
+      onRun(
+        Object.fromEntries(Object.entries(properties).flatMap(([name, field]) => toInput(name, field, values[name]))),
+      );
     } catch (error) {
       setProblem((error as Error).message);
     }
@@ -35,14 +45,23 @@ export function RunForm({ schema, running, onRun }: { schema: Record<string, unk
           <label htmlFor={fieldId} className="block text-sm font-medium">
             {name}
             {required.has(name) ? "" : " (optional)"}
-            {field.description && <span className="block text-xs font-normal text-zinc-600 dark:text-zinc-400">{field.description}</span>}
+            {field.description && (
+              <span className="block text-xs font-normal text-zinc-600 dark:text-zinc-400">{field.description}</span>
+            )}
           </label>
         );
-        const input = "w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+        const input =
+          "w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
         if (kind === "boolean") {
           return (
             <div key={name} className="flex items-start gap-2">
-              <input id={fieldId} type="checkbox" checked={values[name] === true} onChange={(event) => setValues({ ...values, [name]: event.target.checked })} className="mt-1" />
+              <input
+                id={fieldId}
+                type="checkbox"
+                checked={values[name] === true}
+                onChange={(event) => setValues({ ...values, [name]: event.target.checked })}
+                className="mt-1"
+              />
               {label}
             </div>
           );
@@ -51,7 +70,13 @@ export function RunForm({ schema, running, onRun }: { schema: Record<string, unk
           <div key={name} className="space-y-1">
             {label}
             {kind === "enum" ? (
-              <select id={fieldId} required={required.has(name)} value={String(values[name] ?? "")} onChange={(event) => setValues({ ...values, [name]: event.target.value })} className={input}>
+              <select
+                id={fieldId}
+                required={required.has(name)}
+                value={String(values[name] ?? "")}
+                onChange={(event) => setValues({ ...values, [name]: event.target.value })}
+                className={input}
+              >
                 <option value="">—</option>
                 {field.enum!.map((option) => (
                   <option key={String(option)} value={String(option)}>
@@ -60,7 +85,15 @@ export function RunForm({ schema, running, onRun }: { schema: Record<string, unk
                 ))}
               </select>
             ) : kind === "json" ? (
-              <textarea id={fieldId} required={required.has(name)} rows={3} placeholder="JSON" value={String(values[name] ?? "")} onChange={(event) => setValues({ ...values, [name]: event.target.value })} className={`${input} font-mono`} />
+              <textarea
+                id={fieldId}
+                required={required.has(name)}
+                rows={3}
+                placeholder="JSON"
+                value={String(values[name] ?? "")}
+                onChange={(event) => setValues({ ...values, [name]: event.target.value })}
+                className={`${input} font-mono`}
+              />
             ) : (
               <input
                 id={fieldId}
@@ -75,8 +108,16 @@ export function RunForm({ schema, running, onRun }: { schema: Record<string, unk
           </div>
         );
       })}
-      {problem && <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
-      <button type="submit" disabled={running} className="inline-flex items-center gap-1.5 rounded-lg bg-emerald-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-emerald-800 disabled:opacity-60">
+      {problem && (
+        <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">
+          {problem}
+        </p>
+      )}
+      <button
+        type="submit"
+        disabled={running}
+        className="inline-flex items-center gap-1.5 rounded-lg bg-emerald-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-emerald-800 disabled:opacity-60"
+      >
         <Play className="size-4" aria-hidden /> {running ? "Running…" : "Run"}
       </button>
     </form>

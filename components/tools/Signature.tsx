@@ -9,7 +9,10 @@ export function Signature({ name, schema }: { name: string; schema: Record<strin
       {parameters.map((parameter, index) => (
         <span key={parameter.name}>
           {index > 0 && ", "}
-          <span className={parameter.required ? "" : "text-zinc-500 dark:text-zinc-400"} title={parameter.required ? "required" : "optional"}>
+          <span
+            className={parameter.required ? "" : "text-zinc-500 dark:text-zinc-400"}
+            title={parameter.required ? "required" : "optional"}
+          >
             {parameter.name}
             {parameter.required ? "" : "?"}
           </span>

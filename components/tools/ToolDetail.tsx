@@ -37,7 +37,8 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       setProblem(problemText(error));
     }
   };
-  const change = (patch: Parameters<typeof api.changeTool>[1]) => attempt(async () => setTool(await api.changeTool(tool.id, patch)));
+  const change = (patch: Parameters<typeof api.changeTool>[1]) =>
+    attempt(async () => setTool(await api.changeTool(tool.id, patch)));
   const run = (input: Record<string, unknown>) =>
     attempt(async () => {
       setRunning(true);
@@ -56,7 +57,8 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       router.push("/tools");
     });
 
-  const button = "inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
+  const button =
+    "inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
   return (
     <article aria-labelledby="tool-title">
       <Link href="/tools" className="text-sm text-zinc-600 hover:underline dark:text-zinc-400">
@@ -66,34 +68,63 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
         <h1 id="tool-title" className="font-mono text-xl font-semibold">
           {tool.name}
         </h1>
-        <span className="rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900/60 dark:text-emerald-100">v{tool.version}</span>
-        <span className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200" data-testid="tool-scope">
+        <span className="rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900/60 dark:text-emerald-100">
+          v{tool.version}
+        </span>
+        <span
+          className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200"
+          data-testid="tool-scope"
+        >
           {tool.scope === "library" ? "In the library" : "One conversation"}
         </span>
-        {tool.status === "deprecated" && <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-950 dark:bg-amber-900/60 dark:text-amber-100">Deprecated</span>}
+        {tool.status === "deprecated" && (
+          <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-950 dark:bg-amber-900/60 dark:text-amber-100">
+            Deprecated
+          </span>
+        )}
       </header>
       <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">{tool.description}</p>
       <div className="mt-2">
         <Signature name={tool.name} schema={tool.parameters_schema} />
       </div>
       {tool.conversationId && (
-        <Link href={`/c/${tool.conversationId}`} className="mt-2 inline-flex items-center gap-1 text-sm text-sky-700 hover:underline dark:text-sky-400">
+        <Link
+          href={`/c/${tool.conversationId}`}
+          className="mt-2 inline-flex items-center gap-1 text-sm text-sky-700 hover:underline dark:text-sky-400"
+        >
           <MessageSquare className="size-4" aria-hidden /> The conversation that made it
         </Link>
       )}
 
       <div className="mt-4 flex flex-wrap gap-2">
-        <button type="button" className={button} onClick={() => void change({ scope: tool.scope === "library" ? "conversation" : "library" })}>
-          <Library className="size-4" aria-hidden /> {tool.scope === "library" ? "Keep in its conversation only" : "Add to library"}
+        <button
+          type="button"
+          className={button}
+          onClick={() => void change({ scope: tool.scope === "library" ? "conversation" : "library" })}
+        >
+          <Library className="size-4" aria-hidden />{" "}
+          {tool.scope === "library" ? "Keep in its conversation only" : "Add to library"}
         </button>
-        <button type="button" className={button} onClick={() => void change({ status: tool.status === "deprecated" ? "active" : "deprecated" })}>
-          {tool.status === "deprecated" ? <ArchiveRestore className="size-4" aria-hidden /> : <Archive className="size-4" aria-hidden />}
+        <button
+          type="button"
+          className={button}
+          onClick={() => void change({ status: tool.status === "deprecated" ? "active" : "deprecated" })}
+        >
+          {tool.status === "deprecated" ? (
+            <ArchiveRestore className="size-4" aria-hidden />
+          ) : (
+            <Archive className="size-4" aria-hidden />
+          )}
           {tool.status === "deprecated" ? "Reactivate" : "Deprecate"}
         </button>
         {confirmDelete ? (
           <span className="flex items-center gap-2 text-sm">
             Delete every version?
-            <button type="button" onClick={() => void remove()} className="rounded-md bg-rose-700 px-2.5 py-1.5 font-medium text-white hover:bg-rose-800">
+            <button
+              type="button"
+              onClick={() => void remove()}
+              className="rounded-md bg-rose-700 px-2.5 py-1.5 font-medium text-white hover:bg-rose-800"
+            >
               Delete
             </button>
             <button type="button" onClick={() => setConfirmDelete(false)} className={button}>
@@ -101,18 +132,29 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
             </button>
           </span>
         ) : (
-          <button type="button" className={`${button} text-rose-800 dark:text-rose-300`} onClick={() => setConfirmDelete(true)}>
+          <button
+            type="button"
+            className={`${button} text-rose-800 dark:text-rose-300`}
+            onClick={() => setConfirmDelete(true)}
+          >
             <Trash2 className="size-4" aria-hidden /> Delete
           </button>
         )}
       </div>
-      {problem && <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">{problem}</p>}
+      {problem && (
+        <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-300">
+          {problem}
+        </p>
+      )}
 
       <Section title="Statistics">
         <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-5" data-testid="tool-stats">
           {[
             ["Calls", String(stats?.executions ?? 0)],
-            ["Succeeded", stats && stats.executions > 0 ? `${Math.round((stats.successes / stats.executions) * 100)} %` : "—"],
+            [
+              "Succeeded",
+              stats && stats.executions > 0 ? `${Math.round((stats.successes / stats.executions) * 100)} %` : "—",
+            ],
             ["Mean time", stats?.meanDurationMs == null ? "—" : `${stats.meanDurationMs} ms`],
             ["Last time", stats?.lastDurationMs == null ? "—" : `${stats.lastDurationMs} ms`],
             ["Last used", stats?.lastUsedAt ? new Date(stats.lastUsedAt).toLocaleString() : "never"],
@@ -134,10 +176,15 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
         <RunForm schema={tool.parameters_schema} running={running} onRun={(input) => void run(input)} />
         {result && (
           <div className="mt-3" data-testid="run-result">
-            <p className={`text-sm font-medium ${result.success ? "text-emerald-800 dark:text-emerald-300" : "text-rose-800 dark:text-rose-300"}`}>
+            <p
+              className={`text-sm font-medium ${result.success ? "text-emerald-800 dark:text-emerald-300" : "text-rose-800 dark:text-rose-300"}`}
+            >
               {result.success ? "Succeeded" : "Failed"} in {Math.round(result.executionTime * 1000)} ms
             </p>
-            <JsonView value={result.success ? result.output : result.error} label={result.success ? "Output" : "Error"} />
+            <JsonView
+              value={result.success ? result.output : result.error}
+              label={result.success ? "Output" : "Error"}
+            />
           </div>
         )}
       </Section>
@@ -176,7 +223,10 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
                     <td className="py-1.5 pr-3">v{execution.version ?? "?"}</td>
                     <td className="py-1.5 pr-3">
                       {execution.conversationId ? (
-                        <Link href={`/c/${execution.conversationId}`} className="text-sky-700 hover:underline dark:text-sky-400">
+                        <Link
+                          href={`/c/${execution.conversationId}`}
+                          className="text-sky-700 hover:underline dark:text-sky-400"
+                        >
                           chat
                         </Link>
                       ) : (

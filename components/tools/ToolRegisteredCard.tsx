@@ -14,7 +14,11 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
       label="Tool registered"
       ariaLabel={`Tool registered: ${tool.name}`}
       testId="tool-registered"
-      badge={<span className="rounded-full bg-emerald-200/80 px-2 py-0.5 text-[11px] font-medium text-emerald-900 dark:bg-emerald-800/70 dark:text-emerald-100">v{tool.version}</span>}
+      badge={
+        <span className="rounded-full bg-emerald-200/80 px-2 py-0.5 text-[11px] font-medium text-emerald-900 dark:bg-emerald-800/70 dark:text-emerald-100">
+          v{tool.version}
+        </span>
+      }
     >
       <div className="mt-2 text-emerald-950 dark:text-emerald-50">
         <Signature name={tool.name} schema={tool.parametersSchema} />

@@ -18,7 +18,11 @@ export function VersionDiff({ versions }: { versions: LibraryTool[] }) {
   const picker = (label: string, value: number, onChange: (version: number) => void) => (
     <label className="text-sm">
       {label}{" "}
-      <select value={value} onChange={(event) => onChange(Number(event.target.value))} className="rounded-md border border-zinc-300 bg-white px-1.5 py-1 dark:border-zinc-700 dark:bg-zinc-900">
+      <select
+        value={value}
+        onChange={(event) => onChange(Number(event.target.value))}
+        className="rounded-md border border-zinc-300 bg-white px-1.5 py-1 dark:border-zinc-700 dark:bg-zinc-900"
+      >
         {versions.map((version) => (
           <option key={version.version} value={version.version}>
             v{version.version}
@@ -33,7 +37,13 @@ export function VersionDiff({ versions }: { versions: LibraryTool[] }) {
         {picker("From", from, setFrom)}
         {picker("to", to, setTo)}
       </div>
-      <pre id={id} tabIndex={0} aria-label={`Changes from v${from} to v${to}`} className="mt-2 max-h-96 overflow-auto rounded-lg border border-zinc-200 bg-zinc-50 py-2 font-mono text-[12.5px] leading-5 outline-none focus-visible:ring-2 focus-visible:ring-sky-600 dark:border-zinc-800 dark:bg-zinc-950" data-testid="version-diff">
+      <pre
+        id={id}
+        tabIndex={0}
+        aria-label={`Changes from v${from} to v${to}`}
+        className="mt-2 max-h-96 overflow-auto rounded-lg border border-zinc-200 bg-zinc-50 py-2 font-mono text-[12.5px] leading-5 outline-none focus-visible:ring-2 focus-visible:ring-sky-600 dark:border-zinc-800 dark:bg-zinc-950"
+        data-testid="version-diff"
+      >
         {parts.flatMap((part, index) =>
           part.value
             .replace(/\n$/, "")

@@ -29,23 +29,43 @@ export function ApprovalPrompt({ call }: { call: ToolCallView }) {
     }
   };
   return (
-    <div role="group" aria-label={`Approve ${call.name}?`} className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100" data-testid="approval-prompt">
+    <div
+      role="group"
+      aria-label={`Approve ${call.name}?`}
+      className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
+      data-testid="approval-prompt"
+    >
       <p className="flex items-center gap-2 font-medium">
-        <ShieldQuestion className="size-4" aria-hidden /> This profile asks before each {call.name} call: run it with the input above?
+        <ShieldQuestion className="size-4" aria-hidden /> This profile asks before each {call.name} call: run it with
+        the input above?
       </p>
       {conversationId ? (
         <div className="mt-2 flex gap-2">
-          <button type="button" disabled={working} onClick={() => void answer(true)} className="rounded-md bg-emerald-700 px-3 py-1 font-medium text-white hover:bg-emerald-800 disabled:opacity-60">
+          <button
+            type="button"
+            disabled={working}
+            onClick={() => void answer(true)}
+            className="rounded-md bg-emerald-700 px-3 py-1 font-medium text-white hover:bg-emerald-800 disabled:opacity-60"
+          >
             Approve
           </button>
-          <button type="button" disabled={working} onClick={() => void answer(false)} className="rounded-md bg-rose-700 px-3 py-1 font-medium text-white hover:bg-rose-800 disabled:opacity-60">
+          <button
+            type="button"
+            disabled={working}
+            onClick={() => void answer(false)}
+            className="rounded-md bg-rose-700 px-3 py-1 font-medium text-white hover:bg-rose-800 disabled:opacity-60"
+          >
             Deny
           </button>
         </div>
       ) : (
         <p className="mt-1">Waiting for the owner&apos;s answer.</p>
       )}
-      {problem && <p role="alert" className="mt-2 text-rose-800 dark:text-rose-300">{problem}</p>}
+      {problem && (
+        <p role="alert" className="mt-2 text-rose-800 dark:text-rose-300">
+          {problem}
+        </p>
+      )}
     </div>
   );
 }

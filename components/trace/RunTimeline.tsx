@@ -6,7 +6,17 @@ import { StepView } from "./StepView";
 /** The last cards of the latest run are built at once; the rest of a long trace is built as it scrolls into view. */
 const EAGER_CARDS = 6;
 
-export const RunTimeline = memo(function RunTimeline({ run, index, startedAt, latest }: { run: RunView; index: number; startedAt?: string; latest: boolean }) {
+export const RunTimeline = memo(function RunTimeline({
+  run,
+  index,
+  startedAt,
+  latest,
+}: {
+  run: RunView;
+  index: number;
+  startedAt?: string;
+  latest: boolean;
+}) {
   const live = run.status === "running";
   // Index of the first card built at once, per step, counting EAGER_CARDS back from the end of the run.
   let budget = latest ? EAGER_CARDS : 0;
@@ -20,10 +30,18 @@ export const RunTimeline = memo(function RunTimeline({ run, index, startedAt, la
     })
     .reverse();
   return (
-    <section aria-label={`Run ${index + 1}`} className="border-b border-zinc-200 px-4 py-4 last:border-b-0 dark:border-zinc-800" data-testid="trace-run">
+    <section
+      aria-label={`Run ${index + 1}`}
+      className="border-b border-zinc-200 px-4 py-4 last:border-b-0 dark:border-zinc-800"
+      data-testid="trace-run"
+    >
       <header className="mb-3 flex flex-wrap items-center gap-2">
         <h3 className="text-sm font-semibold text-zinc-800 dark:text-zinc-100">Run {index + 1}</h3>
-        {run.model && <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">{run.model}</span>}
+        {run.model && (
+          <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">
+            {run.model}
+          </span>
+        )}
         <span className="ml-auto">
           <RunStatusBadge run={run} startedAt={startedAt} />
         </span>
@@ -42,12 +60,18 @@ export const RunTimeline = memo(function RunTimeline({ run, index, startedAt, la
         </ol>
       )}
       {run.resumed && (
-        <p role="status" className="mt-3 rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100">
+        <p
+          role="status"
+          className="mt-3 rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100"
+        >
           {run.resumed}
         </p>
       )}
       {run.error && (
-        <p role="alert" className="mt-3 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100">
+        <p
+          role="alert"
+          className="mt-3 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100"
+        >
           {run.error.message}
         </p>
       )}

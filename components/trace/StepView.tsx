@@ -9,12 +9,25 @@ import { ToolCallCard } from "./ToolCallCard";
 const CARD_HEIGHT = 230;
 
 /** `eagerFrom`: calls from this index on are built at once, earlier ones when scrolled near. */
-export const StepView = memo(function StepView({ step, live, eagerFrom }: { step: Step; live: boolean; eagerFrom: number }) {
+export const StepView = memo(function StepView({
+  step,
+  live,
+  eagerFrom,
+}: {
+  step: Step;
+  live: boolean;
+  eagerFrom: number;
+}) {
   return (
     <li className="relative pl-6" data-testid="trace-step">
-      <span aria-hidden className="absolute left-0 top-1 grid size-4 place-items-center rounded-full border-2 border-zinc-300 bg-white text-[9px] font-bold text-zinc-500 dark:border-zinc-600 dark:bg-zinc-900" />
+      <span
+        aria-hidden
+        className="absolute left-0 top-1 grid size-4 place-items-center rounded-full border-2 border-zinc-300 bg-white text-[9px] font-bold text-zinc-500 dark:border-zinc-600 dark:bg-zinc-900"
+      />
       <div className="mb-2 flex items-baseline gap-2">
-        <h4 className="text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-300">Step {step.step}</h4>
+        <h4 className="text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-300">
+          Step {step.step}
+        </h4>
         {step.finishReason && <span className="text-[11px] text-zinc-600 dark:text-zinc-400">{step.finishReason}</span>}
         {step.usage?.outputTokens !== undefined && (
           <span className="text-[11px] text-zinc-600 dark:text-zinc-400">
@@ -27,7 +40,9 @@ export const StepView = memo(function StepView({ step, live, eagerFrom }: { step
           <summary className="flex cursor-pointer select-none items-center gap-1.5 text-xs font-medium text-violet-800 dark:text-violet-300">
             <Brain className="size-3.5" aria-hidden /> Reasoning
           </summary>
-          <p className="mt-1 whitespace-pre-wrap text-[13px] leading-relaxed text-violet-950/90 dark:text-violet-100/80">{step.reasoning}</p>
+          <p className="mt-1 whitespace-pre-wrap text-[13px] leading-relaxed text-violet-950/90 dark:text-violet-100/80">
+            {step.reasoning}
+          </p>
         </details>
       )}
       {step.text &&

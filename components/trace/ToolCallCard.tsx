@@ -29,7 +29,10 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
         <code className="font-mono text-[13px] font-semibold text-zinc-900 dark:text-zinc-100">{call.name}</code>
         <span className="ml-auto flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
           {call.truncated && (
-            <span className="inline-flex items-center gap-1 rounded-full bg-amber-100 px-2 py-0.5 font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200" title="The output was longer than the limit and was cut">
+            <span
+              className="inline-flex items-center gap-1 rounded-full bg-amber-100 px-2 py-0.5 font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200"
+              title="The output was longer than the limit and was cut"
+            >
               <Scissors className="size-3" aria-hidden /> truncated
             </span>
           )}
@@ -42,8 +45,14 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
         {call.status === "ok" && <JsonView value={call.output} label="Output" />}
         {call.status === "error" && (
           <div>
-            <span className="text-[11px] font-medium uppercase tracking-wide text-rose-700 dark:text-rose-400">Error</span>
-            <pre tabIndex={0} aria-label="Error" className="mt-1 max-h-72 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-sky-600 whitespace-pre-wrap break-words rounded-md bg-rose-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-rose-900 dark:bg-rose-950/40 dark:text-rose-100">
+            <span className="text-[11px] font-medium uppercase tracking-wide text-rose-700 dark:text-rose-400">
+              Error
+            </span>
+            <pre
+              tabIndex={0}
+              aria-label="Error"
+              className="mt-1 max-h-72 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-sky-600 whitespace-pre-wrap break-words rounded-md bg-rose-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-rose-900 dark:bg-rose-950/40 dark:text-rose-100"
+            >
               {call.error}
             </pre>
           </div>

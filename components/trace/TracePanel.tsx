@@ -23,23 +23,42 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
   const { ref, onScroll, showJump, jumpToLatest } = useStickToBottom<HTMLDivElement>(trace.lastEventId);
   const tabClass = (active: boolean) =>
     `inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium ${
-      active ? "bg-zinc-200/80 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50" : "text-zinc-600 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-100"
+      active
+        ? "bg-zinc-200/80 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50"
+        : "text-zinc-600 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-100"
     }`;
 
   return (
     <aside aria-label="Reasoning panel" className="flex h-full min-h-0 flex-col bg-zinc-50/60 dark:bg-zinc-950">
       <div className="flex items-center gap-1 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
         <div role="tablist" aria-label="Panel view" className="flex items-center gap-1">
-        <button type="button" role="tab" aria-selected={tab === "trace"} className={tabClass(tab === "trace")} onClick={() => setTab("trace")}>
-          <Activity className="size-4" aria-hidden /> Trace
-        </button>
-        <button type="button" role="tab" aria-selected={tab === "tools"} className={tabClass(tab === "tools")} onClick={() => setTab("tools")}>
-          <Wrench className="size-4" aria-hidden /> Tools
-          <span className="rounded-full bg-zinc-200 px-1.5 text-[11px] dark:bg-zinc-700">{tools.length}</span>
-        </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === "trace"}
+            className={tabClass(tab === "trace")}
+            onClick={() => setTab("trace")}
+          >
+            <Activity className="size-4" aria-hidden /> Trace
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === "tools"}
+            className={tabClass(tab === "tools")}
+            onClick={() => setTab("tools")}
+          >
+            <Wrench className="size-4" aria-hidden /> Tools
+            <span className="rounded-full bg-zinc-200 px-1.5 text-[11px] dark:bg-zinc-700">{tools.length}</span>
+          </button>
         </div>
         {onClose && (
-          <button type="button" onClick={onClose} aria-label="Close the reasoning panel" className="ml-auto rounded-md p-1.5 text-zinc-500 hover:bg-zinc-200 dark:hover:bg-zinc-800">
+          <button
+            type="button"
+            onClick={onClose}
+            aria-label="Close the reasoning panel"
+            className="ml-auto rounded-md p-1.5 text-zinc-500 hover:bg-zinc-200 dark:hover:bg-zinc-800"
+          >
             <X className="size-4" aria-hidden />
           </button>
         )}
@@ -49,13 +68,21 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
           {tab === "tools" ? (
             <ToolsList tools={tools} />
           ) : trace.runs.length === 0 ? (
-            <p className="px-6 py-12 text-center text-sm text-zinc-500 dark:text-zinc-400">Each step of the agent — its reasoning, tool calls, and the tools it builds — appears here as it happens.</p>
+            <p className="px-6 py-12 text-center text-sm text-zinc-500 dark:text-zinc-400">
+              Each step of the agent — its reasoning, tool calls, and the tools it builds — appears here as it happens.
+            </p>
           ) : (
             <ScrollRootContext.Provider value={ref}>
               {/* Its own hydration boundary: the panel's controls respond before a long trace has hydrated. */}
               <Suspense>
                 {trace.runs.map((run, index) => (
-                  <RunTimeline key={run.runId} run={run} index={index} startedAt={runStarts[run.runId]} latest={index === trace.runs.length - 1} />
+                  <RunTimeline
+                    key={run.runId}
+                    run={run}
+                    index={index}
+                    startedAt={runStarts[run.runId]}
+                    latest={index === trace.runs.length - 1}
+                  />
                 ))}
               </Suspense>
             </ScrollRootContext.Provider>

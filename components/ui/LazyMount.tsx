@@ -11,7 +11,15 @@ const PRELOAD_PX = 1500;
  * Render `children` once they come within reach of the scroll container's viewport, a placeholder of the estimated
  * height until then. Long traces open fast because only what can be seen is built; once built, it stays.
  */
-export function LazyMount({ eager, estimatedHeight, children }: { eager: boolean; estimatedHeight: number; children: ReactNode }) {
+export function LazyMount({
+  eager,
+  estimatedHeight,
+  children,
+}: {
+  eager: boolean;
+  estimatedHeight: number;
+  children: ReactNode;
+}) {
   const root = useContext(ScrollRootContext);
   const [mounted, setMounted] = useState(eager);
   const placeholder = useRef<HTMLDivElement>(null);
@@ -30,5 +38,12 @@ export function LazyMount({ eager, estimatedHeight, children }: { eager: boolean
     return () => observer.disconnect();
   }, [mounted, root]);
   if (mounted) return <>{children}</>;
-  return <div ref={placeholder} style={{ height: estimatedHeight }} aria-hidden className="rounded-xl border border-dashed border-zinc-200 dark:border-zinc-800" />;
+  return (
+    <div
+      ref={placeholder}
+      style={{ height: estimatedHeight }}
+      aria-hidden
+      className="rounded-xl border border-dashed border-zinc-200 dark:border-zinc-800"
+    />
+  );
 }

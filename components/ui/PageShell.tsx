@@ -10,7 +10,13 @@ const LINKS = [
 ] as const;
 
 /** The frame of the pages beside the chat: the library, a tool, settings. */
-export function PageShell({ current, children }: { current: (typeof LINKS)[number]["href"]; children: React.ReactNode }) {
+export function PageShell({
+  current,
+  children,
+}: {
+  current: (typeof LINKS)[number]["href"];
+  children: React.ReactNode;
+}) {
   return (
     <div className="min-h-dvh bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
       <header className="border-b border-zinc-200 dark:border-zinc-800">
@@ -27,7 +33,10 @@ export function PageShell({ current, children }: { current: (typeof LINKS)[numbe
             </Link>
           ))}
           {/* A plain link: the API reference is its own document, not a page of this app's router. */}
-          <a href="/docs" className="ml-auto rounded-md px-2.5 py-1.5 text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <a
+            href="/docs"
+            className="ml-auto rounded-md px-2.5 py-1.5 text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          >
             API reference
           </a>
         </nav>
@@ -38,7 +47,15 @@ export function PageShell({ current, children }: { current: (typeof LINKS)[numbe
 }
 
 /** A page's heading and what the page is for. */
-export function PageTitle({ icon: Icon, title, children }: { icon: LucideIcon; title: string; children: React.ReactNode }) {
+export function PageTitle({
+  icon: Icon,
+  title,
+  children,
+}: {
+  icon: LucideIcon;
+  title: string;
+  children: React.ReactNode;
+}) {
   return (
     <>
       <h1 className="flex items-center gap-2 text-xl font-semibold">

@@ -11,12 +11,24 @@ import xml from "highlight.js/lib/languages/xml";
 // A handful of languages keeps the bundle small; anything else is shown as plain text.
 const languages = { bash, css, javascript, json, python, sql, typescript, xml };
 for (const [name, language] of Object.entries(languages)) hljs.registerLanguage(name, language);
-const aliases: Record<string, string> = { js: "javascript", ts: "typescript", sh: "bash", shell: "bash", html: "xml", py: "python", tsx: "typescript", jsx: "javascript" };
+const aliases: Record<string, string> = {
+  js: "javascript",
+  ts: "typescript",
+  sh: "bash",
+  shell: "bash",
+  html: "xml",
+  py: "python",
+  tsx: "typescript",
+  jsx: "javascript",
+};
 
 /** Highlighted HTML for each line of `code` (highlight.js escapes the text, so the HTML is safe to insert). */
 export function highlightLines(code: string, language?: string): string[] {
   const name = language ? (aliases[language] ?? language) : undefined;
-  const html = name && hljs.getLanguage(name) ? hljs.highlight(code, { language: name, ignoreIllegals: true }).value : escapeHtml(code);
+  const html =
+    name && hljs.getLanguage(name)
+      ? hljs.highlight(code, { language: name, ignoreIllegals: true }).value
+      : escapeHtml(code);
   return splitKeepingSpans(html);
 }
 

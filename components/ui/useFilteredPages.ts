@@ -13,7 +13,12 @@ export interface Paged<Item> {
  * filters change (after `delayMs`, so typing sends one request), and older pages appended on demand. `fetchPage`
  * must not change between renders (a module-level function).
  */
-export function useFilteredPages<Item, Filters>(initial: Paged<Item>, filters: Filters, fetchPage: (filters: Filters, cursor?: string) => Promise<Paged<Item>>, delayMs = 0) {
+export function useFilteredPages<Item, Filters>(
+  initial: Paged<Item>,
+  filters: Filters,
+  fetchPage: (filters: Filters, cursor?: string) => Promise<Paged<Item>>,
+  delayMs = 0,
+) {
   const [page, setPage] = useState(initial);
   const [problem, setProblem] = useState<string | null>(null);
   // The first render shows the server's page for the initial filters: nothing to fetch.

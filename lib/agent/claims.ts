@@ -12,7 +12,16 @@ import { config } from "@/lib/config";
 import { dropIdleConnectionsAfterHang, provider } from "@/lib/db/client";
 import { databaseClock } from "@/lib/db/clock";
 import { notifications, type RunMessage } from "@/lib/db/notifications";
-import { abandonedRuns, claimRun, finishRun, heldClaims, releaseLeases, renewLeases, takeOverRun, type AbandonedRun } from "@/lib/db/runs";
+import {
+  abandonedRuns,
+  claimRun,
+  finishRun,
+  heldClaims,
+  releaseLeases,
+  renewLeases,
+  takeOverRun,
+  type AbandonedRun,
+} from "@/lib/db/runs";
 
 /**
  * Resume a run this instance has taken over under `claim`, whose lease it set at `leasedAt` (`performance.now()`);
@@ -73,7 +82,16 @@ export class RunClaims<Run extends LeasedRun> {
   async claim(run: Run, model: string): Promise<boolean> {
     if (this.stopping || this.local.has(run.conversationId)) return false;
     const sent = performance.now();
-    if (!(await claimRun({ id: run.id, conversationId: run.conversationId, model, instanceId: this.instanceId, claim: run.claim, leaseUntil: this.leaseFrom(sent) }))) {
+    if (
+      !(await claimRun({
+        id: run.id,
+        conversationId: run.conversationId,
+        model,
+        instanceId: this.instanceId,
+        claim: run.claim,
+        leaseUntil: this.leaseFrom(sent),
+      }))
+    ) {
       return false;
     }
     if (this.stopping) {
@@ -173,7 +191,11 @@ export class RunClaims<Run extends LeasedRun> {
     this.local.clear();
     this.leasedAt.clear();
     // A full lease for the hand-over itself, which the heartbeat no longer renews.
-    const { held } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseFrom(performance.now()));
+    const { held } = await renewLeases(
+      this.instanceId,
+      runs.map((run) => run.id),
+      this.leaseFrom(performance.now()),
+    );
     // A run that is storing its end here does so before the instance exits.
     const finishing = await this.letGo(runs.filter((run) => !held.includes(run.id)));
     await Promise.all([
@@ -199,7 +221,9 @@ export class RunClaims<Run extends LeasedRun> {
   private deliver(message: RunMessage): void {
     if (this.stopping) return;
     if (message.kind === "released") {
-      this.takeOverAbandoned(databaseClock.now()).catch((error) => console.error("Could not take over released runs:", error));
+      this.takeOverAbandoned(databaseClock.now()).catch((error) =>
+        console.error("Could not take over released runs:", error),
+      );
       return;
     }
     const run = [...this.local.values()].find((candidate) => candidate.id === message.runId);
@@ -212,7 +236,11 @@ export class RunClaims<Run extends LeasedRun> {
     databaseClock.refresh();
     const sent = performance.now();
     const runs = [...this.local.values()];
-    const { held, cancelRequested } = await renewLeases(this.instanceId, runs.map((run) => run.id), this.leaseFrom(sent));
+    const { held, cancelRequested } = await renewLeases(
+      this.instanceId,
+      runs.map((run) => run.id),
+      this.leaseFrom(sent),
+    );
     const current = runs.filter((run) => this.local.get(run.conversationId) === run);
     for (const run of current.filter((run) => held.includes(run.id))) {
       // A late answer to an earlier heartbeat says nothing newer.
@@ -252,8 +280,13 @@ export class RunClaims<Run extends LeasedRun> {
    */
   private fence(): void {
     const unrenewedSince = performance.now() - config.leaseMs + fenceMarginMs();
-    const expiring = [...this.local.values()].filter((run) => (this.leasedAt.get(run.id) ?? -Infinity) <= unrenewedSince);
-    if (expiring.length > 0) console.error(`${expiring.length} run leases could not be renewed for ${config.leaseMs - fenceMarginMs()} ms; this instance stops those runs.`);
+    const expiring = [...this.local.values()].filter(
+      (run) => (this.leasedAt.get(run.id) ?? -Infinity) <= unrenewedSince,
+    );
+    if (expiring.length > 0)
+      console.error(
+        `${expiring.length} run leases could not be renewed for ${config.leaseMs - fenceMarginMs()} ms; this instance stops those runs.`,
+      );
     for (const run of expiring) this.abandon(run, "its lease could not be renewed");
   }
 

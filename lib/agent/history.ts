@@ -25,12 +25,20 @@ export function stepMessages(text: string, calls: ToolCallEvent[], results: Tool
       role: "assistant",
       content: [
         ...(text ? [{ type: "text" as const, text }] : []),
-        ...answered.map((call) => ({ type: "tool-call" as const, toolCallId: call.callId, toolName: call.name, input: call.input })),
+        ...answered.map((call) => ({
+          type: "tool-call" as const,
+          toolCallId: call.callId,
+          toolName: call.name,
+          input: call.input,
+        })),
       ],
     },
   ];
   if (answered.length > 0) {
-    messages.push({ role: "tool", content: answered.map((call) => toolResultPart(results.find((r) => r.callId === call.callId)!)) });
+    messages.push({
+      role: "tool",
+      content: answered.map((call) => toolResultPart(results.find((r) => r.callId === call.callId)!)),
+    });
   }
   return messages;
 }
@@ -44,7 +52,10 @@ export async function conversationHistory(conversationId: string, resumingRunId?
   const [messages, events] = await Promise.all([listMessages(conversationId), listEvents(conversationId)]);
   const eventsByRun = new Map<string, LoggedEvent[]>();
   // A run taken over goes on after its last finished step: what its dead instance streamed of the next one is dropped.
-  const lastFinished = resumingRunId === undefined ? -1 : events.findLastIndex(({ event }) => event.runId === resumingRunId && event.type === "step_finished");
+  const lastFinished =
+    resumingRunId === undefined
+      ? -1
+      : events.findLastIndex(({ event }) => event.runId === resumingRunId && event.type === "step_finished");
   for (const [index, { event }] of events.entries()) {
     if (event.runId === resumingRunId && index > lastFinished) continue;
     if (!eventsByRun.has(event.runId)) eventsByRun.set(event.runId, []);

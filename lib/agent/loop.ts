@@ -60,7 +60,10 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     if (!run.model) throw new ModelNotConfiguredError();
     const idle = new IdleTimeout(config.modelIdleTimeoutMs);
     const model = languageModel(run.model, () => idle.reset());
-    const [toolset, messages] = await Promise.all([loadToolset(conversationId, run.ownerId, run.profile), conversationHistory(conversationId, run.resumeAfterStep === undefined ? undefined : run.runId)]);
+    const [toolset, messages] = await Promise.all([
+      loadToolset(conversationId, run.ownerId, run.profile),
+      conversationHistory(conversationId, run.resumeAfterStep === undefined ? undefined : run.runId),
+    ]);
 
     while (step < config.maxSteps) {
       step++;
@@ -68,7 +71,17 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
 
       // Plan: one model call, streamed as it arrives. The tool list is rebuilt each step, so a tool registered
       // in step N is offered from step N+1 on.
-      const plan = await streamStep({ model, system: SYSTEM_PROMPT, messages, tools: toolset.forModel(), step, maxRetries: run.model.maxRetries, idle, emit, signal });
+      const plan = await streamStep({
+        model,
+        system: SYSTEM_PROMPT,
+        messages,
+        tools: toolset.forModel(),
+        step,
+        maxRetries: run.model.maxRetries,
+        idle,
+        emit,
+        signal,
+      });
       answer = plan.text;
       if (plan.calls.length === 0) {
         emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage });
@@ -96,7 +109,13 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       signal.throwIfAborted();
 
       // Observe: the results go back to the model in the next step.
-      const callEvents = plan.calls.map((call): ToolCallEvent => ({ type: "tool_call", step, callId: call.callId, name: call.name, input: call.input }));
+      const callEvents = plan.calls.map((call): ToolCallEvent => ({
+        type: "tool_call",
+        step,
+        callId: call.callId,
+        name: call.name,
+        input: call.input,
+      }));
       messages.push(...stepMessages(plan.text, callEvents, results));
       emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage });
     }
@@ -115,12 +134,28 @@ async function executeCall(call: ModelCall, step: number, toolset: Toolset, run:
   const { callId, name, input } = call;
   const { ownerId, conversationId, runId, emit, signal } = run;
   const started = performance.now();
-  const result: ToolResult = call.problem ? { ok: false, error: call.problem } : await toolset.call(name, input, { ownerId, conversationId, runId, signal, requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput) });
+  const result: ToolResult = call.problem
+    ? { ok: false, error: call.problem }
+    : await toolset.call(name, input, {
+        ownerId,
+        conversationId,
+        runId,
+        signal,
+        requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput),
+      });
   const durationMs = Math.round(performance.now() - started);
 
   if (result.ok && result.registered) emit({ type: "tool_registered", step, callId, tool: result.registered });
   if (!result.ok && result.rejected) emit({ type: "tool_rejected", step, callId, ...result.rejected });
-  const observation: ToolResultEvent = { type: "tool_result", step, callId, name, ok: result.ok, durationMs, ...capOutput(result) };
+  const observation: ToolResultEvent = {
+    type: "tool_result",
+    step,
+    callId,
+    name,
+    ok: result.ok,
+    durationMs,
+    ...capOutput(result),
+  };
   emit(observation);
 
   recordExecution({
@@ -142,13 +177,19 @@ async function executeCall(call: ModelCall, step: number, toolset: Toolset, run:
 /** The model and the trace see at most `toolOutputChars` of a result, with a marker that says so. */
 function capOutput(result: ToolResult): Pick<ToolResultEvent, "output" | "error" | "truncated"> {
   const limit = config.toolOutputChars;
-  const marker = (total: string) => `\n…[truncated: the output was ${total} characters; only the first ${limit} are shown]`;
+  const marker = (total: string) =>
+    `\n…[truncated: the output was ${total} characters; only the first ${limit} are shown]`;
   if (!result.ok) {
-    return result.error.length <= limit ? { error: result.error } : { error: result.error.slice(0, limit) + marker(String(result.error.length)) };
+    return result.error.length <= limit
+      ? { error: result.error }
+      : { error: result.error.slice(0, limit) + marker(String(result.error.length)) };
   }
   const text = typeof result.output === "string" ? result.output : JSON.stringify(result.output ?? null);
   if (!result.truncated && text.length <= limit) return { output: result.output ?? null };
-  return { output: text.slice(0, limit) + marker(result.truncated ? `more than ${limit}` : String(text.length)), truncated: true };
+  return {
+    output: text.slice(0, limit) + marker(result.truncated ? `more than ${limit}` : String(text.length)),
+    truncated: true,
+  };
 }
 
 class ModelNotConfiguredError extends Error {

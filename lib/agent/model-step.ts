@@ -44,10 +44,22 @@ const BROKEN_FINISH = new Set(["error", "interrupted"]);
  * streamText's step machinery: less per-chunk work on the streaming hot path. Retries of a failed request and the
  * idle timeout are handled here; every way the call can fail becomes a ModelFailure with a readable message.
  */
-export async function streamStep({ model, system, messages, tools, step, maxRetries, idle, emit, signal }: StepRequest): Promise<StepPlan> {
+export async function streamStep({
+  model,
+  system,
+  messages,
+  tools,
+  step,
+  maxRetries,
+  idle,
+  emit,
+  signal,
+}: StepRequest): Promise<StepPlan> {
   const abortSignal = idle.arm(signal);
   try {
-    const { stream } = await withRetries(maxRetries, signal, () => streamModelCall({ model, system, messages, tools, abortSignal }));
+    const { stream } = await withRetries(maxRetries, signal, () =>
+      streamModelCall({ model, system, messages, tools, abortSignal }),
+    );
     const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
     for await (const part of stream) {
       switch (part.type) {
@@ -155,7 +167,10 @@ export class ModelFailure extends Error {
     const { reason } = this;
     if (APICallError.isInstance(reason)) {
       const said = serverMessage(reason.responseBody) ?? reason.message;
-      return { code: "model_http_error", message: `The model server answered ${reason.statusCode ?? "with an error"}: ${said}` };
+      return {
+        code: "model_http_error",
+        message: `The model server answered ${reason.statusCode ?? "with an error"}: ${said}`,
+      };
     }
     if (TypeValidationError.isInstance(reason)) {
       return {
@@ -185,7 +200,9 @@ export function serverMessage(body: string | undefined): string | undefined {
   }
   if (!parsed || typeof parsed !== "object") return undefined;
   const { error, message, detail } = parsed as { error?: unknown; message?: unknown; detail?: unknown };
-  const candidate = [(error as { message?: unknown } | undefined)?.message, error, message, detail].find((value) => typeof value === "string" && value.trim());
+  const candidate = [(error as { message?: unknown } | undefined)?.message, error, message, detail].find(
+    (value) => typeof value === "string" && value.trim(),
+  );
   return candidate === undefined ? undefined : printable(candidate as string);
 }
 

@@ -16,7 +16,13 @@ export function languageModel(model: ModelConfig, onBytes: () => void): Language
   const fetch = fetchReportingBytes(onBytes);
   const base =
     model.api === "compatible"
-      ? createOpenAICompatible({ name: "openai-compatible", baseURL: model.baseURL ?? "https://api.openai.com/v1", apiKey: model.apiKey, includeUsage: true, fetch }).chatModel(model.model)
+      ? createOpenAICompatible({
+          name: "openai-compatible",
+          baseURL: model.baseURL ?? "https://api.openai.com/v1",
+          apiKey: model.apiKey,
+          includeUsage: true,
+          fetch,
+        }).chatModel(model.model)
       : model.api === "responses"
         ? createOpenAI({ apiKey: model.apiKey ?? "not-needed", baseURL: model.baseURL, fetch }).responses(model.model)
         : createOpenAI({ apiKey: model.apiKey ?? "not-needed", baseURL: model.baseURL, fetch }).chat(model.model);

@@ -53,7 +53,12 @@ const REMOTE_ANSWER_MS = 5_000;
 export type ApprovalOutcome = "answered" | "not waiting" | "unconfirmed";
 
 /** Answer a call waiting for approval, on whichever instance runs it; `signal`: the asker went away. */
-export async function answerApproval(conversationId: string, approvalId: string, approved: boolean, signal?: AbortSignal): Promise<ApprovalOutcome> {
+export async function answerApproval(
+  conversationId: string,
+  approvalId: string,
+  approved: boolean,
+  signal?: AbortSignal,
+): Promise<ApprovalOutcome> {
   if (activeRun(conversationId)?.resolveApproval(approvalId, approved)) return "answered";
   // Elsewhere, over (a run leaves this instance only once its events are stored), or asked before this instance took
   // the run over: the stored log says whether the call waits and which answer was taken. A call's request is stored
@@ -66,12 +71,18 @@ export async function answerApproval(conversationId: string, approvalId: string,
     for (const { seq, event } of await listEvents(conversationId, readThrough)) {
       readThrough = seq;
       if (event.type === "approval_requested" && event.approvalId === approvalId) waiting = true;
-      else if (event.type === "approval_resolved" && event.approvalId === approvalId) return event.approved === approved ? "answered" : "not waiting";
+      else if (event.type === "approval_resolved" && event.approvalId === approvalId)
+        return event.approved === approved ? "answered" : "not waiting";
       // The run ended, or was taken over, which ends the step the call was in; or a later run began.
-      else if (waiting && (event.type === "run_finished" || event.type === "run_resumed" || event.type === "run_started")) return "not waiting";
+      else if (
+        waiting &&
+        (event.type === "run_finished" || event.type === "run_resumed" || event.type === "run_started")
+      )
+        return "not waiting";
     }
     if (!waiting && (!remote || reads > 1)) return "not waiting";
-    if (waiting && remote) await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
+    if (waiting && remote)
+      await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
     // A call waits and no run runs: its run finished, and stores its outcome in its row before the end of its log,
     // where the answer it took is read once stored; a log that never gets its end (its writes failed) shows none.
     if (Date.now() > deadline || signal?.aborted) return remote ? "unconfirmed" : "not waiting";
@@ -154,7 +165,11 @@ export class Run {
    * is listening, and persists everything it does. Throws RunConflictError while another run holds the
    * conversation.
    */
-  static async start(conversation: { id: string; title: string; profile: string | null }, ownerId: string, content: string): Promise<Run> {
+  static async start(
+    conversation: { id: string; title: string; profile: string | null },
+    ownerId: string,
+    content: string,
+  ): Promise<Run> {
     const run = new Run(conversation.id, ownerId, profileOf(conversation.profile));
     await run.claimConversation();
     run.starting = run.open(conversation, content);
@@ -185,7 +200,13 @@ export class Run {
    * step, with the history and the tools from the database. Its events continue after the last stored one.
    */
   static async resume(abandoned: AbandonedRun, leasedAt: number, claim: string): Promise<void> {
-    const run = new Run(abandoned.conversationId, abandoned.conversation.ownerId, profileOf(abandoned.conversation.profile), abandoned.id, claim);
+    const run = new Run(
+      abandoned.conversationId,
+      abandoned.conversation.ownerId,
+      profileOf(abandoned.conversation.profile),
+      abandoned.id,
+      claim,
+    );
     claims.adopt(run, leasedAt);
     try {
       const stored = await listEvents(abandoned.conversationId);
@@ -253,7 +274,13 @@ export class Run {
    */
   async suspend(): Promise<void> {
     // A run that failed to start has nothing to hand over.
-    if (!(await this.starting.then(() => true, () => false))) return;
+    if (
+      !(await this.starting.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     if (this.finishing || this.leaving) return this.execution;
     this.leaving = "suspended";
     // Closed to new events before the cancel, whose own events (a denied approval, a cancelled call) are not true.
@@ -304,8 +331,11 @@ export class Run {
     // Stop, then send at once: the stopped run, here or on another instance, is only settling its last writes.
     const deadline = Date.now() + CANCELLED_RUN_GRACE_MS;
     const holder = claims.holder(this.conversationId);
-    if (holder?.cancelled) await Promise.race([holder.done, new Promise((resolve) => setTimeout(resolve, CANCELLED_RUN_GRACE_MS))]);
-    else while ((await runningRun(this.conversationId))?.cancelRequested && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (holder?.cancelled)
+      await Promise.race([holder.done, new Promise((resolve) => setTimeout(resolve, CANCELLED_RUN_GRACE_MS))]);
+    else
+      while ((await runningRun(this.conversationId))?.cancelRequested && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     if (!(await claims.claim(this, model))) throw new RunConflictError("Another run of this conversation is active.");
   }
 
@@ -316,7 +346,13 @@ export class Run {
     let outcome: AgentOutcome = { status: "error", steps: resumed?.step ?? 0, answer: "" };
     try {
       if ("userMessageId" in start) {
-        emit({ type: "run_started", messageId: start.userMessageId, model: model?.model ?? "none", profile: this.profile.name, segment: this.segment });
+        emit({
+          type: "run_started",
+          messageId: start.userMessageId,
+          model: model?.model ?? "none",
+          profile: this.profile.name,
+          segment: this.segment,
+        });
       } else {
         // Every segment of the log begins with its token, this one too when it only ends the run.
         const { finishedSteps: after, step, toolsStarted, answer } = start.resumeAfter;
@@ -333,7 +369,11 @@ export class Run {
         });
         if (answer !== undefined) return await this.finish({ status: "completed", steps: after, answer });
         if (toolsStarted) {
-          emit({ type: "error", code: "instance_lost", message: `The server running this run stopped while the tool calls of step ${step} ran; what they did is unknown, so the run ends here.` });
+          emit({
+            type: "error",
+            code: "instance_lost",
+            message: `The server running this run stopped while the tool calls of step ${step} ran; what they did is unknown, so the run ends here.`,
+          });
           return await this.finish(outcome);
         }
       }
@@ -394,7 +434,8 @@ export class Run {
       content: answer,
     };
     try {
-      if (!(await storeWhileUnreachable(() => finishRun(this.id, status, steps, this.claim, finishedAt), deadline))) return false;
+      if (!(await storeWhileUnreachable(() => finishRun(this.id, status, steps, this.claim, finishedAt), deadline)))
+        return false;
       if (message) await storeWhileUnreachable(() => createMessage(message), deadline);
     } catch (error) {
       console.error(`Could not store the outcome of run ${this.id}:`, error);
@@ -447,7 +488,8 @@ function progressOf(events: LoggedEvent[]): RunProgress {
       Object.assign(progress, { step: event.step, toolsStarted: false, answer: undefined });
       [text, calledTools] = ["", false];
     } else if (event.type === "text_delta" && event.step === progress.step) text += event.delta;
-    else if (event.type === "step_finished") Object.assign(progress, { finishedSteps: event.step, answer: calledTools ? undefined : text });
+    else if (event.type === "step_finished")
+      Object.assign(progress, { finishedSteps: event.step, answer: calledTools ? undefined : text });
     else if (event.type === "tool_call") {
       calledTools = true;
       if (event.step > progress.finishedSteps) progress.toolsStarted = true;

@@ -47,12 +47,17 @@ export interface ApiToken {
 export type ConversationSource = { conversationId: string } | { shareToken: string };
 
 const base = (source: ConversationSource) =>
-  "shareToken" in source ? `/api/share/${encodeURIComponent(source.shareToken)}` : `/api/conversations/${encodeURIComponent(source.conversationId)}`;
+  "shareToken" in source
+    ? `/api/share/${encodeURIComponent(source.shareToken)}`
+    : `/api/conversations/${encodeURIComponent(source.conversationId)}`;
 
 /** The server's `{ error: { message } }`, or a sentence about the status when the body says nothing. */
 export async function errorFrom(response: Response): Promise<ApiError> {
   const body = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
-  const message = typeof body?.error?.message === "string" ? body.error.message : `The server answered ${response.status} ${response.statusText}.`.trim();
+  const message =
+    typeof body?.error?.message === "string"
+      ? body.error.message
+      : `The server answered ${response.status} ${response.statusText}.`.trim();
   return new ApiError(response.status, message);
 }
 
@@ -62,21 +67,41 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   return response;
 }
 
-const jsonBody = (body: unknown): RequestInit => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const jsonBody = (body: unknown): RequestInit => ({
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await call(path, init)).json() as Promise<T>;
 
 export const api = {
-  listConversations: (cursor?: string) => json<ConversationPage>(`/api/conversations${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`),
-  createConversation: (profile?: string) => json<ConversationSummary>("/api/conversations", { method: "POST", ...(profile ? jsonBody({ profile }) : {}) }),
-  setProfile: (id: string, profile: string) => json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody({ profile }) }),
-  renameConversation: (id: string, title: string) => json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody({ title }) }),
-  deleteConversation: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  listConversations: (cursor?: string) =>
+    json<ConversationPage>(`/api/conversations${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`),
+  createConversation: (profile?: string) =>
+    json<ConversationSummary>("/api/conversations", { method: "POST", ...(profile ? jsonBody({ profile }) : {}) }),
+  setProfile: (id: string, profile: string) =>
+    json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, {
+      method: "PATCH",
+      ...jsonBody({ profile }),
+    }),
+  renameConversation: (id: string, title: string) =>
+    json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, {
+      method: "PATCH",
+      ...jsonBody({ title }),
+    }),
+  deleteConversation: async (id: string) =>
+    void (await call(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" })),
   /** Starts a run; the answer streams its events (read it with lib/events/client.ts). */
-  sendMessage: (id: string, content: string) => call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
-  cancelRun: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
+  sendMessage: (id: string, content: string) =>
+    call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
+  cancelRun: async (id: string) =>
+    void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
   /** Stored events after `after`, then the live run; `segment`: the last run_started or run_resumed seen (see resumePoint). */
   events: (source: ConversationSource, after: number, segment: SegmentStart, signal?: AbortSignal) => {
-    const query = new URLSearchParams({ after: String(after), segment: String(segment.id), ...(segment.token ? { segmentToken: segment.token } : {}) });
+    const query = new URLSearchParams({
+      after: String(after),
+      segment: String(segment.id),
+      ...(segment.token ? { segmentToken: segment.token } : {}),
+    });
     return call(`${base(source)}/events?${query}`, { signal });
   },
   exportUrl: (source: ConversationSource, format: "md" | "json") => `${base(source)}/export?format=${format}`,
@@ -89,30 +114,45 @@ export const api = {
       throw error;
     }
   },
-  createShareLink: (id: string) => json<{ url: string }>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
-  revokeShareLink: async (id: string) => void (await call(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "DELETE" })),
+  createShareLink: (id: string) =>
+    json<{ url: string }>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
+  revokeShareLink: async (id: string) =>
+    void (await call(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "DELETE" })),
   listTools: (query: { q?: string; status?: string; scope?: string; cursor?: string }) => {
-    const params = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1])));
+    const params = new URLSearchParams(
+      Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1])),
+    );
     return json<{ tools: LibraryTool[]; nextCursor: string | null }>(`/api/tools?${params}`);
   },
   tool: (id: string) => json<LibraryTool>(`/api/tools/${encodeURIComponent(id)}`),
-  changeTool: (id: string, change: { scope?: "conversation" | "library"; status?: LibraryTool["status"]; description?: string }) =>
-    json<LibraryTool>(`/api/tools/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody(change) }),
+  changeTool: (
+    id: string,
+    change: { scope?: "conversation" | "library"; status?: LibraryTool["status"]; description?: string },
+  ) => json<LibraryTool>(`/api/tools/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody(change) }),
   deleteTool: async (id: string) => void (await call(`/api/tools/${encodeURIComponent(id)}`, { method: "DELETE" })),
-  toolExecutions: (id: string) => json<{ executions: ExecutionJson[] }>(`/api/tools/${encodeURIComponent(id)}/executions`),
-  runTool: (id: string, input: Record<string, unknown>) => json<ToolRun>(`/api/tools/${encodeURIComponent(id)}/execute`, { method: "POST", ...jsonBody({ input }) }),
+  toolExecutions: (id: string) =>
+    json<{ executions: ExecutionJson[] }>(`/api/tools/${encodeURIComponent(id)}/executions`),
+  runTool: (id: string, input: Record<string, unknown>) =>
+    json<ToolRun>(`/api/tools/${encodeURIComponent(id)}/execute`, { method: "POST", ...jsonBody({ input }) }),
   audit: (filters: Record<string, string>, cursor?: string) => {
-    const params = new URLSearchParams(Object.entries({ ...filters, ...(cursor ? { cursor } : {}) }).filter(([, value]) => value));
+    const params = new URLSearchParams(
+      Object.entries({ ...filters, ...(cursor ? { cursor } : {}) }).filter(([, value]) => value),
+    );
     return json<{ entries: AuditJson[]; nextCursor: string | null }>(`/api/audit?${params}`);
   },
   auditExportUrl: (filters: Record<string, string>, format: "csv" | "jsonl") =>
     `/api/audit/export?${new URLSearchParams(Object.entries({ ...filters, format }).filter(([, value]) => value))}`,
   answerApproval: (conversationId: string, approvalId: string, approved: boolean) =>
-    json<{ approved: boolean }>(`/api/conversations/${encodeURIComponent(conversationId)}/approvals/${encodeURIComponent(approvalId)}`, { method: "POST", ...jsonBody({ approved }) }),
+    json<{ approved: boolean }>(
+      `/api/conversations/${encodeURIComponent(conversationId)}/approvals/${encodeURIComponent(approvalId)}`,
+      { method: "POST", ...jsonBody({ approved }) },
+    ),
   listTokens: () => json<ApiToken[]>("/api/tokens"),
-  createToken: (name: string) => json<ApiToken & { token: string }>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
+  createToken: (name: string) =>
+    json<ApiToken & { token: string }>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
-  forkShared: (token: string) => json<{ id: string; url: string }>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
+  forkShared: (token: string) =>
+    json<{ id: string; url: string }>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
 };
 
 /** A message for the person, whatever was thrown. */

@@ -28,7 +28,10 @@ export async function deleteApiToken(id: string, ownerId: string): Promise<boole
 /** The identity a token acts as, or undefined for an unknown or revoked one. */
 export async function identityOfToken(token: string): Promise<string | undefined> {
   if (!token.startsWith(PREFIX)) return undefined;
-  const row = await db.apiToken.findUnique({ where: { tokenHash: hash(token) }, select: { id: true, ownerId: true, lastUsedAt: true } });
+  const row = await db.apiToken.findUnique({
+    where: { tokenHash: hash(token) },
+    select: { id: true, ownerId: true, lastUsedAt: true },
+  });
   if (!row) return undefined;
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });

@@ -18,7 +18,21 @@ export interface AuditEntry {
   durationMs: number;
 }
 
-const auditRows = batchedInserts("ToolAudit", ["id", "ownerId", "conversationId", "runId", "tool", "profile", "decision", "reason", "inputHash", "inputSize", "outcome", "durationMs", "createdAt"]);
+const auditRows = batchedInserts("ToolAudit", [
+  "id",
+  "ownerId",
+  "conversationId",
+  "runId",
+  "tool",
+  "profile",
+  "decision",
+  "reason",
+  "inputHash",
+  "inputSize",
+  "outcome",
+  "durationMs",
+  "createdAt",
+]);
 
 /** Append one tool call to the audit log: the input's hash and size, never the input itself. */
 export async function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {
@@ -58,7 +72,9 @@ export function listAudit(ownerId: string, { tool, conversation, outcome, limit,
       tool,
       conversationId: conversation,
       outcome,
-      ...(before ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] } : {}),
+      ...(before
+        ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] }
+        : {}),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit,

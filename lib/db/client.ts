@@ -45,7 +45,14 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: 
     const client = new PostgresqlClient({ adapter }) as unknown as PrismaClient;
     // Short statements, none in a transaction; a lease renewal answered later than a quarter of the lease is of
     // little use, and the connection is taken for silent sooner than the lease is lost (the fence: claims.ts).
-    const livePool = new DatabasePool({ connectionString: database.url, max: config.liveDatabasePool, query_timeout: Math.min(timeoutMs, config.leaseMs / 4) }, dropIdle);
+    const livePool = new DatabasePool(
+      {
+        connectionString: database.url,
+        max: config.liveDatabasePool,
+        query_timeout: Math.min(timeoutMs, config.leaseMs / 4),
+      },
+      dropIdle,
+    );
     const liveAdapter = new SharedAdapterFactory(livePool.prismaAdapter());
     // The adapter is made on first use (a pool opens no connection until a statement needs one).
     let liveAdapterConnected: Promise<unknown> | undefined;
@@ -119,7 +126,9 @@ export async function tuneDatabase(): Promise<void> {
  * needs Prisma's `mode`, which the SQLite client's types do not know.
  */
 export function containsIgnoringCase(text: string): { contains: string } {
-  return provider === "postgresql" ? ({ contains: text, mode: "insensitive" } as { contains: string }) : { contains: text };
+  return provider === "postgresql"
+    ? ({ contains: text, mode: "insensitive" } as { contains: string })
+    : { contains: text };
 }
 
 /**
@@ -137,6 +146,8 @@ const outsideRequests = processWide("outsideRequests", () => AsyncLocalStorage.s
  * under: Next's request store, with the request, the response and its socket. Measured: each register_tool's
  * transaction kept a whole request alive that way (91 requests retained after a load, 1 with this).
  */
-export function transaction<T>(work: (tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0]) => Promise<T>): Promise<T> {
+export function transaction<T>(
+  work: (tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0]) => Promise<T>,
+): Promise<T> {
   return outsideRequests(() => db.$transaction(work, BUSY_TRANSACTION));
 }

@@ -66,13 +66,16 @@ class DatabaseClock {
    */
   private keep(reading: Reading): void {
     const best = this.readings.length > 0 ? quickest(this.readings) : undefined;
-    const movedApart = best !== undefined && Math.abs(reading.offsetMs - best.offsetMs) > (reading.roundTripMs + best.roundTripMs) / 2 + TOLERANCE_MS;
+    const movedApart =
+      best !== undefined &&
+      Math.abs(reading.offsetMs - best.offsetMs) > (reading.roundTripMs + best.roundTripMs) / 2 + TOLERANCE_MS;
     this.readings = movedApart ? [reading] : [...this.readings.slice(1 - READINGS), reading];
     this.offsetMs = quickest(this.readings).offsetMs;
   }
 }
 
-const quickest = (readings: Reading[]) => readings.reduce((best, reading) => (reading.roundTripMs < best.roundTripMs ? reading : best));
+const quickest = (readings: Reading[]) =>
+  readings.reduce((best, reading) => (reading.roundTripMs < best.roundTripMs ? reading : best));
 
 async function postgresqlTime(): Promise<number> {
   const [{ ms }] = await liveSql.rows<{ ms: unknown }>(`SELECT EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS "ms"`);

@@ -28,7 +28,12 @@ export interface ConversationCursor {
 /** Up to `limit` of an identity's conversations, newest first, after a position. */
 export function listConversations(ownerId: string, limit: number, after?: ConversationCursor) {
   return db.conversation.findMany({
-    where: { ownerId, ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}) },
+    where: {
+      ownerId,
+      ...(after
+        ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
+        : {}),
+    },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: summary,
     take: limit,
@@ -37,10 +42,12 @@ export function listConversations(ownerId: string, limit: number, after?: Conver
 
 /** The conversation, if `ownerId` owns it: the ownership check behind every conversation route and page. */
 export async function findOwnedConversation(id: string, ownerId: string) {
-  const [row] = await sql.rows<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM "Conversation" WHERE "id" = ? AND "ownerId" = ?`, [id, ownerId]);
+  const [row] = await sql.rows<SummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS} FROM "Conversation" WHERE "id" = ? AND "ownerId" = ?`,
+    [id, ownerId],
+  );
   return row ? summaryOf(row) : null;
 }
-
 
 /** Change a conversation's fields; undefined ones stay as they are. Null when it no longer exists. */
 export async function updateConversation(id: string, change: { title?: string; profile?: string }) {
@@ -53,5 +60,8 @@ export async function updateConversation(id: string, change: { title?: string; p
 
 /** Deletes everything of the conversation, its own tools included; tools it put in the library stay there. */
 export async function deleteConversation(id: string): Promise<void> {
-  await db.$transaction([db.tool.deleteMany({ where: { conversationId: id, scope: "conversation" } }), db.conversation.delete({ where: { id } })]);
+  await db.$transaction([
+    db.tool.deleteMany({ where: { conversationId: id, scope: "conversation" } }),
+    db.conversation.delete({ where: { id } }),
+  ]);
 }

@@ -29,7 +29,8 @@ export async function appendEvents(rows: ConversationEventRow[], client: SqlExec
  */
 export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<string>> {
   const storedThrough = new Map<string, number>();
-  for (const { conversationId, lastSeq } of rows) storedThrough.set(conversationId, Math.max(lastSeq, storedThrough.get(conversationId) ?? 0));
+  for (const { conversationId, lastSeq } of rows)
+    storedThrough.set(conversationId, Math.max(lastSeq, storedThrough.get(conversationId) ?? 0));
   if (provider === "sqlite") {
     const { text, params } = eventInsert(rows);
     await liveSql.execute(text, params);
@@ -86,7 +87,15 @@ function eventInsert(rows: ConversationEventRow[]): { text: string; params: SqlV
 /** The rows' values, in the order of EVENT_COLUMNS. */
 function eventParams(rows: ConversationEventRow[]): SqlValue[] {
   const createdAt = databaseClock.now();
-  return rows.flatMap((row): SqlValue[] => [row.conversationId, row.seq, row.lastSeq, row.runId, row.type, row.data, createdAt]);
+  return rows.flatMap((row): SqlValue[] => [
+    row.conversationId,
+    row.seq,
+    row.lastSeq,
+    row.runId,
+    row.type,
+    row.data,
+    createdAt,
+  ]);
 }
 
 const EVENT_COLUMNS = ["conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt"] as const;
@@ -108,7 +117,9 @@ export async function listEvents(
     `SELECT "seq", "lastSeq", "data" FROM "Event" WHERE "conversationId" = ? AND "lastSeq" > ?${before === undefined ? "" : ` AND "seq" < ?`} ORDER BY "seq"`,
     before === undefined ? [conversationId, after] : [conversationId, after, before],
   );
-  return rows.flatMap((row) => unpackRow(storedRow(row))).filter(({ seq }) => seq > after && (before === undefined || seq < before));
+  return rows
+    .flatMap((row) => unpackRow(storedRow(row)))
+    .filter(({ seq }) => seq > after && (before === undefined || seq < before));
 }
 
 export async function lastEventSeq(conversationId: string): Promise<number> {
@@ -122,19 +133,38 @@ export async function lastEventSeq(conversationId: string): Promise<number> {
 export async function lastStoredEvent(
   conversationId: string,
 ): Promise<{ lastSeq: number; type: string; runId: string; finishedAt: Date | null; claimEnded: boolean } | undefined> {
-  const [last] = await sql.rows<{ lastSeq: unknown; type: string; runId: string; finishedAt: unknown; claimEnded: unknown }>(
+  const [last] = await sql.rows<{
+    lastSeq: unknown;
+    type: string;
+    runId: string;
+    finishedAt: unknown;
+    claimEnded: unknown;
+  }>(
     `SELECT "Event"."lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt", "Run"."claim" IS NULL AS "claimEnded" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ORDER BY "Event"."seq" DESC LIMIT 1`,
     [conversationId],
   );
-  return last && { ...last, lastSeq: toInt(last.lastSeq), finishedAt: toOptionalDate(last.finishedAt), claimEnded: toBoolean(last.claimEnded) };
+  return (
+    last && {
+      ...last,
+      lastSeq: toInt(last.lastSeq),
+      finishedAt: toOptionalDate(last.finishedAt),
+      claimEnded: toBoolean(last.claimEnded),
+    }
+  );
 }
 
 /**
  * Whether the row `row` of the run is stored as given: a write whose answer never came (its connection went silent)
  * may have been, and its retry is then refused for the seqs it took. On the live pool, as the write was.
  */
-export async function isStored(conversationId: string, row: Pick<EventRow, "seq" | "lastSeq" | "runId">): Promise<boolean> {
-  const found = await liveSql.rows(`SELECT 1 FROM "Event" WHERE "conversationId" = ? AND "seq" = ? AND "lastSeq" = ? AND "runId" = ?`, [conversationId, row.seq, row.lastSeq, row.runId]);
+export async function isStored(
+  conversationId: string,
+  row: Pick<EventRow, "seq" | "lastSeq" | "runId">,
+): Promise<boolean> {
+  const found = await liveSql.rows(
+    `SELECT 1 FROM "Event" WHERE "conversationId" = ? AND "seq" = ? AND "lastSeq" = ? AND "runId" = ?`,
+    [conversationId, row.seq, row.lastSeq, row.runId],
+  );
   return found.length > 0;
 }
 
@@ -157,12 +187,18 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
   const rows =
     provider === "postgresql"
       ? // One seq beyond the column's range would fail the cast, and with it the read of every conversation.
-        await livePrepared<Required<StoredRow>>("toolsmith_events_after_each", EVENTS_AFTER_EACH_POSTGRES, [[...after.keys()], [...after.values()].map((seq) => Math.min(seq, MAX_EVENT_ID))])
+        await livePrepared<Required<StoredRow>>("toolsmith_events_after_each", EVENTS_AFTER_EACH_POSTGRES, [
+          [...after.keys()],
+          [...after.values()].map((seq) => Math.min(seq, MAX_EVENT_ID)),
+        ])
       : await liveSql.rows<Required<StoredRow>>(
           `SELECT "conversationId", "seq", "lastSeq", "data" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
           [...after].flat(),
         );
-  for (const row of rows) events.get(row.conversationId)!.push(...unpackRow(storedRow(row)).filter(({ seq }) => seq > after.get(row.conversationId)!));
+  for (const row of rows)
+    events
+      .get(row.conversationId)!
+      .push(...unpackRow(storedRow(row)).filter(({ seq }) => seq > after.get(row.conversationId)!));
   return events;
 }
 

@@ -21,7 +21,21 @@ export interface ExecutionRecord {
   durationMs: number;
 }
 
-const executionRows = batchedInserts("ToolExecution", ["id", "conversationId", "source", "runId", "callId", "toolName", "toolId", "input", "output", "error", "status", "durationMs", "createdAt"]);
+const executionRows = batchedInserts("ToolExecution", [
+  "id",
+  "conversationId",
+  "source",
+  "runId",
+  "callId",
+  "toolName",
+  "toolId",
+  "input",
+  "output",
+  "error",
+  "status",
+  "durationMs",
+  "createdAt",
+]);
 
 export async function recordExecution(record: ExecutionRecord): Promise<void> {
   // Async, so that a row that cannot be built rejects like a row that cannot be stored.
@@ -52,17 +66,38 @@ export interface ToolStats {
   lastUsedAt: Date | null;
 }
 
-const noCalls = (): ToolStats => ({ executions: 0, successes: 0, failures: 0, cancelled: 0, meanDurationMs: null, lastDurationMs: null, lastUsedAt: null });
+const noCalls = (): ToolStats => ({
+  executions: 0,
+  successes: 0,
+  failures: 0,
+  cancelled: 0,
+  meanDurationMs: null,
+  lastDurationMs: null,
+  lastUsedAt: null,
+});
 
 /** Statistics of tools, by tool id (lineage), over every call of every version, from chat and API alike. */
 export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolStats>> {
   const stats = new Map(lineageIds.map((id) => [id, noCalls()]));
-  const versions = await db.tool.findMany({ where: { lineageId: { in: lineageIds } }, select: { id: true, lineageId: true } });
+  const versions = await db.tool.findMany({
+    where: { lineageId: { in: lineageIds } },
+    select: { id: true, lineageId: true },
+  });
   const lineageOf = new Map(versions.map((version) => [version.id, version.lineageId]));
   const toolId = { in: [...lineageOf.keys()] };
   const [groups, latest] = await Promise.all([
-    db.toolExecution.groupBy({ by: ["toolId", "status"], where: { toolId }, _count: { _all: true }, _sum: { durationMs: true } }),
-    db.toolExecution.findMany({ where: { toolId }, distinct: ["toolId"], orderBy: { createdAt: "desc" }, select: { toolId: true, durationMs: true, createdAt: true } }),
+    db.toolExecution.groupBy({
+      by: ["toolId", "status"],
+      where: { toolId },
+      _count: { _all: true },
+      _sum: { durationMs: true },
+    }),
+    db.toolExecution.findMany({
+      where: { toolId },
+      distinct: ["toolId"],
+      orderBy: { createdAt: "desc" },
+      select: { toolId: true, durationMs: true, createdAt: true },
+    }),
   ]);
   const totalMs = new Map<string, number>();
   for (const group of groups) {
@@ -74,10 +109,12 @@ export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolS
     else entry.failures += group._count._all;
     totalMs.set(lineage, (totalMs.get(lineage) ?? 0) + (group._sum.durationMs ?? 0));
   }
-  for (const [lineage, entry] of stats) if (entry.executions > 0) entry.meanDurationMs = Math.round(totalMs.get(lineage)! / entry.executions);
+  for (const [lineage, entry] of stats)
+    if (entry.executions > 0) entry.meanDurationMs = Math.round(totalMs.get(lineage)! / entry.executions);
   for (const call of latest) {
     const entry = stats.get(lineageOf.get(call.toolId!)!)!;
-    if (!entry.lastUsedAt || call.createdAt > entry.lastUsedAt) Object.assign(entry, { lastUsedAt: call.createdAt, lastDurationMs: call.durationMs });
+    if (!entry.lastUsedAt || call.createdAt > entry.lastUsedAt)
+      Object.assign(entry, { lastUsedAt: call.createdAt, lastDurationMs: call.durationMs });
   }
   return stats;
 }
@@ -86,12 +123,23 @@ export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolS
 export async function ownerToolTotals(ownerId: string) {
   const [tools, calls] = await Promise.all([
     db.tool.groupBy({ by: ["scope", "deprecated"], where: { ownerId, status: "active" }, _count: { _all: true } }),
-    db.toolExecution.groupBy({ by: ["status"], where: { tool: { ownerId } }, _count: { _all: true }, _avg: { durationMs: true } }),
+    db.toolExecution.groupBy({
+      by: ["status"],
+      where: { tool: { ownerId } },
+      _count: { _all: true },
+      _avg: { durationMs: true },
+    }),
   ]);
-  const count = (filter: (group: (typeof tools)[number]) => boolean) => tools.filter(filter).reduce((sum, group) => sum + group._count._all, 0);
+  const count = (filter: (group: (typeof tools)[number]) => boolean) =>
+    tools.filter(filter).reduce((sum, group) => sum + group._count._all, 0);
   const executions = calls.reduce((sum, group) => sum + group._count._all, 0);
   const callsWith = (status: string) => calls.find((group) => group.status === status)?._count._all ?? 0;
-  const meanDurationMs = executions === 0 ? null : Math.round(calls.reduce((sum, group) => sum + (group._avg.durationMs ?? 0) * group._count._all, 0) / executions);
+  const meanDurationMs =
+    executions === 0
+      ? null
+      : Math.round(
+          calls.reduce((sum, group) => sum + (group._avg.durationMs ?? 0) * group._count._all, 0) / executions,
+        );
   return {
     tools: count(() => true),
     active: count((group) => !group.deprecated),
@@ -113,6 +161,17 @@ export async function listToolExecutions(lineageId: string, limit: number) {
     where: { tool: { lineageId } },
     orderBy: { createdAt: "desc" },
     take: limit,
-    select: { id: true, source: true, conversationId: true, status: true, input: true, output: true, error: true, durationMs: true, createdAt: true, tool: { select: { version: true } } },
+    select: {
+      id: true,
+      source: true,
+      conversationId: true,
+      status: true,
+      input: true,
+      output: true,
+      error: true,
+      durationMs: true,
+      createdAt: true,
+      tool: { select: { version: true } },
+    },
   });
 }

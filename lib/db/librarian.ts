@@ -15,12 +15,19 @@ export async function storeDocument(document: StoredDocument): Promise<{ created
   const bytes = Buffer.byteLength(document.content);
   const where = { ownerId_collection_name: { ownerId, collection, name } };
   const existing = await db.librarianDocument.findUnique({ where, select: { id: true } });
-  await db.librarianDocument.upsert({ where, create: { ...document, bytes }, update: { content: document.content, text: document.text, bytes } });
+  await db.librarianDocument.upsert({
+    where,
+    create: { ...document, bytes },
+    update: { content: document.content, text: document.text, bytes },
+  });
   return { created: !existing };
 }
 
 export function findDocument(ownerId: string, collection: string, name: string) {
-  return db.librarianDocument.findUnique({ where: { ownerId_collection_name: { ownerId, collection, name } }, select: { content: true, updatedAt: true } });
+  return db.librarianDocument.findUnique({
+    where: { ownerId_collection_name: { ownerId, collection, name } },
+    select: { content: true, updatedAt: true },
+  });
 }
 
 export function countDocuments(ownerId: string): Promise<number> {
@@ -66,7 +73,12 @@ type HitRow = { collection: string; name: string; score: number; snippet: string
  * Full-text search over one person's documents (in a collection and those under it, or all of them), best first,
  * with the matched words in ** in the snippet: SQLite's FTS5 index or PostgreSQL's text search, stemmed alike.
  */
-export async function searchDocuments(ownerId: string, terms: string, collection: string | null, limit: number): Promise<SearchHit[]> {
+export async function searchDocuments(
+  ownerId: string,
+  terms: string,
+  collection: string | null,
+  limit: number,
+): Promise<SearchHit[]> {
   const parts = searchTerms(terms);
   if (parts.length === 0) return [];
   const prefix = collection === null ? null : `${collection}/`;
@@ -74,7 +86,10 @@ export async function searchDocuments(ownerId: string, terms: string, collection
   const rows =
     provider === "postgresql"
       ? await db.$queryRaw<HitRow[]>`
-          WITH q AS (SELECT ${Prisma.join(parts.map((part) => Prisma.sql`phraseto_tsquery('english', ${part})`), " && ")} AS query)
+          WITH q AS (SELECT ${Prisma.join(
+            parts.map((part) => Prisma.sql`phraseto_tsquery('english', ${part})`),
+            " && ",
+          )} AS query)
           SELECT d."collection", d."name", ts_rank(to_tsvector('english', d."text"), q.query) AS score,
                  ts_headline('english', d."text", q.query, 'StartSel=**, StopSel=**, MaxWords=30, MinWords=10') AS snippet
           FROM "LibrarianDocument" d, q
@@ -88,5 +103,10 @@ export async function searchDocuments(ownerId: string, terms: string, collection
           WHERE "LibrarianDocumentText" MATCH ${parts.map((part) => `"${part}"`).join(" ")} AND d."ownerId" = ${ownerId} AND ${inCollection}
           ORDER BY score DESC
           LIMIT ${limit}`;
-  return rows.map((row) => ({ collection: row.collection, name: row.name, score: Math.round(Number(row.score) * 1000) / 1000, snippet: row.snippet }));
+  return rows.map((row) => ({
+    collection: row.collection,
+    name: row.name,
+    score: Math.round(Number(row.score) * 1000) / 1000,
+    snippet: row.snippet,
+  }));
 }

@@ -23,14 +23,10 @@ export async function createMessage({
   content: string;
 }) {
   const message = { id, ...data, content: data.content.toWellFormed(), createdAt };
-  await sql.execute(`INSERT INTO "Message" ("id", "conversationId", "runId", "role", "content", "createdAt") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`, [
-    message.id,
-    message.conversationId,
-    message.runId,
-    message.role,
-    message.content,
-    message.createdAt,
-  ]);
+  await sql.execute(
+    `INSERT INTO "Message" ("id", "conversationId", "runId", "role", "content", "createdAt") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`,
+    [message.id, message.conversationId, message.runId, message.role, message.content, message.createdAt],
+  );
   return message;
 }
 

@@ -20,7 +20,11 @@ export type RunMessage =
   /** An instance that is stopping gave up its runs' leases: take them over now. */
   | { kind: "released" };
 
-const CHANNELS: Record<Topic, string> = { events: "toolsmith_events", runs: "toolsmith_runs", shares: "toolsmith_shares" };
+const CHANNELS: Record<Topic, string> = {
+  events: "toolsmith_events",
+  runs: "toolsmith_runs",
+  shares: "toolsmith_shares",
+};
 const RECONNECT_MS = 1_000;
 const LISTENER_NAME = "toolsmith-listener";
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
@@ -70,7 +74,13 @@ class Notifications {
     if (database.provider !== "postgresql") return;
     const checkMs = config.leaseMs / 4;
     // Named, so that an operator (or a test) tells it from the pools' connections in pg_stat_activity.
-    const client = new pg.Client({ connectionString: database.url, application_name: LISTENER_NAME, keepAlive: true, connectionTimeoutMillis: checkMs, query_timeout: checkMs });
+    const client = new pg.Client({
+      connectionString: database.url,
+      application_name: LISTENER_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: checkMs,
+      query_timeout: checkMs,
+    });
     let check: NodeJS.Timeout | undefined;
     let retrying = false;
     // Once per connection: a failure can be reported twice (an error event, and the query it failed).
@@ -92,7 +102,11 @@ class Notifications {
     });
     try {
       await client.connect();
-      await client.query(Object.values(CHANNELS).map((channel) => `LISTEN ${channel}`).join("; "));
+      await client.query(
+        Object.values(CHANNELS)
+          .map((channel) => `LISTEN ${channel}`)
+          .join("; "),
+      );
       check = setInterval(
         () =>
           void client.query("SELECT 1").catch((error: Error) => {

@@ -15,7 +15,8 @@ import { endsTransaction, WrappedAdapterFactory } from "./sql";
  * outside the transaction waits until the transaction has ended, and a transaction waits for the one before.
  * Statements of the transaction go through its own object and never wait.
  */
-export const oneConnection = (factory: SqlMigrationAwareDriverAdapterFactory) => new WrappedAdapterFactory(factory, (adapter) => new OneConnectionAdapter(adapter));
+export const oneConnection = (factory: SqlMigrationAwareDriverAdapterFactory) =>
+  new WrappedAdapterFactory(factory, (adapter) => new OneConnectionAdapter(adapter));
 
 class OneConnectionAdapter implements SqlDriverAdapter {
   readonly provider: SqlDriverAdapter["provider"];

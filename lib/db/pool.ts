@@ -1,5 +1,11 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { IsolationLevel, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
+import type {
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQuery,
+  Transaction,
+} from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { answerCode, endsTransaction, WrappedAdapterFactory } from "./sql";
 
@@ -46,7 +52,10 @@ export class DatabasePool {
   dropIdle(): void {
     for (const client of this.idle) {
       this.idle.delete(client);
-      client.emit("error", new Error("Dropped: a connection to the same database went silent, and this one may have too."));
+      client.emit(
+        "error",
+        new Error("Dropped: a connection to the same database went silent, and this one may have too."),
+      );
     }
   }
 }
@@ -68,7 +77,8 @@ function closingStuckTransactions(adapter: SqlDriverAdapter): SqlDriverAdapter {
     executeScript: (script) => adapter.executeScript(script),
     getConnectionInfo: adapter.getConnectionInfo && (() => adapter.getConnectionInfo!()),
     dispose: () => adapter.dispose(),
-    startTransaction: async (isolationLevel?: IsolationLevel) => closingWhenStuck(await adapter.startTransaction(isolationLevel)),
+    startTransaction: async (isolationLevel?: IsolationLevel) =>
+      closingWhenStuck(await adapter.startTransaction(isolationLevel)),
   };
 }
 

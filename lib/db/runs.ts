@@ -7,11 +7,27 @@ import { isUniqueViolation, toBoolean } from "./sql";
  * Insert the conversation's running run, leased to `instanceId` until `leaseUntil` under `claim`: the claim. False
  * when the conversation already has a running run, on any instance (the partial unique index refuses a second one).
  */
-export async function claimRun(data: { id: string; conversationId: string; model: string; instanceId: string; claim: string; leaseUntil: Date }): Promise<boolean> {
+export async function claimRun(data: {
+  id: string;
+  conversationId: string;
+  model: string;
+  instanceId: string;
+  claim: string;
+  leaseUntil: Date;
+}): Promise<boolean> {
   try {
     await sql.execute(
       `INSERT INTO "Run" ("id", "conversationId", "status", "model", "steps", "createdAt", "instanceId", "claim", "leaseUntil", "cancelRequested") VALUES (?, ?, 'running', ?, 0, ?, ?, ?, ?, ?)`,
-      [data.id, data.conversationId, data.model, databaseClock.now(), data.instanceId, data.claim, data.leaseUntil, false],
+      [
+        data.id,
+        data.conversationId,
+        data.model,
+        databaseClock.now(),
+        data.instanceId,
+        data.claim,
+        data.leaseUntil,
+        false,
+      ],
     );
     return true;
   } catch (error) {
@@ -26,16 +42,22 @@ export async function claimRun(data: { id: string; conversationId: string; model
  * True when done already, so that it is safe to send again with the same `finishedAt`: an attempt whose answer was
  * lost finished the row, and the next run has ended its claim since (endClaimOfFinishedRun).
  */
-export async function finishRun(id: string, status: RunStatus, steps: number, claim: string, finishedAt = databaseClock.now()): Promise<boolean> {
-  const changed = await sql.execute(`UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "claim" = ?`, [
-    status,
-    steps,
-    finishedAt,
-    id,
-    claim,
-  ]);
+export async function finishRun(
+  id: string,
+  status: RunStatus,
+  steps: number,
+  claim: string,
+  finishedAt = databaseClock.now(),
+): Promise<boolean> {
+  const changed = await sql.execute(
+    `UPDATE "Run" SET "status" = ?, "steps" = ?, "finishedAt" = ?, "leaseUntil" = NULL WHERE "id" = ? AND "claim" = ?`,
+    [status, steps, finishedAt, id, claim],
+  );
   if (changed === 1) return true;
-  const finished = await sql.rows(`SELECT "id" FROM "Run" WHERE "id" = ? AND "claim" IS NULL AND "status" = ? AND "steps" = ? AND "finishedAt" = ?`, [id, status, steps, finishedAt]);
+  const finished = await sql.rows(
+    `SELECT "id" FROM "Run" WHERE "id" = ? AND "claim" IS NULL AND "status" = ? AND "steps" = ? AND "finishedAt" = ?`,
+    [id, status, steps, finishedAt],
+  );
   return finished.length === 1;
 }
 
@@ -56,7 +78,9 @@ export function listRuns(conversationId: string) {
 }
 
 /** The conversation's running run, on whichever instance executes it. */
-export async function runningRun(conversationId: string): Promise<{ id: string; instanceId: string | null; cancelRequested: boolean } | null> {
+export async function runningRun(
+  conversationId: string,
+): Promise<{ id: string; instanceId: string | null; cancelRequested: boolean } | null> {
   const [run] = await sql.rows<{ id: string; instanceId: string | null; cancelRequested: unknown }>(
     `SELECT "id", "instanceId", "cancelRequested" FROM "Run" WHERE "conversationId" = ? AND "status" = 'running' LIMIT 1`,
     [conversationId],
@@ -66,7 +90,10 @@ export async function runningRun(conversationId: string): Promise<{ id: string; 
 
 /** Of these conversations, the ones with a running run, on any instance. */
 export async function conversationsRunning(conversationIds: string[]): Promise<Set<string>> {
-  const runs = await db.run.findMany({ where: { conversationId: { in: conversationIds }, status: "running" }, select: { conversationId: true } });
+  const runs = await db.run.findMany({
+    where: { conversationId: { in: conversationIds }, status: "running" },
+    select: { conversationId: true },
+  });
   return new Set(runs.map((run) => run.conversationId));
 }
 
@@ -75,7 +102,11 @@ export async function conversationsRunning(conversationIds: string[]): Promise<S
  * answer to an earlier heartbeat) nor renewing one given up (null). Returns the runs it still holds (another
  * instance may have taken over a run whose lease ran out) and, of those, the ones a Stop was asked for elsewhere.
  */
-export async function renewLeases(instanceId: string, runIds: string[], leaseUntil: Date): Promise<{ held: string[]; cancelRequested: string[] }> {
+export async function renewLeases(
+  instanceId: string,
+  runIds: string[],
+  leaseUntil: Date,
+): Promise<{ held: string[]; cancelRequested: string[] }> {
   if (runIds.length === 0) return { held: [], cancelRequested: [] };
   const rows = await liveSql.rows<{ id: string; cancelRequested: unknown; leaseUntil: unknown }>(
     `UPDATE "Run" SET "leaseUntil" = CASE WHEN "leaseUntil" < ? THEN ? ELSE "leaseUntil" END WHERE ${OWN_RUNNING(runIds)} RETURNING "id", "cancelRequested", "leaseUntil"`,
@@ -83,7 +114,10 @@ export async function renewLeases(instanceId: string, runIds: string[], leaseUnt
   );
   // A lease given up is not held, whoever takes the run next.
   const held = rows.filter((run) => run.leaseUntil !== null);
-  return { held: held.map((run) => run.id), cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id) };
+  return {
+    held: held.map((run) => run.id),
+    cancelRequested: held.filter((run) => toBoolean(run.cancelRequested)).map((run) => run.id),
+  };
 }
 
 /**
@@ -92,17 +126,22 @@ export async function renewLeases(instanceId: string, runIds: string[], leaseUnt
  */
 export async function heldClaims(claims: string[]): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
-  const rows = await liveSql.rows<{ claim: string }>(`SELECT "claim" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")})`, claims);
+  const rows = await liveSql.rows<{ claim: string }>(
+    `SELECT "claim" FROM "Run" WHERE "claim" IN (${claims.map(() => "?").join(", ")})`,
+    claims,
+  );
   return new Set(rows.map(({ claim }) => claim));
 }
 
 /** Give leases up (a stopping instance), so that another instance takes the runs over at once. */
 export async function releaseLeases(instanceId: string, runIds: string[]): Promise<void> {
-  if (runIds.length > 0) await liveSql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE ${OWN_RUNNING(runIds)}`, [...runIds, instanceId]);
+  if (runIds.length > 0)
+    await liveSql.execute(`UPDATE "Run" SET "leaseUntil" = NULL WHERE ${OWN_RUNNING(runIds)}`, [...runIds, instanceId]);
 }
 
 /** These runs, where this instance executes them and they are running; parameters: the run ids, the instance. */
-const OWN_RUNNING = (runIds: string[]) => `"id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running'`;
+const OWN_RUNNING = (runIds: string[]) =>
+  `"id" IN (${runIds.map(() => "?").join(", ")}) AND "instanceId" = ? AND "status" = 'running'`;
 
 export async function requestCancel(runId: string): Promise<void> {
   await db.run.updateMany({ where: { id: runId, status: "running" }, data: { cancelRequested: true } });
@@ -112,7 +151,14 @@ export async function requestCancel(runId: string): Promise<void> {
 export function abandonedRuns(now: Date | null) {
   return db.run.findMany({
     where: { status: "running", ...(now ? { OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] } : {}) },
-    select: { id: true, conversationId: true, model: true, cancelRequested: true, leaseUntil: true, conversation: { select: { ownerId: true, profile: true } } },
+    select: {
+      id: true,
+      conversationId: true,
+      model: true,
+      cancelRequested: true,
+      leaseUntil: true,
+      conversation: { select: { ownerId: true, profile: true } },
+    },
   });
 }
 export type AbandonedRun = Awaited<ReturnType<typeof abandonedRuns>>[number];
@@ -122,7 +168,15 @@ export type AbandonedRun = Awaited<ReturnType<typeof abandonedRuns>>[number];
  * came back. Changing the claim, a unique column, locks the row FOR UPDATE: the takeover waits for the earlier
  * claim's event writes in progress (lib/db/events.ts), and refuses its later ones.
  */
-export async function takeOverRun(run: Pick<AbandonedRun, "id" | "leaseUntil">, instanceId: string, claim: string, leaseUntil: Date): Promise<boolean> {
-  const { count } = await db.run.updateMany({ where: { id: run.id, status: "running", leaseUntil: run.leaseUntil }, data: { instanceId, claim, leaseUntil } });
+export async function takeOverRun(
+  run: Pick<AbandonedRun, "id" | "leaseUntil">,
+  instanceId: string,
+  claim: string,
+  leaseUntil: Date,
+): Promise<boolean> {
+  const { count } = await db.run.updateMany({
+    where: { id: run.id, status: "running", leaseUntil: run.leaseUntil },
+    data: { instanceId, claim, leaseUntil },
+  });
   return count === 1;
 }

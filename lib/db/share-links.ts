@@ -34,7 +34,9 @@ export async function revokeShareLink(conversationId: string): Promise<boolean> 
   const { count } = await db.shareLink.deleteMany({ where: { conversationId } });
   if (count > 0) {
     // The link is gone whether or not the word goes out: a stream that misses it finds out when it checks again.
-    await notifications.publish("shares", conversationId).catch((error) => console.error("Could not announce a revoked share link:", error));
+    await notifications
+      .publish("shares", conversationId)
+      .catch((error) => console.error("Could not announce a revoked share link:", error));
   }
   return count > 0;
 }

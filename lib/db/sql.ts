@@ -1,4 +1,9 @@
-import type { ArgType, SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery } from "@prisma/driver-adapter-utils";
+import type {
+  ArgType,
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQuery,
+} from "@prisma/driver-adapter-utils";
 import { DatabaseError } from "pg";
 
 /**
@@ -110,7 +115,17 @@ interface RawQueries {
 
 function argType(value: SqlValue): ArgType {
   const scalarType =
-    value instanceof Date ? "datetime" : typeof value === "boolean" ? "boolean" : typeof value === "number" ? (Number.isInteger(value) ? "int" : "float") : typeof value === "string" ? "string" : "unknown";
+    value instanceof Date
+      ? "datetime"
+      : typeof value === "boolean"
+        ? "boolean"
+        : typeof value === "number"
+          ? Number.isInteger(value)
+            ? "int"
+            : "float"
+          : typeof value === "string"
+            ? "string"
+            : "unknown";
   return { scalarType, arity: "scalar" };
 }
 
@@ -134,7 +149,8 @@ export function endsTransaction(query: SqlQuery): boolean {
  */
 export function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error.name === "DriverAdapterError") return (error.cause as { kind?: string } | undefined)?.kind === "UniqueConstraintViolation";
+  if (error.name === "DriverAdapterError")
+    return (error.cause as { kind?: string } | undefined)?.kind === "UniqueConstraintViolation";
   return (error as { code?: unknown }).code === UNIQUE_VIOLATION;
 }
 
@@ -148,9 +164,14 @@ const UNIQUE_VIOLATION = "23505";
  */
 export function answerCode(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
-  const code = error.name === "DriverAdapterError" ? (error.cause as { originalCode?: unknown } | undefined)?.originalCode : (error as { code?: unknown }).code;
+  const code =
+    error.name === "DriverAdapterError"
+      ? (error.cause as { originalCode?: unknown } | undefined)?.originalCode
+      : (error as { code?: unknown }).code;
   if (typeof code !== "string") return undefined;
-  return error.name === "DriverAdapterError" || error instanceof DatabaseError || code.startsWith("SQLITE_") ? code : undefined;
+  return error.name === "DriverAdapterError" || error instanceof DatabaseError || code.startsWith("SQLITE_")
+    ? code
+    : undefined;
 }
 
 /**
@@ -166,7 +187,8 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /** A statement failed because the database cannot be reached, and there is time left (`performance.now()`) to wait for it. */
-export const waitsForDatabase = (error: unknown, deadline: number): boolean => isUnavailable(error) && performance.now() < deadline;
+export const waitsForDatabase = (error: unknown, deadline: number): boolean =>
+  isUnavailable(error) && performance.now() < deadline;
 
 /** The wait before a statement is sent again after `attempt` failed attempts: 100 ms, doubling, at most a second. */
 export const retryDelayMs = (attempt: number): number => Math.min(50 * 2 ** attempt, 1_000);
@@ -189,6 +211,7 @@ export async function storeWhileUnreachable<T>(store: () => Promise<T>, deadline
 
 /** Column values as the adapters return them: DateTime as ISO text, integers as numbers or (SQLite) text, booleans as 0/1 on SQLite. */
 export const toDate = (value: unknown): Date => new Date(value as string);
-export const toOptionalDate = (value: unknown): Date | null => (value === null || value === undefined ? null : toDate(value));
+export const toOptionalDate = (value: unknown): Date | null =>
+  value === null || value === undefined ? null : toDate(value);
 export const toInt = (value: unknown): number => Number(value);
 export const toBoolean = (value: unknown): boolean => value === true || Number(value) === 1;

@@ -30,7 +30,9 @@ export async function takeSqliteLock(file) {
     try {
       lock = tryLock(lockFile);
     } catch (error) {
-      return { problem: `cannot lock ${lockFile}, which keeps a second server off the SQLite database ${file}: ${error.message}` };
+      return {
+        problem: `cannot lock ${lockFile}, which keeps a second server off the SQLite database ${file}: ${error.message}`,
+      };
     }
     if (lock) return { lock };
     if (Date.now() > deadline) {

@@ -83,8 +83,15 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
     const previous = latest.find((row) => row.scope === "conversation") ?? latest[0];
     // A new version supersedes the latest one, and brings a deprecated tool back into use.
     if (previous) {
-      await statements.execute(`UPDATE "Tool" SET "status" = 'superseded' WHERE "lineageId" = ? AND "status" = 'active'`, [previous.lineageId]);
-      await statements.execute(`UPDATE "Tool" SET "deprecated" = ? WHERE "lineageId" = ? AND "deprecated" = ?`, [false, previous.lineageId, true]);
+      await statements.execute(
+        `UPDATE "Tool" SET "status" = 'superseded' WHERE "lineageId" = ? AND "status" = 'active'`,
+        [previous.lineageId],
+      );
+      await statements.execute(`UPDATE "Tool" SET "deprecated" = ? WHERE "lineageId" = ? AND "deprecated" = ?`, [
+        false,
+        previous.lineageId,
+        true,
+      ]);
     }
     const id = randomUUID();
     const row: ToolRow = {
@@ -105,7 +112,22 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
     };
     await statements.execute(
       `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "version", "status", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [row.id, row.lineageId, row.ownerId, row.conversationId, tool.runId, row.scope, row.deprecated, row.name, row.description, row.parametersSchema, row.code, row.version, row.status, row.createdAt],
+      [
+        row.id,
+        row.lineageId,
+        row.ownerId,
+        row.conversationId,
+        tool.runId,
+        row.scope,
+        row.deprecated,
+        row.name,
+        row.description,
+        row.parametersSchema,
+        row.code,
+        row.version,
+        row.status,
+        row.createdAt,
+      ],
     );
     return row;
   });
@@ -124,7 +146,9 @@ export async function listOfferedTools(conversationId: string, ownerId: string):
   ).map(toolRowOf);
   const own = rows.filter((row) => row.scope === "conversation");
   const names = new Set(own.map((row) => row.name));
-  const library = rows.filter((row) => row.scope === "library" && !names.has(row.name)).slice(0, config.maxLibraryTools);
+  const library = rows
+    .filter((row) => row.scope === "library" && !names.has(row.name))
+    .slice(0, config.maxLibraryTools);
   return [...own, ...library].reverse();
 }
 
@@ -152,7 +176,9 @@ export function listOwnedTools(ownerId: string, query: ToolQuery) {
       status: "active",
       deprecated: query.deprecated,
       scope: query.scope,
-      ...(query.q ? { AND: [{ OR: [{ name: containsIgnoringCase(query.q) }, { description: containsIgnoringCase(query.q) }] }] } : {}),
+      ...(query.q
+        ? { AND: [{ OR: [{ name: containsIgnoringCase(query.q) }, { description: containsIgnoringCase(query.q) }] }] }
+        : {}),
       ...(after ? { OR: [{ name: { gt: after.name } }, { name: after.name, lineageId: { gt: after.id } }] } : {}),
     },
     orderBy: [{ name: "asc" }, { lineageId: "asc" }],
@@ -175,11 +201,16 @@ export function listToolVersions(lineageId: string) {
 }
 
 /** Scope and deprecation belong to the tool, so they change on every version; the description on the latest. */
-export async function updateTool(lineageId: string, change: { scope?: ToolScope; deprecated?: boolean; description?: string }) {
+export async function updateTool(
+  lineageId: string,
+  change: { scope?: ToolScope; deprecated?: boolean; description?: string },
+) {
   const { description, ...everyVersion } = change;
   await db.$transaction([
     db.tool.updateMany({ where: { lineageId }, data: everyVersion }),
-    ...(description === undefined ? [] : [db.tool.updateMany({ where: { lineageId, status: "active" }, data: { description } })]),
+    ...(description === undefined
+      ? []
+      : [db.tool.updateMany({ where: { lineageId, status: "active" }, data: { description } })]),
   ]);
 }
 

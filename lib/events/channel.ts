@@ -117,7 +117,11 @@ export class RunChannel {
    * (discard): then the events it emitted past the stored ones are not the log's, whose next ids another instance
    * gives to its own.
    */
-  subscribe(after: number, onEvent: Listener, onEnd: (left: boolean) => void): { backlog: SequencedEvent[]; unsubscribe: () => void } {
+  subscribe(
+    after: number,
+    onEvent: Listener,
+    onEnd: (left: boolean) => void,
+  ): { backlog: SequencedEvent[]; unsubscribe: () => void } {
     const backlog = this.events.filter((event) => event.seq > after);
     if (this.ended) {
       queueMicrotask(() => onEnd(this.closedBy === "discard"));
@@ -193,7 +197,12 @@ export class RunChannel {
     const waitUntil = performance.now() + config.leaseMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        await eventWriter.write({ conversationId: this.conversationId, runId: this.runId, claim: this.lease.claim, rows });
+        await eventWriter.write({
+          conversationId: this.conversationId,
+          runId: this.runId,
+          claim: this.lease.claim,
+          rows,
+        });
         this.stored = batch.at(-1)!.seq;
         return;
       } catch (error) {
@@ -215,7 +224,10 @@ export class RunChannel {
         // claims.ts `fence`).
         const waiting = waitsForDatabase(error, waitUntil);
         if (attempt >= WRITE_ATTEMPTS && !waiting) {
-          console.error(`Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`, error);
+          console.error(
+            `Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`,
+            error,
+          );
           this.writesFailed = true;
           return;
         }

@@ -9,9 +9,16 @@ import type { TraceEvent } from "@/lib/trace/state";
  * eventsource-parser's (multi-line data, CRLF, comments and retry fields as the spec says). Resolves with
  * "resync" when the stream ended telling the client to read the log again from the start.
  */
-export async function readEventStream(response: Response, onEvent: (event: TraceEvent) => void, signal?: AbortSignal): Promise<typeof RESYNC | undefined> {
+export async function readEventStream(
+  response: Response,
+  onEvent: (event: TraceEvent) => void,
+  signal?: AbortSignal,
+): Promise<typeof RESYNC | undefined> {
   if (!response.ok || !response.body) throw await errorFrom(response);
-  const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  const reader = response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   signal?.addEventListener("abort", cancel, { once: true });
   try {
@@ -52,18 +59,27 @@ const MAX_BACKOFF_MS = 5000;
  * ends with `resync` (its events past the stored log were dropped) starts over from the first event.
  * Returns a stop function.
  */
-export function followEvents({ first, reconnect, lastSeenId, onEvent, onResync, onState = () => {}, onRefused = () => {} }: FollowOptions): () => void {
+export function followEvents({
+  first,
+  reconnect,
+  lastSeenId,
+  onEvent,
+  onResync,
+  onState = () => {},
+  onRefused = () => {},
+}: FollowOptions): () => void {
   const controller = new AbortController();
   const { signal } = controller;
   void (async () => {
     let pending = first;
-    for (let failures = 0; !signal.aborted; ) {
+    for (let failures = 0; !signal.aborted;) {
       let delivered = false;
       try {
         const response = pending ?? (await reconnect(lastSeenId(), signal));
         pending = undefined;
         onState("live");
-        if ((await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal)) !== RESYNC) break;
+        if ((await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal)) !== RESYNC)
+          break;
         onResync();
         // At once after a stream that delivered events; a server that only ever says resync is backed off from.
         failures = delivered ? 0 : failures + 1;

@@ -33,8 +33,14 @@ export const RunTakenOverError = processWide(
 const createEventWriter = () =>
   new BatchedWrites<RunRows>(
     async (batch) => {
-      const refused = await appendLiveEvents(batch.flatMap(({ conversationId, claim, rows }): ClaimedEventRow[] => rows.map((row) => ({ ...row, conversationId, claim }))));
-      return new Map(batch.filter(({ claim }) => refused.has(claim)).map((item) => [item, new RunTakenOverError(item.runId)]));
+      const refused = await appendLiveEvents(
+        batch.flatMap(({ conversationId, claim, rows }): ClaimedEventRow[] =>
+          rows.map((row) => ({ ...row, conversationId, claim })),
+        ),
+      );
+      return new Map(
+        batch.filter(({ claim }) => refused.has(claim)).map((item) => [item, new RunTakenOverError(item.runId)]),
+      );
     },
     {
       // A short wait that buys one statement for every streaming run's rows.

@@ -34,13 +34,23 @@ export function packEvents(events: SequencedEvent[]): EventRow[] {
   for (const { seq, event } of events) {
     if (isDelta(event)) {
       const body = pack?.body;
-      if (pack && body && body.type === event.type && body.step === event.step && body.runId === event.runId && pack.row.lastSeq === seq - 1) {
+      if (
+        pack &&
+        body &&
+        body.type === event.type &&
+        body.step === event.step &&
+        body.runId === event.runId &&
+        pack.row.lastSeq === seq - 1
+      ) {
         body.deltas.push(event.delta);
         pack.row.lastSeq = seq;
         continue;
       }
       closePack();
-      pack = { row: { seq, lastSeq: seq, runId: event.runId, type: event.type, data: "" }, body: { type: event.type, step: event.step, runId: event.runId, deltas: [event.delta] } };
+      pack = {
+        row: { seq, lastSeq: seq, runId: event.runId, type: event.type, data: "" },
+        body: { type: event.type, step: event.step, runId: event.runId, deltas: [event.delta] },
+      };
       rows.push(pack.row);
       continue;
     }

@@ -34,7 +34,9 @@ export function conversationEventStream(
     // it, whose token is checked too), to check the client's copy against it.
     const from = segment ? segment.id - (segment.token === undefined ? 0 : 1) : after;
     const sink = segment && from < after ? skippingSeen(client, after, segment) : client;
-    const stopFollowing = live ? followChannel(conversationId, from, live, sink) : followStore(conversationId, from, sink);
+    const stopFollowing = live
+      ? followChannel(conversationId, from, live, sink)
+      : followStore(conversationId, from, sink);
     // Cut, not ended: the client reconnects, and is told why (a 404 for a revoked link).
     const stopWatching = cutWhen?.(() => client.fail());
     return () => {
@@ -55,7 +57,9 @@ export function conversationEventStream(
 function skippingSeen(sink: SseSink, after: number, segment: SegmentStart): SseSink {
   let diverged = false;
   const seen = ({ seq, event }: SequencedEvent) =>
-    seq === segment.id && segment.token !== undefined ? startsSegment(event) && event.segment === segment.token : !startsSegment(event);
+    seq === segment.id && segment.token !== undefined
+      ? startsSegment(event) && event.segment === segment.token
+      : !startsSegment(event);
   return {
     ...sink,
     send(event) {

@@ -25,7 +25,10 @@ export const runEndGraceMs = () => config.databaseQueryTimeoutMs + config.leaseM
  * ended its claim: it has not stored its end yet, and a reader that finds no run running follows it for that
  * event, as a reader that came while it ran does.
  */
-export function runAwaitingItsEnd(last: { type: string; runId: string; finishedAt: Date | null; claimEnded?: boolean } | undefined, now: Date): string | undefined {
+export function runAwaitingItsEnd(
+  last: { type: string; runId: string; finishedAt: Date | null; claimEnded?: boolean } | undefined,
+  now: Date,
+): string | undefined {
   if (!last || last.type === "run_finished" || last.finishedAt === null || last.claimEnded) return undefined;
   return now.getTime() - last.finishedAt.getTime() < RUN_FINISHING_MS ? last.runId : undefined;
 }

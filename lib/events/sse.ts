@@ -35,63 +35,66 @@ export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?
   let pending: string[] = [];
   let closed = false;
 
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const drain = () => {
-        if (pending.length === 0 || closed) return;
-        controller.enqueue(encoder.encode(pending.join("")));
-        pending = [];
-        watchBacklog();
-      };
-      // The response is written as fast as the client reads (Next hands the socket one chunk at a time), and what it
-      // has not taken waits here: a client that stays too far behind is cut, even after the stream has closed (which
-      // keeps what is queued for it).
-      const backlog = () => -(controller.desiredSize ?? 0);
-      const watchBacklog = () => {
-        if (stalled || backlog() <= config.sseBacklog.bytes) return;
-        stalled = setTimeout(() => {
-          stalled = undefined;
-          if (backlog() <= config.sseBacklog.bytes) return watchBacklog();
-          const cut = new Error("The client did not read the event stream; reconnect after the last event.");
-          if (closed) controller.error(cut);
-          else finish(cut);
-        }, config.sseBacklog.ms);
-      };
-      const finish = (cut?: Error) => {
-        if (closed) return;
-        drain();
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const drain = () => {
+          if (pending.length === 0 || closed) return;
+          controller.enqueue(encoder.encode(pending.join("")));
+          pending = [];
+          watchBacklog();
+        };
+        // The response is written as fast as the client reads (Next hands the socket one chunk at a time), and what it
+        // has not taken waits here: a client that stays too far behind is cut, even after the stream has closed (which
+        // keeps what is queued for it).
+        const backlog = () => -(controller.desiredSize ?? 0);
+        const watchBacklog = () => {
+          if (stalled || backlog() <= config.sseBacklog.bytes) return;
+          stalled = setTimeout(() => {
+            stalled = undefined;
+            if (backlog() <= config.sseBacklog.bytes) return watchBacklog();
+            const cut = new Error("The client did not read the event stream; reconnect after the last event.");
+            if (closed) controller.error(cut);
+            else finish(cut);
+          }, config.sseBacklog.ms);
+        };
+        const finish = (cut?: Error) => {
+          if (closed) return;
+          drain();
+          closed = true;
+          clearInterval(heartbeat);
+          cleanup?.();
+          if (cut) controller.error(cut);
+          else controller.close();
+        };
+        // The response's headers go out with its first bytes: a comment sends them now, so that a client following a
+        // run that is quiet (a long tool call, an approval) knows at once that it is connected.
+        controller.enqueue(encoder.encode(": connected\n\n"));
+        heartbeat = setInterval(() => pending.push(": keep-alive\n\n") === 1 && setImmediate(drain), HEARTBEAT_MS);
+        cleanup = start({
+          send(event) {
+            if (closed) return;
+            if (pending.push(formatSse(event)) === 1) setImmediate(drain);
+          },
+          close: () => setImmediate(finish),
+          fail: () => setImmediate(() => finish(new Error("The event stream failed; reconnect after the last event."))),
+          resync() {
+            if (closed) return;
+            pending.push(resyncMessage);
+            setImmediate(finish);
+          },
+        });
+      },
+      cancel() {
         closed = true;
         clearInterval(heartbeat);
+        clearTimeout(stalled);
         cleanup?.();
-        if (cut) controller.error(cut);
-        else controller.close();
-      };
-      // The response's headers go out with its first bytes: a comment sends them now, so that a client following a
-      // run that is quiet (a long tool call, an approval) knows at once that it is connected.
-      controller.enqueue(encoder.encode(": connected\n\n"));
-      heartbeat = setInterval(() => pending.push(": keep-alive\n\n") === 1 && setImmediate(drain), HEARTBEAT_MS);
-      cleanup = start({
-        send(event) {
-          if (closed) return;
-          if (pending.push(formatSse(event)) === 1) setImmediate(drain);
-        },
-        close: () => setImmediate(finish),
-        fail: () => setImmediate(() => finish(new Error("The event stream failed; reconnect after the last event."))),
-        resync() {
-          if (closed) return;
-          pending.push(resyncMessage);
-          setImmediate(finish);
-        },
-      });
+      },
+      // Counted in bytes, so that desiredSize says how much the client has not taken.
     },
-    cancel() {
-      closed = true;
-      clearInterval(heartbeat);
-      clearTimeout(stalled);
-      cleanup?.();
-    },
-    // Counted in bytes, so that desiredSize says how much the client has not taken.
-  }, new ByteLengthQueuingStrategy({ highWaterMark: 0 }));
+    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+  );
 
   return new Response(stream, {
     ...init,

@@ -72,7 +72,9 @@ class StoredFeed {
         for (const id of this.marked) if (this.followers.has(id)) readFor.set(id, [...this.followers.get(id)!]);
         this.marked.clear();
         if (readFor.size === 0) break;
-        const after = new Map([...readFor].map(([id, followers]) => [id, Math.min(...followers.map((follower) => follower.after))]));
+        const after = new Map(
+          [...readFor].map(([id, followers]) => [id, Math.min(...followers.map((follower) => follower.after))]),
+        );
         for (const [id, events] of await listEventsAfter(after)) {
           for (const follower of readFor.get(id)!) {
             const fresh = events.filter((event) => event.seq > follower.after);

@@ -43,7 +43,12 @@ export type AgentEvent =
   /** The profile asks a person first: the call waits until POST .../approvals/{approvalId} answers. */
   | { type: "approval_requested"; step: number; callId: string; approvalId: string; tool: string; input: unknown }
   | { type: "approval_resolved"; step: number; callId: string; approvalId: string; approved: boolean }
-  | { type: "step_finished"; step: number; finishReason: string; usage?: { inputTokens?: number; outputTokens?: number } }
+  | {
+      type: "step_finished";
+      step: number;
+      finishReason: string;
+      usage?: { inputTokens?: number; outputTokens?: number };
+    }
   | { type: "error"; message: string; code: string }
   /**
    * The instance executing the run died; another took it over and goes on after step `step`, or ends the run (an
@@ -58,7 +63,9 @@ export type AgentEvent =
  * was shown but never stored, by an instance that died). A client that resumes names the last one it saw, by id
  * and token (lib/http/access.ts resumePoint). Logs written before tokens have none.
  */
-export const startsSegment = (event: { type: string }): event is { type: "run_started" | "run_resumed"; segment?: string } =>
+export const startsSegment = (event: {
+  type: string;
+}): event is { type: "run_started" | "run_resumed"; segment?: string } =>
   event.type === "run_started" || event.type === "run_resumed";
 
 /** A segment of the log as a client names it: the id of the event that began it, and its token (where it had one). */

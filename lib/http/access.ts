@@ -25,18 +25,26 @@ export async function requireIdentity(request: Request): Promise<string> {
   if (authorization !== null) {
     const [scheme, token] = authorization.split(/\s+/, 2);
     const identity = scheme.toLowerCase() === "bearer" && token ? await identityOfToken(token) : undefined;
-    if (!identity) throw new ApiError(401, "invalid_token", "The API token is not valid or was revoked; create one on the settings page (/settings).");
+    if (!identity)
+      throw new ApiError(
+        401,
+        "invalid_token",
+        "The API token is not valid or was revoked; create one on the settings page (/settings).",
+      );
     return identity;
   }
   const identity = identityOf(request.headers.get("cookie"));
-  if (!identity) throw new ApiError(401, "no_identity", "This request carries no valid identity cookie; allow cookies and retry.");
+  if (!identity)
+    throw new ApiError(401, "no_identity", "This request carries no valid identity cookie; allow cookies and retry.");
   return identity;
 }
 
 /** The conversation a route names, if the requester owns it; 404 otherwise. */
 export async function requireConversation(request: Request, { params }: RouteParams) {
   // A bad API token is a 401 (the caller must fix it); a visitor without an identity simply has nothing here.
-  const identity = request.headers.has("authorization") ? await requireIdentity(request) : identityOf(request.headers.get("cookie"));
+  const identity = request.headers.has("authorization")
+    ? await requireIdentity(request)
+    : identityOf(request.headers.get("cookie"));
   const conversation = identity ? await findOwnedConversation((await params).id, identity) : null;
   if (!conversation || !identity) throw notFound("The conversation");
   return { conversation, identity };
@@ -85,14 +93,19 @@ export function resumePoint(request: Request): { after: number; segment?: Segmen
   const segment = query.get("segment");
   const token = query.get("segmentToken");
   if (segment === null) {
-    if (token !== null) throw badRequest("?segmentToken comes with ?segment, the id of the run_started or run_resumed event it is the `segment` of.");
+    if (token !== null)
+      throw badRequest(
+        "?segmentToken comes with ?segment, the id of the run_started or run_resumed event it is the `segment` of.",
+      );
     return { after };
   }
   const id = eventId(segment, "?segment");
   if (token === null) return { after, segment: { id: Math.min(id, after) } };
   // The token is checked against the event at `id`: one the client saw, so at most its last id.
   if (!SEGMENT_TOKEN.test(token) || id < 1 || id > after) {
-    throw badRequest("?segmentToken is the `segment` of the event ?segment names (an event id from 1 to the last one the client has) and at most 64 letters, digits, - or _.");
+    throw badRequest(
+      "?segmentToken is the `segment` of the event ?segment names (an event id from 1 to the last one the client has) and at most 64 letters, digits, - or _.",
+    );
   }
   return { after, segment: { id, token } };
 }
@@ -100,6 +113,7 @@ export function resumePoint(request: Request): { after: number; segment?: Segmen
 function eventId(raw: string, what: string): number {
   const value = Number(raw);
   // Beyond the log's range, an id would fail the statement that reads every followed conversation at once.
-  if (!/^\d+$/.test(raw.trim()) || value > MAX_EVENT_ID) throw badRequest(`${what} must be an event id: a whole number from 0 to ${MAX_EVENT_ID}.`);
+  if (!/^\d+$/.test(raw.trim()) || value > MAX_EVENT_ID)
+    throw badRequest(`${what} must be an event id: a whole number from 0 to ${MAX_EVENT_ID}.`);
   return value;
 }

@@ -6,9 +6,19 @@ export const auditJson = ({ createdAt, ...entry }: AuditRow) => ({ time: created
 export type AuditJson = ReturnType<typeof auditJson>;
 
 /** A page of an identity's audit log, newest first, with the next page's cursor. */
-export async function auditPage(identity: string, { cursor, limit, ...filters }: Omit<AuditQuery, "before"> & { cursor?: string }) {
+export async function auditPage(
+  identity: string,
+  { cursor, limit, ...filters }: Omit<AuditQuery, "before"> & { cursor?: string },
+) {
   const position = decodeCursor(cursor, ["createdAt", "id"]);
-  const rows = await listAudit(identity, { ...filters, limit: limit + 1, before: position && { createdAt: new Date(position.createdAt), id: position.id } });
-  const { page, nextCursor } = pageOf(rows, limit, (last) => ({ createdAt: last.createdAt.toISOString(), id: last.id }));
+  const rows = await listAudit(identity, {
+    ...filters,
+    limit: limit + 1,
+    before: position && { createdAt: new Date(position.createdAt), id: position.id },
+  });
+  const { page, nextCursor } = pageOf(rows, limit, (last) => ({
+    createdAt: last.createdAt.toISOString(),
+    id: last.id,
+  }));
   return { entries: page.map(auditJson), nextCursor };
 }

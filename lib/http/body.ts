@@ -10,11 +10,16 @@ import { ApiError, badRequest, invalidInput, tooLarge } from "./errors";
  */
 export async function readJson<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
   const limit = config.maxRequestBytes;
-  if (Number(request.headers.get("content-length") ?? 0) > limit) throw tooLarge(`The request body is over ${limit / 1024} KB.`);
+  if (Number(request.headers.get("content-length") ?? 0) > limit)
+    throw tooLarge(`The request body is over ${limit / 1024} KB.`);
   const text = await readText(request, limit);
   const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (text.trim() !== "" && type !== "application/json") {
-    throw new ApiError(415, "unsupported_media_type", `Send the body as JSON with the header Content-Type: application/json (got ${type ?? "none"}).`);
+    throw new ApiError(
+      415,
+      "unsupported_media_type",
+      `Send the body as JSON with the header Content-Type: application/json (got ${type ?? "none"}).`,
+    );
   }
   let body: unknown;
   try {
@@ -23,7 +28,10 @@ export async function readJson<Schema extends z.ZodType>(request: Request, schem
     throw badRequest('The request body must be JSON, e.g. {"content": "Hello"}.');
   }
   const malformed = firstMalformedString(body);
-  if (malformed !== undefined) throw badRequest(`${malformed || "The body"} contains an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text.`);
+  if (malformed !== undefined)
+    throw badRequest(
+      `${malformed || "The body"} contains an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text.`,
+    );
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;

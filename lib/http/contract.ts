@@ -9,9 +9,15 @@ export { ToolDefinition } from "@/lib/tools/register-tool";
 /** Items per page of a listing. */
 const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");
 
-const profile = z.string().max(64).describe("An agent profile's name (GET /api/profiles); the default profile when absent.");
+const profile = z
+  .string()
+  .max(64)
+  .describe("An agent profile's name (GET /api/profiles); the default profile when absent.");
 
-export const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional(), profile: profile.optional() });
+export const NewConversation = z.object({
+  title: z.string().trim().min(1).max(200).optional(),
+  profile: profile.optional(),
+});
 
 export const ConversationListQuery = z.object({
   limit,
@@ -19,38 +25,64 @@ export const ConversationListQuery = z.object({
 });
 
 export const ConversationChange = z
-  .object({ title: z.string().trim().min(1, "title must not be empty").max(200).optional(), profile: profile.optional() })
+  .object({
+    title: z.string().trim().min(1, "title must not be empty").max(200).optional(),
+    profile: profile.optional(),
+  })
   .refine((change) => change.title !== undefined || change.profile !== undefined, "Send a title or a profile.");
 
 export const NewMessage = z.object({
-  content: z.string({ error: 'content is required: {"content": "your message"}' }).trim().min(1, "content must not be empty"),
+  content: z
+    .string({ error: 'content is required: {"content": "your message"}' })
+    .trim()
+    .min(1, "content must not be empty"),
 });
 
-export const ApprovalAnswer = z.strictObject({ approved: z.boolean({ error: 'approved is required: {"approved": true} or {"approved": false}' }) });
+export const ApprovalAnswer = z.strictObject({
+  approved: z.boolean({ error: 'approved is required: {"approved": true} or {"approved": false}' }),
+});
 
-export const NewApiToken = z.strictObject({ name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script.") });
+export const NewApiToken = z.strictObject({
+  name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script."),
+});
 
 export const ToolListQuery = z.object({
   status: z.enum(["active", "deprecated"]).optional().describe("Only active or only deprecated tools."),
-  scope: z.enum(["library", "conversation"]).optional().describe("Only library tools, or only tools that belong to one conversation."),
+  scope: z
+    .enum(["library", "conversation"])
+    .optional()
+    .describe("Only library tools, or only tools that belong to one conversation."),
   q: z.string().trim().min(1).max(200).optional().describe("Case-insensitive text in the name or description."),
   limit,
   cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),
 });
 
 export const ToolSearchQuery = z.object({
-  q: z.string({ error: "q is required: /api/tools/search?q=word" }).trim().min(1, "q must not be empty").max(200).describe("Case-insensitive text in the name or description."),
+  q: z
+    .string({ error: "q is required: /api/tools/search?q=word" })
+    .trim()
+    .min(1, "q must not be empty")
+    .max(200)
+    .describe("Case-insensitive text in the name or description."),
   limit,
 });
 
-export const ToolVersionQuery = z.object({ version: z.coerce.number().int().min(1).optional().describe("A version number; the latest when absent.") });
+export const ToolVersionQuery = z.object({
+  version: z.coerce.number().int().min(1).optional().describe("A version number; the latest when absent."),
+});
 
 export const ToolExecutionsQuery = z.object({ limit });
 
 export const ToolChange = z
   .strictObject({
-    status: z.enum(["active", "deprecated"]).optional().describe("deprecated: kept, but no longer offered to the model."),
-    scope: z.enum(["library", "conversation"]).optional().describe("library: offered in every conversation of its owner."),
+    status: z
+      .enum(["active", "deprecated"])
+      .optional()
+      .describe("deprecated: kept, but no longer offered to the model."),
+    scope: z
+      .enum(["library", "conversation"])
+      .optional()
+      .describe("library: offered in every conversation of its owner."),
     description: z.string().trim().min(1).max(2000).optional(),
   })
   .refine((change) => Object.keys(change).length > 0, "Send at least one of status, scope, description.");
@@ -61,7 +93,11 @@ const auditFilters = {
   outcome: z.enum(["succeeded", "failed", "cancelled"]).optional().describe("Only calls that ended so."),
 };
 
-export const AuditQuery = z.object({ ...auditFilters, limit, cursor: z.string().max(400).optional().describe("The nextCursor of the previous page.") });
+export const AuditQuery = z.object({
+  ...auditFilters,
+  limit,
+  cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),
+});
 
 export const AuditExportQuery = z.object({ ...auditFilters, format: z.enum(["csv", "jsonl"]).default("csv") });
 

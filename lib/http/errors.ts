@@ -10,7 +10,10 @@ export class ApiError extends Error {
   }
 
   toResponse(): Response {
-    return Response.json({ error: { code: this.code, message: this.message } }, { status: this.status, headers: this.headers });
+    return Response.json(
+      { error: { code: this.code, message: this.message } },
+      { status: this.status, headers: this.headers },
+    );
   }
 }
 
@@ -18,7 +21,8 @@ export const notFound = (what: string) => new ApiError(404, "not_found", `${what
 export const badRequest = (message: string) => new ApiError(400, "bad_request", message);
 export const conflict = (message: string) => new ApiError(409, "conflict", message);
 export const tooLarge = (message: string) => new ApiError(413, "too_large", message);
-export const unavailable = (message: string, retryAfterSeconds: number) => new ApiError(503, "unavailable", message, { "retry-after": String(retryAfterSeconds) });
+export const unavailable = (message: string, retryAfterSeconds: number) =>
+  new ApiError(503, "unavailable", message, { "retry-after": String(retryAfterSeconds) });
 
 /** A request that fails its schema: 400 with the first problem and where it is (`prefix` marks query parameters). */
 export function invalidInput(issues: { path: PropertyKey[]; message: string }[], prefix = ""): ApiError {
@@ -36,7 +40,11 @@ export function route<Context>(handler: Handler<Context>): Handler<Context> {
     } catch (error) {
       if (error instanceof ApiError) return error.toResponse();
       console.error(`${request.method} ${new URL(request.url).pathname} failed:`, error);
-      return new ApiError(500, "internal_error", "Something went wrong on the server; the error was logged.").toResponse();
+      return new ApiError(
+        500,
+        "internal_error",
+        "Something went wrong on the server; the error was logged.",
+      ).toResponse();
     }
   };
 }

@@ -8,7 +8,8 @@ type RequestLike = Pick<Request, "url" | "headers">;
  */
 export function publicOrigin(request: RequestLike): string {
   if (config.web.publicUrl) return config.web.publicUrl;
-  const forwarded = (name: string) => (config.web.trustProxy ? request.headers.get(name)?.split(",")[0].trim() : undefined);
+  const forwarded = (name: string) =>
+    config.web.trustProxy ? request.headers.get(name)?.split(",")[0].trim() : undefined;
   const host = forwarded("x-forwarded-host") ?? request.headers.get("host") ?? new URL(request.url).host;
   // `next start` serves plain http; Next derives request.url's protocol from X-Forwarded-Proto, which anyone can send.
   const protocol = forwarded("x-forwarded-proto") ?? "http";

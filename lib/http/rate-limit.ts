@@ -27,7 +27,9 @@ export class RateLimiter {
     this.forgetRefilled(now);
     const refillPerMs = this.capacity / this.windowMs;
     const bucket = this.buckets.get(key);
-    const tokens = bucket ? Math.min(this.capacity, bucket.tokens + (now - bucket.updated) * refillPerMs) : this.capacity;
+    const tokens = bucket
+      ? Math.min(this.capacity, bucket.tokens + (now - bucket.updated) * refillPerMs)
+      : this.capacity;
     if (tokens < 1) return { ok: false, retryAfterSeconds: Math.ceil((1 - tokens) / refillPerMs / 1000) };
     this.buckets.delete(key);
     this.buckets.set(key, { tokens: tokens - 1, updated: now });
@@ -63,12 +65,20 @@ const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => 
  * still bounded. Throws 429 with Retry-After when either budget is spent.
  */
 export function limitRate(action: LimitedAction, identity: string, request: Request): void {
-  for (const [scope, key] of [["identity", identity], ["address", clientAddress(request)]] as const) {
+  for (const [scope, key] of [
+    ["identity", identity],
+    ["address", clientAddress(request)],
+  ] as const) {
     const outcome = limiters[`${action}:${scope}`].take(key);
     if (!outcome.ok) {
-      throw new ApiError(429, "rate_limited", `Too many ${action === "messages" ? "messages" : "new conversations"} in a minute; try again in ${outcome.retryAfterSeconds} s.`, {
-        "retry-after": String(outcome.retryAfterSeconds),
-      });
+      throw new ApiError(
+        429,
+        "rate_limited",
+        `Too many ${action === "messages" ? "messages" : "new conversations"} in a minute; try again in ${outcome.retryAfterSeconds} s.`,
+        {
+          "retry-after": String(outcome.retryAfterSeconds),
+        },
+      );
     }
   }
 }
@@ -90,11 +100,20 @@ export function holdOpenStream(request: Request, identity?: string): () => void 
   const cap = config.rateLimits.openStreams;
   const held = [
     ...(identity ? [{ key: `identity:${identity}`, cap, limit: `(at most ${cap} per person)` }] : []),
-    { key: `address:${clientAddress(request)}`, cap: cap * ADDRESS_FACTOR, limit: `from one address (at most ${cap * ADDRESS_FACTOR})` },
+    {
+      key: `address:${clientAddress(request)}`,
+      cap: cap * ADDRESS_FACTOR,
+      limit: `from one address (at most ${cap * ADDRESS_FACTOR})`,
+    },
   ];
   const full = held.find(({ key, cap }) => (openStreams.get(key) ?? 0) >= cap);
   if (full) {
-    throw new ApiError(429, "too_many_streams", `Too many event streams open at once ${full.limit}; close some tabs, or the streams a script left open.`, { "retry-after": "5" });
+    throw new ApiError(
+      429,
+      "too_many_streams",
+      `Too many event streams open at once ${full.limit}; close some tabs, or the streams a script left open.`,
+      { "retry-after": "5" },
+    );
   }
   for (const { key } of held) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
   let released = false;

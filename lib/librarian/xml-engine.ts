@@ -29,7 +29,7 @@ export const XmlError = processWide("XmlError", () => class XmlError extends Err
 
 type JobBody = { kind: "check"; content: string } | ({ kind: "query" } & QueryJob);
 type Job = JobBody & { id: number };
-type Answer = { id: number } & ({ ok: true; text?: string } & Partial<QueryAnswer> | { ok: false; error: string });
+type Answer = { id: number } & (({ ok: true; text?: string } & Partial<QueryAnswer>) | { ok: false; error: string });
 
 interface Pending {
   job: Job;
@@ -62,7 +62,11 @@ export class XmlEngine {
 
   async query(job: QueryJob, signal?: AbortSignal): Promise<QueryAnswer> {
     const answer = await this.submit({ kind: "query", ...job }, signal);
-    return { results: answer.results ?? [], truncated: answer.truncated ?? false, documentsRead: answer.documentsRead ?? 0 };
+    return {
+      results: answer.results ?? [],
+      truncated: answer.truncated ?? false,
+      documentsRead: answer.documentsRead ?? 0,
+    };
   }
 
   async close(): Promise<void> {
@@ -98,13 +102,22 @@ export class XmlEngine {
     if (this.current || this.queue.length === 0) return;
     const pending = this.queue.shift()!;
     const { timeoutMs } = this.limits;
-    const timer = setTimeout(() => this.abandon(pending, `The ${pending.job.kind === "check" ? "document" : "query"} took longer than ${timeoutMs} ms and was stopped.`), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        this.abandon(
+          pending,
+          `The ${pending.job.kind === "check" ? "document" : "query"} took longer than ${timeoutMs} ms and was stopped.`,
+        ),
+      timeoutMs,
+    );
     this.current = { ...pending, timer };
     (this.worker ??= this.spawn()).postMessage(pending.job);
   }
 
   private spawn(): Worker {
-    const worker = new Worker(WORKER_FILE, { resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 32 } });
+    const worker = new Worker(WORKER_FILE, {
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 32 },
+    });
     worker.unref();
     worker.on("message", (answer: Answer | { ready: true }) => {
       if (!("id" in answer) || answer.id !== this.current?.job.id) return;
@@ -115,7 +128,13 @@ export class XmlEngine {
       this.dispatch();
     });
     worker.on("error", (error) => {
-      if (this.current) this.abandon(this.current, /memory/i.test(error.message) ? `The query needed more than ${this.limits.memoryMb} MB and was stopped.` : `The XML engine failed: ${error.message}`);
+      if (this.current)
+        this.abandon(
+          this.current,
+          /memory/i.test(error.message)
+            ? `The query needed more than ${this.limits.memoryMb} MB and was stopped.`
+            : `The XML engine failed: ${error.message}`,
+        );
     });
     worker.on("exit", () => {
       if (this.worker !== worker) return;

@@ -16,7 +16,8 @@ const PARSED_CACHE_CHARS = 64 * 1024 * 1024;
 let parsedChars = 0;
 
 function parse(content) {
-  if (/<!DOCTYPE/i.test(content)) throw new Error("DOCTYPE declarations (DTDs and entities) are not accepted; store the document without one.");
+  if (/<!DOCTYPE/i.test(content))
+    throw new Error("DOCTYPE declarations (DTDs and entities) are not accepted; store the document without one.");
   return slimdom.parseXmlDocument(content);
 }
 
@@ -51,26 +52,45 @@ const escapeAttribute = (value) => value.replace(/&/g, "&amp;").replace(/"/g, "&
 
 function serialize(item) {
   if (item !== null && typeof item === "object" && typeof item.nodeType === "number") {
-    return item.nodeType === 2 ? `${item.name}="${escapeAttribute(item.value)}"` : slimdom.serializeToWellFormedString(item);
+    return item.nodeType === 2
+      ? `${item.name}="${escapeAttribute(item.value)}"`
+      : slimdom.serializeToWellFormedString(item);
   }
   if (item instanceof Date) return item.toISOString();
-  if (item !== null && typeof item === "object") return JSON.stringify(item, (_key, value) => (value !== null && typeof value === "object" && typeof value.nodeType === "number" ? serialize(value) : value));
+  if (item !== null && typeof item === "object")
+    return JSON.stringify(item, (_key, value) =>
+      value !== null && typeof value === "object" && typeof value.nodeType === "number" ? serialize(value) : value,
+    );
   return String(item);
 }
 
 // collection() and doc(path) see the documents the query was given (the collection the caller scoped it to).
 let current = [];
-fontoxpath.registerCustomXPathFunction({ namespaceURI: TOOLSMITH_NS, localName: "collection" }, [], "document-node()*", () => current.map((entry) => entry.document));
-fontoxpath.registerCustomXPathFunction({ namespaceURI: TOOLSMITH_NS, localName: "doc" }, ["xs:string"], "document-node()?", (_context, path) => current.find((entry) => entry.path === path)?.document ?? null);
+fontoxpath.registerCustomXPathFunction(
+  { namespaceURI: TOOLSMITH_NS, localName: "collection" },
+  [],
+  "document-node()*",
+  () => current.map((entry) => entry.document),
+);
+fontoxpath.registerCustomXPathFunction(
+  { namespaceURI: TOOLSMITH_NS, localName: "doc" },
+  ["xs:string"],
+  "document-node()?",
+  (_context, path) => current.find((entry) => entry.path === path)?.document ?? null,
+);
 const functionNameResolver = ({ prefix, localName }, arity) => {
-  if (prefix === "" && ((localName === "collection" && arity === 0) || (localName === "doc" && arity === 1))) return { namespaceURI: TOOLSMITH_NS, localName };
+  if (prefix === "" && ((localName === "collection" && arity === 0) || (localName === "doc" && arity === 1)))
+    return { namespaceURI: TOOLSMITH_NS, localName };
   return prefix === "" ? { namespaceURI: "http://www.w3.org/2005/xpath-functions", localName } : null;
 };
 
 /** Does the query name its documents itself (collection(), doc())? Then it runs once; otherwise once per document. */
 function readsCollection(query) {
   const ast = parseScript(query, { language: XQUERY.language }, new slimdom.Document());
-  return evaluateXPathToBoolean('exists(descendant::Q{http://www.w3.org/2005/XQueryX}functionName[. = ("collection", "doc")])', ast);
+  return evaluateXPathToBoolean(
+    'exists(descendant::Q{http://www.w3.org/2005/XQueryX}functionName[. = ("collection", "doc")])',
+    ast,
+  );
 }
 
 function query({ query: text, variables, documents, maxResults, outputChars }) {
@@ -83,7 +103,8 @@ function query({ query: text, variables, documents, maxResults, outputChars }) {
     for (const item of evaluateXPath(text, context, null, variables, evaluateXPath.ALL_RESULTS_TYPE, options)) {
       const serialized = serialize(item);
       chars += serialized.length;
-      if (results.length >= maxResults || chars > outputChars) return { results, truncated: true, documentsRead: current.length };
+      if (results.length >= maxResults || chars > outputChars)
+        return { results, truncated: true, documentsRead: current.length };
       results.push(serialized);
     }
   }
@@ -95,7 +116,11 @@ parentPort.on("message", (job) => {
     const answer = job.kind === "check" ? { text: textOf(parse(job.content)) } : query(job);
     parentPort.postMessage({ id: job.id, ok: true, ...answer });
   } catch (error) {
-    parentPort.postMessage({ id: job.id, ok: false, error: String(error instanceof Error ? error.message : error).slice(0, 2000) });
+    parentPort.postMessage({
+      id: job.id,
+      ok: false,
+      error: String(error instanceof Error ? error.message : error).slice(0, 2000),
+    });
   } finally {
     current = [];
   }

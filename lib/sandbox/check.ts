@@ -66,7 +66,9 @@ export function checkCode(code: string, options: CheckOptions = { requireEntryPo
   }
 
   violations.sort((a, b) => a.line - b.line || a.column - b.column);
-  return violations.length === 0 ? { ok: true } : { ok: false, violations: violations.slice(0, codePolicy.maxViolations) };
+  return violations.length === 0
+    ? { ok: true }
+    : { ok: false, violations: violations.slice(0, codePolicy.maxViolations) };
 }
 
 function rulesFor(node: AnyNode): string[] {
@@ -92,7 +94,9 @@ function rulesFor(node: AnyNode): string[] {
       return propertyRule(keyName(node));
     case "ObjectPattern":
       // The walker does not visit a pattern's properties as nodes: `const { constructor: c } = x` is checked here.
-      return (node.properties as AnyNode[]).flatMap((property) => (property.type === "Property" ? propertyRule(keyName(property)) : []));
+      return (node.properties as AnyNode[]).flatMap((property) =>
+        property.type === "Property" ? propertyRule(keyName(property)) : [],
+      );
     case "Literal":
       return typeof node.value === "string" && forbiddenProperty(node.value)
         ? [`The string "${node.value}" is not allowed: it names a prototype or constructor internal.`]
@@ -116,8 +120,10 @@ function rulesFor(node: AnyNode): string[] {
 const protectedWrite = "Writing to a `prototype` is not allowed.";
 
 function identifierRule(name: string): string[] {
-  if (codePolicy.forbiddenIdentifiers.has(name)) return [`\`${name}\` is not allowed: tools cannot reach the host or compile code.`];
-  if (name.startsWith(codePolicy.forbiddenPrefix)) return [`Identifiers starting with \`${codePolicy.forbiddenPrefix}\` are not allowed (\`${name}\`).`];
+  if (codePolicy.forbiddenIdentifiers.has(name))
+    return [`\`${name}\` is not allowed: tools cannot reach the host or compile code.`];
+  if (name.startsWith(codePolicy.forbiddenPrefix))
+    return [`Identifiers starting with \`${codePolicy.forbiddenPrefix}\` are not allowed (\`${name}\`).`];
   return [];
 }
 
@@ -164,7 +170,8 @@ function mutatesProtected(node: AnyNode): boolean {
 }
 
 function definesEntryPoint(program: AnyNode): boolean {
-  const isEntry = (id: unknown) => (id as AnyNode | null)?.type === "Identifier" && (id as AnyNode).name === codePolicy.entryPoint;
+  const isEntry = (id: unknown) =>
+    (id as AnyNode | null)?.type === "Identifier" && (id as AnyNode).name === codePolicy.entryPoint;
   return (program.body as AnyNode[]).some((statement) => {
     if (statement.type === "FunctionDeclaration") return isEntry(statement.id);
     if (statement.type !== "VariableDeclaration") return false;

@@ -11,7 +11,16 @@ const BLOCKED_HOSTNAMES = ["localhost", "metadata", "metadata.google.internal", 
 const BLOCKED_SUFFIXES = [".localhost", ".local", ".internal", ".localdomain", ".home.arpa"];
 const ALLOWED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
 /** Headers a tool may not set: they would forge the connection, not describe the request. */
-const DROPPED_HEADERS = new Set(["host", "connection", "content-length", "transfer-encoding", "upgrade", "proxy-authorization", "te", "trailer"]);
+const DROPPED_HEADERS = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-authorization",
+  "te",
+  "trailer",
+]);
 
 export interface FetchReply {
   status: number;
@@ -56,9 +65,13 @@ function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"]): URL {
   } catch {
     throw new FetchBlockedError(`Invalid URL: ${raw.slice(0, 200)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchBlockedError(`Only http and https URLs are allowed (got ${url.protocol}).`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new FetchBlockedError(`Only http and https URLs are allowed (got ${url.protocol}).`);
   if (url.username || url.password) throw new FetchBlockedError("URLs with credentials are not allowed.");
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .toLowerCase()
+    .replace(/\.$/, "");
   if (BLOCKED_HOSTNAMES.includes(host) || BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
     throw new FetchBlockedError(`Host ${host} is not allowed: tools may only reach public internet hosts.`);
   }
@@ -94,7 +107,8 @@ export async function guardedFetch(request: FetchRequest, options: GuardOptions)
       const location = response.headers.location;
       if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
         response.resume();
-        if (redirects >= limits.maxRedirects) throw new FetchBlockedError(`More than ${limits.maxRedirects} redirects.`);
+        if (redirects >= limits.maxRedirects)
+          throw new FetchBlockedError(`More than ${limits.maxRedirects} redirects.`);
         url = checkUrl(new URL(location, url).toString(), options.allowHost);
         continue;
       }
@@ -129,7 +143,12 @@ function send(
       (list) => {
         const blocked = list.find((address) => !isAllowed(address, host));
         if (list.length === 0) return callback(new Error(`Cannot resolve ${host}.`), "", 4);
-        if (blocked) return callback(new FetchBlockedError(`${host} resolves to ${blocked}, which is not a public address.`), "", 4);
+        if (blocked)
+          return callback(
+            new FetchBlockedError(`${host} resolves to ${blocked}, which is not a public address.`),
+            "",
+            4,
+          );
         const entries = list.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
         if (lookupOptions.all) return (callback as unknown as (e: null, all: typeof entries) => void)(null, entries);
         callback(null, entries[0].address, entries[0].family);
@@ -172,5 +191,11 @@ async function readReply(response: http.IncomingMessage, url: URL, maxBytes: num
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
-  return { status: response.statusCode ?? 0, url: url.toString(), headers, body: Buffer.concat(chunks).toString("utf8"), truncated };
+  return {
+    status: response.statusCode ?? 0,
+    url: url.toString(),
+    headers,
+    body: Buffer.concat(chunks).toString("utf8"),
+    truncated,
+  };
 }

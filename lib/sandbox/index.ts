@@ -19,7 +19,12 @@ export function sandboxPool(): SandboxPool {
  * code and checks that it defines `run`; `snippet` returns the script's completion value. Aborting `signal` stops
  * the call, its thread and its fetches at once.
  */
-export async function runInSandbox(mode: RunMode, code: string, input?: unknown, signal?: AbortSignal): Promise<SandboxResult> {
+export async function runInSandbox(
+  mode: RunMode,
+  code: string,
+  input?: unknown,
+  signal?: AbortSignal,
+): Promise<SandboxResult> {
   const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
   if (!check.ok) {
     return {

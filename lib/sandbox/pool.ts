@@ -170,7 +170,9 @@ export class SandboxPool {
     // A thread that dies before it is ready fails `warm`; dispatching never waits on `ready`.
     ready.catch(() => {});
     const slot: Slot = { worker, ready };
-    worker.on("message", (message: WorkerMessage) => (message.type === "ready" ? markReady() : this.onMessage(slot, message)));
+    worker.on("message", (message: WorkerMessage) =>
+      message.type === "ready" ? markReady() : this.onMessage(slot, message),
+    );
     worker.on("error", (error) => {
       failStart(error);
       this.fail(slot, /memory/i.test(error.message) ? "memory" : "crash", `The sandbox failed: ${error.message}`);
@@ -188,13 +190,20 @@ export class SandboxPool {
     if (message.type === "fetch") {
       current.pending.onFetch(message.request, current.fetches.signal).then(
         (response) => slot.worker.postMessage({ type: "fetch-reply", fetchId: message.fetchId, response }),
-        (error: Error) => slot.worker.postMessage({ type: "fetch-reply", fetchId: message.fetchId, error: error.message }),
+        (error: Error) =>
+          slot.worker.postMessage({ type: "fetch-reply", fetchId: message.fetchId, error: error.message }),
       );
       return;
     }
     const { type: _type, id: _id, retire, ...reported } = message;
     if (retire) this.retire(slot);
-    this.settle(slot, current, reported.ok ? reported : { ...reported, error: sandboxError(reported.error.kind, current.pending.job.limits, reported.error.message) });
+    this.settle(
+      slot,
+      current,
+      reported.ok
+        ? reported
+        : { ...reported, error: sandboxError(reported.error.kind, current.pending.job.limits, reported.error.message) },
+    );
     this.dispatch();
   }
 
@@ -246,7 +255,10 @@ export function sandboxError(kind: SandboxErrorKind, limits: SandboxLimits, deta
     case "timeout":
       return { kind, message: `The code ran longer than the ${limits.timeoutMs} ms limit and was stopped.` };
     case "memory":
-      return { kind, message: `The code used more than the ${limits.memoryBytes / 1024 / 1024} MB memory limit and was stopped.` };
+      return {
+        kind,
+        message: `The code used more than the ${limits.memoryBytes / 1024 / 1024} MB memory limit and was stopped.`,
+      };
     case "stack":
       return { kind, message: "The code recursed too deeply (stack overflow)." };
     case "cancelled":

@@ -119,7 +119,8 @@ async function execute(job) {
       }),
     );
     const limitsObject = keep(vm.newObject());
-    for (const name of ["outputChars", "consoleChars"]) vm.setProp(limitsObject, name, keep(vm.newNumber(job.limits[name])));
+    for (const name of ["outputChars", "consoleChars"])
+      vm.setProp(limitsObject, name, keep(vm.newNumber(job.limits[name])));
     const prelude = keep(vm.unwrapResult(vm.evalCode(preludeFor(job.code), "prelude.js")));
     const invokers = keep(vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, limitsObject)));
 
@@ -130,7 +131,8 @@ async function execute(job) {
     let promise;
     if (job.mode !== "snippet") {
       const run = keep(vm.getProp(vm.global, "run"));
-      if (vm.typeof(run) !== "function") return finish({ ok: false, error: { kind: "error", message: "The code does not define a function `run`." } });
+      if (vm.typeof(run) !== "function")
+        return finish({ ok: false, error: { kind: "error", message: "The code does not define a function `run`." } });
       if (job.mode === "compile") return finish({ ok: true, output: null });
       const input = keep(vm.newString(JSON.stringify(job.input ?? {})));
       const call = vm.callFunction(keep(vm.getProp(invokers, "tool")), vm.undefined, run, input);
@@ -146,7 +148,8 @@ async function execute(job) {
     // Host fetches resolve later: keep running jobs until the tool settles or nothing can settle it any more.
     let state = vm.getPromiseState(promise);
     while (state.type === "pending") {
-      if (inFlight === 0) return finish({ ok: false, error: { kind: "error", message: "run() returned a promise that never settles." } });
+      if (inFlight === 0)
+        return finish({ ok: false, error: { kind: "error", message: "run() returned a promise that never settles." } });
       await new Promise((resolve) => setTimeout(resolve, 1));
       drainJobs(runtime);
       state = vm.getPromiseState(promise);
@@ -159,7 +162,10 @@ async function execute(job) {
         : { ok: true, output: envelope.truncatedJson, outputTruncated: true },
     );
   } catch (error) {
-    return finish({ ok: false, error: { kind: classify(String(error)), message: String(error instanceof Error ? error.message : error) } });
+    return finish({
+      ok: false,
+      error: { kind: classify(String(error)), message: String(error instanceof Error ? error.message : error) },
+    });
   } finally {
     try {
       for (const handle of handles.reverse()) if (handle.alive) handle.dispose();

@@ -12,4 +12,23 @@ import { webhook } from "./webhook";
 import type { AgentTool } from "./types";
 
 /** The built-in and native tools; a run is offered those its profile allows. */
-export const builtinTools: AgentTool[] = [registerTool, calculate, runCode, fetchUrl, keyValueGet, keyValueSet, keyValueDelete, readFile, writeFile, listDir, webhook, runCommand, webSearch, sendEmail, librarianStore, librarianGet, librarianQuery, librarianSearch];
+export const builtinTools: AgentTool[] = [
+  registerTool,
+  calculate,
+  runCode,
+  fetchUrl,
+  keyValueGet,
+  keyValueSet,
+  keyValueDelete,
+  readFile,
+  writeFile,
+  listDir,
+  webhook,
+  runCommand,
+  webSearch,
+  sendEmail,
+  librarianStore,
+  librarianGet,
+  librarianQuery,
+  librarianSearch,
+];

@@ -13,7 +13,10 @@ interface BuiltinToolSpec<Schema extends z.ZodType> {
 
 /** A built-in tool declared with zod, in the AI SDK's `tool()` style. */
 export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schema>): AgentTool<z.infer<Schema>> {
-  const { $schema: _dialect, ...parametersSchema } = z.toJSONSchema(spec.inputSchema, { target: "draft-2020-12", io: "input" });
+  const { $schema: _dialect, ...parametersSchema } = z.toJSONSchema(spec.inputSchema, {
+    target: "draft-2020-12",
+    io: "input",
+  });
   return {
     name: spec.name,
     description: spec.description,
@@ -22,7 +25,10 @@ export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schem
     parse(input) {
       const parsed = spec.inputSchema.safeParse(input);
       if (parsed.success) return { ok: true, input: parsed.data };
-      return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`) };
+      return {
+        ok: false,
+        problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`),
+      };
     },
     execute: spec.execute,
   };

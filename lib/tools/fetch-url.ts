@@ -9,8 +9,13 @@ const within = (host: string, domain: string) => host === domain || host.endsWit
 
 /** The profile's domain rule for a host: why it is refused, or undefined when it may be reached. */
 export function domainRefusal(host: string, { allowed_domains, blocked_domains }: ToolSettings): string | undefined {
-  const normalized = (domain: string) => domain.toLowerCase().replace(/^\*?\./, "").replace(/\.$/, "");
-  if (blocked_domains?.some((domain) => within(host, normalized(domain)))) return `${host} is blocked by this profile's fetch_url settings.`;
+  const normalized = (domain: string) =>
+    domain
+      .toLowerCase()
+      .replace(/^\*?\./, "")
+      .replace(/\.$/, "");
+  if (blocked_domains?.some((domain) => within(host, normalized(domain))))
+    return `${host} is blocked by this profile's fetch_url settings.`;
   if (allowed_domains && !allowed_domains.some((domain) => within(host, normalized(domain)))) {
     return `${host} is not among the domains this profile allows fetch_url to reach (${allowed_domains.join(", ")}).`;
   }
@@ -31,8 +36,20 @@ export const fetchUrl = defineTool({
   }),
   async execute({ url, method, headers, body }, { signal, settings }) {
     try {
-      const reply = await guardedFetch({ url, method, headers, body }, { limits: config.fetch, signal, allowHost: (host) => domainRefusal(host, settings) });
-      return { ok: true, output: { status_code: reply.status, url: reply.url, headers: reply.headers, body: reply.body, truncated: reply.truncated } };
+      const reply = await guardedFetch(
+        { url, method, headers, body },
+        { limits: config.fetch, signal, allowHost: (host) => domainRefusal(host, settings) },
+      );
+      return {
+        ok: true,
+        output: {
+          status_code: reply.status,
+          url: reply.url,
+          headers: reply.headers,
+          body: reply.body,
+          truncated: reply.truncated,
+        },
+      };
     } catch (error) {
       return { ok: false, error: `fetch_url ${method} ${url.slice(0, 200)} failed: ${(error as Error).message}` };
     }

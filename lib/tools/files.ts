@@ -9,10 +9,18 @@ import { WorkspaceError, workspaceOf, workspacePath } from "./workspace";
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_ENTRIES = 500;
-const filePath = z.string().min(1).max(1024).describe("A path inside this conversation's workspace, e.g. notes/todo.md.");
+const filePath = z
+  .string()
+  .min(1)
+  .max(1024)
+  .describe("A path inside this conversation's workspace, e.g. notes/todo.md.");
 
 /** Resolve the path in the conversation's workspace and run `work`; a refused path or a missing file is an observation. */
-async function inWorkspace(requested: string, context: ToolContext, work: (target: string, root: string) => Promise<ToolResult>): Promise<ToolResult> {
+async function inWorkspace(
+  requested: string,
+  context: ToolContext,
+  work: (target: string, root: string) => Promise<ToolResult>,
+): Promise<ToolResult> {
   try {
     const root = await workspaceOf(context.conversationId);
     return await work(await workspacePath(root, requested, context.settings.allowed_paths), root);
@@ -21,7 +29,8 @@ async function inWorkspace(requested: string, context: ToolContext, work: (targe
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { ok: false, error: `${requested} does not exist in the workspace.` };
     if (code === "ELOOP") return { ok: false, error: `${requested} is a link; the file tools do not follow links.` };
-    if (code === "EISDIR" || code === "ENOTDIR") return { ok: false, error: `${requested} is ${code === "EISDIR" ? "a folder" : "not a folder"}.` };
+    if (code === "EISDIR" || code === "ENOTDIR")
+      return { ok: false, error: `${requested} is ${code === "EISDIR" ? "a folder" : "not a folder"}.` };
     throw error;
   }
 }
@@ -29,18 +38,25 @@ async function inWorkspace(requested: string, context: ToolContext, work: (targe
 export const readFile = defineTool({
   name: "read_file",
   description: `Read a file of this conversation's workspace (up to ${MAX_FILE_BYTES / 1024} KB): text, or base64 with binary: true.`,
-  inputSchema: z.strictObject({ path: filePath, binary: z.boolean().default(false).describe("Return the bytes as base64.") }),
+  inputSchema: z.strictObject({
+    path: filePath,
+    binary: z.boolean().default(false).describe("Return the bytes as base64."),
+  }),
   execute: ({ path: requested, binary }, context) =>
     inWorkspace(requested, context, async (target) => {
       // O_NOFOLLOW: a link put in place after the path was checked is refused, not followed.
       const file = await fs.open(target, constants.O_RDONLY | constants.O_NOFOLLOW);
       try {
         const { size } = await file.stat();
-        if (size > MAX_FILE_BYTES) return { ok: false, error: `${requested} is ${size} bytes; read_file reads up to ${MAX_FILE_BYTES}.` };
+        if (size > MAX_FILE_BYTES)
+          return { ok: false, error: `${requested} is ${size} bytes; read_file reads up to ${MAX_FILE_BYTES}.` };
         const bytes = await file.readFile();
         if (binary) return { ok: true, output: { content: bytes.toString("base64"), encoding: "base64", size } };
         try {
-          return { ok: true, output: { content: new TextDecoder("utf-8", { fatal: true }).decode(bytes), encoding: "utf-8", size } };
+          return {
+            ok: true,
+            output: { content: new TextDecoder("utf-8", { fatal: true }).decode(bytes), encoding: "utf-8", size },
+          };
         } catch {
           return { ok: false, error: `${requested} is not UTF-8 text; read it with binary: true.` };
         }
@@ -62,12 +78,26 @@ export const writeFile = defineTool({
   execute: ({ path: requested, content, mode, encoding }, context) =>
     inWorkspace(requested, context, async (target, root) => {
       const bytes = Buffer.from(content, encoding === "base64" ? "base64" : "utf8");
-      const existing = mode === "append" ? await fs.stat(target).then((stat) => stat.size, () => 0) : 0;
-      if (existing + bytes.length > MAX_FILE_BYTES) return { ok: false, error: `${requested} would be ${existing + bytes.length} bytes; files may hold up to ${MAX_FILE_BYTES}.` };
+      const existing =
+        mode === "append"
+          ? await fs.stat(target).then(
+              (stat) => stat.size,
+              () => 0,
+            )
+          : 0;
+      if (existing + bytes.length > MAX_FILE_BYTES)
+        return {
+          ok: false,
+          error: `${requested} would be ${existing + bytes.length} bytes; files may hold up to ${MAX_FILE_BYTES}.`,
+        };
       await fs.mkdir(path.dirname(target), { recursive: true });
       // The folders just made are checked again: nothing on the way may lead out of the workspace.
       await workspacePath(root, path.relative(root, target), context.settings.allowed_paths);
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (mode === "append" ? constants.O_APPEND : constants.O_TRUNC);
+      const flags =
+        constants.O_WRONLY |
+        constants.O_CREAT |
+        constants.O_NOFOLLOW |
+        (mode === "append" ? constants.O_APPEND : constants.O_TRUNC);
       const file = await fs.open(target, flags, 0o644);
       try {
         await file.write(bytes);
@@ -91,7 +121,12 @@ export const listDir = defineTool({
       const entries = await Promise.all(
         names.slice(0, MAX_ENTRIES).map(async (name) => {
           const stat = await fs.lstat(path.join(target, name));
-          return { name, type: stat.isSymbolicLink() ? "link" : stat.isDirectory() ? "dir" : "file", size: stat.size, modified: stat.mtime.toISOString() };
+          return {
+            name,
+            type: stat.isSymbolicLink() ? "link" : stat.isDirectory() ? "dir" : "file",
+            size: stat.size,
+            modified: stat.mtime.toISOString(),
+          };
         }),
       );
       return { ok: true, output: { entries, truncated: names.length > MAX_ENTRIES } };

@@ -20,7 +20,8 @@ const scoped = (context: Pick<ToolContext, "ownerId" | "conversationId">, name?:
 
 export const keyValueGet = defineTool({
   name: "key_value_get",
-  description: "Read a JSON value stored with key_value_set (in this conversation, or in a named namespace). Expired keys are gone.",
+  description:
+    "Read a JSON value stored with key_value_set (in this conversation, or in a named namespace). Expired keys are gone.",
   inputSchema: z.strictObject({ key, namespace }),
   async execute(input, context) {
     const found = await getValue(scoped(context, input.namespace), input.key);
@@ -34,12 +35,22 @@ export const keyValueSet = defineTool({
   inputSchema: z.strictObject({
     key,
     value: z.unknown().describe("Any JSON value."),
-    ttl_seconds: z.number().int().min(1).max(MAX_TTL_SECONDS).optional().describe("Forget the key after this many seconds."),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TTL_SECONDS)
+      .optional()
+      .describe("Forget the key after this many seconds."),
     namespace,
   }),
   async execute(input, context) {
     const json = JSON.stringify(input.value ?? null);
-    if (Buffer.byteLength(json) > MAX_VALUE_BYTES) return { ok: false, error: `The value is over ${MAX_VALUE_BYTES / 1024} KB; store less, or split it over several keys.` };
+    if (Buffer.byteLength(json) > MAX_VALUE_BYTES)
+      return {
+        ok: false,
+        error: `The value is over ${MAX_VALUE_BYTES / 1024} KB; store less, or split it over several keys.`,
+      };
     const space = scoped(context, input.namespace);
     if (!(await keyExists(space, input.key)) && (await countKeys(space)) >= MAX_KEYS_PER_NAMESPACE) {
       return { ok: false, error: `This namespace already holds ${MAX_KEYS_PER_NAMESPACE} keys; delete some first.` };

@@ -17,7 +17,14 @@ const FUNCTIONS: Record<string, { arity: [number, number]; apply: (...args: numb
   sin: { arity: [1, 1], apply: Math.sin },
   cos: { arity: [1, 1], apply: Math.cos },
   tan: { arity: [1, 1], apply: Math.tan },
-  log: { arity: [1, 2], apply: (x, base) => domain(x > 0 && (base === undefined || (base > 0 && base !== 1)), base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)) },
+  log: {
+    arity: [1, 2],
+    apply: (x, base) =>
+      domain(
+        x > 0 && (base === undefined || (base > 0 && base !== 1)),
+        base === undefined ? Math.log(x) : Math.log(x) / Math.log(base),
+      ),
+  },
   log10: { arity: [1, 1], apply: (x) => domain(x > 0, Math.log10(x)) },
 };
 
@@ -64,7 +71,8 @@ export function evaluateExpression(source: string): number | boolean {
   const peek = () => tokens[position];
   const isOp = (value: string) => peek()?.kind === "op" && peek()!.value === value;
   const expect = (value: string) => {
-    if (!isOp(value)) throw new Error(`expected "${value}"${peek() ? ` before "${String(peek()!.value)}"` : " at the end"}`);
+    if (!isOp(value))
+      throw new Error(`expected "${value}"${peek() ? ` before "${String(peek()!.value)}"` : " at the end"}`);
     position++;
   };
   const nested = <T>(parse: () => T): T => {
@@ -93,7 +101,7 @@ export function evaluateExpression(source: string): number | boolean {
 
   function sum(): number {
     let value = term();
-    while (isOp("+") || isOp("-")) value = (tokens[position++].value === "+" ? value + term() : value - term());
+    while (isOp("+") || isOp("-")) value = tokens[position++].value === "+" ? value + term() : value - term();
     return value;
   }
 
@@ -112,8 +120,8 @@ export function evaluateExpression(source: string): number | boolean {
   }
 
   function unary(): number {
-    if (isOp("-")) return position++, -nested(unary);
-    if (isOp("+")) return position++, nested(unary);
+    if (isOp("-")) return (position++, -nested(unary));
+    if (isOp("+")) return (position++, nested(unary));
     return power();
   }
 
@@ -151,7 +159,10 @@ export function evaluateExpression(source: string): number | boolean {
     }
     expect(")");
     const [least, most] = fn.arity;
-    if (args.length < least || args.length > most) throw new Error(`${name}() takes ${least === most ? least : `${least} to ${most}`} arguments, got ${args.length}`);
+    if (args.length < least || args.length > most)
+      throw new Error(
+        `${name}() takes ${least === most ? least : `${least} to ${most}`} arguments, got ${args.length}`,
+      );
     return fn.apply(...args);
   }
 
@@ -165,12 +176,18 @@ export function evaluateExpression(source: string): number | boolean {
 function compare(op: string, a: number | boolean, b: number | boolean): boolean {
   const [x, y] = [Number(a), Number(b)];
   switch (op) {
-    case "<": return x < y;
-    case ">": return x > y;
-    case "<=": return x <= y;
-    case ">=": return x >= y;
-    case "==": return x === y;
-    default: return x !== y;
+    case "<":
+      return x < y;
+    case ">":
+      return x > y;
+    case "<=":
+      return x <= y;
+    case ">=":
+      return x >= y;
+    case "==":
+      return x === y;
+    default:
+      return x !== y;
   }
 }
 

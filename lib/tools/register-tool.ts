@@ -11,11 +11,16 @@ const { timeoutMs, memoryBytes } = config.sandbox;
 
 /** The schema of a tool definition: register_tool's input and the body of POST /api/tools. */
 export const ToolDefinition = z.strictObject({
-  name: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)").describe("snake_case name, e.g. word_count"),
+  name: z
+    .string()
+    .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)")
+    .describe("snake_case name, e.g. word_count"),
   description: z.string().min(1).max(2000).describe("What the tool does, for the model."),
   parameters_schema: z
     .record(z.string(), z.unknown())
-    .describe('JSON Schema of the inputs, e.g. {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}'),
+    .describe(
+      'JSON Schema of the inputs, e.g. {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}',
+    ),
   code: z.string().min(1).max(codePolicy.maxCodeBytes).describe("JavaScript source defining function run(inputs)."),
 });
 
@@ -58,7 +63,11 @@ export const registerTool = defineTool({
     context.tools.add(registeredTool(row));
     return {
       ok: true,
-      output: { registered: name, version: row.version, message: `Tool "${name}" v${row.version} is registered; call it by name.` },
+      output: {
+        registered: name,
+        version: row.version,
+        message: `Tool "${name}" v${row.version} is registered; call it by name.`,
+      },
       registered: toolView(row),
     };
   },

@@ -19,7 +19,9 @@ export function registeredTool(row: ToolRow): AgentTool {
       // "properties" only repeats the errors of the properties themselves.
       const problems = validation.errors
         .filter((error) => error.keyword !== "properties")
-        .map((error) => `${error.instanceLocation === "#" ? "input" : error.instanceLocation.slice(2)}: ${error.error}`);
+        .map(
+          (error) => `${error.instanceLocation === "#" ? "input" : error.instanceLocation.slice(2)}: ${error.error}`,
+        );
       return { ok: false, problems };
     },
     execute: (input, { signal }) => runToolCode(view.code, input, signal),
@@ -36,6 +38,7 @@ export async function runToolCode(code: string, input: unknown, signal?: AbortSi
 /** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */
 export function sandboxFailure(result: Extract<SandboxResult, { ok: false }>): Extract<ToolResult, { ok: false }> {
   const logs = result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
-  const error = logs.length === 0 ? result.error.message : `${result.error.message}\nConsole output:\n${logs.join("\n")}`;
+  const error =
+    logs.length === 0 ? result.error.message : `${result.error.message}\nConsole output:\n${logs.join("\n")}`;
   return { ok: false, error, cancelled: result.error.kind === "cancelled" };
 }

@@ -30,7 +30,12 @@ export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSi
   const compiled = await runInSandbox("compile", tool.code, undefined, signal);
   if (!compiled.ok) {
     const failure = sandboxFailure(compiled);
-    return { ok: false, problem: "compile", message: `Tool "${tool.name}" failed to load: ${failure.error}`, cancelled: failure.cancelled };
+    return {
+      ok: false,
+      problem: "compile",
+      message: `Tool "${tool.name}" failed to load: ${failure.error}`,
+      cancelled: failure.cancelled,
+    };
   }
   return { ok: true, row: await saveToolVersion(tool) };
 }

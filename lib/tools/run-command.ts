@@ -21,21 +21,44 @@ function sandboxArgs(workspace: string): string[] {
     "--unshare-all",
     "--die-with-parent",
     "--new-session",
-    "--ro-bind", "/usr", "/usr",
-    "--symlink", "usr/lib", "/lib",
-    "--symlink", "usr/lib64", "/lib64",
-    "--symlink", "usr/bin", "/bin",
-    "--symlink", "usr/sbin", "/sbin",
-    "--proc", "/proc",
-    "--dev", "/dev",
-    "--tmpfs", "/tmp",
-    "--bind", workspace, "/work",
-    "--chdir", "/work",
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    "--symlink",
+    "usr/lib",
+    "/lib",
+    "--symlink",
+    "usr/lib64",
+    "/lib64",
+    "--symlink",
+    "usr/bin",
+    "/bin",
+    "--symlink",
+    "usr/sbin",
+    "/sbin",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+    "--bind",
+    workspace,
+    "/work",
+    "--chdir",
+    "/work",
     "--clearenv",
-    "--setenv", "PATH", "/usr/bin:/bin",
-    "--setenv", "HOME", "/work",
+    "--setenv",
+    "PATH",
+    "/usr/bin:/bin",
+    "--setenv",
+    "HOME",
+    "/work",
     "--",
-    "prlimit", `--as=${MEMORY_BYTES}`, `--cpu=${CPU_SECONDS}`, "--",
+    "prlimit",
+    `--as=${MEMORY_BYTES}`,
+    `--cpu=${CPU_SECONDS}`,
+    "--",
   ];
 }
 
@@ -44,7 +67,12 @@ let bubblewrap: { available: boolean; why?: string } | undefined;
 function bubblewrapStatus() {
   bubblewrap ??= (() => {
     const probe = spawnSync("bwrap", ["--version"], { encoding: "utf8" });
-    return probe.status === 0 ? { available: true } : { available: false, why: "bubblewrap is not installed on the server (Debian: apt-get install bubblewrap), so run_command is off." };
+    return probe.status === 0
+      ? { available: true }
+      : {
+          available: false,
+          why: "bubblewrap is not installed on the server (Debian: apt-get install bubblewrap), so run_command is off.",
+        };
   })();
   return bubblewrap;
 }
@@ -54,7 +82,8 @@ function commandWords(command: string, shell: boolean): string[] | string {
   if (shell) return ["sh", "-c", command];
   const words = parse(command);
   const special = words.find((word) => typeof word !== "string");
-  if (special) return `"${command.slice(0, 200)}" needs a shell (${JSON.stringify(special)}); this profile runs commands without one: give plain words.`;
+  if (special)
+    return `"${command.slice(0, 200)}" needs a shell (${JSON.stringify(special)}); this profile runs commands without one: give plain words.`;
   return words as string[];
 }
 
@@ -87,22 +116,39 @@ export const runCommand = defineTool({
     const words = commandWords(command, settings.shell === true);
     if (typeof words === "string") return { ok: false, error: words };
     if (settings.allowed_commands && !settings.allowed_commands.includes(words[0])) {
-      return { ok: false, error: `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).` };
+      return {
+        ok: false,
+        error: `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).`,
+      };
     }
     const workspace = await workspaceOf(conversationId);
-    const child = spawn("bwrap", [...sandboxArgs(workspace), ...words], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bwrap", [...sandboxArgs(workspace), ...words], {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
     const kill = () => child.pid && process.kill(-child.pid, "SIGKILL");
     let timedOut = false;
     const timer = setTimeout(() => ((timedOut = true), kill()), timeout * 1000);
     signal.addEventListener("abort", kill, { once: true });
-    const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)).on("error", () => resolve(null)));
+    const exitCode = await new Promise<number | null>((resolve) =>
+      child.on("close", (code) => resolve(code)).on("error", () => resolve(null)),
+    );
     clearTimeout(timer);
     signal.removeEventListener("abort", kill);
     if (signal.aborted) return { ok: false, error: "The command was stopped: the run was cancelled.", cancelled: true };
     const [out, err] = [stdout(), stderr()];
-    const output = { exit_code: exitCode, stdout: out.text, stderr: err.text, truncated: out.truncated || err.truncated };
-    if (timedOut) return { ok: false, error: `The command ran longer than ${timeout} s and was killed.\n${JSON.stringify(output)}` };
+    const output = {
+      exit_code: exitCode,
+      stdout: out.text,
+      stderr: err.text,
+      truncated: out.truncated || err.truncated,
+    };
+    if (timedOut)
+      return {
+        ok: false,
+        error: `The command ran longer than ${timeout} s and was killed.\n${JSON.stringify(output)}`,
+      };
     return { ok: true, output };
   },
 });

@@ -33,12 +33,23 @@ export const sendEmail = defineTool({
   }),
   async execute({ to, subject, body, html }, { settings }) {
     const mailer = smtp();
-    if (!mailer) return { ok: false, error: "No SMTP server is configured: set SMTP_URL (e.g. smtp://user:password@mail.example.com:587) and restart." };
+    if (!mailer)
+      return {
+        ok: false,
+        error:
+          "No SMTP server is configured: set SMTP_URL (e.g. smtp://user:password@mail.example.com:587) and restart.",
+      };
     const recipients = Array.isArray(to) ? to : [to];
     const refusal = recipients.map((address) => recipientRefusal(address, settings.allowed_recipients)).find(Boolean);
     if (refusal) return { ok: false, error: refusal };
     try {
-      const sent = await mailer.sendMail({ from: process.env.SMTP_FROM?.trim() || "Toolsmith <toolsmith@localhost>", to: recipients, subject, text: body, html });
+      const sent = await mailer.sendMail({
+        from: process.env.SMTP_FROM?.trim() || "Toolsmith <toolsmith@localhost>",
+        to: recipients,
+        subject,
+        text: body,
+        html,
+      });
       return { ok: true, output: { sent: true, message_id: sent.messageId, accepted: sent.accepted } };
     } catch (error) {
       return { ok: false, error: `The SMTP server refused the message: ${(error as Error).message}` };

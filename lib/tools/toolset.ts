@@ -8,7 +8,9 @@ import type { AgentProfile } from "@/lib/profiles";
 import type { AgentTool, ToolContext, ToolRegistry, ToolResult } from "./types";
 
 /** What a call from the loop brings: whose it is, and a way to ask a person when the profile says so. */
-export type CallContext = Omit<ToolContext, "tools" | "settings"> & { requestApproval?: (tool: string, input: unknown) => Promise<boolean> };
+export type CallContext = Omit<ToolContext, "tools" | "settings"> & {
+  requestApproval?: (tool: string, input: unknown) => Promise<boolean>;
+};
 
 /** Schema problems shown to the model per call: enough to fix the call, not a dump. */
 const MAX_INPUT_PROBLEMS = 5;
@@ -70,32 +72,54 @@ export class Toolset implements ToolRegistry {
     return result;
   }
 
-  private async dispatch(name: string, input: unknown, { requestApproval, ...context }: CallContext): Promise<{ result: ToolResult; decision: AuditDecision }> {
+  private async dispatch(
+    name: string,
+    input: unknown,
+    { requestApproval, ...context }: CallContext,
+  ): Promise<{ result: ToolResult; decision: AuditDecision }> {
     const agentTool = this.tools.get(name);
     if (!agentTool) return { result: { ok: false, error: this.unknownToolHint(name) }, decision: "refused" };
     const settings = this.profile?.tool_config[name as keyof AgentProfile["tool_config"]] ?? {};
     if (settings.rate_limit && this.profile) {
       const limited = toolLimiter(this.profile.name, name, settings.rate_limit).take(context.ownerId);
       if (!limited.ok) {
-        return { result: { ok: false, error: `${name} is rate-limited in the "${this.profile.name}" profile; try again in ${limited.retryAfterSeconds} s.` }, decision: "rate_limited" };
+        return {
+          result: {
+            ok: false,
+            error: `${name} is rate-limited in the "${this.profile.name}" profile; try again in ${limited.retryAfterSeconds} s.`,
+          },
+          decision: "rate_limited",
+        };
       }
     }
     const parsed = agentTool.parse(input);
     if (!parsed.ok) {
       const problems = parsed.problems.slice(0, MAX_INPUT_PROBLEMS).join("; ");
-      return { result: { ok: false, error: `Invalid input for ${name}: ${problems || "does not match its schema"}.` }, decision: "refused" };
+      return {
+        result: { ok: false, error: `Invalid input for ${name}: ${problems || "does not match its schema"}.` },
+        decision: "refused",
+      };
     }
     let decision: AuditDecision = "allowed";
     if (this.profile?.approval.includes(name as AgentProfile["approval"][number])) {
       if (!requestApproval || !(await requestApproval(name, parsed.input))) {
-        return { result: { ok: false, error: `A person denied this ${name} call (this profile asks before each one). Do not retry it unchanged.` }, decision: "denied" };
+        return {
+          result: {
+            ok: false,
+            error: `A person denied this ${name} call (this profile asks before each one). Do not retry it unchanged.`,
+          },
+          decision: "denied",
+        };
       }
       decision = "approved";
     }
     try {
       return { result: await agentTool.execute(parsed.input, { ...context, settings, tools: this }), decision };
     } catch (error) {
-      return { result: { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` }, decision };
+      return {
+        result: { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` },
+        decision,
+      };
     }
   }
 
@@ -122,11 +146,16 @@ export async function loadToolset(conversationId: string, ownerId: string, profi
 
 /** One bucket per profile and tool, keyed by identity. */
 const toolLimiters = new Map<string, RateLimiter>();
-function toolLimiter(profile: string, tool: string, { calls, per_seconds }: { calls: number; per_seconds: number }): RateLimiter {
+function toolLimiter(
+  profile: string,
+  tool: string,
+  { calls, per_seconds }: { calls: number; per_seconds: number },
+): RateLimiter {
   const key = `${profile}:${tool}:${calls}/${per_seconds}`;
   if (!toolLimiters.has(key)) toolLimiters.set(key, new RateLimiter(calls, per_seconds * 1000));
   return toolLimiters.get(key)!;
 }
 
 /** How a call that ran went, in the words of the execution records and the audit log. */
-export const callOutcome = (result: ToolResult) => (result.ok ? "succeeded" : result.cancelled ? "cancelled" : "failed");
+export const callOutcome = (result: ToolResult) =>
+  result.ok ? "succeeded" : result.cancelled ? "cancelled" : "failed";

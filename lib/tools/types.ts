@@ -24,7 +24,12 @@ export interface ToolRegistry {
 
 export type ToolResult =
   | { ok: true; output: unknown; truncated?: boolean; registered?: RegisteredToolView }
-  | { ok: false; error: string; cancelled?: boolean; rejected?: { name: string; code: string; violations: Violation[] } };
+  | {
+      ok: false;
+      error: string;
+      cancelled?: boolean;
+      rejected?: { name: string; code: string; violations: Violation[] };
+    };
 
 /** The model's arguments, checked against the tool's schema: typed input, or what is wrong with them. */
 export type InputCheck<Input> = { ok: true; input: Input } | { ok: false; problems: string[] };

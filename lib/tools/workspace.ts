@@ -4,7 +4,8 @@ import { workspacesDirectory } from "@/lib/config";
 
 export class WorkspaceError extends Error {}
 
-const workspaceDirectory = (conversationId: string) => path.join(workspacesDirectory(), conversationId.replace(/[^\w-]/g, "_"));
+const workspaceDirectory = (conversationId: string) =>
+  path.join(workspacesDirectory(), conversationId.replace(/[^\w-]/g, "_"));
 
 /** A conversation's workspace directory, made on first use. */
 export async function workspaceOf(conversationId: string): Promise<string> {
@@ -29,16 +30,31 @@ export async function workspacePath(root: string, requested: string, allowedPath
   if (requested.includes("\0")) throw new WorkspaceError("A path may not contain a NUL character.");
   const portable = requested.replace(/\\/g, "/");
   if (path.isAbsolute(portable) || /^[a-zA-Z]:/.test(portable)) {
-    throw new WorkspaceError(`Paths are relative to this conversation's workspace; "${requested.slice(0, 200)}" is absolute.`);
+    throw new WorkspaceError(
+      `Paths are relative to this conversation's workspace; "${requested.slice(0, 200)}" is absolute.`,
+    );
   }
   const target = path.resolve(root, portable);
-  if (!inside(root, target)) throw new WorkspaceError(`"${requested.slice(0, 200)}" is outside this conversation's workspace.`);
+  if (!inside(root, target))
+    throw new WorkspaceError(`"${requested.slice(0, 200)}" is outside this conversation's workspace.`);
   // The deepest part of the path that exists decides where a link leads.
   let existing = target;
-  while (!(await fs.lstat(existing).then(() => true, () => false))) existing = path.dirname(existing);
-  if (!inside(root, await fs.realpath(existing))) throw new WorkspaceError(`"${requested.slice(0, 200)}" goes through a link that points outside the workspace.`);
-  if (allowedPaths && !allowedPaths.some((allowed) => inside(path.resolve(root, allowed.replace(/\\/g, "/")), target))) {
-    throw new WorkspaceError(`"${requested.slice(0, 200)}" is not in the folders this profile allows (${allowedPaths.join(", ")}).`);
+  while (
+    !(await fs.lstat(existing).then(
+      () => true,
+      () => false,
+    ))
+  )
+    existing = path.dirname(existing);
+  if (!inside(root, await fs.realpath(existing)))
+    throw new WorkspaceError(`"${requested.slice(0, 200)}" goes through a link that points outside the workspace.`);
+  if (
+    allowedPaths &&
+    !allowedPaths.some((allowed) => inside(path.resolve(root, allowed.replace(/\\/g, "/")), target))
+  ) {
+    throw new WorkspaceError(
+      `"${requested.slice(0, 200)}" is not in the folders this profile allows (${allowedPaths.join(", ")}).`,
+    );
   }
   return target;
 }

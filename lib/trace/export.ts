@@ -21,7 +21,11 @@ function traceToJson(trace: Trace) {
 function traceToMarkdown(trace: Trace): string {
   const state = applyEvents(emptyTrace, trace.events);
   const runs = new Map(state.runs.map((run) => [run.runId, run]));
-  const out: string[] = [`# ${trace.title}`, "", `_Exported from Toolsmith on ${new Date().toISOString().slice(0, 10)}: ${state.runs.length} runs, ${trace.tools.length} tool versions._`];
+  const out: string[] = [
+    `# ${trace.title}`,
+    "",
+    `_Exported from Toolsmith on ${new Date().toISOString().slice(0, 10)}: ${state.runs.length} runs, ${trace.tools.length} tool versions._`,
+  ];
   for (const message of trace.messages.filter((m) => m.role === "user")) {
     out.push("", "---", "", "## You", "", message.content);
     const run = runs.get(message.runId);
@@ -46,15 +50,33 @@ function runMarkdown(run: RunView): string[] {
 
 function callMarkdown(call: ToolCallView): string[] {
   const status = call.status === "ok" ? "ok" : call.status === "error" ? "failed" : "running";
-  const out = ["", `**Tool call \`${call.name}\`** — ${status}${call.durationMs !== undefined ? `, ${call.durationMs} ms` : ""}${call.truncated ? ", output truncated" : ""}`, "", "Input:", fence(JSON.stringify(call.input, null, 2), "json")];
-  if (call.status === "ok") out.push("Output:", fence(typeof call.output === "string" ? call.output : JSON.stringify(call.output, null, 2), "json"));
+  const out = [
+    "",
+    `**Tool call \`${call.name}\`** — ${status}${call.durationMs !== undefined ? `, ${call.durationMs} ms` : ""}${call.truncated ? ", output truncated" : ""}`,
+    "",
+    "Input:",
+    fence(JSON.stringify(call.input, null, 2), "json"),
+  ];
+  if (call.status === "ok")
+    out.push(
+      "Output:",
+      fence(typeof call.output === "string" ? call.output : JSON.stringify(call.output, null, 2), "json"),
+    );
   if (call.status === "error") out.push("Error:", fence(call.error ?? "", "text"));
   if (call.registered) {
     const tool = call.registered;
-    out.push(`🛠 **Registered** \`${signatureText(tool.name, tool.parametersSchema)}\` v${tool.version} — ${tool.description}`, "", fence(tool.code, "javascript"));
+    out.push(
+      `🛠 **Registered** \`${signatureText(tool.name, tool.parametersSchema)}\` v${tool.version} — ${tool.description}`,
+      "",
+      fence(tool.code, "javascript"),
+    );
   }
   if (call.rejected) {
-    out.push("⛔ **Rejected by the code policy:**", "", ...call.rejected.violations.map((v) => `- line ${v.line}, column ${v.column}: ${v.message}`));
+    out.push(
+      "⛔ **Rejected by the code policy:**",
+      "",
+      ...call.rejected.violations.map((v) => `- line ${v.line}, column ${v.column}: ${v.message}`),
+    );
   }
   return out;
 }
@@ -67,11 +89,21 @@ function fence(text: string, language: string): string {
 }
 
 export function exportResponse(trace: Trace, format: string | null): Response {
-  const name = (trace.title.replace(/[^\w-]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "conversation").toLowerCase();
+  const name = (
+    trace.title
+      .replace(/[^\w-]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 60) || "conversation"
+  ).toLowerCase();
   if (format === "md") {
     return new Response(traceToMarkdown(trace), {
-      headers: { "content-type": "text/markdown; charset=utf-8", "content-disposition": `attachment; filename="${name}.md"` },
+      headers: {
+        "content-type": "text/markdown; charset=utf-8",
+        "content-disposition": `attachment; filename="${name}.md"`,
+      },
     });
   }
-  return Response.json(traceToJson(trace), { headers: { "content-disposition": `attachment; filename="${name}.json"` } });
+  return Response.json(traceToJson(trace), {
+    headers: { "content-disposition": `attachment; filename="${name}.json"` },
+  });
 }

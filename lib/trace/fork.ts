@@ -26,8 +26,17 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
     const newRunId = (id: string) => runIds.get(id) ?? id;
 
     // A copy is no claim of the run's (claims are unique: lib/db/runs.ts).
-    await tx.run.createMany({ data: runs.map((run) => ({ ...run, id: newRunId(run.id), conversationId: fork.id, claim: null })) });
-    await tx.message.createMany({ data: messages.map((m) => ({ ...m, id: messageIds.get(m.id)!, runId: newRunId(m.runId), conversationId: fork.id })) });
+    await tx.run.createMany({
+      data: runs.map((run) => ({ ...run, id: newRunId(run.id), conversationId: fork.id, claim: null })),
+    });
+    await tx.message.createMany({
+      data: messages.map((m) => ({
+        ...m,
+        id: messageIds.get(m.id)!,
+        runId: newRunId(m.runId),
+        conversationId: fork.id,
+      })),
+    });
     // The copies are the new owner's, and the fork's own: a tool the source put in its library stays there.
     await tx.tool.createMany({
       data: tools.map((tool) => ({
@@ -45,11 +54,18 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
       const copy = { ...event, runId: newRunId(event.runId) } as LoggedEvent;
       if (copy.type === "run_started") copy.messageId = messageIds.get(copy.messageId) ?? copy.messageId;
       if (copy.type === "tool_registered") {
-        copy.tool = { ...copy.tool, id: toolIds.get(copy.tool.id) ?? copy.tool.id, toolId: lineageIds.get(copy.tool.toolId) ?? copy.tool.toolId };
+        copy.tool = {
+          ...copy.tool,
+          id: toolIds.get(copy.tool.id) ?? copy.tool.id,
+          toolId: lineageIds.get(copy.tool.toolId) ?? copy.tool.toolId,
+        };
       }
       return { seq, event: copy };
     });
-    await appendEvents(packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })), sql.within(tx));
+    await appendEvents(
+      packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })),
+      sql.within(tx),
+    );
     return { id: fork.id, title: fork.title };
   });
 }

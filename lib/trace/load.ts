@@ -11,7 +11,13 @@ import { runAwaitingItsEnd } from "@/lib/events/run-end";
  * every version of every tool it registered, and whether a run is active. Events of an active run that are not
  * stored yet come from memory, so the trace is complete at any moment.
  */
-export async function loadTrace(conversation: { id: string; title: string; profile: string | null; createdAt: Date; updatedAt: Date }) {
+export async function loadTrace(conversation: {
+  id: string;
+  title: string;
+  profile: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}) {
   const live = activeRun(conversation.id)?.channel;
   const [messages, stored, tools, runs] = await Promise.all([
     listMessages(conversation.id),
@@ -21,12 +27,18 @@ export async function loadTrace(conversation: { id: string; title: string; profi
   ]);
   const events = [...stored, ...(live?.events ?? [])].map(({ seq, event }) => ({ id: seq, ...event }));
   const last = events.at(-1);
-  const finishing = last && runAwaitingItsEnd({ ...last, finishedAt: runs.find((run) => run.id === last.runId)?.finishedAt ?? null }, databaseClock.now());
+  const finishing =
+    last &&
+    runAwaitingItsEnd(
+      { ...last, finishedAt: runs.find((run) => run.id === last.runId)?.finishedAt ?? null },
+      databaseClock.now(),
+    );
   return {
     ...conversation,
     // A run executing on another instance is running all the same; one that has stopped there but not stored its
     // end yet is followed for it.
-    activeRunId: live && !live.isEnded ? live.runId : (runs.find((run) => run.status === "running")?.id ?? finishing ?? null),
+    activeRunId:
+      live && !live.isEnded ? live.runId : (runs.find((run) => run.status === "running")?.id ?? finishing ?? null),
     lastEventId: events.at(-1)?.id ?? 0,
     messages,
     events,

@@ -1,4 +1,10 @@
-import { startsSegment, type LoggedEvent, type RegisteredToolView, type RunStatus, type SegmentStart } from "@/lib/events/types";
+import {
+  startsSegment,
+  type LoggedEvent,
+  type RegisteredToolView,
+  type RunStatus,
+  type SegmentStart,
+} from "@/lib/events/types";
 import type { Violation } from "@/lib/sandbox/check";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
@@ -60,7 +66,10 @@ export interface TraceState {
 export const emptyTrace: TraceState = { runs: [], lastEventId: 0, segment: { id: 0 } };
 
 /** The segment a run_started or run_resumed begins, as a client names it when it reconnects. */
-export const segmentOf = (event: { id: number; segment?: string }): SegmentStart => ({ id: event.id, token: event.segment });
+export const segmentOf = (event: { id: number; segment?: string }): SegmentStart => ({
+  id: event.id,
+  token: event.segment,
+});
 
 /**
  * Fold events into runs, steps and tool calls. Pure and copy-on-write: a new event copies only the run and step
@@ -80,7 +89,17 @@ export function applyEvents(state: TraceState, events: TraceEvent[]): TraceState
 
 function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {
   if (event.type === "run_started") {
-    return [...runs, { runId: event.runId, messageId: event.messageId, model: event.model, profile: event.profile, status: "running", steps: [] }];
+    return [
+      ...runs,
+      {
+        runId: event.runId,
+        messageId: event.messageId,
+        model: event.model,
+        profile: event.profile,
+        status: "running",
+        steps: [],
+      },
+    ];
   }
   const index = runs.findLastIndex((run) => run.runId === event.runId);
   if (index === -1) return runs;
@@ -119,11 +138,20 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
     case "tool_registered":
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
     case "tool_rejected":
-      return updateCall(run, event.step, event.callId, (call) => ({ ...call, rejected: { name: event.name, code: event.code, violations: event.violations } }));
+      return updateCall(run, event.step, event.callId, (call) => ({
+        ...call,
+        rejected: { name: event.name, code: event.code, violations: event.violations },
+      }));
     case "approval_requested":
-      return updateCall(run, event.step, event.callId, (call) => ({ ...call, approval: { approvalId: event.approvalId, state: "pending" } }));
+      return updateCall(run, event.step, event.callId, (call) => ({
+        ...call,
+        approval: { approvalId: event.approvalId, state: "pending" },
+      }));
     case "approval_resolved":
-      return updateCall(run, event.step, event.callId, (call) => ({ ...call, approval: { approvalId: event.approvalId, state: event.approved ? "approved" : "denied" } }));
+      return updateCall(run, event.step, event.callId, (call) => ({
+        ...call,
+        approval: { approvalId: event.approvalId, state: event.approved ? "approved" : "denied" },
+      }));
     case "error":
       return { ...run, error: { message: event.message, code: event.code } };
     case "run_resumed":
@@ -143,7 +171,12 @@ function updateStep(run: RunView, stepNumber: number, change: (step: StepView) =
   return { ...run, steps };
 }
 
-function updateCall(run: RunView, stepNumber: number, callId: string, change: (call: ToolCallView) => ToolCallView): RunView {
+function updateCall(
+  run: RunView,
+  stepNumber: number,
+  callId: string,
+  change: (call: ToolCallView) => ToolCallView,
+): RunView {
   return updateStep(run, stepNumber, (step) => ({
     ...step,
     calls: step.calls.map((call) => (call.callId === callId ? change(call) : call)),

@@ -12,7 +12,10 @@ async function expectAccessible(page: Page, where: string) {
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
   const blocking = violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`,
+    );
   expect.soft(blocking, `axe on ${where}`).toEqual([]);
 }
 
@@ -20,15 +23,34 @@ const SCHEMA = { type: "object", properties: { text: { type: "string" } }, requi
 
 for (const colorScheme of ["light", "dark"] as const) {
   for (const width of [1440, 375]) {
-    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: home, cards, Tools tab, share dialog, shared page`, async ({ page, servers }) => {
+    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: home, cards, Tools tab, share dialog, shared page`, async ({
+      page,
+      servers,
+    }) => {
       const narrow = width < 1024;
       const prompt = `Check accessibility (${colorScheme}, ${width}).`;
       servers.model.script(prompt, [
         {
           text: "I will build a tool.",
           toolCalls: [
-            { name: "register_tool", args: { name: "shout", description: "Upper-case a text.", parameters_schema: SCHEMA, code: "function run({ text }) {\n  return text.toUpperCase();\n}" } },
-            { name: "register_tool", args: { name: "env_reader", description: "Read env.", parameters_schema: { type: "object" }, code: "function run() {\n  return process.env;\n}" } },
+            {
+              name: "register_tool",
+              args: {
+                name: "shout",
+                description: "Upper-case a text.",
+                parameters_schema: SCHEMA,
+                code: "function run({ text }) {\n  return text.toUpperCase();\n}",
+              },
+            },
+            {
+              name: "register_tool",
+              args: {
+                name: "env_reader",
+                description: "Read env.",
+                parameters_schema: { type: "object" },
+                code: "function run() {\n  return process.env;\n}",
+              },
+            },
           ],
         },
         { toolCalls: [{ name: "shout", args: { text: "hello" } }] },
@@ -68,14 +90,23 @@ for (const colorScheme of ["light", "dark"] as const) {
 
 for (const colorScheme of ["light", "dark"] as const) {
   for (const width of [1440, 375]) {
-    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: tool library, a tool's page, settings, audit log`, async ({ page }) => {
+    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: tool library, a tool's page, settings, audit log`, async ({
+      page,
+    }) => {
       await page.setViewportSize({ width, height: 900 });
       await page.emulateMedia({ colorScheme });
       await page.goto("/tools");
-      const definition = { name: "shout", description: "Upper-case a text.", parameters_schema: SCHEMA, code: "function run({ text }) {\n  return text.toUpperCase();\n}" };
+      const definition = {
+        name: "shout",
+        description: "Upper-case a text.",
+        parameters_schema: SCHEMA,
+        code: "function run({ text }) {\n  return text.toUpperCase();\n}",
+      };
       const created = await page.request.post("/api/tools", { data: definition });
       const { id } = await created.json();
-      await page.request.post("/api/tools", { data: { ...definition, code: "function run({ text }) {\n  return text.toUpperCase() + '!';\n}" } });
+      await page.request.post("/api/tools", {
+        data: { ...definition, code: "function run({ text }) {\n  return text.toUpperCase() + '!';\n}" },
+      });
       await page.request.post(`/api/tools/${id}/execute`, { data: { input: { text: "hi" } } });
 
       await page.goto("/tools");

@@ -3,9 +3,15 @@ import path from "node:path";
 import { scriptedApp, tempDataDir } from "../support/app-server";
 import { expect, sendMessage, test } from "./fixtures";
 
-test("a call the profile holds for approval shows its input with Approve and Deny; the run goes on with the answer", async ({ page, servers }) => {
+test("a call the profile holds for approval shows its input with Approve and Deny; the run goes on with the answer", async ({
+  page,
+  servers,
+}) => {
   const config = path.join(tempDataDir(), "toolsmith.config.yaml");
-  fs.writeFileSync(config, "profiles:\n  - name: careful\n    tools: [calculate]\n    approval: [calculate]\n  - name: quick\n    tools: [calculate]\ndefault_profile: careful\n");
+  fs.writeFileSync(
+    config,
+    "profiles:\n  - name: careful\n    tools: [calculate]\n    approval: [calculate]\n  - name: quick\n    tools: [calculate]\ndefault_profile: careful\n",
+  );
   const app = scriptedApp(servers.model.url, { TOOLSMITH_CONFIG: config });
   await app.start();
   try {
@@ -30,13 +36,18 @@ test("a call the profile holds for approval shows its input with Approve and Den
     await expect(prompts).toHaveCount(1);
     await prompts.getByRole("button", { name: "Deny" }).click();
     await expect(page.getByTestId("approval-outcome").nth(1)).toHaveText("Denied by a person.");
-    await expect(page.locator('[data-testid="tool-call"][data-status="error"]')).toContainText("A person denied this calculate call");
+    await expect(page.locator('[data-testid="tool-call"][data-status="error"]')).toContainText(
+      "A person denied this calculate call",
+    );
     await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
 
     // The composer shows the conversation's profile, and a new chat can start under another one.
     await expect(page.getByTestId("profile-select")).toHaveValue("careful");
     const quick = "Multiply without asking.";
-    servers.model.script(quick, [{ toolCalls: [{ name: "calculate", args: { expression: "2 * 3" } }] }, { text: "Six." }]);
+    servers.model.script(quick, [
+      { toolCalls: [{ name: "calculate", args: { expression: "2 * 3" } }] },
+      { text: "Six." },
+    ]);
     await page.goto(`${app.url}/`);
     await page.getByTestId("profile-select").selectOption("quick");
     await sendMessage(page, quick);

@@ -7,14 +7,38 @@ const WORD_COUNT = `function run({ text }) {
   const words = text.trim().split(/\\s+/).filter(Boolean);
   return { words: words.length };
 }`;
-const SCHEMA = { type: "object", properties: { text: { type: "string", description: "The text" }, strict: { type: "boolean" } }, required: ["text"] };
+const SCHEMA = {
+  type: "object",
+  properties: { text: { type: "string", description: "The text" }, strict: { type: "boolean" } },
+  required: ["text"],
+};
 
-test("a message streams, the registered tool shows as an emerald card, then its result and the answer", async ({ page, servers }) => {
+test("a message streams, the registered tool shows as an emerald card, then its result and the answer", async ({
+  page,
+  servers,
+}) => {
   const prompt = "How many words are in 'tools that build tools'?";
   servers.model.script(prompt, [
-    { text: "No tool counts words, so I will write one.", toolCalls: [{ name: "register_tool", args: { name: "word_count", description: "Count the words in a text.", parameters_schema: SCHEMA, code: WORD_COUNT } }] },
+    {
+      text: "No tool counts words, so I will write one.",
+      toolCalls: [
+        {
+          name: "register_tool",
+          args: {
+            name: "word_count",
+            description: "Count the words in a text.",
+            parameters_schema: SCHEMA,
+            code: WORD_COUNT,
+          },
+        },
+      ],
+    },
     { toolCalls: [{ name: "word_count", args: { text: "tools that build tools" } }] },
-    { text: "There are **4** words.\n\n| text | words |\n| --- | --- |\n| tools that build tools | 4 |", chunkSize: 6, delayMs: 60 },
+    {
+      text: "There are **4** words.\n\n| text | words |\n| --- | --- |\n| tools that build tools | 4 |",
+      chunkSize: 6,
+      delayMs: 60,
+    },
   ]);
   await page.goto("/");
   await snapshot(page, "01-empty-state");
@@ -51,21 +75,37 @@ test("a message streams, the registered tool shows as an emerald card, then its 
   await page.emulateMedia({ colorScheme: "light" });
 
   await page.getByRole("tab", { name: /Tools/ }).click();
-  await expect(page.getByLabel("Registered tools").getByTestId("tool-signature")).toHaveText("word_count(text: string, strict?: boolean)");
+  await expect(page.getByLabel("Registered tools").getByTestId("tool-signature")).toHaveText(
+    "word_count(text: string, strict?: boolean)",
+  );
   await snapshot(page, "03-tools-view");
 
   // reload shows the same trace
   await page.reload();
   await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
   await expect(page.getByTestId("tool-call")).toHaveCount(callsBefore);
-  await expect(page.getByTestId("tool-registered").first().getByTestId("tool-signature")).toHaveText("word_count(text: string, strict?: boolean)");
+  await expect(page.getByTestId("tool-registered").first().getByTestId("tool-signature")).toHaveText(
+    "word_count(text: string, strict?: boolean)",
+  );
   await expect(page.getByTestId("assistant-message").locator("table")).toBeVisible();
 });
 
 test("a rejected tool shows a rose card with its violation, marked in the code", async ({ page, servers }) => {
   const prompt = "Read my environment.";
   servers.model.script(prompt, [
-    { toolCalls: [{ name: "register_tool", args: { name: "env_reader", description: "Read env.", parameters_schema: { type: "object" }, code: "function run() {\n  return process.env;\n}" } }] },
+    {
+      toolCalls: [
+        {
+          name: "register_tool",
+          args: {
+            name: "env_reader",
+            description: "Read env.",
+            parameters_schema: { type: "object" },
+            code: "function run() {\n  return process.env;\n}",
+          },
+        },
+      ],
+    },
     { text: "The sandbox does not allow that." },
   ]);
   await page.goto("/");
@@ -95,7 +135,9 @@ test("reloading during a run shows everything so far and keeps following live", 
   await page.reload();
   // the reloaded page joins the run while it is still going, then follows it to the end
   await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "running");
-  await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed", { timeout: 20_000 });
+  await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed", {
+    timeout: 20_000,
+  });
   // every delta exactly once: nothing missed, nothing doubled across the reload
   await expect(page.getByTestId("assistant-message").locator("p").first()).toHaveText(story);
 });
@@ -154,7 +196,10 @@ test.describe("at 360 px wide", () => {
 
   test("the sidebar and the reasoning panel are drawers", async ({ page, servers }) => {
     const prompt = "Compute 6 * 7 on a phone.";
-    servers.model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "It is 42." }]);
+    servers.model.script(prompt, [
+      { toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] },
+      { text: "It is 42." },
+    ]);
     await page.goto("/");
     await expect(page.getByTestId("sidebar")).toBeHidden();
     await expect(page.getByTestId("panel")).toBeHidden();
@@ -183,7 +228,11 @@ test.describe("at 360 px wide", () => {
 });
 
 test("without a model, a banner says what to set and the rest still works", async ({ page }) => {
-  const bare = new AppServer({ DATABASE_URL: `file:${path.join(tempDataDir(), "bare.db")}`, OPENAI_API_KEY: "", OPENAI_BASE_URL: "" });
+  const bare = new AppServer({
+    DATABASE_URL: `file:${path.join(tempDataDir(), "bare.db")}`,
+    OPENAI_API_KEY: "",
+    OPENAI_BASE_URL: "",
+  });
   await bare.start();
   try {
     await page.goto(bare.url);

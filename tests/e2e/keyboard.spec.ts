@@ -27,16 +27,24 @@ const focusIsNotBehindDialog = (page: Page) =>
     return element === null || element === document.body || element.closest("dialog[open]") !== null;
   });
 
-test("the share dialog asks once per opening during a streaming run, keeps the focus inside, and gives it back", async ({ page, servers }) => {
+test("the share dialog asks once per opening during a streaming run, keeps the focus inside, and gives it back", async ({
+  page,
+  servers,
+}) => {
   const prompt = "Stream while I share.";
-  servers.model.script(prompt, [{ text: Array.from({ length: 60 }, (_, i) => `w${i}`).join(" "), chunkSize: 3, delayMs: 60 }]);
+  servers.model.script(prompt, [
+    { text: Array.from({ length: 60 }, (_, i) => `w${i}`).join(" "), chunkSize: 3, delayMs: 60 },
+  ]);
   await page.goto("/");
   await sendMessage(page, prompt);
   const answer = page.getByTestId("assistant-message");
   await expect(answer).toHaveAttribute("data-run-status", "running");
 
   const shareRequests: string[] = [];
-  page.on("request", (request) => request.method() === "GET" && request.url().endsWith("/share") && shareRequests.push(request.url()));
+  page.on(
+    "request",
+    (request) => request.method() === "GET" && request.url().endsWith("/share") && shareRequests.push(request.url()),
+  );
   const shareButton = page.getByRole("button", { name: "Share", exact: true });
   await shareButton.click();
   const dialog = page.getByRole("dialog", { name: "Share this conversation" });
@@ -70,7 +78,19 @@ test("the share dialog asks once per opening during a streaming run, keeps the f
 test("the whole flow works by keyboard alone: send, open a tool card, share, revoke", async ({ page, servers }) => {
   const prompt = "Make an echo tool, by keyboard.";
   servers.model.script(prompt, [
-    { toolCalls: [{ name: "register_tool", args: { name: "echo", description: "Say it back.", parameters_schema: { type: "object", properties: { text: { type: "string" } } }, code: "function run({ text }) {\n  return text;\n}" } }] },
+    {
+      toolCalls: [
+        {
+          name: "register_tool",
+          args: {
+            name: "echo",
+            description: "Say it back.",
+            parameters_schema: { type: "object", properties: { text: { type: "string" } } },
+            code: "function run({ text }) {\n  return text;\n}",
+          },
+        },
+      ],
+    },
     { text: "Made **echo**." },
   ]);
   await page.goto("/");

@@ -1,10 +1,27 @@
 import { expect, sendMessage, snapshot, test } from "./fixtures";
 
-test("a viewer follows a live run through a share link, sees the owner's trace, and can continue it in their own chats", async ({ page, browser, servers, baseURL }) => {
+test("a viewer follows a live run through a share link, sees the owner's trace, and can continue it in their own chats", async ({
+  page,
+  browser,
+  servers,
+  baseURL,
+}) => {
   const prompt = "Build a shout tool and use it slowly.";
   const answer = Array.from({ length: 25 }, (_, i) => `part${i}`).join(" ");
   servers.model.script(prompt, [
-    { toolCalls: [{ name: "register_tool", args: { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, code: "function run({ text }) { return text.toUpperCase(); }" } }] },
+    {
+      toolCalls: [
+        {
+          name: "register_tool",
+          args: {
+            name: "shout",
+            description: "Upper-case a text.",
+            parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+            code: "function run({ text }) { return text.toUpperCase(); }",
+          },
+        },
+      ],
+    },
     { text: answer, chunkSize: 5, delayMs: 120 },
   ]);
 
@@ -28,7 +45,9 @@ test("a viewer follows a live run through a share link, sees the owner's trace, 
   await expect(viewer.getByTestId("shared-banner")).toBeVisible();
   await expect(viewer.getByLabel("Message", { exact: true })).toHaveCount(0);
   await expect(viewer.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "running");
-  await expect(viewer.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed", { timeout: 20_000 });
+  await expect(viewer.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed", {
+    timeout: 20_000,
+  });
   await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
   await snapshot(viewer, "11-shared-view");
 
@@ -70,9 +89,15 @@ test("a viewer follows a live run through a share link, sees the owner's trace, 
   await viewerContext.close();
 });
 
-test("a viewer following a live run is told when the link is revoked, and keeps what it showed", async ({ page, browser, servers }) => {
+test("a viewer following a live run is told when the link is revoked, and keeps what it showed", async ({
+  page,
+  browser,
+  servers,
+}) => {
   const prompt = "Answer slowly while the link is revoked.";
-  servers.model.script(prompt, [{ text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" "), chunkSize: 3, delayMs: 150 }]);
+  servers.model.script(prompt, [
+    { text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" "), chunkSize: 3, delayMs: 150 },
+  ]);
   await page.goto("/");
   await sendMessage(page, prompt);
   await expect(page).toHaveURL(/\/c\/[\w-]+$/);
@@ -84,7 +109,9 @@ test("a viewer following a live run is told when the link is revoked, and keeps 
   await viewer.goto(url);
   await expect(viewer.getByTestId("assistant-message")).toContainText("word0");
   expect((await page.request.delete(`/api/conversations/${conversationId}/share`)).status()).toBe(204);
-  await expect(viewer.getByRole("alert").filter({ hasText: "This link no longer works: it was revoked" })).toBeVisible({ timeout: 5_000 });
+  await expect(viewer.getByRole("alert").filter({ hasText: "This link no longer works: it was revoked" })).toBeVisible({
+    timeout: 5_000,
+  });
   await expect(viewer.getByTestId("assistant-message")).toContainText("word0");
   await viewerContext.close();
 });

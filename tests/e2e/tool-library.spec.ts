@@ -1,12 +1,32 @@
 import { expect, sendMessage, snapshot, test } from "./fixtures";
 
-test("a tool added to the library from its card has a page: run it from its form, watch its statistics, see its versions", async ({ page, servers }) => {
+test("a tool added to the library from its card has a page: run it from its form, watch its statistics, see its versions", async ({
+  page,
+  servers,
+}) => {
   const prompt = "Make a greeting tool, then a better one.";
-  const schema = { type: "object", properties: { name: { type: "string", description: "Who to greet" }, times: { type: "integer" }, loud: { type: "boolean" } }, required: ["name"] };
-  const register = (code: string) => ({ name: "register_tool", args: { name: "greet", description: "Greet someone.", parameters_schema: schema, code } });
+  const schema = {
+    type: "object",
+    properties: {
+      name: { type: "string", description: "Who to greet" },
+      times: { type: "integer" },
+      loud: { type: "boolean" },
+    },
+    required: ["name"],
+  };
+  const register = (code: string) => ({
+    name: "register_tool",
+    args: { name: "greet", description: "Greet someone.", parameters_schema: schema, code },
+  });
   servers.model.script(prompt, [
     { toolCalls: [register("function run({ name }) {\n  return 'Hello ' + name;\n}")] },
-    { toolCalls: [register("function run({ name, times = 1, loud }) {\n  const text = ('Hello ' + name + '! ').repeat(times).trim();\n  return loud ? text.toUpperCase() : text;\n}")] },
+    {
+      toolCalls: [
+        register(
+          "function run({ name, times = 1, loud }) {\n  const text = ('Hello ' + name + '! ').repeat(times).trim();\n  return loud ? text.toUpperCase() : text;\n}",
+        ),
+      ],
+    },
     { toolCalls: [{ name: "greet", args: { name: "chat" } }] },
     { text: "Greeted." },
   ]);
@@ -42,7 +62,9 @@ test("a tool added to the library from its card has a page: run it from its form
   await expect(page.getByTestId("library-tools").getByRole("link")).toHaveCount(1);
 });
 
-test("the API reference renders at /docs, and API tokens are made and revoked on the settings page", async ({ page }) => {
+test("the API reference renders at /docs, and API tokens are made and revoked on the settings page", async ({
+  page,
+}) => {
   await page.goto("/settings");
   await page.getByLabel("Name").fill("e2e script");
   await page.getByRole("button", { name: "Create token" }).click();

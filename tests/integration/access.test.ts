@@ -12,7 +12,12 @@ let alice: Api;
 let bob: Api;
 let conversationId: string;
 
-const SHOUT = { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, code: "function run({ text }) { return text.toUpperCase() + '!'; }" };
+const SHOUT = {
+  name: "shout",
+  description: "Upper-case a text.",
+  parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  code: "function run({ text }) { return text.toUpperCase() + '!'; }",
+};
 
 /** Every row of every table, to prove that a probe changed nothing. */
 async function snapshot(): Promise<string> {
@@ -49,7 +54,11 @@ afterAll(async () => {
   await model.stop();
 });
 
-const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const json = (body: unknown) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 /** Every conversation route and page, as [label, path, init]. */
 const probes = (id: string): [string, string, RequestInit?][] => [
@@ -110,7 +119,9 @@ describe("share links", () => {
     expect(token).not.toContain(conversationId);
     expect(url).toBe(`${app.url}/s/${token}`);
     // one active link: sharing again gives the same one
-    expect(await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json()).toMatchObject({ token });
+    expect(
+      await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json(),
+    ).toMatchObject({ token });
     expect(await (await alice.fetch(`/api/conversations/${conversationId}/share`)).json()).toMatchObject({ token });
 
     const before = await snapshot();
@@ -154,9 +165,17 @@ describe("share links", () => {
   });
 
   it("revokes: the token is then 404 everywhere, and sharing again makes a new token", async () => {
-    const { token } = await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json();
+    const { token } = await (
+      await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })
+    ).json();
     expect((await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "DELETE" })).status).toBe(204);
-    for (const target of [`/s/${token}`, `/api/share/${token}`, `/api/share/${token}/events`, `/api/share/${token}/export?format=md`, `/api/share/${token}/fork`]) {
+    for (const target of [
+      `/s/${token}`,
+      `/api/share/${token}`,
+      `/api/share/${token}/events`,
+      `/api/share/${token}/export?format=md`,
+      `/api/share/${token}/fork`,
+    ]) {
       const response = await bob.fetch(target, target.endsWith("fork") ? { method: "POST" } : undefined);
       expect(response.status, target).toBe(404);
     }
@@ -189,7 +208,10 @@ describe("share links", () => {
     const seenByOwner = await own;
     expect(ofType(seenByOwner, "text_delta")).toHaveLength(400);
     expect(shared.shown.length).toBeLessThan(seenByOwner.length);
-    expect((await bob.fetch(`/api/share/${token}/events`, { headers: { "last-event-id": String(shared.shown.at(-1)!.id) } })).status).toBe(404);
+    expect(
+      (await bob.fetch(`/api/share/${token}/events`, { headers: { "last-event-id": String(shared.shown.at(-1)!.id) } }))
+        .status,
+    ).toBe(404);
   });
 
   it("cuts a stream open on a link whose revocation it was never told of, when it checks the link again", async () => {
@@ -205,20 +227,29 @@ describe("share links", () => {
   });
 
   it("forks into the viewer's chats with its tools, which stay callable; the original is untouched", async () => {
-    const { token } = await (await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })).json();
+    const { token } = await (
+      await alice.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })
+    ).json();
     const before = await (await alice.fetch(`/api/conversations/${conversationId}`)).json();
     const forked = await bob.fetch(`/api/share/${token}/fork`, { method: "POST" });
     expect(forked.status).toBe(201);
     const { id } = await forked.json();
     expect(id).not.toBe(conversationId);
-    expect((await (await bob.fetch("/api/conversations")).json()).conversations.map((c: { id: string }) => c.id)).toContain(id);
+    expect(
+      (await (await bob.fetch("/api/conversations")).json()).conversations.map((c: { id: string }) => c.id),
+    ).toContain(id);
 
     const fork = await (await bob.fetch(`/api/conversations/${id}`)).json();
-    expect(fork.events.map((e: { type: string }) => e.type)).toEqual(before.events.map((e: { type: string }) => e.type));
+    expect(fork.events.map((e: { type: string }) => e.type)).toEqual(
+      before.events.map((e: { type: string }) => e.type),
+    );
     expect(fork.tools).toMatchObject([{ name: "shout", version: 1, status: "active" }]);
     expect(fork.events.find((e: { type: string }) => e.type === "tool_registered").tool.id).toBe(fork.tools[0].id);
 
-    model.script("Shout again in the fork.", [{ toolCalls: [{ name: "shout", args: { text: "forked" } }] }, { text: "FORKED!" }]);
+    model.script("Shout again in the fork.", [
+      { toolCalls: [{ name: "shout", args: { text: "forked" } }] },
+      { text: "FORKED!" },
+    ]);
     const run = await bob.run(id, "Shout again in the fork.");
     expect(ofType(run, "tool_result")[0]).toMatchObject({ name: "shout", ok: true, output: "FORKED!" });
     expect(run[0].id).toBe(before.events.length + 1);

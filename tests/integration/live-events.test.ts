@@ -39,7 +39,14 @@ const HERE = "instance-here";
 /** A new conversation with a running run that instance `HERE` executes; the run's id is the conversation's. */
 async function conversationRunHere(): Promise<{ id: string }> {
   const { id } = await db.conversation.create({ data: { ownerId: "owner" }, select: { id: true } });
-  await runs.claimRun({ id, conversationId: id, model: "scripted", instanceId: HERE, claim: claimOf(id), leaseUntil: new Date(Date.now() + 60_000) });
+  await runs.claimRun({
+    id,
+    conversationId: id,
+    model: "scripted",
+    instanceId: HERE,
+    claim: claimOf(id),
+    leaseUntil: new Date(Date.now() + 60_000),
+  });
   return { id };
 }
 
@@ -47,7 +54,8 @@ async function conversationRunHere(): Promise<{ id: string }> {
 const claimOf = (id: string) => `claim-of-${id}`;
 
 /** Store rows under their runs' first claims; resolves with the claims refused. */
-const write = (rows: ReturnType<typeof row>[]) => appendLiveEvents(rows.map((event) => ({ ...event, claim: claimOf(event.runId) })));
+const write = (rows: ReturnType<typeof row>[]) =>
+  appendLiveEvents(rows.map((event) => ({ ...event, claim: claimOf(event.runId) })));
 
 /** Take the run over (lib/db/runs.ts; as its lease has run out) for `instanceId`, under `claim`. */
 async function takeOver(id: string, instanceId: string, claim: string): Promise<void> {
@@ -56,7 +64,14 @@ async function takeOver(id: string, instanceId: string, claim: string): Promise<
 }
 
 /** An event row of the conversation's run (see conversationRunHere). */
-const row = (conversationId: string, seq: number) => ({ conversationId, seq, lastSeq: seq, runId: conversationId, type: "step_started", data: JSON.stringify({ type: "step_started", step: seq, runId: conversationId }) });
+const row = (conversationId: string, seq: number) => ({
+  conversationId,
+  seq,
+  lastSeq: seq,
+  runId: conversationId,
+  type: "step_started",
+  data: JSON.stringify({ type: "step_started", step: seq, runId: conversationId }),
+});
 
 describe("live events, stored and announced in one statement", () => {
   it("announces each conversation's last stored seq once the rows are stored, and nothing for rows that were refused", async () => {
@@ -100,51 +115,70 @@ describe("live events, stored and announced in one statement", () => {
 });
 
 describe("writes made under a claim the run no longer has", () => {
-  it.runIf(testProvider === "postgresql")("stores a run's events only while its row has their claim; the other runs of the batch are stored", async () => {
-    const [taken, kept] = await Promise.all([conversationRunHere(), conversationRunHere()]);
-    expect(await write([row(taken.id, 1), row(kept.id, 1)])).toEqual(new Set());
-    await takeOver(taken.id, "instance-elsewhere", `claim-elsewhere-${taken.id}`);
+  it.runIf(testProvider === "postgresql")(
+    "stores a run's events only while its row has their claim; the other runs of the batch are stored",
+    async () => {
+      const [taken, kept] = await Promise.all([conversationRunHere(), conversationRunHere()]);
+      expect(await write([row(taken.id, 1), row(kept.id, 1)])).toEqual(new Set());
+      await takeOver(taken.id, "instance-elsewhere", `claim-elsewhere-${taken.id}`);
 
-    // A write this instance sent before it noticed: refused for that run only, and said so.
-    expect(await write([row(taken.id, 2), row(kept.id, 2)])).toEqual(new Set([claimOf(taken.id)]));
-    expect((await listEvents(taken.id)).map(({ seq }) => seq)).toEqual([1]);
-    expect((await listEvents(kept.id)).map(({ seq }) => seq)).toEqual([1, 2]);
-  });
+      // A write this instance sent before it noticed: refused for that run only, and said so.
+      expect(await write([row(taken.id, 2), row(kept.id, 2)])).toEqual(new Set([claimOf(taken.id)]));
+      expect((await listEvents(taken.id)).map(({ seq }) => seq)).toEqual([1]);
+      expect((await listEvents(kept.id)).map(({ seq }) => seq)).toEqual([1, 2]);
+    },
+  );
 
-  it.runIf(testProvider === "postgresql")("refuses what this instance wrote under its earlier claim once it took the run back itself", async () => {
-    const { id } = await conversationRunHere();
-    // Fenced during a partition, then taken back by the same instance (the only one) when the database answered.
-    await takeOver(id, HERE, `claim-taken-back-${id}`);
-    expect(await write([row(id, 1)])).toEqual(new Set([claimOf(id)]));
-    // In one batch, a late write of the earlier claim and one of the new claim: only the new claim's is stored.
-    const late = { ...row(id, 2), claim: claimOf(id) };
-    expect(await appendLiveEvents([late, { ...row(id, 1), claim: `claim-taken-back-${id}` }])).toEqual(new Set([claimOf(id)]));
-    expect((await listEvents(id)).map(({ seq }) => seq)).toEqual([1]);
-  });
+  it.runIf(testProvider === "postgresql")(
+    "refuses what this instance wrote under its earlier claim once it took the run back itself",
+    async () => {
+      const { id } = await conversationRunHere();
+      // Fenced during a partition, then taken back by the same instance (the only one) when the database answered.
+      await takeOver(id, HERE, `claim-taken-back-${id}`);
+      expect(await write([row(id, 1)])).toEqual(new Set([claimOf(id)]));
+      // In one batch, a late write of the earlier claim and one of the new claim: only the new claim's is stored.
+      const late = { ...row(id, 2), claim: claimOf(id) };
+      expect(await appendLiveEvents([late, { ...row(id, 1), claim: `claim-taken-back-${id}` }])).toEqual(
+        new Set([claimOf(id)]),
+      );
+      expect((await listEvents(id)).map(({ seq }) => seq)).toEqual([1]);
+    },
+  );
 
-  it.runIf(testProvider === "postgresql")("makes a takeover wait for a write in progress, so that the new owner reads the log with it", async () => {
-    const { id } = await conversationRunHere();
-    // A slow write: the statement takes a second to store this conversation's rows.
-    const slowWrite = await slowInserts(process.env.DATABASE_URL!, { table: "Event", conversationId: id, seconds: 1 });
-    try {
-      const written = write([row(id, 1)]);
-      // The write holds its lock once its trigger sleeps.
-      await slowWrite.inProgress();
-      await takeOver(id, "instance-elsewhere", `claim-elsewhere-${id}`);
-      // Taken over only once the write was stored, which the new owner reads, and numbers its events after.
-      expect(await lastEventSeq(id)).toBe(1);
-      expect(await written).toEqual(new Set());
-    } finally {
-      await slowWrite.remove();
-    }
-  });
+  it.runIf(testProvider === "postgresql")(
+    "makes a takeover wait for a write in progress, so that the new owner reads the log with it",
+    async () => {
+      const { id } = await conversationRunHere();
+      // A slow write: the statement takes a second to store this conversation's rows.
+      const slowWrite = await slowInserts(process.env.DATABASE_URL!, {
+        table: "Event",
+        conversationId: id,
+        seconds: 1,
+      });
+      try {
+        const written = write([row(id, 1)]);
+        // The write holds its lock once its trigger sleeps.
+        await slowWrite.inProgress();
+        await takeOver(id, "instance-elsewhere", `claim-elsewhere-${id}`);
+        // Taken over only once the write was stored, which the new owner reads, and numbers its events after.
+        expect(await lastEventSeq(id)).toBe(1);
+        expect(await written).toEqual(new Set());
+      } finally {
+        await slowWrite.remove();
+      }
+    },
+  );
 
   it("finishes a run only under the claim its row has", async () => {
     const { id } = await conversationRunHere();
     expect(await runs.finishRun(id, "completed", 1, `claim-elsewhere-${id}`)).toBe(false);
     expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "running", finishedAt: null });
     expect(await runs.finishRun(id, "completed", 1, claimOf(id))).toBe(true);
-    expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "completed", steps: 1, leaseUntil: null });
+    expect(await db.run.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: "completed",
+      steps: 1,
+      leaseUntil: null,
+    });
   });
 
   it("takes a finish sent again as done once the next run ended the claim, and only its own finish", async () => {
@@ -166,11 +200,38 @@ describe("writes made under a claim the run no longer has", () => {
 
 describe("a feed's read of several conversations", () => {
   it("gives each conversation's events after its own seq, in order, a pack of deltas cut where the follower is", async () => {
-    const [steps, deltas, caughtUp, empty] = await Promise.all([conversationRunHere(), conversationRunHere(), conversationRunHere(), conversationRunHere()]);
-    const pack = { conversationId: deltas.id, seq: 2, lastSeq: 4, runId: deltas.id, type: "text_delta", data: JSON.stringify({ type: "text_delta", step: 1, runId: deltas.id, deltas: ["a", "b", "c"] }) };
-    await write([row(steps.id, 1), row(steps.id, 2), row(steps.id, 3), row(deltas.id, 1), pack, row(deltas.id, 5), row(caughtUp.id, 1)]);
+    const [steps, deltas, caughtUp, empty] = await Promise.all([
+      conversationRunHere(),
+      conversationRunHere(),
+      conversationRunHere(),
+      conversationRunHere(),
+    ]);
+    const pack = {
+      conversationId: deltas.id,
+      seq: 2,
+      lastSeq: 4,
+      runId: deltas.id,
+      type: "text_delta",
+      data: JSON.stringify({ type: "text_delta", step: 1, runId: deltas.id, deltas: ["a", "b", "c"] }),
+    };
+    await write([
+      row(steps.id, 1),
+      row(steps.id, 2),
+      row(steps.id, 3),
+      row(deltas.id, 1),
+      pack,
+      row(deltas.id, 5),
+      row(caughtUp.id, 1),
+    ]);
 
-    const read = await listEventsAfter(new Map([[steps.id, 1], [deltas.id, 2], [caughtUp.id, 1], [empty.id, 0]]));
+    const read = await listEventsAfter(
+      new Map([
+        [steps.id, 1],
+        [deltas.id, 2],
+        [caughtUp.id, 1],
+        [empty.id, 0],
+      ]),
+    );
     expect([...read.keys()].sort()).toEqual([steps.id, deltas.id, caughtUp.id, empty.id].sort());
     expect(read.get(steps.id)!.map(({ seq }) => seq)).toEqual([2, 3]);
     expect(read.get(deltas.id)).toEqual([
@@ -186,28 +247,41 @@ describe("a feed's read of several conversations", () => {
     const [steps, beyond] = await Promise.all([conversationRunHere(), conversationRunHere()]);
     await write([row(steps.id, 1), row(steps.id, 2), row(beyond.id, 1)]);
     // PostgreSQL's seq is a 32-bit integer: one id past it failed the whole statement, every follower's read.
-    const read = await listEventsAfter(new Map([[steps.id, 1], [beyond.id, 3_000_000_000]]));
+    const read = await listEventsAfter(
+      new Map([
+        [steps.id, 1],
+        [beyond.id, 3_000_000_000],
+      ]),
+    );
     expect(read.get(steps.id)!.map(({ seq }) => seq)).toEqual([2]);
     expect(read.get(beyond.id)).toEqual([]);
   });
 });
 
 describe("the live path", () => {
-  it.runIf(testProvider === "postgresql")("stores, announces and reads live events and renews leases while every connection of the main pool is busy", async () => {
-    const lines = await announced();
-    const { id } = await conversationRunHere();
-    const done: string[] = [];
-    // A burst of requests: more slow statements than the main pool has connections, the rest waiting in line.
-    const burst = Array.from({ length: config.databasePool + 5 }, () => sql.rows("SELECT 1 AS slept FROM pg_sleep(1.5)").then(() => done.push("request")));
-    await Promise.all([
-      write([row(id, 1)]).then(() => done.push("write")),
-      expect.poll(() => lines, { timeout: 5_000 }).toContain(`${id} 1`).then(() => done.push("announcement")),
-      listEventsAfter(new Map([[id, 0]])).then(() => done.push("read")),
-      renewLeases("instance", ["run"], new Date()).then(() => done.push("lease renewal")),
-    ]);
-    await Promise.all(burst);
-    expect(done.slice(0, 4).sort()).toEqual(["announcement", "lease renewal", "read", "write"]);
-  });
+  it.runIf(testProvider === "postgresql")(
+    "stores, announces and reads live events and renews leases while every connection of the main pool is busy",
+    async () => {
+      const lines = await announced();
+      const { id } = await conversationRunHere();
+      const done: string[] = [];
+      // A burst of requests: more slow statements than the main pool has connections, the rest waiting in line.
+      const burst = Array.from({ length: config.databasePool + 5 }, () =>
+        sql.rows("SELECT 1 AS slept FROM pg_sleep(1.5)").then(() => done.push("request")),
+      );
+      await Promise.all([
+        write([row(id, 1)]).then(() => done.push("write")),
+        expect
+          .poll(() => lines, { timeout: 5_000 })
+          .toContain(`${id} 1`)
+          .then(() => done.push("announcement")),
+        listEventsAfter(new Map([[id, 0]])).then(() => done.push("read")),
+        renewLeases("instance", ["run"], new Date()).then(() => done.push("lease renewal")),
+      ]);
+      await Promise.all(burst);
+      expect(done.slice(0, 4).sort()).toEqual(["announcement", "lease renewal", "read", "write"]);
+    },
+  );
 });
 
 describe("an approval answered on an instance that does not execute its run", () => {
@@ -224,19 +298,38 @@ describe("an approval answered on an instance that does not execute its run", ()
   it("is taken as the answer it was when sent again as its run finishes, before the end of the run's log is stored", async () => {
     const { answerApproval } = await import("@/lib/agent/run");
     const { id } = await conversationRunHere();
-    await write([eventRow(id, 1, { type: "approval_requested", approvalId: "approval-1", callId: "call-1", tool: "send_email", input: {} })]);
+    await write([
+      eventRow(id, 1, {
+        type: "approval_requested",
+        approvalId: "approval-1",
+        callId: "call-1",
+        tool: "send_email",
+        input: {},
+      }),
+    ]);
     // The run took the answer and finished: it stores its row's outcome first, then the end of its log.
     expect(await runs.finishRun(id, "completed", 1, claimOf(id))).toBe(true);
     const again = answerApproval(id, "approval-1", true);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    await write([eventRow(id, 2, { type: "approval_resolved", approvalId: "approval-1", approved: true }), eventRow(id, 3, { type: "run_finished", status: "completed", steps: 1 })]);
+    await write([
+      eventRow(id, 2, { type: "approval_resolved", approvalId: "approval-1", approved: true }),
+      eventRow(id, 3, { type: "run_finished", status: "completed", steps: 1 }),
+    ]);
     expect(await again).toBe("answered");
   });
 
   it("is refused, not left to be sent again, when the finished run's log never gets its end", async () => {
     const { answerApproval } = await import("@/lib/agent/run");
     const { id } = await conversationRunHere();
-    await write([eventRow(id, 1, { type: "approval_requested", approvalId: "approval-3", callId: "call-3", tool: "send_email", input: {} })]);
+    await write([
+      eventRow(id, 1, {
+        type: "approval_requested",
+        approvalId: "approval-3",
+        callId: "call-3",
+        tool: "send_email",
+        input: {},
+      }),
+    ]);
     // Its row finished, and the writes of the rest of its log failed: no run will take the answer.
     expect(await runs.finishRun(id, "completed", 1, claimOf(id))).toBe(true);
     expect(await answerApproval(id, "approval-3", true)).toBe("not waiting");
@@ -246,7 +339,13 @@ describe("an approval answered on an instance that does not execute its run", ()
     const { answerApproval } = await import("@/lib/agent/run");
     const { id } = await conversationRunHere();
     await write([
-      eventRow(id, 1, { type: "approval_requested", approvalId: "approval-2", callId: "call-2", tool: "send_email", input: {} }),
+      eventRow(id, 1, {
+        type: "approval_requested",
+        approvalId: "approval-2",
+        callId: "call-2",
+        tool: "send_email",
+        input: {},
+      }),
       eventRow(id, 2, { type: "approval_resolved", approvalId: "approval-2", approved: false }),
       eventRow(id, 3, { type: "run_finished", status: "cancelled", steps: 1 }),
     ]);

@@ -17,7 +17,11 @@ function apiRoutes(dir = path.join("app", "api")): string[] {
     if (entry.isDirectory()) return apiRoutes(full);
     if (entry.name !== "route.ts") return [];
     const urlPath = `/${path.dirname(full).split(path.sep).slice(1).join("/")}`.replace(/\[(\w+)\]/g, "{$1}");
-    const methods = [...fs.readFileSync(full, "utf8").matchAll(/export (?:const|async function|function) (GET|POST|PATCH|PUT|DELETE)\b/g)].map((match) => match[1]);
+    const methods = [
+      ...fs
+        .readFileSync(full, "utf8")
+        .matchAll(/export (?:const|async function|function) (GET|POST|PATCH|PUT|DELETE)\b/g),
+    ].map((match) => match[1]);
     return methods.map((method) => `${method} ${urlPath}`);
   });
 }
@@ -28,8 +32,8 @@ describe("the OpenAPI document", () => {
     expect(response.status).toBe(200);
     const document = await response.json();
     expect(document.openapi).toBe("3.1.0");
-    const described = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([route, operations]) =>
-      Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`),
+    const described = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([route, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`),
     );
     const served = apiRoutes();
     expect(served.length).toBeGreaterThan(25);
@@ -51,7 +55,8 @@ describe("the OpenAPI document", () => {
     const nonce = /'nonce-([^']+)'/.exec(page.headers.get("content-security-policy")!)![1];
     expect(html).toContain(`<script nonce="${nonce}" src="/docs/assets/swagger-ui-bundle.js">`);
     expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
-    for (const asset of ["swagger-ui.css", "swagger-ui-bundle.js", "init.js"]) expect((await fetch(`${app.url}/docs/assets/${asset}`)).status).toBe(200);
+    for (const asset of ["swagger-ui.css", "swagger-ui-bundle.js", "init.js"])
+      expect((await fetch(`${app.url}/docs/assets/${asset}`)).status).toBe(200);
     expect((await fetch(`${app.url}/docs/assets/package.json`)).status).toBe(404);
   });
 });

@@ -44,8 +44,13 @@ afterAll(async () => {
   await model.stop();
 });
 
-const post = (path: string, body: unknown, method = "POST") => api.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-const toolNames = (prompt: string) => model.requestsFor(prompt)[0].tools!.map((tool) => tool.function.name).sort();
+const post = (path: string, body: unknown, method = "POST") =>
+  api.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const toolNames = (prompt: string) =>
+  model
+    .requestsFor(prompt)[0]
+    .tools!.map((tool) => tool.function.name)
+    .sort();
 
 describe("agent profiles", () => {
   it("lists the profiles of the file, and a conversation chooses one by name", async () => {
@@ -58,7 +63,9 @@ describe("agent profiles", () => {
     ]);
     const unknown = await post("/api/conversations", { profile: "root" });
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error.message).toBe('There is no profile named "root"; the profiles are: calculator, web, careful.');
+    expect((await unknown.json()).error.message).toBe(
+      'There is no profile named "root"; the profiles are: calculator, web, careful.',
+    );
     const created = await post("/api/conversations", { profile: "calculator" });
     expect(await created.json()).toMatchObject({ profile: "calculator" });
   });
@@ -66,40 +73,89 @@ describe("agent profiles", () => {
   it("offers the model only its profile's tools, shows the profile in the trace, and rate-limits a tool as the profile says", async () => {
     const { id } = await (await post("/api/conversations", { profile: "calculator" })).json();
     const prompt = "Two sums, quickly.";
-    model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "1 + 1" } }, { name: "calculate", args: { expression: "2 + 2" } }] }, { text: "Done." }]);
+    model.script(prompt, [
+      {
+        toolCalls: [
+          { name: "calculate", args: { expression: "1 + 1" } },
+          { name: "calculate", args: { expression: "2 + 2" } },
+        ],
+      },
+      { text: "Done." },
+    ]);
     const events = await api.run(id, prompt);
     expect(toolNames(prompt)).toEqual(["calculate"]);
     expect(events[0].data).toMatchObject({ type: "run_started", profile: "calculator" });
     const results = ofType(events, "tool_result");
     expect(results.filter((result) => result.ok)).toHaveLength(1);
-    expect(results.find((result) => !result.ok)).toMatchObject({ error: expect.stringMatching(/calculate is rate-limited in the "calculator" profile; try again in \d+ s/) });
+    expect(results.find((result) => !result.ok)).toMatchObject({
+      error: expect.stringMatching(/calculate is rate-limited in the "calculator" profile; try again in \d+ s/),
+    });
   });
 
   it("runs the default profile, whose fetch_url reaches only the allowed domains", async () => {
     const { id } = await api.createConversation();
     const prompt = "Fetch something elsewhere.";
-    model.script(prompt, [{ toolCalls: [{ name: "fetch_url", args: { url: "https://evil.test/steal" } }, { name: "calculate", args: { expression: "1" } }] }, { text: "Refused." }]);
+    model.script(prompt, [
+      {
+        toolCalls: [
+          { name: "fetch_url", args: { url: "https://evil.test/steal" } },
+          { name: "calculate", args: { expression: "1" } },
+        ],
+      },
+      { text: "Refused." },
+    ]);
     const events = await api.run(id, prompt);
     expect(toolNames(prompt)).toEqual(["fetch_url", "register_tool"]);
     const results = ofType(events, "tool_result");
-    const [fetched, calculated] = ["fetch_url", "calculate"].map((name) => results.find((result) => result.name === name));
-    expect(fetched).toMatchObject({ name: "fetch_url", ok: false, error: expect.stringContaining("evil.test is not among the domains this profile allows") });
+    const [fetched, calculated] = ["fetch_url", "calculate"].map((name) =>
+      results.find((result) => result.name === name),
+    );
+    expect(fetched).toMatchObject({
+      name: "fetch_url",
+      ok: false,
+      error: expect.stringContaining("evil.test is not among the domains this profile allows"),
+    });
     // a tool the profile does not offer is unknown to the run
-    expect(calculated).toMatchObject({ name: "calculate", ok: false, error: expect.stringContaining('There is no tool named "calculate"') });
+    expect(calculated).toMatchObject({
+      name: "calculate",
+      ok: false,
+      error: expect.stringContaining('There is no tool named "calculate"'),
+    });
   });
 
   it("switches a conversation's profile, and refuses a name no profile has", async () => {
     const { id } = await api.createConversation();
     expect((await post(`/api/conversations/${id}`, { profile: "nobody" }, "PATCH")).status).toBe(400);
-    expect(await (await post(`/api/conversations/${id}`, { profile: "calculator" }, "PATCH")).json()).toMatchObject({ profile: "calculator" });
+    expect(await (await post(`/api/conversations/${id}`, { profile: "calculator" }, "PATCH")).json()).toMatchObject({
+      profile: "calculator",
+    });
   });
 
   it("keeps an audit log of every call with the profile's decision, filterable, exportable, and private", async () => {
     const { entries } = await (await api.fetch("/api/audit?limit=200")).json();
-    const decisions = new Set(entries.map((entry: { tool: string; decision: string; outcome: string | null }) => `${entry.tool}:${entry.decision}:${entry.outcome}`));
-    expect([...decisions]).toEqual(expect.arrayContaining(["calculate:allowed:succeeded", "calculate:rate_limited:null", "calculate:refused:null", "fetch_url:allowed:failed"]));
+    const decisions = new Set(
+      entries.map(
+        (entry: { tool: string; decision: string; outcome: string | null }) =>
+          `${entry.tool}:${entry.decision}:${entry.outcome}`,
+      ),
+    );
+    expect([...decisions]).toEqual(
+      expect.arrayContaining([
+        "calculate:allowed:succeeded",
+        "calculate:rate_limited:null",
+        "calculate:refused:null",
+        "fetch_url:allowed:failed",
+      ]),
+    );
     const limited = entries.find((entry: { decision: string }) => entry.decision === "rate_limited");
-    expect(limited).toMatchObject({ profile: "calculator", reason: expect.stringContaining("rate-limited"), inputHash: expect.stringMatching(/^[0-9a-f]{64}$/), inputSize: 22, runId: expect.any(String), conversationId: expect.any(String) });
+    expect(limited).toMatchObject({
+      profile: "calculator",
+      reason: expect.stringContaining("rate-limited"),
+      inputHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      inputSize: 22,
+      runId: expect.any(String),
+      conversationId: expect.any(String),
+    });
     expect(JSON.stringify(entries)).not.toContain("2 + 2");
 
     const onlyFetch = await (await api.fetch("/api/audit?tool=fetch_url")).json();
@@ -112,9 +168,14 @@ describe("agent profiles", () => {
     const csv = await api.fetch("/api/audit/export?format=csv");
     expect(csv.headers.get("content-type")).toMatch(/text\/csv/);
     const lines = (await csv.text()).trim().split("\n");
-    expect(lines[0]).toBe("time,id,conversationId,runId,tool,profile,decision,reason,inputHash,inputSize,outcome,durationMs");
+    expect(lines[0]).toBe(
+      "time,id,conversationId,runId,tool,profile,decision,reason,inputHash,inputSize,outcome,durationMs",
+    );
     expect(lines).toHaveLength(entries.length + 1);
-    const jsonl = (await (await api.fetch("/api/audit/export?format=jsonl&tool=calculate")).text()).trim().split("\n").map((line) => JSON.parse(line));
+    const jsonl = (await (await api.fetch("/api/audit/export?format=jsonl&tool=calculate")).text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(jsonl.every((entry) => entry.tool === "calculate")).toBe(true);
 
     const stranger = new Api(app.url);
@@ -122,9 +183,13 @@ describe("agent profiles", () => {
   });
 
   it("holds a call the profile marks for approval until its owner answers: approved runs, denied is an observation, Stop ends the wait", async () => {
-    const answer = (conversationId: string, approvalId: string, approved: unknown, client = api) => client.answerApproval(conversationId, approvalId, approved);
+    const answer = (conversationId: string, approvalId: string, approved: unknown, client = api) =>
+      client.answerApproval(conversationId, approvalId, approved);
     const waitForApproval = async (conversationId: string, prompt: string) => {
-      const seen = await readSse(await api.send(conversationId, prompt), (message) => message.data.type === "approval_requested");
+      const seen = await readSse(
+        await api.send(conversationId, prompt),
+        (message) => message.data.type === "approval_requested",
+      );
       return seen.at(-1)!;
     };
     const rest = async (conversationId: string, after: number) => readSse(await api.events(conversationId, after));
@@ -132,9 +197,16 @@ describe("agent profiles", () => {
     for (const approved of [true, false]) {
       const { id } = await (await post("/api/conversations", { profile: "careful" })).json();
       const prompt = `Calculate carefully (${approved}).`;
-      model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "Answered." }]);
+      model.script(prompt, [
+        { toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] },
+        { text: "Answered." },
+      ]);
       const requested = await waitForApproval(id, prompt);
-      expect(requested.data).toMatchObject({ tool: "calculate", input: { expression: "6 * 7" }, approvalId: expect.any(String) });
+      expect(requested.data).toMatchObject({
+        tool: "calculate",
+        input: { expression: "6 * 7" },
+        approvalId: expect.any(String),
+      });
       const approvalId = requested.data.approvalId as string;
       expect((await answer(id, approvalId, approved, new Api(app.url))).status).toBe(404);
       expect((await answer(id, approvalId, "yes")).status).toBe(400);
@@ -145,23 +217,34 @@ describe("agent profiles", () => {
       const after = await rest(id, requested.id);
       expect(after[0].data).toMatchObject({ type: "approval_resolved", approvalId, approved });
       const [result] = ofType(after, "tool_result");
-      expect(result).toMatchObject(approved ? { ok: true, output: 42 } : { ok: false, error: expect.stringContaining("A person denied this calculate call") });
+      expect(result).toMatchObject(
+        approved
+          ? { ok: true, output: 42 }
+          : { ok: false, error: expect.stringContaining("A person denied this calculate call") },
+      );
       expect(after.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     }
 
     const { id } = await (await post("/api/conversations", { profile: "careful" })).json();
-    model.script("Calculate, then stop.", [{ toolCalls: [{ name: "calculate", args: { expression: "1" } }] }, { text: "Never." }]);
+    model.script("Calculate, then stop.", [
+      { toolCalls: [{ name: "calculate", args: { expression: "1" } }] },
+      { text: "Never." },
+    ]);
     const requested = await waitForApproval(id, "Calculate, then stop.");
     expect((await api.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
     const after = await rest(id, requested.id);
     expect(after.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
 
     const { entries } = await (await api.fetch("/api/audit?tool=calculate&limit=200")).json();
-    expect(entries.map((entry: { decision: string }) => entry.decision)).toEqual(expect.arrayContaining(["approved", "denied"]));
+    expect(entries.map((entry: { decision: string }) => entry.decision)).toEqual(
+      expect.arrayContaining(["approved", "denied"]),
+    );
   });
 
   it("does not start with a file it cannot use, and says which line is wrong", async () => {
-    const broken = scriptedApp(model.url, { TOOLSMITH_CONFIG: configFile(CONFIG.replace("tools: [calculate]", "tools: [calculate, shell]")) });
+    const broken = scriptedApp(model.url, {
+      TOOLSMITH_CONFIG: configFile(CONFIG.replace("tools: [calculate]", "tools: [calculate, shell]")),
+    });
     await expect(broken.start()).rejects.toThrow(/toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\)/);
     await broken.stop();
   });

@@ -38,7 +38,14 @@ const writesWork = `DROP TRIGGER fail_event${testProvider === "postgresql" ? ` O
 /** The model registers `spin`, a tool that busy-waits 3 s, calls it, then answers. */
 const scriptSpin = (prompt: string) =>
   model.script(prompt, [
-    { toolCalls: [{ name: "register_tool", args: { name: "spin", description: "Busy-wait 3 s.", parameters_schema: { type: "object" }, code: SPIN_3S } }] },
+    {
+      toolCalls: [
+        {
+          name: "register_tool",
+          args: { name: "spin", description: "Busy-wait 3 s.", parameters_schema: { type: "object" }, code: SPIN_3S },
+        },
+      ],
+    },
     { toolCalls: [{ name: "spin", args: {} }] },
     { text: "Spun." },
   ]);
@@ -62,18 +69,26 @@ describe("a run's life", () => {
     const conversation = await api.createConversation();
     const before = await sandboxStats();
 
-    const seen = await readSse(await api.send(conversation.id, prompt), (message) => message.data.type === "tool_call" && message.data.name === "spin");
+    const seen = await readSse(
+      await api.send(conversation.id, prompt),
+      (message) => message.data.type === "tool_call" && message.data.name === "spin",
+    );
     await expect.poll(async () => (await sandboxStats()).busy, { interval: 20 }).toBe(1);
     const stopped = performance.now();
     expect((await cancel(conversation.id)).status).toBe(202);
     const next = await api.send(conversation.id, "Next question.");
     expect(next.status).toBe(200);
-    const rest = await readSse(await api.events(conversation.id, seen.at(-1)!.id), (message) => message.data.type === "run_finished");
+    const rest = await readSse(
+      await api.events(conversation.id, seen.at(-1)!.id),
+      (message) => message.data.type === "run_finished",
+    );
     expect(performance.now() - stopped).toBeLessThan(1000);
     const secondEvents = await readSse(next);
 
     expect(rest.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
-    expect(ofType(rest, "tool_result")).toEqual([expect.objectContaining({ name: "spin", ok: false, error: expect.stringContaining("cancelled") })]);
+    expect(ofType(rest, "tool_result")).toEqual([
+      expect.objectContaining({ name: "spin", ok: false, error: expect.stringContaining("cancelled") }),
+    ]);
     expect(secondEvents.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     expect((await sandboxStats()).terminated.cancelled).toBe(before.terminated.cancelled + 1);
 
@@ -83,7 +98,10 @@ describe("a run's life", () => {
     expectRunsClosed(all);
 
     const db = await sqlClient(databaseUrl);
-    const [execution] = await db.query<{ status: string; durationMs: number }>(`SELECT "status", "durationMs" FROM "ToolExecution" WHERE "conversationId" = ? AND "toolName" = 'spin'`, conversation.id);
+    const [execution] = await db.query<{ status: string; durationMs: number }>(
+      `SELECT "status", "durationMs" FROM "ToolExecution" WHERE "conversationId" = ? AND "toolName" = 'spin'`,
+      conversation.id,
+    );
     await db.close();
     expect(execution.status).toBe("cancelled");
     expect(execution.durationMs).toBeLessThan(3000);
@@ -97,7 +115,10 @@ describe("a run's life", () => {
     const prompt = "Spin quietly for three seconds.";
     scriptSpin(prompt);
     const conversation = await api.createConversation();
-    const seen = await readSse(await api.send(conversation.id, prompt), (message) => message.data.type === "tool_call" && message.data.name === "spin");
+    const seen = await readSse(
+      await api.send(conversation.id, prompt),
+      (message) => message.data.type === "tool_call" && message.data.name === "spin",
+    );
     const asked = performance.now();
     const following = await api.events(conversation.id, seen.at(-1)!.id);
     expect(performance.now() - asked).toBeLessThan(1_000);
@@ -109,14 +130,24 @@ describe("a run's life", () => {
   it("completes a run whose client walked away mid-stream, and replays it whole", async () => {
     const prompt = "Talk while nobody listens.";
     model.script(prompt, [
-      { text: "Computing.", toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }], chunkSize: 3, delayMs: 20 },
+      {
+        text: "Computing.",
+        toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }],
+        chunkSize: 3,
+        delayMs: 20,
+      },
       { text: "The answer is 42, said slowly.", chunkSize: 3, delayMs: 20 },
     ]);
     const conversation = await api.createConversation();
-    const seen = await readSse(await api.send(conversation.id, prompt), (message) => message.data.type === "text_delta");
+    const seen = await readSse(
+      await api.send(conversation.id, prompt),
+      (message) => message.data.type === "text_delta",
+    );
     expect(seen.at(-1)!.data.type).toBe("text_delta");
 
-    await expect.poll(async () => (await api.conversation(conversation.id)).activeRunId, { timeout: 10_000 }).toBeNull();
+    await expect
+      .poll(async () => (await api.conversation(conversation.id)).activeRunId, { timeout: 10_000 })
+      .toBeNull();
     const replayed = await readSse(await api.events(conversation.id));
     expect(replayed.slice(0, seen.length)).toEqual(seen);
     expect(replayed.map((event) => event.id)).toEqual(replayed.map((_, index) => index + 1));
@@ -147,23 +178,31 @@ describe("a run's life", () => {
     expect((await readSse(second)).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
   });
 
-  it.runIf(testProvider === "postgresql")("keeps its run while it stores the outcome: a follower that connects meanwhile gets the run to its end", async () => {
-    const conversation = await api.createConversation();
-    // Storing the answer takes longer than two heartbeats (a second apart), which find the run finished.
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: conversation.id, seconds: 2.5, when: `NEW."role" = 'assistant'` });
-    try {
-      const prompt = "Answer, and be stored slowly.";
-      model.script(prompt, [{ text: "Stored slowly." }]);
-      const streamed = readSse(await api.send(conversation.id, prompt));
-      await slowAnswer.inProgress();
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const followed = await readSse(await api.events(conversation.id));
-      expect(followed.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      expect(followed).toEqual(await streamed);
-    } finally {
-      await slowAnswer.remove();
-    }
-  });
+  it.runIf(testProvider === "postgresql")(
+    "keeps its run while it stores the outcome: a follower that connects meanwhile gets the run to its end",
+    async () => {
+      const conversation = await api.createConversation();
+      // Storing the answer takes longer than two heartbeats (a second apart), which find the run finished.
+      const slowAnswer = await slowInserts(databaseUrl, {
+        table: "Message",
+        conversationId: conversation.id,
+        seconds: 2.5,
+        when: `NEW."role" = 'assistant'`,
+      });
+      try {
+        const prompt = "Answer, and be stored slowly.";
+        model.script(prompt, [{ text: "Stored slowly." }]);
+        const streamed = readSse(await api.send(conversation.id, prompt));
+        await slowAnswer.inProgress();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const followed = await readSse(await api.events(conversation.id));
+        expect(followed.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+        expect(followed).toEqual(await streamed);
+      } finally {
+        await slowAnswer.remove();
+      }
+    },
+  );
 
   it("stores nothing of a run after a batch of its events that could not be stored: the log is what the run showed up to there, without a gap", async () => {
     const conversation = await api.createConversation();
@@ -171,7 +210,10 @@ describe("a run's life", () => {
     await writer.query(failWritesOf("tool_result", conversation.id));
     try {
       const prompt = "Calculate, then say it slowly; the result is never stored.";
-      model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "The answer is 42, said slowly.", chunkSize: 3, delayMs: 100 }]);
+      model.script(prompt, [
+        { toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] },
+        { text: "The answer is 42, said slowly.", chunkSize: 3, delayMs: 100 },
+      ]);
       const shown = await api.run(conversation.id, prompt);
       expect(shown.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       await expect.poll(() => app.output).toMatch(/forced failure of a write/);
@@ -192,33 +234,42 @@ describe("a run's life", () => {
     const { id } = await api.createConversation();
     const streamed = readSse(await api.send(id, prompt));
     const second = scriptedApp(model.url, {}, databaseUrl);
-    await expect(second.start({ port: Number(new URL(app.url).port), migrated: true })).rejects.toThrow(/cannot listen .*EADDRINUSE/);
+    await expect(second.start({ port: Number(new URL(app.url).port), migrated: true })).rejects.toThrow(
+      /cannot listen .*EADDRINUSE/,
+    );
     expect((await streamed).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     // A server that prepared the app first would have taken the run over and asked the model again.
     expect(model.answerSpansFor(prompt)).toHaveLength(1);
   });
 
-  it.runIf(testProvider === "sqlite")("is not disturbed by a second server started on its SQLite database: its migration, then the server, stop before they change anything", async () => {
-    const prompt = "Stream on the first server while a second one starts on its database.";
-    // Streams for 30 s: still running when the migration and the second server have each given up waiting for the database (5 s).
-    model.script(prompt, [{ text: "word ".repeat(600), chunkSize: 4, delayMs: 40 }]);
-    const { id } = await api.createConversation();
-    const streamed = readSse(await api.send(id, prompt));
-    const second = scriptedApp(model.url, {}, databaseUrl);
-    try {
-      // `npm start` migrates first: that stops too, before it changes anything (or builds).
-      await expect(second.start()).rejects.toThrow(/Migration failed: .*Cannot migrate: another Toolsmith server uses the SQLite database/s);
-      await expect(second.start({ migrated: true })).rejects.toThrow(/another Toolsmith server uses the SQLite database/);
-      // It said nothing of serving: it had not started.
-      expect(second.output).not.toContain("Toolsmith is serving on");
-    } finally {
-      await second.stop();
-    }
-    await cancel(id);
-    expect((await streamed).at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
-    // A second server that started would have taken the running run for its predecessor's and asked the model again.
-    expect(model.answerSpansFor(prompt)).toHaveLength(1);
-  });
+  it.runIf(testProvider === "sqlite")(
+    "is not disturbed by a second server started on its SQLite database: its migration, then the server, stop before they change anything",
+    async () => {
+      const prompt = "Stream on the first server while a second one starts on its database.";
+      // Streams for 30 s: still running when the migration and the second server have each given up waiting for the database (5 s).
+      model.script(prompt, [{ text: "word ".repeat(600), chunkSize: 4, delayMs: 40 }]);
+      const { id } = await api.createConversation();
+      const streamed = readSse(await api.send(id, prompt));
+      const second = scriptedApp(model.url, {}, databaseUrl);
+      try {
+        // `npm start` migrates first: that stops too, before it changes anything (or builds).
+        await expect(second.start()).rejects.toThrow(
+          /Migration failed: .*Cannot migrate: another Toolsmith server uses the SQLite database/s,
+        );
+        await expect(second.start({ migrated: true })).rejects.toThrow(
+          /another Toolsmith server uses the SQLite database/,
+        );
+        // It said nothing of serving: it had not started.
+        expect(second.output).not.toContain("Toolsmith is serving on");
+      } finally {
+        await second.stop();
+      }
+      await cancel(id);
+      expect((await streamed).at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
+      // A second server that started would have taken the running run for its predecessor's and asked the model again.
+      expect(model.answerSpansFor(prompt)).toHaveLength(1);
+    },
+  );
 
   it("stops at once while the model request waits out a retry backoff", async () => {
     const prompt = "Fail with 503 until stopped.";
@@ -236,7 +287,9 @@ describe("a run's life", () => {
 
   it("runs 20 steps without piling up abort listeners", async () => {
     const prompt = "Count to twenty with the calculator.";
-    model.script(prompt, (step) => (step < 19 ? { toolCalls: [{ name: "calculate", args: { expression: `${step} + 1` } }] } : { text: "Twenty." }));
+    model.script(prompt, (step) =>
+      step < 19 ? { toolCalls: [{ name: "calculate", args: { expression: `${step} + 1` } }] } : { text: "Twenty." },
+    );
     const conversation = await api.createConversation();
     const events = await api.run(conversation.id, prompt);
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed", steps: 20 });

@@ -28,7 +28,11 @@ afterAll(async () => {
 });
 
 const send = (client: Api, path: string, method: string, body?: unknown) =>
-  client.fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  client.fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 const json = async (response: Response, status: number) => {
   const text = await response.text();
   expect(response.status, text).toBe(status);
@@ -38,68 +42,143 @@ const json = async (response: Response, status: number) => {
 describe("the tool library's REST API", () => {
   it("creates, lists, searches, executes, counts, versions, deprecates and deletes a tool", async () => {
     const created = await json(await send(alice, "/api/tools", "POST", SLUGIFY), 201);
-    expect(created).toMatchObject({ name: "slugify", version: 1, scope: "library", status: "active", parameters_schema: SLUGIFY.parameters_schema, code: SLUGIFY.code });
+    expect(created).toMatchObject({
+      name: "slugify",
+      version: 1,
+      scope: "library",
+      status: "active",
+      parameters_schema: SLUGIFY.parameters_schema,
+      code: SLUGIFY.code,
+    });
     const id = created.id as string;
 
-    expect((await json(await alice.fetch("/api/tools"), 200)).tools.map((tool: { id: string }) => tool.id)).toContain(id);
+    expect((await json(await alice.fetch("/api/tools"), 200)).tools.map((tool: { id: string }) => tool.id)).toContain(
+      id,
+    );
     expect((await json(await alice.fetch("/api/tools?q=URL%20SLUG"), 200)).tools).toHaveLength(1);
-    expect((await json(await alice.fetch("/api/tools/search?q=SLUG"), 200)).tools[0]).toMatchObject({ id, stats: { executions: 0 } });
+    expect((await json(await alice.fetch("/api/tools/search?q=SLUG"), 200)).tools[0]).toMatchObject({
+      id,
+      stats: { executions: 0 },
+    });
     expect((await json(await alice.fetch("/api/tools/search?q=nothing-like-it"), 200)).tools).toEqual([]);
 
-    const executed = await json(await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "  Hello, World! " } }), 200);
+    const executed = await json(
+      await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "  Hello, World! " } }),
+      200,
+    );
     expect(executed).toMatchObject({ success: true, output: "hello-world", error: null });
     expect(executed.executionTime).toBeGreaterThan(0);
     const failed = await json(await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: 42 } }), 400);
     expect(failed.error.message).toMatch(/title/);
 
     const withStats = await json(await alice.fetch(`/api/tools/${id}`), 200);
-    expect(withStats.stats).toMatchObject({ executions: 1, successes: 1, failures: 0, lastDurationMs: expect.any(Number), meanDurationMs: expect.any(Number) });
+    expect(withStats.stats).toMatchObject({
+      executions: 1,
+      successes: 1,
+      failures: 0,
+      lastDurationMs: expect.any(Number),
+      meanDurationMs: expect.any(Number),
+    });
     expect(withStats.stats.lastUsedAt).not.toBeNull();
 
-    const v2 = await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, code: "function run({ title }) { return title.toLowerCase().split(/\\W+/).filter(Boolean).join('_'); }" }), 201);
+    const v2 = await json(
+      await send(alice, "/api/tools", "POST", {
+        ...SLUGIFY,
+        code: "function run({ title }) { return title.toLowerCase().split(/\\W+/).filter(Boolean).join('_'); }",
+      }),
+      201,
+    );
     expect(v2).toMatchObject({ id, version: 2 });
     const versions = await json(await alice.fetch(`/api/tools/${id}/versions`), 200);
     expect(versions.versions.map((version: { version: number }) => version.version)).toEqual([1, 2]);
-    expect((await json(await send(alice, `/api/tools/${id}/execute?version=1`, "POST", { input: { title: "A B" } }), 200)).output).toBe("a-b");
-    expect((await json(await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "A B" } }), 200)).output).toBe("a_b");
+    expect(
+      (await json(await send(alice, `/api/tools/${id}/execute?version=1`, "POST", { input: { title: "A B" } }), 200))
+        .output,
+    ).toBe("a-b");
+    expect(
+      (await json(await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "A B" } }), 200)).output,
+    ).toBe("a_b");
     expect((await json(await alice.fetch(`/api/tools/${id}?version=1`), 200)).code).toBe(SLUGIFY.code);
     await json(await alice.fetch(`/api/tools/${id}?version=9`), 404);
 
     const executions = await json(await alice.fetch(`/api/tools/${id}/executions`), 200);
-    expect(executions.executions.map((execution: { version: number; source: string }) => [execution.version, execution.source])).toEqual([[2, "api"], [1, "api"], [1, "api"]]);
-    expect(executions.executions[0]).toMatchObject({ status: "succeeded", input: { title: "A B" }, output: "a_b", conversationId: null });
+    expect(
+      executions.executions.map((execution: { version: number; source: string }) => [
+        execution.version,
+        execution.source,
+      ]),
+    ).toEqual([
+      [2, "api"],
+      [1, "api"],
+      [1, "api"],
+    ]);
+    expect(executions.executions[0]).toMatchObject({
+      status: "succeeded",
+      input: { title: "A B" },
+      output: "a_b",
+      conversationId: null,
+    });
 
-    const deprecated = await json(await send(alice, `/api/tools/${id}`, "PATCH", { status: "deprecated", description: "Old slugs." }), 200);
+    const deprecated = await json(
+      await send(alice, `/api/tools/${id}`, "PATCH", { status: "deprecated", description: "Old slugs." }),
+      200,
+    );
     expect(deprecated).toMatchObject({ status: "deprecated", description: "Old slugs.", version: 2 });
-    expect((await json(await alice.fetch("/api/tools?status=deprecated"), 200)).tools.map((tool: { id: string }) => tool.id)).toEqual([id]);
-    expect((await json(await alice.fetch("/api/tools?status=active"), 200)).tools.map((tool: { id: string }) => tool.id)).not.toContain(id);
+    expect(
+      (await json(await alice.fetch("/api/tools?status=deprecated"), 200)).tools.map((tool: { id: string }) => tool.id),
+    ).toEqual([id]);
+    expect(
+      (await json(await alice.fetch("/api/tools?status=active"), 200)).tools.map((tool: { id: string }) => tool.id),
+    ).not.toContain(id);
 
     const totals = await json(await alice.fetch("/api/tools/stats"), 200);
     expect(totals).toMatchObject({ tools: 1, deprecated: 1, executions: 3, successes: 3, failures: 0, successRate: 1 });
 
     // a new version brings a deprecated tool back into use
-    expect(await json(await send(alice, "/api/tools", "POST", SLUGIFY), 201)).toMatchObject({ id, version: 3, status: "active" });
+    expect(await json(await send(alice, "/api/tools", "POST", SLUGIFY), 201)).toMatchObject({
+      id,
+      version: 3,
+      status: "active",
+    });
 
     expect((await send(alice, `/api/tools/${id}`, "DELETE")).status).toBe(204);
     await json(await alice.fetch(`/api/tools/${id}`), 404);
   });
 
   it("answers 422 with the violations, 400 for bad bodies and queries, and pages through a long list", async () => {
-    const refused = await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, name: "env", code: "function run() {\n  return process.env;\n}" }), 422);
+    const refused = await json(
+      await send(alice, "/api/tools", "POST", {
+        ...SLUGIFY,
+        name: "env",
+        code: "function run() {\n  return process.env;\n}",
+      }),
+      422,
+    );
     expect(refused.violations).toContainEqual({ message: expect.stringContaining("process"), line: 2, column: 10 });
-    expect((await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, name: "calculate" }), 422)).error.message).toMatch(/built-in/);
-    expect((await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, parameters_schema: { type: "string" } }), 422)).error.message).toMatch(/object schema/);
-    expect((await json(await send(alice, "/api/tools", "POST", { name: "x" }), 400)).error.message).toMatch(/description/);
+    expect(
+      (await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, name: "calculate" }), 422)).error.message,
+    ).toMatch(/built-in/);
+    expect(
+      (await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, parameters_schema: { type: "string" } }), 422))
+        .error.message,
+    ).toMatch(/object schema/);
+    expect((await json(await send(alice, "/api/tools", "POST", { name: "x" }), 400)).error.message).toMatch(
+      /description/,
+    );
     expect((await json(await alice.fetch("/api/tools?status=gone"), 400)).error.message).toMatch(/status/);
     expect((await json(await alice.fetch("/api/tools/search"), 400)).error.message).toMatch(/q is required/);
     expect((await json(await alice.fetch("/api/tools?cursor=nonsense"), 400)).error.message).toMatch(/cursor/);
 
     const pager = new Api(app.url);
-    for (let i = 0; i < 5; i++) await json(await send(pager, "/api/tools", "POST", { ...SLUGIFY, name: `tool_${i}` }), 201);
+    for (let i = 0; i < 5; i++)
+      await json(await send(pager, "/api/tools", "POST", { ...SLUGIFY, name: `tool_${i}` }), 201);
     const names: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { tools: { name: string }[]; nextCursor: string | null } = await json(await pager.fetch(`/api/tools?limit=2${cursor ? `&cursor=${cursor}` : ""}`), 200);
+      const page: { tools: { name: string }[]; nextCursor: string | null } = await json(
+        await pager.fetch(`/api/tools?limit=2${cursor ? `&cursor=${cursor}` : ""}`),
+        200,
+      );
       names.push(...page.tools.map((tool) => tool.name));
       cursor = page.nextCursor;
     } while (cursor);
@@ -124,7 +203,11 @@ describe("the tool library's REST API", () => {
     expect((await json(await bob.fetch("/api/tools/stats"), 200)).tools).toBe(0);
     expect((await json(await alice.fetch(`/api/tools/${id}`), 200)).status).toBe("active");
 
-    const crossSite = await alice.fetch("/api/tools", { method: "POST", headers: { "content-type": "application/json", "sec-fetch-site": "cross-site", origin: "http://evil.test" }, body: JSON.stringify(SLUGIFY) });
+    const crossSite = await alice.fetch("/api/tools", {
+      method: "POST",
+      headers: { "content-type": "application/json", "sec-fetch-site": "cross-site", origin: "http://evil.test" },
+      body: JSON.stringify(SLUGIFY),
+    });
     expect(crossSite.status).toBe(403);
   });
 });
@@ -139,11 +222,16 @@ describe("API tokens", () => {
     expect(listed).toEqual([expect.objectContaining({ id: created.id, name: "ci script" })]);
     expect(JSON.stringify(listed)).not.toContain(created.token);
 
-    const script = (path: string, init: RequestInit = {}) => fetch(`${app.url}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${created.token}` } });
+    const script = (path: string, init: RequestInit = {}) =>
+      fetch(`${app.url}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${created.token}` } });
     const viaToken = await json(await script(`/api/tools/${toolId}`), 200);
     expect(viaToken.name).toBe("token_tool");
     // bearer requests are not cookie-bound: a cross-origin script with the token may write
-    const ran = await script(`/api/tools/${toolId}/execute`, { method: "POST", headers: { "content-type": "application/json", origin: "http://elsewhere.test" }, body: JSON.stringify({ input: { title: "By Token" } }) });
+    const ran = await script(`/api/tools/${toolId}/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://elsewhere.test" },
+      body: JSON.stringify({ input: { title: "By Token" } }),
+    });
     expect((await json(ran, 200)).output).toBe("by-token");
     expect((await json(await owner.fetch("/api/tokens"), 200))[0].lastUsedAt).not.toBeNull();
 
@@ -162,7 +250,11 @@ describe("the library in chat", () => {
   it("offers a tool added to the library in conversation A to the model in conversation B; its statistics count both", async () => {
     const owner = new Api(app.url);
     const make = "Make a slugify tool.";
-    model.script(make, [{ toolCalls: [{ name: "register_tool", args: SLUGIFY }] }, { toolCalls: [{ name: "slugify", args: { title: "In A" } }] }, { text: "Made." }]);
+    model.script(make, [
+      { toolCalls: [{ name: "register_tool", args: SLUGIFY }] },
+      { toolCalls: [{ name: "slugify", args: { title: "In A" } }] },
+      { text: "Made." },
+    ]);
     const a = await owner.createConversation();
     const events = await owner.run(a.id, make);
     const [registered] = ofType(events, "tool_registered") as unknown as { tool: { toolId: string } }[];
@@ -175,23 +267,41 @@ describe("the library in chat", () => {
     await owner.run(before.id, use);
     expect(model.requestsFor(use)[0].tools!.map((tool) => tool.function.name)).not.toContain("slugify");
 
-    expect((await json(await send(owner, `/api/tools/${toolId}`, "PATCH", { scope: "library" }), 200)).scope).toBe("library");
+    expect((await json(await send(owner, `/api/tools/${toolId}`, "PATCH", { scope: "library" }), 200)).scope).toBe(
+      "library",
+    );
     const b = await owner.createConversation();
     const inB = await owner.run(b.id, use);
-    expect(model.requestsFor(use).at(-2)!.tools!.map((tool) => tool.function.name)).toContain("slugify");
+    expect(
+      model
+        .requestsFor(use)
+        .at(-2)!
+        .tools!.map((tool) => tool.function.name),
+    ).toContain("slugify");
     expect(ofType(inB, "tool_result")[0]).toMatchObject({ name: "slugify", ok: true, output: "in-b" });
 
     await json(await send(owner, `/api/tools/${toolId}/execute`, "POST", { input: { title: "By API" } }), 200);
     const { stats } = await json(await owner.fetch(`/api/tools/${toolId}`), 200);
     expect(stats).toMatchObject({ executions: 3, successes: 3 });
-    const sources = (await json(await owner.fetch(`/api/tools/${toolId}/executions`), 200)).executions.map((execution: { source: string; conversationId: string | null }) => [execution.source, execution.conversationId]);
-    expect(sources).toEqual([["api", null], ["chat", b.id], ["chat", a.id]]);
+    const sources = (await json(await owner.fetch(`/api/tools/${toolId}/executions`), 200)).executions.map(
+      (execution: { source: string; conversationId: string | null }) => [execution.source, execution.conversationId],
+    );
+    expect(sources).toEqual([
+      ["api", null],
+      ["chat", b.id],
+      ["chat", a.id],
+    ]);
 
     // deprecated tools are no longer offered
     await json(await send(owner, `/api/tools/${toolId}`, "PATCH", { status: "deprecated" }), 200);
     const c = await owner.createConversation();
     model.script("Anything new?", [{ text: "No." }]);
     await owner.run(c.id, "Anything new?");
-    expect(model.requestsFor("Anything new?").at(-1)!.tools!.map((tool) => tool.function.name)).not.toContain("slugify");
+    expect(
+      model
+        .requestsFor("Anything new?")
+        .at(-1)!
+        .tools!.map((tool) => tool.function.name),
+    ).not.toContain("slugify");
   });
 });

@@ -42,7 +42,10 @@ function serverHoldsConnection(serverPort: number, clientPort: number): boolean 
 }
 
 /** An app of its own with these settings, and a client of it, for one test; stopped after it. */
-async function withApp(env: Record<string, string>, test: (app: AppServer, client: Api) => Promise<void>): Promise<void> {
+async function withApp(
+  env: Record<string, string>,
+  test: (app: AppServer, client: Api) => Promise<void>,
+): Promise<void> {
   const own = scriptedApp(model.url, env);
   await own.start();
   try {
@@ -54,10 +57,16 @@ async function withApp(env: Record<string, string>, test: (app: AppServer, clien
 
 const raw = (path: string, init: RequestInit = {}) => fetch(`${app.url}${path}`, { redirect: "manual", ...init });
 const cookieOf = (response: Response) => response.headers.getSetCookie().join("; ");
-const errorMessage = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message;
+const errorMessage = async (response: Response) =>
+  ((await response.json()) as { error: { message: string } }).error.message;
 
 /** What a hostile page's auto-submitted form sends: no cookie (SameSite=Lax), Fetch Metadata and Origin of its site. */
-const crossSiteForm = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", origin: "http://evil.test", "content-type": "application/x-www-form-urlencoded" };
+const crossSiteForm = {
+  "sec-fetch-site": "cross-site",
+  "sec-fetch-mode": "navigate",
+  origin: "http://evil.test",
+  "content-type": "application/x-www-form-urlencoded",
+};
 
 describe("the server process", () => {
   it("runs with its Node flags where the runtime can restart with them (Node 22.15 and later)", () => {
@@ -82,7 +91,11 @@ describe("requests from other sites", () => {
 
   it("refuses writes carrying the visitor's cookie from a sibling site or a foreign Origin, and changes nothing", async () => {
     const before = await visitor.conversation(conversationId);
-    const foreign: Record<string, string>[] = [{ "sec-fetch-site": "same-site" }, { origin: "http://evil.test" }, { origin: "null" }];
+    const foreign: Record<string, string>[] = [
+      { "sec-fetch-site": "same-site" },
+      { origin: "http://evil.test" },
+      { origin: "null" },
+    ];
     for (const headers of foreign) {
       const response = await visitor.fetch(`/api/conversations/${conversationId}`, {
         method: "PATCH",
@@ -115,7 +128,10 @@ describe("requests from other sites", () => {
 describe("cookies and bodies that used to answer 500", () => {
   it("keeps the valid identity when a planted, undecodable duplicate comes first or last", async () => {
     const valid = await visitor.identity();
-    for (const cookie of [`toolsmith_id=%E0%A4%A; toolsmith_id=${valid}`, `toolsmith_id=${valid}; toolsmith_id=%E0%A4%A`]) {
+    for (const cookie of [
+      `toolsmith_id=%E0%A4%A; toolsmith_id=${valid}`,
+      `toolsmith_id=${valid}; toolsmith_id=%E0%A4%A`,
+    ]) {
       const page = await raw(`/c/${conversationId}`, { headers: { cookie } });
       expect(page.status).toBe(200);
       expect(cookieOf(page)).toBe("");
@@ -138,14 +154,26 @@ describe("cookies and bodies that used to answer 500", () => {
   });
 
   it("refuses a body that is not declared as JSON (text/plain is what cross-site forms can send)", async () => {
-    const response = await visitor.fetch(`/api/conversations/${conversationId}/messages`, { method: "POST", headers: { "content-type": "text/plain" }, body: '{"content":"hi"}' });
+    const response = await visitor.fetch(`/api/conversations/${conversationId}/messages`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: '{"content":"hi"}',
+    });
     expect(response.status).toBe(415);
     expect(await errorMessage(response)).toMatch(/Content-Type: application\/json/);
   });
 
   it("stores model text with a lone surrogate, and a title cut inside an emoji", async () => {
     const prompt = `${"a".repeat(58)}😀 and more words after the cut`;
-    model.script(prompt, [{ raw: [`data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"half a pair: \\ud83d"}}]}\n\n`, `data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`, "data: [DONE]\n\n"] }]);
+    model.script(prompt, [
+      {
+        raw: [
+          `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"half a pair: \\ud83d"}}]}\n\n`,
+          `data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`,
+          "data: [DONE]\n\n",
+        ],
+      },
+    ]);
     const conversation = await visitor.createConversation();
     const events = await visitor.run(conversation.id, prompt);
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
@@ -172,7 +200,10 @@ describe("headers", () => {
   });
 
   it("does not trust X-Forwarded-Host from anyone: share links stay on the app's host", async () => {
-    const response = await visitor.fetch(`/api/conversations/${conversationId}/share`, { method: "POST", headers: { "x-forwarded-host": "evil.test", "x-forwarded-proto": "https" } });
+    const response = await visitor.fetch(`/api/conversations/${conversationId}/share`, {
+      method: "POST",
+      headers: { "x-forwarded-host": "evil.test", "x-forwarded-proto": "https" },
+    });
     expect(response.status).toBeLessThan(300);
     const { url } = (await response.json()) as { url: string };
     expect(url).toMatch(new RegExp(`^${app.url}/s/`));
@@ -196,7 +227,10 @@ describe("behind a configured public URL", () => {
   it("believes forwarded headers with TOOLSMITH_TRUST_PROXY=1", async () => {
     await withApp({ TOOLSMITH_TRUST_PROXY: "1" }, async (_, client) => {
       const { id } = await client.createConversation();
-      const share = await client.fetch(`/api/conversations/${id}/share`, { method: "POST", headers: { "x-forwarded-host": "chat.example", "x-forwarded-proto": "https" } });
+      const share = await client.fetch(`/api/conversations/${id}/share`, {
+        method: "POST",
+        headers: { "x-forwarded-host": "chat.example", "x-forwarded-proto": "https" },
+      });
       expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/chat\.example\/s\//);
     });
   });
@@ -219,14 +253,18 @@ describe("event streams", () => {
       const shared = [];
       for (let i = 0; i < 5; i++) shared.push(await fetch(`${limited.url}/api/share/${token}/events`));
       expect(shared.map((response) => response.status)).toEqual([200, 200, 200, 200, 429]);
-      expect(await errorMessage(shared[4])).toMatch(/Too many event streams open at once from one address \(at most 6\)/);
+      expect(await errorMessage(shared[4])).toMatch(
+        /Too many event streams open at once from one address \(at most 6\)/,
+      );
 
       await open[0].body!.cancel();
-      await expect.poll(async () => {
-        const again = await client.events(id);
-        await again.body?.cancel();
-        return again.status;
-      }).toBe(200);
+      await expect
+        .poll(async () => {
+          const again = await client.events(id);
+          await again.body?.cancel();
+          return again.status;
+        })
+        .toBe(200);
       await client.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
       await Promise.all([own, open[1], ...shared.slice(0, 4)].map((response) => response.body?.cancel()));
     });
@@ -241,17 +279,26 @@ describe("event streams", () => {
       const own = client.send(id, prompt).then((response) => response.text());
       // A reader that takes nothing.
       const stalled = await new Promise<http.IncomingMessage>((resolve) =>
-        http.get(`${patient.url}/api/conversations/${id}/events`, { headers: { cookie: client.cookie } }, (response) => resolve(response.pause())),
+        http.get(`${patient.url}/api/conversations/${id}/events`, { headers: { cookie: client.cookie } }, (response) =>
+          resolve(response.pause()),
+        ),
       );
       expect(await own).toContain("run_finished");
       // One that takes the whole log as fast as it can does not stall.
       expect(await (await client.events(id)).text()).toContain("run_finished");
       // Disconnected by the server: the connection, and what waits in it, is not kept for a client that reads nothing.
       // (The paused client cannot see it: it reads nothing, the end included.)
-      await expect.poll(() => serverHoldsConnection(Number(new URL(patient.url).port), stalled.socket.localPort!), { timeout: 3_000 }).toBe(false);
+      await expect
+        .poll(() => serverHoldsConnection(Number(new URL(patient.url).port), stalled.socket.localPort!), {
+          timeout: 3_000,
+        })
+        .toBe(false);
       // What it got before is incomplete: the stream was cut, and the client resumes after its last event.
       let read = "";
-      stalled.setEncoding("utf8").on("data", (chunk: string) => (read += chunk)).on("error", () => {});
+      stalled
+        .setEncoding("utf8")
+        .on("data", (chunk: string) => (read += chunk))
+        .on("error", () => {});
       stalled.resume();
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(stalled.complete).toBe(false);
@@ -262,22 +309,30 @@ describe("event streams", () => {
 
 describe("rate limits", () => {
   it("answers 429 with Retry-After per identity, and per address for clients that drop their cookie", async () => {
-    await withApp({ TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "5", TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "2" }, async (limited, client) => {
-      const statuses = [];
-      for (let i = 0; i < 6; i++) statuses.push((await client.fetch("/api/conversations", { method: "POST" })).status);
-      expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
-      const refused = await client.fetch("/api/conversations", { method: "POST" });
-      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(await errorMessage(refused)).toMatch(/Too many new conversations in a minute; try again in \d+ s/);
+    await withApp(
+      { TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "5", TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "2" },
+      async (limited, client) => {
+        const statuses = [];
+        for (let i = 0; i < 6; i++)
+          statuses.push((await client.fetch("/api/conversations", { method: "POST" })).status);
+        expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
+        const refused = await client.fetch("/api/conversations", { method: "POST" });
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(await errorMessage(refused)).toMatch(/Too many new conversations in a minute; try again in \d+ s/);
 
-      // a fresh identity per request: the address's budget (three identities' worth) runs out all the same
-      const cookieless = [];
-      for (let i = 0; i < 12; i++) cookieless.push((await fetch(`${limited.url}/api/conversations`, { method: "POST" })).status);
-      expect(cookieless.filter((status) => status === 201)).toHaveLength(10);
-      expect(cookieless.at(-1)).toBe(429);
-      // a client cannot pick its own address
-      const spoofed = await fetch(`${limited.url}/api/conversations`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.9" } });
-      expect(spoofed.status).toBe(429);
-    });
+        // a fresh identity per request: the address's budget (three identities' worth) runs out all the same
+        const cookieless = [];
+        for (let i = 0; i < 12; i++)
+          cookieless.push((await fetch(`${limited.url}/api/conversations`, { method: "POST" })).status);
+        expect(cookieless.filter((status) => status === 201)).toHaveLength(10);
+        expect(cookieless.at(-1)).toBe(429);
+        // a client cannot pick its own address
+        const spoofed = await fetch(`${limited.url}/api/conversations`, {
+          method: "POST",
+          headers: { "x-forwarded-for": "203.0.113.9" },
+        });
+        expect(spoofed.status).toBe(429);
+      },
+    );
   });
 });

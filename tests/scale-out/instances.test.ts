@@ -32,7 +32,17 @@ const databaseUrl = freshDatabaseUrl();
 /** A statement whose connection went silent fails this soon (the default, 30 s, is longer than a test). */
 const QUERY_TIMEOUT_MS = 5_000;
 const instance = (url = databaseUrl, env: Record<string, string> = {}) =>
-  scriptedApp(model.url, { TOOLSMITH_LEASE_MS: String(LEASE_MS), TOOLSMITH_DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS), TOOLSMITH_MAX_STEPS: "6", TOOLSMITH_CONFIG: configFile, ...env }, url);
+  scriptedApp(
+    model.url,
+    {
+      TOOLSMITH_LEASE_MS: String(LEASE_MS),
+      TOOLSMITH_DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
+      TOOLSMITH_MAX_STEPS: "6",
+      TOOLSMITH_CONFIG: configFile,
+      ...env,
+    },
+    url,
+  );
 let a: AppServer;
 let b: AppServer;
 /** One person, whose requests reach either instance. */
@@ -89,7 +99,12 @@ describe("two instances on one PostgreSQL", () => {
   });
 
   /** Stop sent on A while the run's write that `slow` holds up is in progress; the events the run's stream showed. */
-  async function stopWhileStoring(prompt: string, calls: ScriptedCall[], slow: Omit<Parameters<typeof slowInserts>[1], "conversationId">, profile?: string) {
+  async function stopWhileStoring(
+    prompt: string,
+    calls: ScriptedCall[],
+    slow: Omit<Parameters<typeof slowInserts>[1], "conversationId">,
+    profile?: string,
+  ) {
     model.script(prompt, [{ toolCalls: calls }, { text: "Never." }]);
     const { id } = await onA.createConversation(profile);
     const slowWrite = await slowInserts(databaseUrl, { ...slow, conversationId: id });
@@ -106,12 +121,24 @@ describe("two instances on one PostgreSQL", () => {
   }
 
   it("makes no tool call after Stop, even one the model asked for in the same step as a tool being registered", async () => {
-    const shout = { name: "shout", description: "Upper-case a text.", parameters_schema: { type: "object" }, code: "function run({ text }) { return String(text).toUpperCase(); }" };
+    const shout = {
+      name: "shout",
+      description: "Upper-case a text.",
+      parameters_schema: { type: "object" },
+      code: "function run({ text }) { return String(text).toUpperCase(); }",
+    };
     // Stop comes while the tool is being stored; the calculation waits for it (registrations change the tool set).
-    const shown = await stopWhileStoring("Register a tool, slowly, and calculate in the same step.", [{ name: "register_tool", args: shout }, { name: "calculate", args: { expression: "6 * 7" } }], {
-      table: "Tool",
-      seconds: 1.5,
-    });
+    const shown = await stopWhileStoring(
+      "Register a tool, slowly, and calculate in the same step.",
+      [
+        { name: "register_tool", args: shout },
+        { name: "calculate", args: { expression: "6 * 7" } },
+      ],
+      {
+        table: "Tool",
+        seconds: 1.5,
+      },
+    );
     expect(ofType(shown, "tool_call").map(({ name }) => name)).toEqual(["register_tool"]);
   });
 
@@ -119,7 +146,12 @@ describe("two instances on one PostgreSQL", () => {
   const SLOW_CALL_RECORD = { table: "Event", seconds: 0.4, when: `NEW."type" = 'tool_call'` };
 
   it("makes no tool call after Stop that came while the call was being stored: none asks for an approval that no one would answer", async () => {
-    const shown = await stopWhileStoring("Calculate carefully, while the record of the call is stored slowly and Stop comes.", [{ name: "calculate", args: { expression: "6 * 7" } }], SLOW_CALL_RECORD, "careful");
+    const shown = await stopWhileStoring(
+      "Calculate carefully, while the record of the call is stored slowly and Stop comes.",
+      [{ name: "calculate", args: { expression: "6 * 7" } }],
+      SLOW_CALL_RECORD,
+      "careful",
+    );
     expect(ofType(shown, "approval_requested")).toHaveLength(0);
     expect(ofType(shown, "tool_result")).toHaveLength(0);
   });
@@ -148,8 +180,11 @@ describe("two instances on one PostgreSQL", () => {
     const { id } = await onA.createConversation();
     const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
     const own = readSse(await onA.send(id, prompt));
-    const shared = await Promise.all([a, b].map(async (server) => watchSse(await fetch(`${server.url}/api/share/${token}/events`))));
-    for (const stream of shared) await expect.poll(() => ofType(stream.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
+    const shared = await Promise.all(
+      [a, b].map(async (server) => watchSse(await fetch(`${server.url}/api/share/${token}/events`))),
+    );
+    for (const stream of shared)
+      await expect.poll(() => ofType(stream.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
 
     expect((await onA.fetch(`/api/conversations/${id}/share`, { method: "DELETE" })).status).toBe(204);
     const revokedAt = performance.now();
@@ -163,7 +198,14 @@ describe("two instances on one PostgreSQL", () => {
     model.script(prompt, [{ toolCalls: [{ name: "run_code", args: SPIN }] }, { text: "Never." }]);
     const { id } = await onA.createConversation();
     const onAEvents = readSse(await onA.send(id, prompt), (message) => message.data.type === "run_finished");
-    await expect.poll(async () => ofType(await readSse(await onB.events(id), (message) => message.data.type === "tool_call"), "tool_call").length, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          ofType(await readSse(await onB.events(id), (message) => message.data.type === "tool_call"), "tool_call")
+            .length,
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     const stopped = performance.now();
     const cancel = await onB.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
     expect(cancel.status).toBe(202);
@@ -206,7 +248,12 @@ describe("two instances on one PostgreSQL", () => {
     const answered = await onB.answerApproval(id, approvalId, true);
     expect(answered.status).toBe(200);
     // Confirmed means stored: the run on A has it.
-    expect(ofType(await readSse(await onB.events(id), (message) => message.data.type === "approval_resolved"), "approval_resolved")).toHaveLength(1);
+    expect(
+      ofType(
+        await readSse(await onB.events(id), (message) => message.data.type === "approval_resolved"),
+        "approval_resolved",
+      ),
+    ).toHaveLength(1);
     const events = await onAEvents;
     expect(ofType(events, "tool_result")[0]).toMatchObject({ ok: true, output: 42 });
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
@@ -225,8 +272,21 @@ describe("two instances on one PostgreSQL", () => {
         id,
         runId,
       );
-      const request = { type: "approval_requested", step: 1, callId: "call-1", approvalId, tool: "calculate", input: { expression: "1 + 1" }, runId };
-      await database.query(`INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES (?, 1, 1, ?, 'approval_requested', ?, now())`, id, runId, JSON.stringify(request));
+      const request = {
+        type: "approval_requested",
+        step: 1,
+        callId: "call-1",
+        approvalId,
+        tool: "calculate",
+        input: { expression: "1 + 1" },
+        runId,
+      };
+      await database.query(
+        `INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES (?, 1, 1, ?, 'approval_requested', ?, now())`,
+        id,
+        runId,
+        JSON.stringify(request),
+      );
       const sentAt = performance.now();
       const answer = await onB.answerApproval(id, approvalId, true);
       expect(answer.status).toBe(503);
@@ -235,7 +295,12 @@ describe("two instances on one PostgreSQL", () => {
       expect(performance.now() - sentAt).toBeGreaterThan(4_000);
       // Once the run was taken over (which ends the step the call was in), the call waits no more: 409 at once.
       const resumed = { type: "run_resumed", runId };
-      await database.query(`INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES (?, 2, 2, ?, 'run_resumed', ?, now())`, id, runId, JSON.stringify(resumed));
+      await database.query(
+        `INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") VALUES (?, 2, 2, ?, 'run_resumed', ?, now())`,
+        id,
+        runId,
+        JSON.stringify(resumed),
+      );
       expect((await onB.answerApproval(id, approvalId, true)).status).toBe(409);
     } finally {
       await database.query(`UPDATE "Run" SET "status" = 'error', "leaseUntil" = NULL WHERE "id" = ?`, runId);
@@ -263,9 +328,14 @@ describe("two instances on one PostgreSQL", () => {
       // Past A's next heartbeat: A stored nothing after the takeover, and left the run to the other instance.
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 2));
       expect((await database.query<{ last: number }>(lastStored))[0].last).toBe(takenOverAt);
-      expect(await database.query(`SELECT "status", "instanceId" FROM "Run" WHERE "conversationId" = ?`, id)).toEqual([{ status: "running", instanceId: "instance-elsewhere" }]);
+      expect(await database.query(`SELECT "status", "instanceId" FROM "Run" WHERE "conversationId" = ?`, id)).toEqual([
+        { status: "running", instanceId: "instance-elsewhere" },
+      ]);
     } finally {
-      await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
+      await database.query(
+        `UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`,
+        id,
+      );
       await database.close();
     }
   });
@@ -280,14 +350,20 @@ describe("two instances on one PostgreSQL", () => {
     try {
       // A takeover by A itself (a new claim, the same instance): A's heartbeat still renews the lease, so only the
       // refusal of its next event write tells the run it was taken over.
-      await database.query(`UPDATE "Run" SET "claim" = 'claim-of-a-takeover-${id}' WHERE "conversationId" = ? AND "status" = 'running'`, id);
+      await database.query(
+        `UPDATE "Run" SET "claim" = 'claim-of-a-takeover-${id}' WHERE "conversationId" = ? AND "status" = 'running'`,
+        id,
+      );
       const takenOverAt = performance.now();
       // The model request is closed within a write or two, not at the answer's end (seven seconds on).
       const closed = () => model.answerSpansFor(prompt)[0].closedAt;
       await expect.poll(closed, { timeout: 10_000 }).toBeLessThan(Number.POSITIVE_INFINITY);
       expect(closed() - takenOverAt).toBeLessThan(1_000);
     } finally {
-      await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
+      await database.query(
+        `UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`,
+        id,
+      );
       await database.close();
     }
   });
@@ -308,10 +384,15 @@ describe("two instances on one PostgreSQL", () => {
       // Past A's next heartbeat; its finish still waits. Stop on A goes to the run's instance, through the database.
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 2));
       expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
-      expect(await database.query(`SELECT "status", "cancelRequested" FROM "Run" WHERE "conversationId" = ?`, id)).toEqual([{ status: "running", cancelRequested: true }]);
+      expect(
+        await database.query(`SELECT "status", "cancelRequested" FROM "Run" WHERE "conversationId" = ?`, id),
+      ).toEqual([{ status: "running", cancelRequested: true }]);
     } finally {
       await slowFinish.remove();
-      await database.query(`UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`, id);
+      await database.query(
+        `UPDATE "Run" SET "status" = 'cancelled', "leaseUntil" = NULL WHERE "conversationId" = ?`,
+        id,
+      );
       await database.close();
     }
   });
@@ -325,7 +406,12 @@ describe("two instances on one PostgreSQL", () => {
     const { id } = await onA.createConversation();
     const prompt = `Answer on A, stored in ${seconds} s, in ${id}.`;
     model.script(prompt, [{ text: "Ending slowly." }]);
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds, when: `NEW."role" = 'assistant'` });
+    const slowAnswer = await slowInserts(databaseUrl, {
+      table: "Message",
+      conversationId: id,
+      seconds,
+      when: `NEW."role" = 'assistant'`,
+    });
     try {
       const streamOnA = watchSse(await onA.send(id, prompt));
       await slowAnswer.inProgress();
@@ -340,7 +426,11 @@ describe("two instances on one PostgreSQL", () => {
   it("follows a run from B to its end when B is reached after the run's row is finished and before its run_finished is stored", async () => {
     const { seenOnA, result } = await whileAStoresItsEnd(1.5, async (id) => {
       const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
-      return Promise.all([readSse(await onB.events(id)), readSse(await fetch(`${b.url}/api/share/${token}/events`)), onB.conversation(id)]);
+      return Promise.all([
+        readSse(await onB.events(id)),
+        readSse(await fetch(`${b.url}/api/share/${token}/events`)),
+        onB.conversation(id),
+      ]);
     });
     const [followedOnB, sharedOnB, viewOnB] = result;
     expectWholeLog(seenOnA);
@@ -359,7 +449,11 @@ describe("two instances on one PostgreSQL", () => {
 
   /** The next message, sent on B while A stores its run's end: B's run, and the log once both have ended. */
   async function nextMessageOnBWhileAStoresItsEnd(seconds: number) {
-    const { id, seenOnA, result: seenOnB } = await whileAStoresItsEnd(seconds, async (id) => {
+    const {
+      id,
+      seenOnA,
+      result: seenOnB,
+    } = await whileAStoresItsEnd(seconds, async (id) => {
       const next = `The next message, on B, in ${id}.`;
       model.script(next, [{ text: "Next." }]);
       const sentOnB = await onB.send(id, next);
@@ -382,7 +476,13 @@ describe("two instances on one PostgreSQL", () => {
     const prompt = "Answer on A, whose run_finished is refused.";
     model.script(prompt, [{ text: "Ended, unstored." }]);
     const { id } = await onA.createConversation();
-    const lostEnd = await slowInserts(databaseUrl, { table: "Event", conversationId: id, seconds: 0, when: `NEW."type" = 'run_finished'`, thenFail: true });
+    const lostEnd = await slowInserts(databaseUrl, {
+      table: "Event",
+      conversationId: id,
+      seconds: 0,
+      when: `NEW."type" = 'run_finished'`,
+      thenFail: true,
+    });
     let runOnA: string;
     try {
       runOnA = (await readSse(await onA.send(id, prompt)))[0].data.runId as string;
@@ -414,13 +514,22 @@ describe("two instances on one PostgreSQL", () => {
 
   it("ends the stream of a follower that came while a run was starting, when the run cannot start", async () => {
     const { id } = await onA.createConversation();
-    const failingStart = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 1, when: `NEW."role" = 'user'`, thenFail: true });
+    const failingStart = await slowInserts(databaseUrl, {
+      table: "Message",
+      conversationId: id,
+      seconds: 1,
+      when: `NEW."role" = 'user'`,
+      thenFail: true,
+    });
     try {
       const sent = onA.send(id, "A message that is never stored.");
       await failingStart.inProgress();
       const follower = readSse(await onA.events(id));
       expect((await sent).status).toBe(500);
-      const ended = await Promise.race([follower.then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("still open"), 3_000))]);
+      const ended = await Promise.race([
+        follower.then(() => "ended"),
+        new Promise((resolve) => setTimeout(() => resolve("still open"), 3_000)),
+      ]);
       expect(ended).toBe("ended");
     } finally {
       await failingStart.remove();
@@ -430,7 +539,19 @@ describe("two instances on one PostgreSQL", () => {
   it("calls a tool registered through A in the next turn through B", async () => {
     const { id } = await onA.createConversation();
     model.script("Make a doubler on A.", [
-      { toolCalls: [{ name: "register_tool", args: { name: "doubler", description: "Doubles n.", parameters_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] }, code: "function run({ n }) { return n * 2; }" } }] },
+      {
+        toolCalls: [
+          {
+            name: "register_tool",
+            args: {
+              name: "doubler",
+              description: "Doubles n.",
+              parameters_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+              code: "function run({ n }) { return n * 2; }",
+            },
+          },
+        ],
+      },
       { text: "Made." },
     ]);
     expect(ofType(await onA.run(id, "Make a doubler on A."), "tool_registered")).toHaveLength(1);
@@ -458,7 +579,10 @@ describe("an instance that dies mid-run", () => {
     const { id } = await onA.createConversation();
     void readSse(await onA.send(id, prompt)).catch(() => []);
     await readSse(await onB.events(id), until);
-    const follower = readNotingFirst(await onB.events(id), (message) => message.data.type === "run_resumed" || message.data.code === "instance_lost");
+    const follower = readNotingFirst(
+      await onB.events(id),
+      (message) => message.data.type === "run_resumed" || message.data.code === "instance_lost",
+    );
     await a.kill();
     const killed = performance.now();
     const { events, markedAt: tookOver } = await follower;
@@ -519,7 +643,14 @@ describe("an instance that starts while runs are left running", () => {
     await dying.kill();
     const database = await sqlClient(ownDatabase);
     // Its leases run out before the next instance starts: it takes the runs over as it starts.
-    const leased = async () => Number((await database.query<{ n: string }>(`SELECT count(*) AS "n" FROM "Run" WHERE "leaseUntil" >= clock_timestamp()`))[0].n);
+    const leased = async () =>
+      Number(
+        (
+          await database.query<{ n: string }>(
+            `SELECT count(*) AS "n" FROM "Run" WHERE "leaseUntil" >= clock_timestamp()`,
+          )
+        )[0].n,
+      );
     await expect.poll(leased, { timeout: 10_000 }).toBe(0);
     const slowTakeovers = await slowUpdates(ownDatabase, { table: "Run", text: 'SET "instanceId"', seconds: 1.5 });
     const starting = instance(ownDatabase, env);
@@ -527,12 +658,21 @@ describe("an instance that starts while runs are left running", () => {
     try {
       // Runs taken over whose lease has run out while their instance lives: another instance would take them again.
       const expiredSinceTaken = `SELECT count(*) AS "n" FROM "Run" WHERE "status" = 'running' AND "instanceId" <> $1 AND "leaseUntil" < clock_timestamp()`;
-      const [{ instanceId: dead }] = await database.query<{ instanceId: string }>(`SELECT "instanceId" FROM "Run" WHERE "status" = 'running' LIMIT 1`);
+      const [{ instanceId: dead }] = await database.query<{ instanceId: string }>(
+        `SELECT "instanceId" FROM "Run" WHERE "status" = 'running' LIMIT 1`,
+      );
       let expired = 0;
       let taken = 0;
       while (taken < prompts.length) {
         expired = Math.max(expired, Number((await database.query<{ n: string }>(expiredSinceTaken, dead))[0].n));
-        taken = Number((await database.query<{ n: string }>(`SELECT count(*) AS "n" FROM "Run" WHERE "status" = 'running' AND "instanceId" <> $1`, dead))[0].n);
+        taken = Number(
+          (
+            await database.query<{ n: string }>(
+              `SELECT count(*) AS "n" FROM "Run" WHERE "status" = 'running' AND "instanceId" <> $1`,
+              dead,
+            )
+          )[0].n,
+        );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       // Two heartbeats after the last one was taken.
@@ -555,7 +695,10 @@ describe("instances whose clocks disagree", () => {
   /** Three leases ahead of the others: each of its leases looks three leases longer to them, and theirs over to it. */
   const SKEW_MS = 3 * LEASE_MS;
   /** An instance's settings for a clock SKEW_MS ahead (tests/support/skewed-clock.mjs). */
-  const skewedClock = () => ({ NODE_OPTIONS: `--import ${path.resolve("tests/support/skewed-clock.mjs")}`, TOOLSMITH_TEST_CLOCK_SKEW_MS: String(SKEW_MS) });
+  const skewedClock = () => ({
+    NODE_OPTIONS: `--import ${path.resolve("tests/support/skewed-clock.mjs")}`,
+    TOOLSMITH_TEST_CLOCK_SKEW_MS: String(SKEW_MS),
+  });
   let ahead: AppServer;
   let onAhead: Api;
 
@@ -629,8 +772,18 @@ describe("instances whose clocks disagree", () => {
     await readSse(await onAhead.send(id, first));
     await readSse(await onA.send(id, second));
     // What the model was sent for the second turn: the conversation so far, in order.
-    expect(model.requests.at(-1)!.messages.filter((message) => message.role !== "system").map((message) => message.content)).toEqual([first, "One.", second]);
-    expect((await onA.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([first, "One.", second, "Two."]);
+    expect(
+      model.requests
+        .at(-1)!
+        .messages.filter((message) => message.role !== "system")
+        .map((message) => message.content),
+    ).toEqual([first, "One.", second]);
+    expect((await onA.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([
+      first,
+      "One.",
+      second,
+      "Two.",
+    ]);
   });
 });
 
@@ -642,7 +795,12 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
     model.script(prompt, [{ text: "Ending slowly." }]);
     const { id } = await onA.createConversation();
     // Storing the answer takes a second and a half: A is stopped meanwhile, its run's row already finished.
-    const slowAnswer = await slowInserts(databaseUrl, { table: "Message", conversationId: id, seconds: 1.5, when: `NEW."role" = 'assistant'` });
+    const slowAnswer = await slowInserts(databaseUrl, {
+      table: "Message",
+      conversationId: id,
+      seconds: 1.5,
+      when: `NEW."role" = 'assistant'`,
+    });
     try {
       void readSse(await onA.send(id, prompt)).catch(() => []);
       await slowAnswer.inProgress();
@@ -732,7 +890,10 @@ describe("an instance cut off from the database", () => {
       proxy.hold();
       // C cannot renew its lease: it stops the run and ends its stream before the lease can run out, not after
       // the answer (six seconds on) nor never, and before another instance runs it again.
-      const ended = await Promise.race([end, new Promise((resolve) => setTimeout(() => resolve("still streaming"), LEASE_MS))]);
+      const ended = await Promise.race([
+        end,
+        new Promise((resolve) => setTimeout(() => resolve("still streaming"), LEASE_MS)),
+      ]);
       expect(ended).toBe("ended");
       const stoppedOnC = performance.now();
       // The events C showed past the stored log are not the log's: its client is told to read it again from the start.
@@ -789,7 +950,17 @@ describe("an instance cut off from the database", () => {
       await slowFinish.inProgress();
       // The answer's step is on record (its step_finished, written beside the held-up outcome); then C is cut off.
       const database = await sqlClient(databaseUrl);
-      await expect.poll(async () => (await database.query(`SELECT "seq" FROM "Event" WHERE "conversationId" = ? AND "type" = 'step_finished'`, id)).length).toBe(1);
+      await expect
+        .poll(
+          async () =>
+            (
+              await database.query(
+                `SELECT "seq" FROM "Event" WHERE "conversationId" = ? AND "type" = 'step_finished'`,
+                id,
+              )
+            ).length,
+        )
+        .toBe(1);
       await database.close();
       proxy.hold();
       const events = await readSse(await onB.events(id));
@@ -797,7 +968,11 @@ describe("an instance cut off from the database", () => {
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       expect(model.answerSpansFor(prompt)).toHaveLength(1);
       const { messages } = await onB.conversation(id);
-      expect(messages.filter((message: { role: string }) => message.role === "assistant").map((message: { content: string }) => message.content)).toEqual(["The one answer."]);
+      expect(
+        messages
+          .filter((message: { role: string }) => message.role === "assistant")
+          .map((message: { content: string }) => message.content),
+      ).toEqual(["The one answer."]);
     } finally {
       await slowFinish.remove();
       await stop();
@@ -805,7 +980,11 @@ describe("an instance cut off from the database", () => {
   });
 
   /** A run streaming on C, followed on B, goes on whole on C through what `disrupt` does to C's connections. */
-  async function expectRunOnCThrough(prompt: string, disrupt: (proxy: TcpProxy) => Promise<void> | void, env?: Record<string, string>) {
+  async function expectRunOnCThrough(
+    prompt: string,
+    disrupt: (proxy: TcpProxy) => Promise<void> | void,
+    env?: Record<string, string>,
+  ) {
     const { proxy, onC, stop } = await partitionable(env);
     try {
       model.script(prompt, [{ text: "word ".repeat(100), chunkSize: 4, delayMs: 40 }]);
@@ -823,11 +1002,15 @@ describe("an instance cut off from the database", () => {
   it("stores a run's events through new connections when the connections its writes went out on go silent for good", () =>
     // A blip, too short for C to lose its lease: every connection open in it (a write of C's among them) never
     // answers again; new ones work.
-    expectRunOnCThrough("Stream long on C, whose connections die mid-run.", (proxy) => proxy.silenceOpenConnections(200)));
+    expectRunOnCThrough("Stream long on C, whose connections die mid-run.", (proxy) =>
+      proxy.silenceOpenConnections(200),
+    ));
 
   it("stores a run's events once when a write was stored but its answer never came: the retry finds them there", () =>
     // The next write goes out on one of these connections, is stored, and times out.
-    expectRunOnCThrough("Stream long on C, whose answers from the database stop mid-run.", (proxy) => proxy.silenceAnswers()));
+    expectRunOnCThrough("Stream long on C, whose answers from the database stop mid-run.", (proxy) =>
+      proxy.silenceAnswers(),
+    ));
 
   it("stores every event of a run through a database restart shorter than its lease: its writes wait for the database", () =>
     // Three seconds down, connections refused at once: well within C's lease (ten seconds here), so C keeps the run.
@@ -857,7 +1040,10 @@ describe("an instance cut off from the database", () => {
       const events = await streamOnC;
       expectWholeLog(events);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      expect((await onB.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([prompt, "Answered through a restart."]);
+      expect((await onB.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([
+        prompt,
+        "Answered through a restart.",
+      ]);
     } finally {
       await slowFinish.remove();
       await stop();
@@ -868,7 +1054,10 @@ describe("an instance cut off from the database", () => {
     const { proxy, onC, stop } = await partitionable({ TOOLSMITH_LEASE_MS: "10000" });
     const slowFinish = await slowUpdates(databaseUrl, { table: "Run", text: '"finishedAt"', seconds: 0.5 });
     try {
-      const [first, second] = ["First turn, on C, whose database goes away as the run finishes.", "Second turn, on B, meanwhile."];
+      const [first, second] = [
+        "First turn, on C, whose database goes away as the run finishes.",
+        "Second turn, on B, meanwhile.",
+      ];
       model.script(first, [{ text: "One." }]);
       model.script(second, [{ text: "Two." }]);
       const { id } = await onC.createConversation();
@@ -883,7 +1072,10 @@ describe("an instance cut off from the database", () => {
       proxy.heal();
       expect((await secondTurn).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       await expect
-        .poll(async () => (await onB.conversation(id)).messages.map((message: { content: string }) => message.content), { timeout: 5_000 })
+        .poll(
+          async () => (await onB.conversation(id)).messages.map((message: { content: string }) => message.content),
+          { timeout: 5_000 },
+        )
         .toEqual([first, "One.", second, "Two."]);
     } finally {
       await slowFinish.remove();

@@ -11,7 +11,10 @@ import { ensureDatabase, freshPostgresUrl, sqlClient } from "../support/database
 const MIGRATIONS = path.resolve("prisma", "postgresql", "migrations");
 
 /** scripts/migrate.mjs on `databaseUrl`, or, when none is given, on what the env files in `cwd` say. */
-function migrate(databaseUrl: string | undefined, cwd = process.cwd()): Promise<{ code: number | null; output: string }> {
+function migrate(
+  databaseUrl: string | undefined,
+  cwd = process.cwd(),
+): Promise<{ code: number | null; output: string }> {
   // As `npm start` runs it: not in Vitest's test mode, in which Next's env files leave .env.local out.
   const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl };
   delete env.NODE_ENV;
@@ -33,20 +36,38 @@ describe("PostgreSQL migrations", () => {
     expect(runs.map((run) => run.code)).toEqual([0, 0, 0]);
     expect(runs.filter((run) => run.output.includes("Applied"))).toHaveLength(1);
 
-    const names = fs.readdirSync(MIGRATIONS, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+    const names = fs
+      .readdirSync(MIGRATIONS, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
     const database = await sqlClient(databaseUrl);
-    const recorded = await database.query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number; rolled_back_at: Date | null }>(
+    const recorded = await database.query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      applied_steps_count: number;
+      rolled_back_at: Date | null;
+    }>(
       `SELECT "migration_name", "checksum", "finished_at", "applied_steps_count", "rolled_back_at" FROM "_prisma_migrations" ORDER BY "migration_name"`,
     );
-    const tables = await database.query<{ tablename: string }>(`SELECT "tablename" FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`);
+    const tables = await database.query<{ tablename: string }>(
+      `SELECT "tablename" FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`,
+    );
     await database.close();
     expect(recorded.map((row) => row.migration_name)).toEqual(names);
     for (const row of recorded) {
       const script = fs.readFileSync(path.join(MIGRATIONS, row.migration_name, "migration.sql"));
-      expect(row).toMatchObject({ checksum: createHash("sha256").update(script).digest("hex"), applied_steps_count: 1, rolled_back_at: null });
+      expect(row).toMatchObject({
+        checksum: createHash("sha256").update(script).digest("hex"),
+        applied_steps_count: 1,
+        rolled_back_at: null,
+      });
       expect(row.finished_at).toBeInstanceOf(Date);
     }
-    expect(tables.map((table) => table.tablename)).toEqual(expect.arrayContaining(["Conversation", "Event", "Run", "Tool", "LibrarianDocument", "_prisma_migrations"]));
+    expect(tables.map((table) => table.tablename)).toEqual(
+      expect.arrayContaining(["Conversation", "Event", "Run", "Tool", "LibrarianDocument", "_prisma_migrations"]),
+    );
 
     expect((await migrate(databaseUrl)).output).toContain("up to date");
   });
@@ -55,15 +76,20 @@ describe("PostgreSQL migrations", () => {
     const databaseUrl = freshPostgresUrl();
     await ensureDatabase(databaseUrl);
     const app = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-env-"));
-    for (const shared of ["prisma", "node_modules", "package.json", "prisma.config.ts"]) fs.symlinkSync(path.resolve(shared), path.join(app, shared));
+    for (const shared of ["prisma", "node_modules", "package.json", "prisma.config.ts"])
+      fs.symlinkSync(path.resolve(shared), path.join(app, shared));
     fs.writeFileSync(path.join(app, ".env.local"), `DATABASE_URL=${databaseUrl}\n`);
     const run = await migrate(undefined, app);
     const database = await sqlClient(databaseUrl);
-    const tables = await database.query<{ tablename: string }>(`SELECT "tablename" FROM pg_tables WHERE schemaname = 'public'`);
+    const tables = await database.query<{ tablename: string }>(
+      `SELECT "tablename" FROM pg_tables WHERE schemaname = 'public'`,
+    );
     await database.close();
     fs.rmSync(app, { recursive: true, force: true });
     expect(run.code).toBe(0);
-    expect(tables.map((table) => table.tablename)).toEqual(expect.arrayContaining(["Conversation", "Event", "Run", "_prisma_migrations"]));
+    expect(tables.map((table) => table.tablename)).toEqual(
+      expect.arrayContaining(["Conversation", "Event", "Run", "_prisma_migrations"]),
+    );
   });
 
   it("stop on a failed migration and leave nothing of it behind", async () => {
@@ -77,7 +103,9 @@ describe("PostgreSQL migrations", () => {
     const apiTokens = await database.query(`SELECT 1 FROM pg_tables WHERE tablename = 'ApiToken'`);
     await database.close();
     expect(failed.code).toBe(1);
-    expect(failed.output).toMatch(/20261123010000_init failed and was rolled back: relation "Conversation" already exists/);
+    expect(failed.output).toMatch(
+      /20261123010000_init failed and was rolled back: relation "Conversation" already exists/,
+    );
     expect(recorded).toEqual([]);
     expect(apiTokens).toEqual([]);
   });

@@ -18,7 +18,10 @@ async function warmPoolThroughRelay(size = 4) {
   await proxy.start();
   const relayed = new URL(databaseUrl);
   relayed.port = new URL(proxy.url).port;
-  const live: DatabasePool = new DatabasePool({ connectionString: relayed.toString(), max: size, query_timeout: QUERY_TIMEOUT_MS }, () => live.dropIdle());
+  const live: DatabasePool = new DatabasePool(
+    { connectionString: relayed.toString(), max: size, query_timeout: QUERY_TIMEOUT_MS },
+    () => live.dropIdle(),
+  );
   // As many statements at once open every connection, idle once they are answered.
   await Promise.all(Array.from({ length: size }, () => live.pool.query("SELECT pg_sleep(0.05)")));
   expect(live.pool.idleCount).toBe(size);
@@ -77,14 +80,18 @@ describe("a pool that drops silent connections", () => {
     try {
       const refused = client.$transaction(async (tx) => {
         // A deferred constraint is checked at COMMIT, which the server refuses then.
-        await tx.$executeRawUnsafe("CREATE TEMPORARY TABLE deferred (id INT UNIQUE DEFERRABLE INITIALLY DEFERRED) ON COMMIT DROP");
+        await tx.$executeRawUnsafe(
+          "CREATE TEMPORARY TABLE deferred (id INT UNIQUE DEFERRABLE INITIALLY DEFERRED) ON COMMIT DROP",
+        );
         await tx.$executeRawUnsafe("INSERT INTO deferred VALUES (1), (1)");
       });
       await expect(refused).rejects.toThrow("UniqueConstraintViolation");
       await expect.poll(() => live.pool.totalCount - live.pool.idleCount).toBe(0);
       // The same connection, sound: nothing of the refused transaction is left on it.
       expect(live.pool.totalCount).toBe(1);
-      expect(await client.$queryRawUnsafe("SELECT to_regclass('pg_temp.deferred') IS NULL AS gone")).toEqual([{ gone: true }]);
+      expect(await client.$queryRawUnsafe("SELECT to_regclass('pg_temp.deferred') IS NULL AS gone")).toEqual([
+        { gone: true },
+      ]);
     } finally {
       await client.$disconnect();
     }

@@ -23,7 +23,10 @@ export class Api {
 
   /** A new conversation, with the agent profile named, or the default one. */
   async createConversation(profile?: string): Promise<{ id: string; title: string }> {
-    const body = profile === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify({ profile }) };
+    const body =
+      profile === undefined
+        ? {}
+        : { headers: { "content-type": "application/json" }, body: JSON.stringify({ profile }) };
     const response = await this.fetch("/api/conversations", { method: "POST", ...body });
     if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
     return response.json();

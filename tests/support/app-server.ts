@@ -93,7 +93,11 @@ export class AppServer {
    * The server's memory in use (its heap after a full collection when it runs with --expose-gc), in bytes, and how
    * late its event loop ran timers since the last call (resolution 10 ms), in ms.
    */
-  async stats(): Promise<{ rss: number; heapUsed: number; eventLoopDelayMs: { p50: number; p99: number; max: number } }> {
+  async stats(): Promise<{
+    rss: number;
+    heapUsed: number;
+    eventLoopDelayMs: { p50: number; p99: number; max: number };
+  }> {
     const before = this.output.length;
     process.kill(this.child!.pid!, "SIGUSR2");
     for (;;) {
@@ -127,7 +131,11 @@ export class AppServer {
  * The production server on its own database (a fresh one of the provider under test by default), talking to a
  * scripted model server. Instances given the same database URL share it, as instances behind a load balancer do.
  */
-export function scriptedApp(modelUrl: string, env: Record<string, string> = {}, databaseUrl = freshDatabaseUrl()): AppServer {
+export function scriptedApp(
+  modelUrl: string,
+  env: Record<string, string> = {},
+  databaseUrl = freshDatabaseUrl(),
+): AppServer {
   return new AppServer({
     DATABASE_URL: databaseUrl,
     OPENAI_BASE_URL: modelUrl,

@@ -11,7 +11,8 @@ import pg from "pg";
  * The database the integration suite runs against: SQLite by default, PostgreSQL in the `postgresql` project
  * (vitest.config.ts), whose global setup starts one (tests/support/postgres.ts) or uses TEST_POSTGRES_URL.
  */
-export const testProvider: "sqlite" | "postgresql" = process.env.TEST_DATABASE === "postgresql" ? "postgresql" : "sqlite";
+export const testProvider: "sqlite" | "postgresql" =
+  process.env.TEST_DATABASE === "postgresql" ? "postgresql" : "sqlite";
 
 /** A URL for a fresh, empty database of the provider under test; PostgreSQL's is created by `ensureDatabase` (or `prepareDatabase`). */
 export function freshDatabaseUrl(): string {
@@ -54,7 +55,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
 export async function prepareDatabase(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   await ensureDatabase(databaseUrl);
   // Not spawnSync: the database may be reached through something this process serves (a test's TCP relay).
-  await promisify(execFile)("node", ["scripts/migrate.mjs"], { env: { ...env, DATABASE_URL: databaseUrl }, encoding: "utf8" }).catch((error: { stdout?: string; stderr?: string }) => {
+  await promisify(execFile)("node", ["scripts/migrate.mjs"], {
+    env: { ...env, DATABASE_URL: databaseUrl },
+    encoding: "utf8",
+  }).catch((error: { stdout?: string; stderr?: string }) => {
     throw new Error(`Migration failed: ${error.stdout}${error.stderr}`);
   });
 }
@@ -82,7 +86,12 @@ export async function sqlClient(databaseUrl: string): Promise<SqlClient> {
     query: async <Row>(sql: string, ...params: unknown[]) => {
       let index = 0;
       // Without parameters, the simple protocol, which also runs several statements.
-      const result = params.length ? await client.query(sql.replace(/\?/g, () => `$${++index}`), params) : await client.query(sql);
+      const result = params.length
+        ? await client.query(
+            sql.replace(/\?/g, () => `$${++index}`),
+            params,
+          )
+        : await client.query(sql);
       return (Array.isArray(result) ? result.at(-1) : result).rows as Row[];
     },
     close: () => client.end(),
@@ -102,7 +111,13 @@ interface SleepingTrigger {
  */
 export function slowInserts(
   databaseUrl: string,
-  { table, conversationId, seconds, when = "TRUE", thenFail = false }: { table: string; conversationId: string; seconds: number; when?: string; thenFail?: boolean },
+  {
+    table,
+    conversationId,
+    seconds,
+    when = "TRUE",
+    thenFail = false,
+  }: { table: string; conversationId: string; seconds: number; when?: string; thenFail?: boolean },
 ): Promise<SleepingTrigger> {
   return sleepingTrigger(databaseUrl, {
     name: `slow_insert_${table.toLowerCase()}`,
@@ -119,13 +134,39 @@ export function slowInserts(
  * PostgreSQL: make the UPDATEs of `table` whose SQL contains `text` take `seconds` longer before they reach any row
  * (a statement trigger, which locks nothing), as a statement held up on its way to the database is.
  */
-export function slowUpdates(databaseUrl: string, { table, text, seconds }: { table: string; text: string; seconds: number }): Promise<SleepingTrigger> {
-  return sleepingTrigger(databaseUrl, { name: `slow_update_${table.toLowerCase()}`, table, seconds, on: "UPDATE", forEach: "STATEMENT", when: `strpos(current_query(), '${text}') > 0` });
+export function slowUpdates(
+  databaseUrl: string,
+  { table, text, seconds }: { table: string; text: string; seconds: number },
+): Promise<SleepingTrigger> {
+  return sleepingTrigger(databaseUrl, {
+    name: `slow_update_${table.toLowerCase()}`,
+    table,
+    seconds,
+    on: "UPDATE",
+    forEach: "STATEMENT",
+    when: `strpos(current_query(), '${text}') > 0`,
+  });
 }
 
 async function sleepingTrigger(
   databaseUrl: string,
-  { name, table, seconds, on, forEach, when, thenFail = false }: { name: string; table: string; seconds: number; on: "INSERT" | "UPDATE"; forEach: "ROW" | "STATEMENT"; when: string; thenFail?: boolean },
+  {
+    name,
+    table,
+    seconds,
+    on,
+    forEach,
+    when,
+    thenFail = false,
+  }: {
+    name: string;
+    table: string;
+    seconds: number;
+    on: "INSERT" | "UPDATE";
+    forEach: "ROW" | "STATEMENT";
+    when: string;
+    thenFail?: boolean;
+  },
 ): Promise<SleepingTrigger> {
   const client = await sqlClient(databaseUrl);
   const fail = thenFail ? ` RAISE EXCEPTION 'forced failure after a slow write';` : "";
@@ -134,7 +175,14 @@ async function sleepingTrigger(
   return {
     async inProgress() {
       // The tests' files run one at a time, so the server's one sleeping statement is this write.
-      const sleeping = async () => Number((await client.query<{ n: string }>(`SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`))[0].n);
+      const sleeping = async () =>
+        Number(
+          (
+            await client.query<{ n: string }>(
+              `SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`,
+            )
+          )[0].n,
+        );
       const deadline = Date.now() + 10_000;
       while ((await sleeping()) === 0) {
         if (Date.now() > deadline) throw new Error(`No ${on} on ${table} began within 10 s.`);

@@ -104,7 +104,13 @@ function stepWithinTurn(body: ChatRequest): number {
 }
 
 /** One Chat Completions stream chunk, as servers write it (for `raw` replies: `streamChunk({ content: "Hi" })`). */
-export const streamChunk = (delta: object, finish: string | null = null, extra: object = {}, id = "chatcmpl-1", model = "m") =>
+export const streamChunk = (
+  delta: object,
+  finish: string | null = null,
+  extra: object = {},
+  id = "chatcmpl-1",
+  model = "m",
+) =>
   `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
 /** The end of a stream, and its start: the role, with no content yet. */
 export const STREAM_DONE = "data: [DONE]\n\n";
@@ -127,7 +133,8 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
-  const send = (delta: Record<string, unknown>, finish: string | null = null) => res.write(streamChunk(delta, finish, {}, id, model));
+  const send = (delta: Record<string, unknown>, finish: string | null = null) =>
+    res.write(streamChunk(delta, finish, {}, id, model));
 
   send({ role: "assistant", content: "" });
   if ("drop" in reply) {
@@ -170,7 +177,9 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
     for (const piece of split(args, 7)) send({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
   send({}, reply.toolCalls?.length ? "tool_calls" : "stop");
-  res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+  );
   res.end(STREAM_DONE);
 }
 

@@ -9,13 +9,17 @@ export interface SseMessage {
 
 /** A parser of SSE text that hands `onMessage` each message, its data parsed, as it completes. */
 function messageParser(onMessage: (message: SseMessage) => void) {
-  return createParser({ onEvent: ({ id, event, data }) => onMessage({ id: Number(id), event: event ?? "message", data: JSON.parse(data) }) });
+  return createParser({
+    onEvent: ({ id, event, data }) => onMessage({ id: Number(id), event: event ?? "message", data: JSON.parse(data) }),
+  });
 }
 
 /** Read an SSE response to its end (or until `until` says stop), parsing every message. */
 export async function readSse(response: Response, until?: (message: SseMessage) => boolean): Promise<SseMessage[]> {
   if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    throw new Error(`Expected an event stream, got ${response.status} ${response.headers.get("content-type")}: ${await response.text()}`);
+    throw new Error(
+      `Expected an event stream, got ${response.status} ${response.headers.get("content-type")}: ${await response.text()}`,
+    );
   }
   const messages: SseMessage[] = [];
   let stopped = false;
@@ -54,7 +58,10 @@ export function watchSse(response: Response): { shown: SseMessage[]; end: Promis
 }
 
 /** Read a stream to its end, noting when it first showed a message that `marks` (NaN when none did). */
-export async function readNotingFirst(response: Response, marks: (message: SseMessage) => boolean): Promise<{ events: SseMessage[]; markedAt: number }> {
+export async function readNotingFirst(
+  response: Response,
+  marks: (message: SseMessage) => boolean,
+): Promise<{ events: SseMessage[]; markedAt: number }> {
   let markedAt = Number.NaN;
   const events = await readSse(response, (message) => {
     if (Number.isNaN(markedAt) && marks(message)) markedAt = performance.now();
@@ -83,7 +90,10 @@ export function openSse(
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     const request = http.request(url, {
       method: init.method ?? "GET",
-      headers: { ...(init.cookie ? { cookie: init.cookie } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+      headers: {
+        ...(init.cookie ? { cookie: init.cookie } : {}),
+        ...(body ? { "content-type": "application/json" } : {}),
+      },
     });
     request.on("response", (response) => {
       if (!response.headers["content-type"]?.startsWith("text/event-stream")) {

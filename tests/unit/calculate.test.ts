@@ -65,6 +65,9 @@ describe("the calculate tool", () => {
   it("returns the value, or an error the model can read", async () => {
     const context = {} as never;
     expect(await calculate.execute({ expression: "6 * 7" }, context)).toEqual({ ok: true, output: 42 });
-    expect(await calculate.execute({ expression: "6 *" }, context)).toMatchObject({ ok: false, error: expect.stringContaining("Cannot evaluate") });
+    expect(await calculate.execute({ expression: "6 *" }, context)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("Cannot evaluate"),
+    });
   });
 });

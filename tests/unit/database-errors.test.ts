@@ -5,12 +5,15 @@ import { isUnavailable } from "@/lib/db/sql";
 /** An error as pg gives it for a statement the server answered with `code` (SQLSTATE). */
 const fromServer = (code: string) => Object.assign(new pg.DatabaseError("refused", 0, "error"), { code });
 /** As a Prisma driver adapter wraps it. */
-const fromAdapter = (originalCode: string) => Object.assign(new Error("refused"), { name: "DriverAdapterError", cause: { kind: "postgres", originalCode } });
+const fromAdapter = (originalCode: string) =>
+  Object.assign(new Error("refused"), { name: "DriverAdapterError", cause: { kind: "postgres", originalCode } });
 const fromSqlite = (code: string) => Object.assign(new Error("sqlite"), { code });
 
 describe("a failed statement, worth sending again or not", () => {
   it("is when the database was not reached or cannot take work now", () => {
-    expect(isUnavailable(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }))).toBe(true);
+    expect(
+      isUnavailable(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })),
+    ).toBe(true);
     // Five capitals, as a SQLSTATE has, but the system's: a write to a connection the restarting server closed.
     expect(isUnavailable(Object.assign(new Error("write EPIPE"), { code: "EPIPE", syscall: "write" }))).toBe(true);
     expect(isUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);

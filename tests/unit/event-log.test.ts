@@ -35,7 +35,11 @@ describe("the event log", () => {
     const channel = new RunChannel(id, "run-1");
     channel.begin(1);
     const seen: number[] = [];
-    channel.subscribe(0, (event) => seen.push(event.seq), () => {});
+    channel.subscribe(
+      0,
+      (event) => seen.push(event.seq),
+      () => {},
+    );
     for (let i = 0; i < 1200; i++) channel.emit({ type: "text_delta", step: 1, delta: `d${i}` });
     expect(seen).toEqual(Array.from({ length: 1200 }, (_, i) => i + 1));
     await channel.end();
@@ -53,10 +57,14 @@ describe("the event log", () => {
     const channel = new RunChannel(id, "run-2");
     channel.begin(1);
     let ended = false;
-    channel.subscribe(0, () => {}, async () => {
-      ended = true;
-      expect(await listEvents(id)).toHaveLength(2);
-    });
+    channel.subscribe(
+      0,
+      () => {},
+      async () => {
+        ended = true;
+        expect(await listEvents(id)).toHaveLength(2);
+      },
+    );
     channel.emit({ type: "step_started", step: 1 });
     channel.emit({ type: "run_finished", status: "completed", steps: 1 });
     await channel.end();
@@ -143,15 +151,28 @@ describe("the event log", () => {
       // Reconnected to B, which executes the run: the channel's own events show the takeover.
       const onChannel = conversationEventStream(id, { after: 8, segment: { id: 1, token: "on-A" } }, { live: onB });
       await continueOnB();
-      expect(await readSse(onChannel)).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
+      expect(await readSse(onChannel)).toEqual([
+        expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) }),
+      ]);
 
       // Reconnected to an instance that follows from the store, before the takeover was stored.
       const second = await takenOverLog({ finished: false });
-      await db.run.create({ data: { id: "run-running-elsewhere", conversationId: second.id, model: "scripted", status: "running", instanceId: "instance-elsewhere", leaseUntil: new Date(Date.now() + 60_000) } });
+      await db.run.create({
+        data: {
+          id: "run-running-elsewhere",
+          conversationId: second.id,
+          model: "scripted",
+          status: "running",
+          instanceId: "instance-elsewhere",
+          leaseUntil: new Date(Date.now() + 60_000),
+        },
+      });
       const fromStore = readSse(conversationEventStream(second.id, { after: 8, segment: { id: 1, token: "on-A" } }));
       await new Promise((resolve) => setTimeout(resolve, 50));
       await second.continueOnB();
-      expect(await fromStore).toEqual([expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) })]);
+      expect(await fromStore).toEqual([
+        expect.objectContaining({ id: 0, data: expect.objectContaining({ type: "resync" }) }),
+      ]);
     });
   });
 
@@ -167,7 +188,14 @@ describe("the event log", () => {
       { type: "text_delta", step: 3, delta: "d" },
     ].map((event, index) => ({ seq: index + 10, event: { ...event, runId: "r" } as never }));
     const rows = packing.packEvents(events);
-    expect(rows.map((row) => [row.seq, row.lastSeq])).toEqual([[10, 10], [11, 12], [13, 14], [15, 15], [16, 16], [17, 17]]);
+    expect(rows.map((row) => [row.seq, row.lastSeq])).toEqual([
+      [10, 10],
+      [11, 12],
+      [13, 14],
+      [15, 15],
+      [16, 16],
+      [17, 17],
+    ]);
     expect(rows.flatMap(packing.unpackRow)).toEqual(events);
   });
 
@@ -178,7 +206,9 @@ describe("the event log", () => {
     channel.emit({ type: "error", message: "line one\nline two", code: "x" });
     await channel.end();
     const text = await conversationEventStream(id, { after: 0 }).text();
-    expect(text).toBe(`: connected\n\nid: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`);
+    expect(text).toBe(
+      `: connected\n\nid: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`,
+    );
   });
 
   it("keeps what runs stored while another request's transaction was open, when that transaction rolls back", async () => {
@@ -213,9 +243,20 @@ describe("the event log", () => {
     // Three runs' rows gathered in one turn, more than one INSERT takes: when the second statement was refused
     // (a row of the third run), the batch was stored again run by run, and the rows the first statement had
     // stored were refused as duplicates: the other runs' events were reported as not stored.
-    const runs = await Promise.all(["run-a", "run-b", "run-x"].map(async (runId) => ({ runId, conversationId: (await conversation()).id })));
+    const runs = await Promise.all(
+      ["run-a", "run-b", "run-x"].map(async (runId) => ({ runId, conversationId: (await conversation()).id })),
+    );
     const broken = runs[2];
-    await appendEvents([{ conversationId: broken.conversationId, seq: 350, lastSeq: 350, runId: "earlier", type: "step_started", data: "{}" }]);
+    await appendEvents([
+      {
+        conversationId: broken.conversationId,
+        seq: 350,
+        lastSeq: 350,
+        runId: "earlier",
+        type: "step_started",
+        data: "{}",
+      },
+    ]);
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       const channels = runs.map(({ conversationId, runId }) => {
@@ -227,7 +268,8 @@ describe("the event log", () => {
       });
       await Promise.all(channels.map((channel) => channel.end()));
 
-      for (const channel of channels.slice(0, 2)) expect(await listEvents(channel.conversationId)).toEqual(channel.events);
+      for (const channel of channels.slice(0, 2))
+        expect(await listEvents(channel.conversationId)).toEqual(channel.events);
       const reported = errors.mock.calls.map((call) => String(call[0]));
       expect(reported.filter((message) => message.includes("run-a") || message.includes("run-b"))).toEqual([]);
       expect(reported.some((message) => message.includes("run-x"))).toBe(true);
@@ -242,10 +284,14 @@ describe("a run whose end is not stored yet", () => {
   const finished = (msAgo: number) => new Date(now.getTime() - msAgo);
   it("is followed for its run_finished while its row finished within the grace, and over after it", () => {
     expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100) }, now)).toBe("r");
-    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(RUN_FINISHING_MS + 100) }, now)).toBeUndefined();
+    expect(
+      runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(RUN_FINISHING_MS + 100) }, now),
+    ).toBeUndefined();
     expect(runAwaitingItsEnd({ type: "run_finished", runId: "r", finishedAt: finished(100) }, now)).toBeUndefined();
     // A newer run ended its claim: its end, should it come, is refused.
-    expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100), claimEnded: true }, now)).toBeUndefined();
+    expect(
+      runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: finished(100), claimEnded: true }, now),
+    ).toBeUndefined();
     // Not finished: running (found as such), or nothing to wait for.
     expect(runAwaitingItsEnd({ type: "text_delta", runId: "r", finishedAt: null }, now)).toBeUndefined();
     expect(runAwaitingItsEnd(undefined, now)).toBeUndefined();

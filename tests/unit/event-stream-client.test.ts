@@ -24,30 +24,51 @@ async function read(chunks: string[]): Promise<TraceEvent[]> {
 
 describe("readEventStream", () => {
   it("joins multi-line data with newlines, as the SSE spec says", async () => {
-    const events = await read(['id: 1\nevent: error\ndata: {"type":"error",\ndata: "message":"a\\nb","runId":"r"}\n\n']);
+    const events = await read([
+      'id: 1\nevent: error\ndata: {"type":"error",\ndata: "message":"a\\nb","runId":"r"}\n\n',
+    ]);
     expect(events).toEqual([{ id: 1, type: "error", message: "a\nb", runId: "r" }]);
   });
 
   it("reads CRLF and CR line endings", async () => {
-    const events = await read(['id: 7\rdata: {"type":"step_started","step":1,"runId":"r"}\r\r', 'id: 8\r\ndata: {"type":"step_started","step":2,"runId":"r"}\r\n\r\n']);
+    const events = await read([
+      'id: 7\rdata: {"type":"step_started","step":1,"runId":"r"}\r\r',
+      'id: 8\r\ndata: {"type":"step_started","step":2,"runId":"r"}\r\n\r\n',
+    ]);
     expect(events.map((event) => event.id)).toEqual([7, 8]);
   });
 
   it("ignores comments and keep-alives, and joins events split across chunks anywhere", async () => {
     const whole = ': keep-alive\n\nid: 3\ndata: {"type":"text_delta","step":1,"delta":"héllo","runId":"r"}\n\n';
-    const chunks = whole.split("").reduce<string[]>((parts, char, index) => (index % 5 === 0 ? [...parts, char] : [...parts.slice(0, -1), parts.at(-1) + char]), []);
+    const chunks = whole
+      .split("")
+      .reduce<string[]>(
+        (parts, char, index) => (index % 5 === 0 ? [...parts, char] : [...parts.slice(0, -1), parts.at(-1) + char]),
+        [],
+      );
     expect(await read(chunks)).toEqual([{ id: 3, type: "text_delta", step: 1, delta: "héllo", runId: "r" }]);
   });
 
   it("turns an error answer into the server's message", async () => {
-    const response = Response.json({ error: { code: "not_found", message: "The conversation was not found." } }, { status: 404 });
-    await expect(readEventStream(response, () => {})).rejects.toMatchObject({ status: 404, message: "The conversation was not found." });
+    const response = Response.json(
+      { error: { code: "not_found", message: "The conversation was not found." } },
+      { status: 404 },
+    );
+    await expect(readEventStream(response, () => {})).rejects.toMatchObject({
+      status: 404,
+      message: "The conversation was not found.",
+    });
   });
 });
 
 describe("followEvents", () => {
   let server: http.Server | undefined;
-  afterEach(() => new Promise<void>((resolve) => (server ? (server.closeAllConnections(), server.close(() => resolve())) : resolve())));
+  afterEach(
+    () =>
+      new Promise<void>((resolve) =>
+        server ? (server.closeAllConnections(), server.close(() => resolve())) : resolve(),
+      ),
+  );
 
   it("reconnects after the last id seen, and starts its backoff over after a connection that delivered events", async () => {
     const requests: { after: string; at: number }[] = [];
@@ -90,7 +111,9 @@ describe("followEvents", () => {
   });
 
   it("stops on a 4xx, such as a revoked share link", async () => {
-    server = http.createServer((_req, res) => res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"gone"}}'));
+    server = http.createServer((_req, res) =>
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"gone"}}'),
+    );
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
     let calls = 0;
@@ -112,8 +135,13 @@ describe("followEvents", () => {
   it("tries again later, instead of stopping, when the server has too many streams open (429)", async () => {
     let calls = 0;
     server = http.createServer((_req, res) => {
-      if (++calls === 1) return res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end('{"error":{"message":"Too many event streams"}}');
-      res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: {"type":"text_delta","step":1,"delta":"a","runId":"r"}\n\n`);
+      if (++calls === 1)
+        return res
+          .writeHead(429, { "content-type": "application/json", "retry-after": "1" })
+          .end('{"error":{"message":"Too many event streams"}}');
+      res
+        .writeHead(200, { "content-type": "text/event-stream" })
+        .end(`id: 1\ndata: {"type":"text_delta","step":1,"delta":"a","runId":"r"}\n\n`);
     });
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
@@ -141,8 +169,10 @@ describe("followEvents", () => {
     server = http.createServer((req, res) => {
       requests.push(new URL(req.url!, "http://x").searchParams.get("after")!);
       res.writeHead(200, { "content-type": "text/event-stream" });
-      const event = (id: number, text: string) => `id: ${id}\ndata: {"type":"text_delta","step":1,"delta":"${text}","runId":"r"}\n\n`;
-      if (requests.length === 1) res.end(`${event(1, "a")}${event(2, "b")}${event(3, "lost")}id: 0\nevent: resync\ndata: {"type":"resync"}\n\n`);
+      const event = (id: number, text: string) =>
+        `id: ${id}\ndata: {"type":"text_delta","step":1,"delta":"${text}","runId":"r"}\n\n`;
+      if (requests.length === 1)
+        res.end(`${event(1, "a")}${event(2, "b")}${event(3, "lost")}id: 0\nevent: resync\ndata: {"type":"resync"}\n\n`);
       else res.end(`${event(1, "a")}${event(2, "b")}${event(3, "c")}${event(4, "d")}`);
     });
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));

@@ -3,14 +3,45 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardedFetch, isPublicAddress } from "@/lib/sandbox/fetch-guard";
 
-const limits = { timeoutMs: 1000, maxResponseBytes: 64 * 1024, maxRedirects: 3, maxRequestBytes: 1024, maxRequestsPerCall: 5 };
+const limits = {
+  timeoutMs: 1000,
+  maxResponseBytes: 64 * 1024,
+  maxRedirects: 3,
+  maxRequestBytes: 1024,
+  maxRequestsPerCall: 5,
+};
 
 describe("isPublicAddress", () => {
   it.each([
-    "127.0.0.1", "127.8.9.10", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-    "0.0.0.0", "255.255.255.255", "224.0.0.1", "192.0.0.1", "198.18.0.1",
-    "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::ffff:10.0.0.1",
-    "64:ff9b::7f00:1", "2002:7f00:1::", "2001:db8::1", "2001::1", "::7f00:1", "::a00:1", "not-an-ip",
+    "127.0.0.1",
+    "127.8.9.10",
+    "10.0.0.1",
+    "172.16.0.1",
+    "172.31.255.255",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "255.255.255.255",
+    "224.0.0.1",
+    "192.0.0.1",
+    "198.18.0.1",
+    "::1",
+    "::",
+    "fe80::1",
+    "fc00::1",
+    "fd12:3456::1",
+    "ff02::1",
+    "::ffff:127.0.0.1",
+    "::ffff:169.254.169.254",
+    "::ffff:10.0.0.1",
+    "64:ff9b::7f00:1",
+    "2002:7f00:1::",
+    "2001:db8::1",
+    "2001::1",
+    "::7f00:1",
+    "::a00:1",
+    "not-an-ip",
   ])("refuses %s", (address) => expect(isPublicAddress(address)).toBe(false));
 
   it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("allows %s", (address) =>
@@ -25,7 +56,8 @@ describe("guardedFetch", () => {
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       const target = new URL(req.url!, "http://x");
-      if (target.pathname === "/redirect") return res.writeHead(302, { location: target.searchParams.get("to")! }).end();
+      if (target.pathname === "/redirect")
+        return res.writeHead(302, { location: target.searchParams.get("to")! }).end();
       if (target.pathname === "/big") return res.end("z".repeat(200 * 1024));
       if (target.pathname === "/stall") {
         stalled.push(req);
@@ -51,8 +83,15 @@ describe("guardedFetch", () => {
   const at = (path: string) => `http://public.test:${port}${path}`;
 
   it("fetches from an allowed host, with status, headers and body", async () => {
-    expect(await guardedFetch({ url: at("/hello") }, publicHost)).toMatchObject({ status: 200, body: "hello GET", headers: { "x-test": "yes" }, truncated: false });
-    expect(await guardedFetch({ url: at("/hello"), method: "post", body: "{}" }, publicHost)).toMatchObject({ body: "hello POST" });
+    expect(await guardedFetch({ url: at("/hello") }, publicHost)).toMatchObject({
+      status: 200,
+      body: "hello GET",
+      headers: { "x-test": "yes" },
+      truncated: false,
+    });
+    expect(await guardedFetch({ url: at("/hello"), method: "post", body: "{}" }, publicHost)).toMatchObject({
+      body: "hello POST",
+    });
   });
 
   it.each([
@@ -111,7 +150,9 @@ describe("guardedFetch", () => {
     ["javascript:", () => "javascript:alert(1)"],
     ["ws:", () => `ws://127.0.0.1:${port}/`],
   ])("refuses %s", async (_name, url) => {
-    await expect(guardedFetch({ url: url() }, publicHost)).rejects.toThrow(/not allowed|not a public address|Only http|Invalid URL|credentials/);
+    await expect(guardedFetch({ url: url() }, publicHost)).rejects.toThrow(
+      /not allowed|not a public address|Only http|Invalid URL|credentials/,
+    );
   });
 
   it.each([
@@ -126,7 +167,9 @@ describe("guardedFetch", () => {
   });
 
   it("follows redirects between allowed hosts, up to the limit", async () => {
-    expect(await guardedFetch({ url: at(`/redirect?to=${encodeURIComponent(at("/hello"))}`) }, publicHost)).toMatchObject({ body: "hello GET", url: at("/hello") });
+    expect(
+      await guardedFetch({ url: at(`/redirect?to=${encodeURIComponent(at("/hello"))}`) }, publicHost),
+    ).toMatchObject({ body: "hello GET", url: at("/hello") });
     let url = at("/hello");
     for (let i = 0; i < 4; i++) url = at(`/redirect?to=${encodeURIComponent(url)}`);
     await expect(guardedFetch({ url }, publicHost)).rejects.toThrow(/redirects/);
@@ -158,10 +201,14 @@ describe("guardedFetch", () => {
 
   it("refuses unknown methods and oversized bodies", async () => {
     await expect(guardedFetch({ url: at("/hello"), method: "CONNECT" }, publicHost)).rejects.toThrow(/Method/);
-    await expect(guardedFetch({ url: at("/hello"), method: "POST", body: "x".repeat(2048) }, publicHost)).rejects.toThrow(/byte limit/);
+    await expect(
+      guardedFetch({ url: at("/hello"), method: "POST", body: "x".repeat(2048) }, publicHost),
+    ).rejects.toThrow(/byte limit/);
   });
 
   it("refuses loopback with the default address check", async () => {
-    await expect(guardedFetch({ url: `http://127.0.0.1:${port}/hello` }, { limits })).rejects.toThrow(/not a public address/);
+    await expect(guardedFetch({ url: `http://127.0.0.1:${port}/hello` }, { limits })).rejects.toThrow(
+      /not a public address/,
+    );
   });
 });

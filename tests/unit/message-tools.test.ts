@@ -5,11 +5,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendEmail } from "@/lib/tools/send-email";
 import { webSearch } from "@/lib/tools/web-search";
 
-const context = (settings = {}) => ({ ownerId: "o", conversationId: "c", runId: "r", signal: new AbortController().signal, tools: { get: () => undefined, add: () => {} }, settings }) as never;
-async function call<T extends { parse: (input: unknown) => unknown; execute: (input: never, context: never) => unknown }>(tool: T, input: unknown, settings = {}) {
+const context = (settings = {}) =>
+  ({
+    ownerId: "o",
+    conversationId: "c",
+    runId: "r",
+    signal: new AbortController().signal,
+    tools: { get: () => undefined, add: () => {} },
+    settings,
+  }) as never;
+async function call<
+  T extends { parse: (input: unknown) => unknown; execute: (input: never, context: never) => unknown },
+>(tool: T, input: unknown, settings = {}) {
   const parsed = tool.parse(input) as { ok: boolean; input: never; problems?: string[] };
   if (!parsed.ok) throw new Error(parsed.problems!.join("; "));
-  return (await tool.execute(parsed.input, context(settings))) as { ok: boolean; output?: Record<string, unknown>; error?: string };
+  return (await tool.execute(parsed.input, context(settings))) as {
+    ok: boolean;
+    output?: Record<string, unknown>;
+    error?: string;
+  };
 }
 
 describe("send_email, through a real SMTP server on loopback", () => {
@@ -23,7 +37,11 @@ describe("send_email, through a real SMTP server on loopback", () => {
         let data = "";
         stream.on("data", (chunk: Buffer) => (data += chunk));
         stream.on("end", () => {
-          received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((rcpt) => rcpt.address), data });
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            data,
+          });
           done();
         });
       },
@@ -34,8 +52,20 @@ describe("send_email, through a real SMTP server on loopback", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("sends text and HTML to allowed recipients, and the server receives them", async () => {
-    const sent = await call(sendEmail, { to: ["ada@example.com", "bob@team.example.org"], subject: "Weekly report", body: "All green.", html: "<p>All <b>green</b>.</p>" }, { allowed_recipients: ["ada@example.com", "@team.example.org"] });
-    expect(sent).toMatchObject({ ok: true, output: { sent: true, accepted: ["ada@example.com", "bob@team.example.org"] } });
+    const sent = await call(
+      sendEmail,
+      {
+        to: ["ada@example.com", "bob@team.example.org"],
+        subject: "Weekly report",
+        body: "All green.",
+        html: "<p>All <b>green</b>.</p>",
+      },
+      { allowed_recipients: ["ada@example.com", "@team.example.org"] },
+    );
+    expect(sent).toMatchObject({
+      ok: true,
+      output: { sent: true, accepted: ["ada@example.com", "bob@team.example.org"] },
+    });
     expect(received).toHaveLength(1);
     expect(received[0].to).toEqual(["ada@example.com", "bob@team.example.org"]);
     expect(received[0].data).toContain("Subject: Weekly report");
@@ -45,7 +75,13 @@ describe("send_email, through a real SMTP server on loopback", () => {
 
   it("refuses recipients the profile does not allow, sending nothing", async () => {
     const before = received.length;
-    expect(await call(sendEmail, { to: "mallory@evil.test", subject: "x", body: "y" }, { allowed_recipients: ["@example.com"] })).toMatchObject({ ok: false, error: expect.stringContaining("not among the recipients") });
+    expect(
+      await call(
+        sendEmail,
+        { to: "mallory@evil.test", subject: "x", body: "y" },
+        { allowed_recipients: ["@example.com"] },
+      ),
+    ).toMatchObject({ ok: false, error: expect.stringContaining("not among the recipients") });
     expect(received).toHaveLength(before);
   });
 
@@ -53,7 +89,10 @@ describe("send_email, through a real SMTP server on loopback", () => {
     const url = process.env.SMTP_URL;
     delete process.env.SMTP_URL;
     try {
-      expect(await call(sendEmail, { to: "a@example.com", subject: "x", body: "y" })).toMatchObject({ ok: false, error: expect.stringContaining("set SMTP_URL") });
+      expect(await call(sendEmail, { to: "a@example.com", subject: "x", body: "y" })).toMatchObject({
+        ok: false,
+        error: expect.stringContaining("set SMTP_URL"),
+      });
     } finally {
       process.env.SMTP_URL = url;
     }
@@ -68,8 +107,14 @@ describe("web_search", () => {
     searxng = http.createServer((req, res) => {
       const url = new URL(req.url!, "http://x");
       queries.push(`${url.pathname}?${url.searchParams}`);
-      const results = Array.from({ length: 30 }, (_, i) => ({ title: `Result ${i}`, url: `https://example.com/${i}`, content: `About ${url.searchParams.get("q")} (${i})` }));
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ query: url.searchParams.get("q"), results }));
+      const results = Array.from({ length: 30 }, (_, i) => ({
+        title: `Result ${i}`,
+        url: `https://example.com/${i}`,
+        content: `About ${url.searchParams.get("q")} (${i})`,
+      }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ query: url.searchParams.get("q"), results }));
     });
     await new Promise<void>((resolve) => searxng.listen(0, "127.0.0.1", resolve));
   });
@@ -77,13 +122,21 @@ describe("web_search", () => {
 
   it("says how to configure a provider when there is none", async () => {
     delete process.env.TOOLSMITH_SEARXNG_URL;
-    expect(await call(webSearch, { query: "xml parsing" })).toMatchObject({ ok: false, error: expect.stringContaining("TOOLSMITH_SEARXNG_URL") });
+    expect(await call(webSearch, { query: "xml parsing" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("TOOLSMITH_SEARXNG_URL"),
+    });
   });
 
   it("asks SearXNG's JSON API and returns at most num_results titles, URLs and snippets", async () => {
     process.env.TOOLSMITH_SEARXNG_URL = `http://127.0.0.1:${(searxng.address() as AddressInfo).port}/`;
     const found = await call(webSearch, { query: "xml parsing", num_results: 3 });
-    expect(found).toMatchObject({ ok: true, output: { results: [{ title: "Result 0", url: "https://example.com/0", snippet: "About xml parsing (0)" }, {}, {}] } });
+    expect(found).toMatchObject({
+      ok: true,
+      output: {
+        results: [{ title: "Result 0", url: "https://example.com/0", snippet: "About xml parsing (0)" }, {}, {}],
+      },
+    });
     expect((found.output!.results as unknown[]).length).toBe(3);
     expect(queries.at(-1)).toBe("/search?q=xml+parsing&format=json");
     expect(() => webSearch.parse({ query: "x", num_results: 21 })).not.toThrow();

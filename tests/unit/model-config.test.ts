@@ -7,7 +7,13 @@ afterEach(() => {
 });
 
 function configWith(env: Record<string, string | undefined>) {
-  process.env = { ...saved, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, TOOLSMITH_MODEL_API: undefined, ...env };
+  process.env = {
+    ...saved,
+    OPENAI_API_KEY: undefined,
+    OPENAI_BASE_URL: undefined,
+    TOOLSMITH_MODEL_API: undefined,
+    ...env,
+  };
   return modelConfig();
 }
 
@@ -22,7 +28,11 @@ describe("the model dialect", () => {
   ])("%o → %s", (env, api) => expect(configWith(env)?.api).toBe(api));
 
   it("says what is wrong with a base URL or a dialect it cannot use", () => {
-    expect(() => configWith({ OPENAI_BASE_URL: "localhost:11434" })).toThrow(/OPENAI_BASE_URL must be an http\(s\) URL/);
-    expect(() => configWith({ OPENAI_API_KEY: "sk", TOOLSMITH_MODEL_API: "ollama" })).toThrow(/chat, compatible or responses/);
+    expect(() => configWith({ OPENAI_BASE_URL: "localhost:11434" })).toThrow(
+      /OPENAI_BASE_URL must be an http\(s\) URL/,
+    );
+    expect(() => configWith({ OPENAI_API_KEY: "sk", TOOLSMITH_MODEL_API: "ollama" })).toThrow(
+      /chat, compatible or responses/,
+    );
   });
 });

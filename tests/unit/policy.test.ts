@@ -76,7 +76,10 @@ const allowed: [string, string][] = [
   ["arrow const", "const run = (inputs) => inputs.text.length;"],
   ["function expression", "const run = function (inputs) { return 1; };"],
   ["async arrow", "const run = async ({ text }) => text.split(' ');"],
-  ["helpers and classes", "class Stack { push(x) { this.items = [...(this.items ?? []), x]; } }\nfunction run() { const s = new Stack(); s.push(1); return s.items; }"],
+  [
+    "helpers and classes",
+    "class Stack { push(x) { this.items = [...(this.items ?? []), x]; } }\nfunction run() { const s = new Stack(); s.push(1); return s.items; }",
+  ],
   ["prototype read", "function run({ list }) { return Array.prototype.slice.call(list, 1); }"],
   ["regex and json", "function run({ text }) { return JSON.parse(JSON.stringify(text.match(/\\d+/g))); }"],
   ["computed access", "function run({ counts, key }) { counts[key] = (counts[key] ?? 0) + 1; return counts; }"],
@@ -88,7 +91,10 @@ const allowed: [string, string][] = [
   ["underscore names", "function run({ a_b }) { const _private = 1; return a_b + _private; }"],
   ["destructuring defaults", "function run({ a = 1, b: { c } = { c: 2 } }) { return a + c; }"],
   ["try/catch", "function run() { try { JSON.parse('{'); } catch (error) { return error.message; } }"],
-  ["labels and loops", "function run() { let n = 0; outer: for (let i = 0; i < 3; i++) { for (;;) { n++; continue outer; } } return n; }"],
+  [
+    "labels and loops",
+    "function run() { let n = 0; outer: for (let i = 0; i < 3; i++) { for (;;) { n++; continue outer; } } return n; }",
+  ],
 ];
 
 describe("the code policy", () => {

@@ -17,7 +17,10 @@ default_profile: coder
 
 describe("toolsmith.config.example.yaml", () => {
   it("is a valid profiles file", () => {
-    const parsed = parseProfiles(fs.readFileSync("toolsmith.config.example.yaml", "utf8"), "toolsmith.config.example.yaml");
+    const parsed = parseProfiles(
+      fs.readFileSync("toolsmith.config.example.yaml", "utf8"),
+      "toolsmith.config.example.yaml",
+    );
     expect(parsed.profiles.map((profile) => profile.name)).toEqual(["default", "researcher", "archivist"]);
   });
 });
@@ -26,13 +29,24 @@ describe("the profiles file", () => {
   it("reads profiles, their tools and their settings", () => {
     const file = parseProfiles(VALID, "toolsmith.config.yaml");
     expect(file.default_profile).toBe("coder");
-    expect(file.profiles[0]).toMatchObject({ name: "researcher", tools: ["fetch_url", "calculate"], tool_config: { fetch_url: { allowed_domains: ["example.com"], rate_limit: { calls: 10, per_seconds: 60 } } }, approval: [] });
+    expect(file.profiles[0]).toMatchObject({
+      name: "researcher",
+      tools: ["fetch_url", "calculate"],
+      tool_config: { fetch_url: { allowed_domains: ["example.com"], rate_limit: { calls: 10, per_seconds: 60 } } },
+      approval: [],
+    });
   });
 
   it.each([
     [VALID.replace("tools: [fetch_url, calculate]", "tools: [fetch_url, telnet]"), /line 3 \(profiles\.0\.tools\.1\)/],
-    [VALID.replace("default_profile: coder", "default_profile: nobody"), /line 10 \(default_profile\): no profile is named "nobody"/],
-    [VALID.replace("name: coder", "name: researcher"), /line 8 \(profiles\.1\.name\): the profile name "researcher" is used twice/],
+    [
+      VALID.replace("default_profile: coder", "default_profile: nobody"),
+      /line 10 \(default_profile\): no profile is named "nobody"/,
+    ],
+    [
+      VALID.replace("name: coder", "name: researcher"),
+      /line 8 \(profiles\.1\.name\): the profile name "researcher" is used twice/,
+    ],
     [VALID.replace("calls: 10", "calls: 0"), /line 7 .*rate_limit\.calls/],
     ["profiles: [\n  - name: a\n    tools: [calculate\n", /line \d+: /],
   ])("names the line and the problem of a file it cannot use (%#)", (text, message) => {
@@ -57,7 +71,15 @@ describe("fetch_url's domain rules", () => {
 });
 
 describe("webhook", () => {
-  const context = (settings = {}) => ({ ownerId: "o", conversationId: "c", runId: "r", signal: new AbortController().signal, tools: { get: () => undefined, add: () => {} }, settings }) as never;
+  const context = (settings = {}) =>
+    ({
+      ownerId: "o",
+      conversationId: "c",
+      runId: "r",
+      signal: new AbortController().signal,
+      tools: { get: () => undefined, add: () => {} },
+      settings,
+    }) as never;
   const send = async (url: string, settings = {}) => {
     const { webhook } = await import("@/lib/tools/webhook");
     const parsed = webhook.parse({ url, payload: { hello: "world" } });
@@ -66,13 +88,27 @@ describe("webhook", () => {
   };
 
   it("goes through the fetch guard: loopback, private and metadata addresses are refused before any packet", async () => {
-    for (const url of ["http://127.0.0.1:9/hook", "http://169.254.169.254/latest", "http://[::1]/", "http://localhost/hook"]) {
-      expect(await send(url)).toMatchObject({ ok: false, error: expect.stringMatching(/not (a public address|allowed)/) });
+    for (const url of [
+      "http://127.0.0.1:9/hook",
+      "http://169.254.169.254/latest",
+      "http://[::1]/",
+      "http://localhost/hook",
+    ]) {
+      expect(await send(url)).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/not (a public address|allowed)/),
+      });
     }
   });
 
   it("keeps the profile's domain rules", async () => {
-    expect(await send("https://hooks.evil.test/x", { allowed_domains: ["hooks.example.com"] })).toMatchObject({ ok: false, error: expect.stringContaining("not among the domains") });
-    expect(await send("https://hooks.example.com/x", { blocked_domains: ["example.com"] })).toMatchObject({ ok: false, error: expect.stringContaining("blocked") });
+    expect(await send("https://hooks.evil.test/x", { allowed_domains: ["hooks.example.com"] })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not among the domains"),
+    });
+    expect(await send("https://hooks.example.com/x", { blocked_domains: ["example.com"] })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("blocked"),
+    });
   });
 });

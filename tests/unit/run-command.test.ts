@@ -13,18 +13,40 @@ beforeAll(async () => {
   ({ runCommand } = await import("@/lib/tools/run-command"));
 });
 
-type Outcome = { ok: boolean; output?: { exit_code: number | null; stdout: string; stderr: string }; error?: string; cancelled?: boolean };
-async function run(command: string, { timeout, settings = {}, signal = new AbortController().signal }: { timeout?: number; settings?: object; signal?: AbortSignal } = {}) {
+type Outcome = {
+  ok: boolean;
+  output?: { exit_code: number | null; stdout: string; stderr: string };
+  error?: string;
+  cancelled?: boolean;
+};
+async function run(
+  command: string,
+  {
+    timeout,
+    settings = {},
+    signal = new AbortController().signal,
+  }: { timeout?: number; settings?: object; signal?: AbortSignal } = {},
+) {
   const parsed = runCommand.parse({ command, timeout });
   if (!parsed.ok) throw new Error(parsed.problems.join("; "));
-  const context = { ownerId: "o", conversationId: "command-test", runId: "r", signal, tools: { get: () => undefined, add: () => {} }, settings };
+  const context = {
+    ownerId: "o",
+    conversationId: "command-test",
+    runId: "r",
+    signal,
+    tools: { get: () => undefined, add: () => {} },
+    settings,
+  };
   return (await runCommand.execute(parsed.input, context as never)) as Outcome;
 }
 const workspace = () => path.join(process.env.TOOLSMITH_WORKSPACES_DIR!, "command-test");
 
 describe("run_command in bubblewrap", () => {
   it("runs plain words in the workspace and returns the exit code and output", async () => {
-    expect(await run("echo hello sandbox")).toMatchObject({ ok: true, output: { exit_code: 0, stdout: "hello sandbox\n" } });
+    expect(await run("echo hello sandbox")).toMatchObject({
+      ok: true,
+      output: { exit_code: 0, stdout: "hello sandbox\n" },
+    });
     expect(await run("touch made-here.txt")).toMatchObject({ ok: true });
     expect(fs.existsSync(path.join(workspace(), "made-here.txt"))).toBe(true);
     expect(await run("ls /nothing-here")).toMatchObject({ ok: true, output: { exit_code: 2 } });
@@ -76,7 +98,13 @@ describe("run_command in bubblewrap", () => {
   it("refuses shell features and commands the profile does not allow", async () => {
     expect(await run("echo hi | cat")).toMatchObject({ ok: false, error: expect.stringContaining("needs a shell") });
     expect(await run("echo $HOME")).toMatchObject({ ok: true, output: { stdout: "\n" } });
-    expect(await run("echo hi | tr a-z A-Z", { settings: { shell: true } })).toMatchObject({ ok: true, output: { stdout: "HI\n" } });
-    expect(await run("ls", { settings: { allowed_commands: ["echo"] } })).toMatchObject({ ok: false, error: expect.stringContaining("not among the commands") });
+    expect(await run("echo hi | tr a-z A-Z", { settings: { shell: true } })).toMatchObject({
+      ok: true,
+      output: { stdout: "HI\n" },
+    });
+    expect(await run("ls", { settings: { allowed_commands: ["echo"] } })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not among the commands"),
+    });
   });
 });

@@ -20,26 +20,41 @@ const tool = (code: string, input: unknown = {}) => sandbox.runInSandbox("tool",
 
 describe("the sandbox runtime", () => {
   it("calls run with the inputs and returns its value and console output", async () => {
-    const result = await tool("function run({ a, b }) { console.log('adding', a, b, { a }); return { sum: a + b }; }", { a: 2, b: 3 });
+    const result = await tool("function run({ a, b }) { console.log('adding', a, b, { a }); return { sum: a + b }; }", {
+      a: 2,
+      b: 3,
+    });
     expect(result).toMatchObject({ ok: true, output: { sum: 5 }, logs: ['adding 2 3 {"a":2}'] });
   });
 
   it("awaits an async run", async () => {
-    expect(await tool("async function run() { await null; return [1, 2].map((x) => x * 3); }")).toMatchObject({ ok: true, output: [3, 6] });
+    expect(await tool("async function run() { await null; return [1, 2].map((x) => x * 3); }")).toMatchObject({
+      ok: true,
+      output: [3, 6],
+    });
   });
 
   it("returns a snippet's completion value", async () => {
     expect(await sandbox.runInSandbox("snippet", "const x = 20; x + 22")).toMatchObject({ ok: true, output: 42 });
-    expect(await sandbox.runInSandbox("snippet", "Promise.resolve('later')")).toMatchObject({ ok: true, output: "later" });
+    expect(await sandbox.runInSandbox("snippet", "Promise.resolve('later')")).toMatchObject({
+      ok: true,
+      output: "later",
+    });
   });
 
   it("maps undefined to null and reports values JSON cannot carry", async () => {
     expect(await tool("function run() {}")).toMatchObject({ ok: true, output: null });
-    expect(await tool("function run() { const a = {}; a.self = a; return a; }")).toMatchObject({ ok: false, error: { message: expect.stringMatching(/circular/i) } });
+    expect(await tool("function run() { const a = {}; a.self = a; return a; }")).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/circular/i) },
+    });
   });
 
   it("turns a thrown error into a failure with its message", async () => {
-    expect(await tool("function run() { throw new RangeError('too far'); }")).toMatchObject({ ok: false, error: { kind: "error", message: "RangeError: too far" } });
+    expect(await tool("function run() { throw new RangeError('too far'); }")).toMatchObject({
+      ok: false,
+      error: { kind: "error", message: "RangeError: too far" },
+    });
   });
 
   it("re-checks the policy before every run", async () => {
@@ -50,7 +65,10 @@ describe("the sandbox runtime", () => {
   it("stops an infinite loop at the time limit", async () => {
     const started = performance.now();
     const result = await tool("function run() { while (true) {} }");
-    expect(result).toMatchObject({ ok: false, error: { kind: "timeout", message: expect.stringContaining("1000 ms") } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: "timeout", message: expect.stringContaining("1000 ms") },
+    });
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
@@ -78,12 +96,17 @@ describe("the sandbox runtime", () => {
   });
 
   it("stops a memory bomb that catches out-of-memory and retries", async () => {
-    const result = await tool("function run() { const a = []; for (;;) { try { a.push(new Array(1e6).fill(1)); } catch (e) {} } }");
+    const result = await tool(
+      "function run() { const a = []; for (;;) { try { a.push(new Array(1e6).fill(1)); } catch (e) {} } }",
+    );
     expect(result.ok || result.error.kind).toMatch(/^(memory|timeout)$/);
   });
 
   it("stops runaway recursion", async () => {
-    expect(await tool("function run() { const f = () => f() + 1; return f(); }")).toMatchObject({ ok: false, error: { kind: "stack" } });
+    expect(await tool("function run() { const f = () => f() + 1; return f(); }")).toMatchObject({
+      ok: false,
+      error: { kind: "stack" },
+    });
   });
 
   it("caps the output that leaves the sandbox", async () => {
@@ -100,7 +123,10 @@ describe("the sandbox runtime", () => {
 
   it("fails a promise that can never settle at once instead of waiting for the clock", async () => {
     const started = performance.now();
-    expect(await tool("async function run() { await new Promise(() => {}); }")).toMatchObject({ ok: false, error: { message: expect.stringContaining("never settles") } });
+    expect(await tool("async function run() { await new Promise(() => {}); }")).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("never settles") },
+    });
     expect(performance.now() - started).toBeLessThan(500);
   });
 
@@ -109,16 +135,28 @@ describe("the sandbox runtime", () => {
       {
         mode: "snippet",
         code: "[typeof require, typeof setTimeout, typeof std, typeof os, typeof Buffer, typeof fetch, typeof console.log, typeof globalThis.process]",
-        limits: { timeoutMs: 1000, memoryBytes: 32 << 20, stackBytes: 256 << 10, outputChars: 1000, consoleChars: 1000 },
+        limits: {
+          timeoutMs: 1000,
+          memoryBytes: 32 << 20,
+          stackBytes: 256 << 10,
+          outputChars: 1000,
+          consoleChars: 1000,
+        },
       },
       async () => ({}),
     );
-    expect(probe).toMatchObject({ ok: true, output: ["undefined", "undefined", "undefined", "undefined", "undefined", "function", "function", "undefined"] });
+    expect(probe).toMatchObject({
+      ok: true,
+      output: ["undefined", "undefined", "undefined", "undefined", "undefined", "function", "function", "undefined"],
+    });
   });
 
   it("starts every call in a fresh realm", async () => {
     await sandbox.runInSandbox("snippet", "var leaked = 'from an earlier call'; Array.prototype.polluted = true; 1");
-    expect(await sandbox.runInSandbox("snippet", "[typeof leaked, [].polluted]")).toMatchObject({ ok: true, output: ["undefined", null] });
+    expect(await sandbox.runInSandbox("snippet", "[typeof leaked, [].polluted]")).toMatchObject({
+      ok: true,
+      output: ["undefined", null],
+    });
   });
 
   it("keeps serving after a thread was killed", async () => {
@@ -130,7 +168,12 @@ describe("the sandbox runtime", () => {
   it("stops a call when it is cancelled: the thread is terminated within 100 ms and replaced", async () => {
     const controller = new AbortController();
     const before = sandbox.sandboxPool().stats().terminated.cancelled;
-    const pending = sandbox.runInSandbox("tool", "function run() { const end = Date.now() + 3000; while (Date.now() < end) {} return 'finished'; }", {}, controller.signal);
+    const pending = sandbox.runInSandbox(
+      "tool",
+      "function run() { const end = Date.now() + 3000; while (Date.now() < end) {} return 'finished'; }",
+      {},
+      controller.signal,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = performance.now();
     controller.abort();
@@ -143,22 +186,42 @@ describe("the sandbox runtime", () => {
 
   it("lets go of a run's signal when each call settles, however many calls share it", async () => {
     const controller = new AbortController();
-    for (let i = 0; i < 15; i++) await sandbox.runInSandbox("tool", "function run() { return 1; }", {}, controller.signal);
+    for (let i = 0; i < 15; i++)
+      await sandbox.runInSandbox("tool", "function run() { return 1; }", {}, controller.signal);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("cancels a call that waits in the queue, or was cancelled before it was sent, without running it", async () => {
     const pool = new SandboxPool(1);
-    const limits = { timeoutMs: 1000, memoryBytes: 32 << 20, stackBytes: 256 << 10, outputChars: 1000, consoleChars: 1000 };
+    const limits = {
+      timeoutMs: 1000,
+      memoryBytes: 32 << 20,
+      stackBytes: 256 << 10,
+      outputChars: 1000,
+      consoleChars: 1000,
+    };
     const fetched: string[] = [];
     const onFetch = async (request: { url: string }) => void fetched.push(request.url);
     try {
-      const busy = pool.run({ mode: "snippet", code: "const end = Date.now() + 300; while (Date.now() < end) {} 1", limits }, onFetch);
+      const busy = pool.run(
+        { mode: "snippet", code: "const end = Date.now() + 300; while (Date.now() < end) {} 1", limits },
+        onFetch,
+      );
       const controller = new AbortController();
-      const queued = pool.run({ mode: "snippet", code: "fetch('http://queued.test/')", limits }, onFetch, controller.signal);
+      const queued = pool.run(
+        { mode: "snippet", code: "fetch('http://queued.test/')", limits },
+        onFetch,
+        controller.signal,
+      );
       controller.abort();
       expect(await queued).toMatchObject({ ok: false, error: { kind: "cancelled" } });
-      expect(await pool.run({ mode: "snippet", code: "fetch('http://aborted.test/')", limits }, onFetch, AbortSignal.abort())).toMatchObject({ error: { kind: "cancelled" } });
+      expect(
+        await pool.run(
+          { mode: "snippet", code: "fetch('http://aborted.test/')", limits },
+          onFetch,
+          AbortSignal.abort(),
+        ),
+      ).toMatchObject({ error: { kind: "cancelled" } });
       expect(await busy).toMatchObject({ ok: true, output: 1 });
       expect(fetched).toEqual([]);
       expect(pool.stats()).toMatchObject({ threads: 1, busy: 0, queued: 0, terminated: { cancelled: 0 } });
@@ -168,7 +231,13 @@ describe("the sandbox runtime", () => {
   });
 
   it("aborts a call's fetch when the call ends, by cancel or by timeout", async () => {
-    const limits = { timeoutMs: 300, memoryBytes: 32 << 20, stackBytes: 256 << 10, outputChars: 1000, consoleChars: 1000 };
+    const limits = {
+      timeoutMs: 300,
+      memoryBytes: 32 << 20,
+      stackBytes: 256 << 10,
+      outputChars: 1000,
+      consoleChars: 1000,
+    };
     const pool = new SandboxPool(1);
     await pool.warm();
     try {
@@ -178,9 +247,15 @@ describe("the sandbox runtime", () => {
         // A fetch that never answers: only the end of the call can end it.
         const onFetch = (_request: unknown, signal: AbortSignal) => {
           if (cancel) setTimeout(() => controller.abort(), 20);
-          return new Promise((_resolve, reject) => signal.addEventListener("abort", () => ((fetchAborted = true), reject(new Error("aborted")))));
+          return new Promise((_resolve, reject) =>
+            signal.addEventListener("abort", () => ((fetchAborted = true), reject(new Error("aborted")))),
+          );
         };
-        const pending = pool.run({ mode: "snippet", code: "fetch('http://slow.test/')", limits }, onFetch, controller.signal);
+        const pending = pool.run(
+          { mode: "snippet", code: "fetch('http://slow.test/')", limits },
+          onFetch,
+          controller.signal,
+        );
         expect(await pending).toMatchObject({ ok: false, error: { kind: cancel ? "cancelled" : "timeout" } });
         expect(fetchAborted).toBe(true);
       }
@@ -199,7 +274,9 @@ describe("the sandbox runtime", () => {
   });
 
   it("refuses fetch to private addresses from tool code", async () => {
-    const result = await tool("async function run() { const r = await fetch('http://127.0.0.1:1/'); return r.status; }");
+    const result = await tool(
+      "async function run() { const r = await fetch('http://127.0.0.1:1/'); return r.status; }",
+    );
     expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("not a public address") } });
   });
 });

@@ -8,25 +8,54 @@ const node20 = new Set(["--max-old-space-size"]);
 
 describe("the server's Node flags", () => {
   it("asks for async context frames where the runtime has them behind a flag, and a heap cap", () => {
-    expect(missingServerFlags({ env: {}, execArgv: [], version: "22.23.3", knownFlags: node22 })).toEqual(["--experimental-async-context-frame", "--max-old-space-size=384"]);
-    expect(missingServerFlags({ env: {}, execArgv: [], version: "20.20.2", knownFlags: node20 })).toEqual(["--max-old-space-size=384"]);
+    expect(missingServerFlags({ env: {}, execArgv: [], version: "22.23.3", knownFlags: node22 })).toEqual([
+      "--experimental-async-context-frame",
+      "--max-old-space-size=384",
+    ]);
+    expect(missingServerFlags({ env: {}, execArgv: [], version: "20.20.2", knownFlags: node20 })).toEqual([
+      "--max-old-space-size=384",
+    ]);
     // The default from Node 24 on.
-    expect(missingServerFlags({ env: {}, execArgv: [], version: "24.1.0", knownFlags: node22 })).toEqual(["--max-old-space-size=384"]);
+    expect(missingServerFlags({ env: {}, execArgv: [], version: "24.1.0", knownFlags: node22 })).toEqual([
+      "--max-old-space-size=384",
+    ]);
   });
 
   it("keeps what the process was started with, on the command line or in NODE_OPTIONS", () => {
     const started = ["--experimental-async-context-frame", "--max-old-space-size=384"];
     expect(missingServerFlags({ env: {}, execArgv: started, version: "22.23.3", knownFlags: node22 })).toEqual([]);
-    expect(missingServerFlags({ env: { NODE_OPTIONS: "--max-old-space-size=2048 --experimental-async-context-frame" }, execArgv: [], version: "22.23.3", knownFlags: node22 })).toEqual([]);
+    expect(
+      missingServerFlags({
+        env: { NODE_OPTIONS: "--max-old-space-size=2048 --experimental-async-context-frame" },
+        execArgv: [],
+        version: "22.23.3",
+        knownFlags: node22,
+      }),
+    ).toEqual([]);
     // V8's spelling with underscores, and a flag turned off on purpose.
-    expect(missingServerFlags({ env: { NODE_OPTIONS: "--max_old_space_size=4096 --no-experimental-async-context-frame" }, execArgv: [], version: "22.23.3", knownFlags: node22 })).toEqual([]);
+    expect(
+      missingServerFlags({
+        env: { NODE_OPTIONS: "--max_old_space_size=4096 --no-experimental-async-context-frame" },
+        execArgv: [],
+        version: "22.23.3",
+        knownFlags: node22,
+      }),
+    ).toEqual([]);
   });
 
   it("takes the heap cap from TOOLSMITH_HEAP_MB, 0 for none, and refuses a value that is not a size", () => {
-    expect(missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "1024" }, execArgv: [], version: "20.20.2", knownFlags: node20 })).toEqual(["--max-old-space-size=1024"]);
-    expect(missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "0" }, execArgv: [], version: "20.20.2", knownFlags: node20 })).toEqual([]);
-    expect(missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "" }, execArgv: [], version: "20.20.2", knownFlags: node20 })).toEqual(["--max-old-space-size=384"]);
-    expect(() => missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "lots" }, execArgv: [], version: "20.20.2", knownFlags: node20 })).toThrow(/TOOLSMITH_HEAP_MB must be a whole number/);
+    expect(
+      missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "1024" }, execArgv: [], version: "20.20.2", knownFlags: node20 }),
+    ).toEqual(["--max-old-space-size=1024"]);
+    expect(
+      missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "0" }, execArgv: [], version: "20.20.2", knownFlags: node20 }),
+    ).toEqual([]);
+    expect(
+      missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "" }, execArgv: [], version: "20.20.2", knownFlags: node20 }),
+    ).toEqual(["--max-old-space-size=384"]);
+    expect(() =>
+      missingServerFlags({ env: { TOOLSMITH_HEAP_MB: "lots" }, execArgv: [], version: "20.20.2", knownFlags: node20 }),
+    ).toThrow(/TOOLSMITH_HEAP_MB must be a whole number/);
   });
 });
 
@@ -35,7 +64,8 @@ const [major, minor] = process.versions.node.split(".").map(Number);
 const sharesPorts = process.platform === "linux" && (major > 22 || (major === 22 && minor >= 12));
 
 const ok = (_request: unknown, response: { end(body: string): void }) => response.end("ok");
-const close = (servers: Server[]) => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+const close = (servers: Server[]) =>
+  Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 
 /**
  * How many of `count` connections, all waiting before the event loop's next turn, the servers accept in the turn
@@ -44,7 +74,8 @@ const close = (servers: Server[]) => Promise.all(servers.map((server) => new Pro
 async function acceptedInOneTurn(servers: Server[], count: number): Promise<number> {
   let accepted = 0;
   const inFirstTurn = new Promise<number>((resolve) => {
-    for (const server of servers) server.on("connection", () => accepted++ === 0 && setImmediate(() => resolve(accepted)));
+    for (const server of servers)
+      server.on("connection", () => accepted++ === 0 && setImmediate(() => resolve(accepted)));
   });
   const { port } = servers[0].address() as net.AddressInfo;
   const clients = Array.from({ length: count }, () => net.connect(port, "127.0.0.1"));
@@ -55,27 +86,32 @@ async function acceptedInOneTurn(servers: Server[], count: number): Promise<numb
 }
 
 describe("the server's listening sockets", () => {
-  it.runIf(sharesPorts)("accepts waiting connections on several sockets in one turn of the event loop, where one socket takes one", async () => {
-    const one = await listen(ok, { port: 0, host: "127.0.0.1", sockets: 1 });
-    const several = await listen(ok, { port: 0, host: "127.0.0.1" });
-    try {
-      expect(one).toHaveLength(1);
-      expect(several).toHaveLength(8);
-      expect(await acceptedInOneTurn(one, 16)).toBe(1);
-      // 16 connections spread over 8 sockets by the kernel's hash of their addresses.
-      expect(await acceptedInOneTurn(several, 16)).toBeGreaterThan(1);
-      const response = await fetch(`http://127.0.0.1:${(several[0].address() as net.AddressInfo).port}/`);
-      expect(await response.text()).toBe("ok");
-    } finally {
-      await close([...one, ...several]);
-    }
-  });
+  it.runIf(sharesPorts)(
+    "accepts waiting connections on several sockets in one turn of the event loop, where one socket takes one",
+    async () => {
+      const one = await listen(ok, { port: 0, host: "127.0.0.1", sockets: 1 });
+      const several = await listen(ok, { port: 0, host: "127.0.0.1" });
+      try {
+        expect(one).toHaveLength(1);
+        expect(several).toHaveLength(8);
+        expect(await acceptedInOneTurn(one, 16)).toBe(1);
+        // 16 connections spread over 8 sockets by the kernel's hash of their addresses.
+        expect(await acceptedInOneTurn(several, 16)).toBeGreaterThan(1);
+        const response = await fetch(`http://127.0.0.1:${(several[0].address() as net.AddressInfo).port}/`);
+        expect(await response.text()).toBe("ok");
+      } finally {
+        await close([...one, ...several]);
+      }
+    },
+  );
 
   it.runIf(!sharesPorts)("listens on one socket where the runtime cannot share a port", async () => {
     const servers = await listen(ok, { port: 0, host: "127.0.0.1" });
     try {
       expect(servers).toHaveLength(1);
-      expect(await (await fetch(`http://127.0.0.1:${(servers[0].address() as net.AddressInfo).port}/`)).text()).toBe("ok");
+      expect(await (await fetch(`http://127.0.0.1:${(servers[0].address() as net.AddressInfo).port}/`)).text()).toBe(
+        "ok",
+      );
     } finally {
       await close(servers);
     }
@@ -87,9 +123,13 @@ describe("the server's listening sockets", () => {
     ["a server that shares its port", true],
   ])("refuses a port %s listens on, instead of sharing it", async (_, reusePort) => {
     const other = net.createServer();
-    await new Promise<void>((resolve) => other.listen({ port: 0, host: "127.0.0.1", reusePort: reusePort && sharesPorts }, resolve));
+    await new Promise<void>((resolve) =>
+      other.listen({ port: 0, host: "127.0.0.1", reusePort: reusePort && sharesPorts }, resolve),
+    );
     try {
-      await expect(listen(ok, { port: (other.address() as net.AddressInfo).port, host: "127.0.0.1" })).rejects.toThrow(/EADDRINUSE/);
+      await expect(listen(ok, { port: (other.address() as net.AddressInfo).port, host: "127.0.0.1" })).rejects.toThrow(
+        /EADDRINUSE/,
+      );
     } finally {
       await new Promise((resolve) => other.close(resolve));
     }
@@ -100,7 +140,9 @@ describe("how long a client may take nothing", () => {
   it("is TOOLSMITH_CLIENT_STALL_MS, 10 s when unset, and a setting that is not a duration stops the server", () => {
     expect(clientStallMs({})).toBe(10_000);
     expect(clientStallMs({ TOOLSMITH_CLIENT_STALL_MS: "2500" })).toBe(2_500);
-    expect(() => clientStallMs({ TOOLSMITH_CLIENT_STALL_MS: "ten" })).toThrow(/TOOLSMITH_CLIENT_STALL_MS must be a whole number of milliseconds, at least 100, not "ten"/);
+    expect(() => clientStallMs({ TOOLSMITH_CLIENT_STALL_MS: "ten" })).toThrow(
+      /TOOLSMITH_CLIENT_STALL_MS must be a whole number of milliseconds, at least 100, not "ten"/,
+    );
     expect(() => clientStallMs({ TOOLSMITH_CLIENT_STALL_MS: "5" })).toThrow(/at least 100/);
   });
 });

@@ -14,19 +14,37 @@ beforeAll(async () => {
 
 /** Settles with the promise's outcome, or says it did not within `ms`. */
 const within = <T>(ms: number, promise: Promise<T>) =>
-  Promise.race([promise.then((value) => ({ value }), (error: Error) => ({ error: error.message })), new Promise((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
+  Promise.race([
+    promise.then(
+      (value) => ({ value }),
+      (error: Error) => ({ error: error.message }),
+    ),
+    new Promise((resolve) => setTimeout(() => resolve("still waiting"), ms)),
+  ]);
 
 describe("SQLite's one connection", () => {
   it("goes on after a transaction whose COMMIT fails: other statements and the next transaction run", async () => {
     const { db, transaction } = client;
     await db.$executeRawUnsafe(`CREATE TABLE "Parent" ("id" INTEGER PRIMARY KEY)`);
-    await db.$executeRawUnsafe(`CREATE TABLE "Child" ("parentId" INTEGER REFERENCES "Parent" ("id") DEFERRABLE INITIALLY DEFERRED)`);
+    await db.$executeRawUnsafe(
+      `CREATE TABLE "Child" ("parentId" INTEGER REFERENCES "Parent" ("id") DEFERRABLE INITIALLY DEFERRED)`,
+    );
     // A deferred foreign key is checked at COMMIT, which fails.
-    const failed = await within(5_000, transaction((tx) => tx.$executeRawUnsafe(`INSERT INTO "Child" VALUES (42)`)));
+    const failed = await within(
+      5_000,
+      transaction((tx) => tx.$executeRawUnsafe(`INSERT INTO "Child" VALUES (42)`)),
+    );
     expect(failed).toMatchObject({ error: expect.stringMatching(/foreign ?key/i) });
     expect(await within(2_000, db.conversation.count())).toEqual({ value: 0 });
-    expect(await within(2_000, transaction((tx) => tx.conversation.create({ data: { ownerId: "after" } })))).toMatchObject({ value: { ownerId: "after" } });
+    expect(
+      await within(
+        2_000,
+        transaction((tx) => tx.conversation.create({ data: { ownerId: "after" } })),
+      ),
+    ).toMatchObject({ value: { ownerId: "after" } });
     // What the failed transaction wrote is not there.
-    expect(await within(2_000, db.$queryRawUnsafe(`SELECT COUNT(*) AS "n" FROM "Child"`))).toEqual({ value: [{ n: 0n }] });
+    expect(await within(2_000, db.$queryRawUnsafe(`SELECT COUNT(*) AS "n" FROM "Child"`))).toEqual({
+      value: [{ n: 0n }],
+    });
   });
 });

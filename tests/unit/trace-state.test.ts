@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { answerOf, applyEvents, emptyTrace, type TraceEvent } from "@/lib/trace/state";
 
-const tool = { id: "t1", name: "shout", description: "Shout.", parametersSchema: { type: "object" }, code: "function run() {}", version: 1 };
+const tool = {
+  id: "t1",
+  name: "shout",
+  description: "Shout.",
+  parametersSchema: { type: "object" },
+  code: "function run() {}",
+  version: 1,
+};
 const events = [
   { type: "run_started", messageId: "m1", model: "gpt" },
   { type: "step_started", step: 1 },
@@ -10,7 +17,15 @@ const events = [
   { type: "text_delta", step: 1, delta: "Building." },
   { type: "tool_call", step: 1, callId: "c1", name: "register_tool", input: { name: "shout" } },
   { type: "tool_registered", step: 1, callId: "c1", tool },
-  { type: "tool_result", step: 1, callId: "c1", name: "register_tool", ok: true, output: { registered: "shout" }, durationMs: 4 },
+  {
+    type: "tool_result",
+    step: 1,
+    callId: "c1",
+    name: "register_tool",
+    ok: true,
+    output: { registered: "shout" },
+    durationMs: 4,
+  },
   { type: "step_finished", step: 1, finishReason: "tool-calls" },
   { type: "step_started", step: 2 },
   { type: "text_delta", step: 2, delta: "HELLO" },
@@ -24,7 +39,12 @@ describe("the trace reducer", () => {
       { type: "run_started", messageId: "m1", model: "gpt" },
       { type: "step_started", step: 1 },
       { type: "text_delta", step: 1, delta: "Half an ans" },
-      { type: "run_resumed", step: 0, message: "The server running this run stopped; another one took it over and goes on after step 0.", segment: "on-B" },
+      {
+        type: "run_resumed",
+        step: 0,
+        message: "The server running this run stopped; another one took it over and goes on after step 0.",
+        segment: "on-B",
+      },
       { type: "step_started", step: 1 },
       { type: "text_delta", step: 1, delta: "A whole answer." },
       { type: "step_finished", step: 1, finishReason: "stop" },

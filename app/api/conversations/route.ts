@@ -9,7 +9,6 @@ import { limitRate } from "@/lib/http/rate-limit";
 
 export const dynamic = "force-dynamic";
 
-
 /** The requester's conversations, newest first, a page at a time. */
 export const GET = route(async (request) => {
   const identity = await requireIdentity(request);
@@ -21,5 +20,7 @@ export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
   limitRate("conversations", identity, request);
   const { title, profile } = await readJson(request, NewConversation);
-  return Response.json(await createConversation(identity, { title, profile: profile && knownProfile(profile) }), { status: 201 });
+  return Response.json(await createConversation(identity, { title, profile: profile && knownProfile(profile) }), {
+    status: 201,
+  });
 });

@@ -11,7 +11,9 @@ import { registerToolVersion } from "@/lib/tools/registration";
 export const dynamic = "force-dynamic";
 
 /** The requester's tools (latest versions), by name, a page at a time; `nextCursor` fetches the next page. */
-export const GET = route(async (request) => Response.json(await toolPage(await requireIdentity(request), readQuery(request, ToolListQuery))));
+export const GET = route(async (request) =>
+  Response.json(await toolPage(await requireIdentity(request), readQuery(request, ToolListQuery))),
+);
 
 /** A new library tool, checked like register_tool: 422 with the violations when the code policy refuses it. */
 export const POST = route(async (request) => {
@@ -21,12 +23,26 @@ export const POST = route(async (request) => {
     throw new ApiError(422, "reserved_name", `"${definition.name}" is a built-in tool; choose another name.`);
   }
   const registration = await registerToolVersion(
-    { ownerId: identity, conversationId: null, runId: null, name: definition.name, description: definition.description, parametersSchema: definition.parameters_schema, code: definition.code },
+    {
+      ownerId: identity,
+      conversationId: null,
+      runId: null,
+      name: definition.name,
+      description: definition.description,
+      parametersSchema: definition.parameters_schema,
+      code: definition.code,
+    },
     request.signal,
   );
   if (!registration.ok) {
-    const violations = registration.problem === "policy" ? registration.violations.map(({ message, line, column }) => ({ message, line, column })) : undefined;
-    return Response.json({ error: { code: `tool_${registration.problem}`, message: registration.message }, violations }, { status: 422 });
+    const violations =
+      registration.problem === "policy"
+        ? registration.violations.map(({ message, line, column }) => ({ message, line, column }))
+        : undefined;
+    return Response.json(
+      { error: { code: `tool_${registration.problem}`, message: registration.message }, violations },
+      { status: 422 },
+    );
   }
   return Response.json(toolJson(registration.row), { status: 201 });
 });

@@ -20,6 +20,17 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function ConversationPage({ params }: Props) {
   const conversation = await ownedConversationForPage((await params).id);
   if (!conversation) notFound();
-  const [trace, conversations] = await Promise.all([loadTrace(conversation), conversationPage((await pageIdentity())!)]);
-  return <ChatView key={conversation.id} initial={initialView(trace)} profiles={profileChoice()} conversations={conversations} modelConfigured={modelConfig() !== undefined} />;
+  const [trace, conversations] = await Promise.all([
+    loadTrace(conversation),
+    conversationPage((await pageIdentity())!),
+  ]);
+  return (
+    <ChatView
+      key={conversation.id}
+      initial={initialView(trace)}
+      profiles={profileChoice()}
+      conversations={conversations}
+      modelConfigured={modelConfig() !== undefined}
+    />
+  );
 }

@@ -16,7 +16,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const conversation = await sharedConversationForPage((await params).token);
   if (!conversation) return { title: "Not found · Toolsmith" };
   const first = (await listMessages(conversation.id)).find((message) => message.role === "user");
-  const description = (first?.content ?? "A conversation with an agent that builds its own tools.").replace(/\s+/g, " ").slice(0, 200);
+  const description = (first?.content ?? "A conversation with an agent that builds its own tools.")
+    .replace(/\s+/g, " ")
+    .slice(0, 200);
   const title = `${conversation.title} · Toolsmith`;
   return {
     title,
@@ -32,5 +34,13 @@ export default async function SharedConversationPage({ params }: Props) {
   const { token } = await params;
   const conversation = await sharedConversationForPage(token);
   if (!conversation) notFound();
-  return <ChatView key={conversation.id} initial={initialView(await loadTrace(conversation))} conversations={NO_CONVERSATIONS} modelConfigured share={{ token }} />;
+  return (
+    <ChatView
+      key={conversation.id}
+      initial={initialView(await loadTrace(conversation))}
+      conversations={NO_CONVERSATIONS}
+      modelConfigured
+      share={{ token }}
+    />
+  );
 }

@@ -26,7 +26,11 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function ToolPage({ params }: Props) {
   const tool = await ownedTool((await params).id);
   if (!tool) notFound();
-  const [versions, stats, executions] = await Promise.all([listToolVersions(tool.lineageId), toolStats([tool.lineageId]), listToolExecutions(tool.lineageId, RECENT_CALLS)]);
+  const [versions, stats, executions] = await Promise.all([
+    listToolVersions(tool.lineageId),
+    toolStats([tool.lineageId]),
+    listToolExecutions(tool.lineageId, RECENT_CALLS),
+  ]);
   return (
     <PageShell current="/tools">
       <ToolDetail

@@ -8,7 +8,20 @@ import { readQuery } from "@/lib/http/query";
 export const dynamic = "force-dynamic";
 
 const PAGE = 1000;
-const COLUMNS: (keyof AuditJson)[] = ["time", "id", "conversationId", "runId", "tool", "profile", "decision", "reason", "inputHash", "inputSize", "outcome", "durationMs"];
+const COLUMNS: (keyof AuditJson)[] = [
+  "time",
+  "id",
+  "conversationId",
+  "runId",
+  "tool",
+  "profile",
+  "decision",
+  "reason",
+  "inputHash",
+  "inputSize",
+  "outcome",
+  "durationMs",
+];
 
 /** The whole audit log (filtered like GET /api/audit) as CSV or JSON Lines, streamed a page at a time. */
 export const GET = route(async (request) => {
@@ -31,5 +44,7 @@ export const GET = route(async (request) => {
     },
   });
   const type = format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8";
-  return new Response(body, { headers: { "content-type": type, "content-disposition": `attachment; filename="toolsmith-audit.${format}"` } });
+  return new Response(body, {
+    headers: { "content-type": type, "content-disposition": `attachment; filename="toolsmith-audit.${format}"` },
+  });
 });

@@ -7,7 +7,6 @@ import { conflict, notFound, route } from "@/lib/http/errors";
 import { removeWorkspace } from "@/lib/tools/workspace";
 import { loadTrace } from "@/lib/trace/load";
 
-
 export const GET = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
   return Response.json(await loadTrace(conversation));
@@ -23,7 +22,8 @@ export const PATCH = route(async (request, context: RouteParams) => {
 
 export const DELETE = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
-  if (await hasRunningRun(conversation.id)) throw conflict("A run of this conversation is active; cancel it before deleting.");
+  if (await hasRunningRun(conversation.id))
+    throw conflict("A run of this conversation is active; cancel it before deleting.");
   await deleteConversation(conversation.id);
   await removeWorkspace(conversation.id);
   return new Response(null, { status: 204 });

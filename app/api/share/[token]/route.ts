@@ -3,4 +3,6 @@ import { route } from "@/lib/http/errors";
 import { loadTrace } from "@/lib/trace/load";
 
 /** The shared conversation, read-only: messages, events and tools. */
-export const GET = route(async (_request, context: ShareParams) => Response.json(await loadTrace(await requireSharedConversation(context))));
+export const GET = route(async (_request, context: ShareParams) =>
+  Response.json(await loadTrace(await requireSharedConversation(context))),
+);

@@ -18,7 +18,11 @@ export const GET = route(async (request, context: RouteParams) => {
 export const PATCH = route(async (request, context: RouteParams) => {
   const { tool } = await requireTool(request, context);
   const { status, scope, description } = await readJson(request, ToolChange);
-  await updateTool(tool.lineageId, { scope, description, deprecated: status === undefined ? undefined : status === "deprecated" });
+  await updateTool(tool.lineageId, {
+    scope,
+    description,
+    deprecated: status === undefined ? undefined : status === "deprecated",
+  });
   const { tool: updated } = await requireTool(request, context);
   return Response.json(toolJson(updated, (await toolStats([tool.lineageId])).get(tool.lineageId)));
 });

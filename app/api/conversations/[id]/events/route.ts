@@ -7,5 +7,8 @@ import { holdOpenStream } from "@/lib/http/rate-limit";
 export const GET = route(async (request, context: RouteParams) => {
   const { conversation, identity } = await requireConversation(request, context);
   const from = resumePoint(request);
-  return conversationEventStream(conversation.id, from, { live: activeRun(conversation.id)?.channel, onClose: holdOpenStream(request, identity) });
+  return conversationEventStream(conversation.id, from, {
+    live: activeRun(conversation.id)?.channel,
+    onClose: holdOpenStream(request, identity),
+  });
 });

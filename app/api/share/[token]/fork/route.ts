@@ -9,7 +9,8 @@ export const POST = route(async (request, context: ShareParams) => {
   const identity = await requireIdentity(request);
   limitRate("conversations", identity, request);
   const conversation = await requireSharedConversation(context);
-  if (await hasRunningRun(conversation.id)) throw conflict("A run of this conversation is in progress; fork it when it has finished.");
+  if (await hasRunningRun(conversation.id))
+    throw conflict("A run of this conversation is in progress; fork it when it has finished.");
   const fork = await forkConversation(conversation.id, identity);
   return Response.json({ ...fork, url: `/c/${fork.id}` }, { status: 201 });
 });

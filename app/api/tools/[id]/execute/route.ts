@@ -17,7 +17,12 @@ export const POST = route(async (request, context: RouteParams) => {
   const { tool, identity } = await requireTool(request, context, version);
   const { input } = await readJson(request, ToolExecution);
   const parsed = registeredTool(tool).parse(input);
-  if (!parsed.ok) throw new ApiError(400, "invalid_input", `The input does not match the tool's parameters_schema: ${parsed.problems.join("; ")}.`);
+  if (!parsed.ok)
+    throw new ApiError(
+      400,
+      "invalid_input",
+      `The input does not match the tool's parameters_schema: ${parsed.problems.join("; ")}.`,
+    );
 
   const started = performance.now();
   const result = await runToolCode(tool.code, parsed.input, request.signal);

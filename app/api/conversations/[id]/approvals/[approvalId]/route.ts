@@ -12,7 +12,11 @@ export const POST = route(async (request, context: ApprovalParams) => {
   const { approved } = await readJson(request, ApprovalAnswer);
   const { approvalId } = await context.params;
   const outcome = await answerApproval(conversation.id, approvalId, approved, request.signal);
-  if (outcome === "not waiting") throw conflict("No call of this conversation waits for that approval: it was answered otherwise, or its run ended.");
-  if (outcome === "unconfirmed") throw unavailable("The server running this conversation did not confirm the answer; send it again.", 1);
+  if (outcome === "not waiting")
+    throw conflict(
+      "No call of this conversation waits for that approval: it was answered otherwise, or its run ended.",
+    );
+  if (outcome === "unconfirmed")
+    throw unavailable("The server running this conversation did not confirm the answer; send it again.", 1);
   return Response.json({ approvalId, approved });
 });
