@@ -64,8 +64,8 @@ function ModelImage({ src, alt }: { src: string; alt: string }) {
   const origins = useImageOrigins();
   const url = URL.parse(src);
   if (src.startsWith("data:image/") || (url && origins.includes(url.origin))) {
-    // eslint-disable-next-line @next/next/no-img-element -- arbitrary remote images; next/image would proxy them
     return (
+      // eslint-disable-next-line @next/next/no-img-element -- arbitrary remote images; next/image would proxy them
       <img
         src={src}
         alt={alt}
