@@ -12,10 +12,10 @@ export async function start() {
     process.exit(1);
   }
   const { sandboxPool } = await import("@/lib/sandbox");
-  const { tuneDatabase } = await import("@/lib/db/client");
+  const { tuneDatabase } = await import("@/lib/db/driver/client");
   await tuneDatabase();
-  // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/agent/claims.ts).
-  const { handOverRuns, startRunLeases } = await import("@/lib/agent/run");
+  // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/runs/claims.ts).
+  const { handOverRuns, startRunLeases } = await import("@/lib/runs/run");
   await startRunLeases();
   // For server.mjs, which calls it on SIGTERM and SIGINT before it exits: the app's modules are Next's to load.
   (globalThis as { toolsmithHandOverRuns?: () => Promise<void> }).toolsmithHandOverRuns = handOverRuns;
@@ -30,22 +30,22 @@ export async function start() {
  * another server uses, or a missing secret.
  */
 async function startupProblem(): Promise<string | undefined> {
-  const { ConfigFileError, loadProfiles } = await import("@/lib/profiles");
+  const { ConfigFileError, loadProfiles } = await import("@/lib/settings/profiles");
   try {
     loadProfiles();
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
     return error.message;
   }
-  const { databaseConfig } = await import("@/lib/config");
+  const { databaseConfig } = await import("@/lib/settings/config");
   const database = databaseConfig();
   // Each instance would otherwise generate its own key, and a browser's identity would not hold across them.
   if (database.provider === "postgresql" && !process.env.TOOLSMITH_SECRET?.trim()) {
     return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
   }
   if (database.provider === "sqlite") {
-    const { takeSqliteLock } = await import("@/lib/db/sqlite-lock.mjs");
-    const { processWide } = await import("@/lib/process-wide");
+    const { takeSqliteLock } = await import("@/lib/db/driver/sqlite-lock.mjs");
+    const { processWide } = await import("@/lib/platform/process-wide");
     // Held for the server's life, by the process: a dev-mode reload asks again and gets the same answer.
     const taken = await processWide("sqliteLock", () => takeSqliteLock(database.file));
     if ("problem" in taken) return taken.problem;

@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { ApiError } from "@/lib/http/errors";
 import { isForeignRequest, publicOrigin } from "@/lib/http/origin";
 import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
-import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/identity";
+import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/http/identity";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -8,7 +8,7 @@ import {
   eventLoopProbe,
   listen,
   restartWithServerFlags,
-} from "./lib/server-runtime.mjs";
+} from "./server-runtime.mjs";
 
 restartWithServerFlags();
 const { default: next } = await import("next");
@@ -64,7 +64,7 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
       server.closeAllConnections();
     }
     // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start
-    // (instrumentation-node.ts sets this; lib/agent/claims.ts does it).
+    // (instrumentation-node.ts sets this; lib/runs/claims.ts does it).
     const handedOver = globalThis
       .toolsmithHandOverRuns?.()
       .catch((error) => console.error("Could not hand the runs over:", error));

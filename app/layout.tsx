@@ -1,7 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import { connection } from "next/server";
 import { ImageOriginsProvider } from "@/components/ui/ImageOrigins";
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 import "./globals.css";
 
 export const metadata: Metadata = {

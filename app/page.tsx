@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ChatView } from "@/components/chat/ChatView";
-import { modelConfig } from "@/lib/config";
+import { modelConfig } from "@/lib/settings/config";
 import { pageIdentity } from "@/lib/http/access";
-import { profileChoice } from "@/lib/profiles";
+import { profileChoice } from "@/lib/settings/profiles";
 import { conversationPage, NO_CONVERSATIONS } from "@/lib/http/conversation-list";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 import { guardedFetch } from "@/lib/sandbox/fetch-guard";
 import { runCommand } from "@/lib/tools/run-command";
 import { ms, summarize, timed } from "./stats";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { checkCode } from "@/lib/sandbox/check";
 import { runInSandbox, sandboxPool } from "@/lib/sandbox";
 import { SandboxPool } from "@/lib/sandbox/pool";
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 import { ms, summarize, timed } from "./stats";
 
 /** The same small tool in the three runtimes: count words and sum their lengths. */

@@ -6,7 +6,7 @@ import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
 import { ModelServer } from "../tests/support/model-server";
 import startPostgres from "../tests/support/postgres";
 import { openSse, type SseMessage } from "../tests/support/sse";
-import { eventLoopProbe } from "../lib/server-runtime.mjs";
+import { eventLoopProbe } from "../server-runtime.mjs";
 import { ms, summarize, timed } from "./stats";
 
 const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 200);

@@ -1,6 +1,6 @@
 // Applies pending migrations to the database that DATABASE_URL names (see the README):
 // - SQLite (`file:`, the default): `prisma migrate deploy` over prisma/sqlite/migrations, after creating the
-//   file's directory, holding the lock that keeps it from a running server (lib/db/sqlite-lock.mjs);
+//   file's directory, holding the lock that keeps it from a running server (lib/db/driver/sqlite-lock.mjs);
 // - PostgreSQL (`postgresql://`): the files of prisma/postgresql/migrations, here. Prisma 6's JS schema engine
 //   cannot migrate PostgreSQL through @prisma/adapter-pg ("Column type 'name' could not be deserialized",
 //   https://github.com/prisma/prisma/issues/27403), and its native engine is a download this app does not require.
@@ -17,7 +17,7 @@ import fs from "node:fs";
 import path from "node:path";
 import nextEnv from "@next/env";
 import pg from "pg";
-import { takeSqliteLock } from "../lib/db/sqlite-lock.mjs";
+import { takeSqliteLock } from "../lib/db/driver/sqlite-lock.mjs";
 
 nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
 const url = process.env.DATABASE_URL?.trim() || "file:./data/toolsmith.db";
@@ -88,7 +88,7 @@ if (/^postgres(ql)?:\/\//.test(url)) {
     process.exit(1);
   });
 } else {
-  // Not beside a running server, which would find its schema changed under it (lib/db/sqlite-lock.mjs): the lock
+  // Not beside a running server, which would find its schema changed under it (lib/db/driver/sqlite-lock.mjs): the lock
   // is held until the migration is done. The lock also makes the file's directory.
   const taken = url.startsWith("file:") ? await takeSqliteLock(path.resolve(url.slice("file:".length))) : undefined;
   if (taken && "problem" in taken) {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { ApiTokens } from "@/components/settings/ApiTokens";
 import { PageShell } from "@/components/ui/PageShell";
-import { listApiTokens } from "@/lib/db/api-tokens";
+import { listApiTokens } from "@/lib/db/queries/api-tokens";
 import { pageIdentity } from "@/lib/http/access";
 
 export const metadata: Metadata = { title: "Settings · Toolsmith" };

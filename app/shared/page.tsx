@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { SharedLinks } from "@/components/share/SharedLinks";
-import { listShareLinks } from "@/lib/db/share-links";
+import { listShareLinks } from "@/lib/db/queries/share-links";
 import { pageIdentity } from "@/lib/http/access";
 
 export const dynamic = "force-dynamic";

@@ -3,8 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, problemText, type ConversationSource } from "@/lib/api/client";
-import { startsSegment, type RegisteredToolView } from "@/lib/events/types";
-import { followEvents, type FollowState } from "@/lib/events/client";
+import { startsSegment, type RegisteredToolView } from "@/lib/contract/events";
+import { followEvents, type FollowState } from "@/lib/api/event-stream";
 import { applyEvents, emptyTrace, isRunning, segmentOf, type TraceEvent } from "@/lib/trace/state";
 import type { InitialView } from "@/lib/trace/view";
 import type { ChatMessage } from "./MessageList";

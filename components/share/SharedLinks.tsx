@@ -4,7 +4,7 @@ import { ArrowLeft, Link2 } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 import { api, ApiError, problemText } from "@/lib/api/client";
-import { shareUrl } from "@/lib/share-url";
+import { shareUrl } from "@/lib/share/url";
 import { CopyButton } from "@/components/ui/CopyButton";
 
 interface SharedLink {

@@ -1,5 +1,5 @@
 import { Wrench } from "lucide-react";
-import type { RegisteredToolView } from "@/lib/events/types";
+import type { RegisteredToolView } from "@/lib/contract/events";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { HighlightCard } from "./HighlightCard";
 import { LibraryActions } from "./LibraryActions";

@@ -1,5 +1,5 @@
 import { Wrench } from "lucide-react";
-import type { RegisteredToolView } from "@/lib/events/types";
+import type { RegisteredToolView } from "@/lib/contract/events";
 import { ToolRegisteredCard } from "./ToolRegisteredCard";
 
 /** Every tool a conversation registered, latest version first within each name. */

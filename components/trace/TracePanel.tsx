@@ -2,7 +2,7 @@
 
 import { Activity, Wrench, X } from "lucide-react";
 import { Suspense, useState } from "react";
-import type { RegisteredToolView } from "@/lib/events/types";
+import type { RegisteredToolView } from "@/lib/contract/events";
 import type { TraceState } from "@/lib/trace/state";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { ScrollRootContext } from "@/components/ui/LazyMount";

@@ -1,7 +1,7 @@
 import type { ModelMessage, ToolResultPart } from "ai";
-import { listEvents } from "@/lib/db/events";
-import { listMessages } from "@/lib/db/messages";
-import type { AgentEvent, LoggedEvent } from "@/lib/events/types";
+import { listEvents } from "@/lib/db/queries/events";
+import { listMessages } from "@/lib/db/queries/messages";
+import type { AgentEvent, LoggedEvent } from "@/lib/contract/events";
 
 type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;

@@ -1,7 +1,7 @@
-import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/config";
-import { recordExecution } from "@/lib/db/executions";
-import type { AgentEvent, RunStatus } from "@/lib/events/types";
-import type { AgentProfile } from "@/lib/profiles";
+import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/settings/config";
+import { recordExecution } from "@/lib/db/queries/executions";
+import type { AgentEvent, RunStatus } from "@/lib/contract/events";
+import type { AgentProfile } from "@/lib/settings/profiles";
 import { callOutcome, loadToolset, type Toolset } from "@/lib/tools/toolset";
 import type { ToolResult } from "@/lib/tools/types";
 import { conversationHistory, stepMessages } from "./history";

@@ -7,7 +7,7 @@ import {
   type ModelMessage,
   type ToolSet,
 } from "ai";
-import type { AgentEvent } from "@/lib/events/types";
+import type { AgentEvent } from "@/lib/contract/events";
 
 export interface ModelCall {
   callId: string;

@@ -1,10 +1,10 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { extractReasoningMiddleware, wrapLanguageModel, type LanguageModel } from "ai";
-import type { ModelConfig } from "@/lib/config";
+import type { ModelConfig } from "@/lib/settings/config";
 
 /**
- * The client for the configured server, by dialect (lib/config.ts picks the default from the base URL):
+ * The client for the configured server, by dialect (lib/settings/config.ts picks the default from the base URL):
  * chat: @ai-sdk/openai over Chat Completions, strict about OpenAI's stream shape;
  * compatible: @ai-sdk/openai-compatible, which also reads what local servers send (`reasoning_content` and
  *   `reasoning`, tool calls without `index`, in-stream errors);

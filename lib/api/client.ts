@@ -1,6 +1,6 @@
 import type { AuditJson } from "@/lib/http/audit-page";
 import type { ExecutionJson, LibraryTool } from "@/lib/tools/api-view";
-import type { SegmentStart } from "@/lib/events/types";
+import type { SegmentStart } from "@/lib/contract/events";
 
 export type { AuditJson, ExecutionJson, LibraryTool };
 
@@ -90,7 +90,7 @@ export const api = {
     }),
   deleteConversation: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" })),
-  /** Starts a run; the answer streams its events (read it with lib/events/client.ts). */
+  /** Starts a run; the answer streams its events (read it with lib/api/event-stream.ts). */
   sendMessage: (id: string, content: string) =>
     call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
   cancelRun: async (id: string) =>

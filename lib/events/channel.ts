@@ -1,9 +1,9 @@
-import { config } from "@/lib/config";
-import { INSERT_ROWS, isStored } from "@/lib/db/events";
-import { isUniqueViolation, retryDelayMs, waitsForDatabase } from "@/lib/db/sql";
+import { config } from "@/lib/settings/config";
+import { INSERT_ROWS, isStored } from "@/lib/db/queries/events";
+import { isUniqueViolation, retryDelayMs, waitsForDatabase } from "@/lib/db/driver/sql";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents } from "./packing";
-import { MAX_EVENT_ID, type AgentEvent, type LoggedEvent, type SequencedEvent } from "./types";
+import { MAX_EVENT_ID, type AgentEvent, type LoggedEvent, type SequencedEvent } from "@/lib/contract/events";
 
 type Listener = (event: SequencedEvent) => void;
 
@@ -55,7 +55,7 @@ export class RunChannel {
     readonly runId: string,
     /** The run's lease; none for a channel of no run's (a test's, on SQLite, which has one writer and no fence). */
     private readonly lease: {
-      /** The run's claim (lib/db/runs.ts): its events are stored only while the run's row has it. */
+      /** The run's claim (lib/db/queries/runs.ts): its events are stored only while the run's row has it. */
       claim: string;
       /**
        * The database refused the run's events: the run was taken over (its lease lost before this instance

@@ -1,6 +1,6 @@
-import { BatchedWrites } from "@/lib/db/batched-writes";
-import { appendLiveEvents, INSERT_ROWS, type ClaimedEventRow } from "@/lib/db/events";
-import { processWide } from "@/lib/process-wide";
+import { BatchedWrites } from "@/lib/db/driver/batched-writes";
+import { appendLiveEvents, INSERT_ROWS, type ClaimedEventRow } from "@/lib/db/queries/events";
+import { processWide } from "@/lib/platform/process-wide";
 import type { EventRow } from "./packing";
 
 /** One run's rows, and the claim the run writes them under. */

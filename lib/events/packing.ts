@@ -1,4 +1,4 @@
-import type { LoggedEvent, SequencedEvent } from "./types";
+import type { LoggedEvent, SequencedEvent } from "@/lib/contract/events";
 
 /**
  * How events are stored: one row per event, except that a run of consecutive deltas of one kind and step is one

@@ -1,11 +1,11 @@
-import { databaseClock } from "@/lib/db/clock";
-import { lastStoredEvent, listEvents } from "@/lib/db/events";
-import { runningRun } from "@/lib/db/runs";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { lastStoredEvent, listEvents } from "@/lib/db/queries/events";
+import { runningRun } from "@/lib/db/queries/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
-import { runAwaitingItsEnd, runEndGraceMs } from "./run-end";
-import { startsSegment, type SegmentStart, type SequencedEvent } from "./types";
+import { runAwaitingItsEnd, runEndGraceMs } from "@/lib/runs/run-end";
+import { startsSegment, type SegmentStart, type SequencedEvent } from "@/lib/contract/events";
 
 /**
  * A conversation's events with seq > after as SSE: the stored ones, then the live run's events as they happen,

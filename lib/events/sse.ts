@@ -1,5 +1,5 @@
-import { config } from "@/lib/config";
-import { RESYNC, type SequencedEvent } from "./types";
+import { config } from "@/lib/settings/config";
+import { RESYNC, type SequencedEvent } from "@/lib/contract/events";
 
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();

@@ -1,8 +1,8 @@
-import { listEventsAfter } from "@/lib/db/events";
-import { notifications } from "@/lib/db/notifications";
-import { conversationsRunning } from "@/lib/db/runs";
-import { processWide } from "@/lib/process-wide";
-import type { SequencedEvent } from "./types";
+import { listEventsAfter } from "@/lib/db/queries/events";
+import { notifications } from "@/lib/db/driver/notifications";
+import { conversationsRunning } from "@/lib/db/queries/runs";
+import { processWide } from "@/lib/platform/process-wide";
+import type { SequencedEvent } from "@/lib/contract/events";
 
 /** Followers read the store at least this often, whatever they are told (a notification can be missed). */
 const POLL_MS = 1_000;

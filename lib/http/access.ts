@@ -1,11 +1,11 @@
 import { headers } from "next/headers";
 import { cache } from "react";
-import { findOwnedConversation } from "@/lib/db/conversations";
-import { findSharedConversation } from "@/lib/db/share-links";
-import { findOwnedTool } from "@/lib/db/tools";
-import { identityOfToken } from "@/lib/db/api-tokens";
-import { identityOf } from "@/lib/identity";
-import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/events/types";
+import { findOwnedConversation } from "@/lib/db/queries/conversations";
+import { findSharedConversation } from "@/lib/db/queries/share-links";
+import { findOwnedTool } from "@/lib/db/queries/tools";
+import { identityOfToken } from "@/lib/db/queries/api-tokens";
+import { identityOf } from "@/lib/http/identity";
+import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/contract/events";
 import { ApiError, badRequest, notFound } from "./errors";
 
 /**

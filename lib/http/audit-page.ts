@@ -1,4 +1,4 @@
-import { listAudit, type AuditQuery, type AuditRow } from "@/lib/db/audit";
+import { listAudit, type AuditQuery, type AuditRow } from "@/lib/db/queries/audit";
 import { decodeCursor, pageOf } from "./cursor";
 
 /** An audit entry as the API, the export and the audit page show it. */

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { config } from "@/lib/config";
-import { findProfile, listProfiles } from "@/lib/profiles";
+import { config } from "@/lib/settings/config";
+import { findProfile, listProfiles } from "@/lib/settings/profiles";
 import { ApiError, badRequest, invalidInput, tooLarge } from "./errors";
 
 /**

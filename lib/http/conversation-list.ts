@@ -1,4 +1,4 @@
-import { listConversations } from "@/lib/db/conversations";
+import { listConversations } from "@/lib/db/queries/conversations";
 import { decodeCursor, pageOf } from "./cursor";
 
 export const CONVERSATIONS_PER_PAGE = 50;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
-import { SEGMENT_TOKEN } from "@/lib/events/types";
+import { SEGMENT_TOKEN } from "@/lib/contract/events";
 import {
   ApprovalAnswer,
   AuditExportQuery,
@@ -16,7 +16,7 @@ import {
   ToolListQuery,
   ToolSearchQuery,
   ToolVersionQuery,
-} from "./contract";
+} from "@/lib/contract/requests";
 
 /**
  * The OpenAPI 3.1 description of every /api route, served at /api/openapi.json and rendered at /docs. Request

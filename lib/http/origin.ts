@@ -1,4 +1,4 @@
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 
 type RequestLike = Pick<Request, "url" | "headers">;
 

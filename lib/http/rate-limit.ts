@@ -1,5 +1,5 @@
-import { config } from "@/lib/config";
-import { processWide } from "@/lib/process-wide";
+import { config } from "@/lib/settings/config";
+import { processWide } from "@/lib/platform/process-wide";
 import { ApiError } from "./errors";
 
 const WINDOW_MS = 60_000;

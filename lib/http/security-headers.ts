@@ -1,4 +1,4 @@
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 
 /**
  * The Content-Security-Policy of every response: scripts only from this app and only with this response's nonce

@@ -1,5 +1,5 @@
-import { toolStats } from "@/lib/db/executions";
-import { listOwnedTools, type ToolScope } from "@/lib/db/tools";
+import { toolStats } from "@/lib/db/queries/executions";
+import { listOwnedTools, type ToolScope } from "@/lib/db/queries/tools";
 import { toolJson } from "@/lib/tools/api-view";
 import { decodeCursor, pageOf } from "./cursor";
 

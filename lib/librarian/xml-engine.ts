@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import path from "node:path";
-import { config } from "@/lib/config";
-import { processWide } from "@/lib/process-wide";
+import { config } from "@/lib/settings/config";
+import { processWide } from "@/lib/platform/process-wide";
 
 /** A document as the XML thread receives it: `key` changes whenever the content does (it keys the parse cache). */
 export interface QueryDocument {

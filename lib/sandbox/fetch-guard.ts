@@ -3,7 +3,7 @@ import https from "node:https";
 import dns from "node:dns";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
-import type { FetchLimits } from "@/lib/config";
+import type { FetchLimits } from "@/lib/settings/config";
 import type { FetchRequest } from "./pool";
 
 /** Host names refused before any lookup: they name this machine or a cloud metadata service. */

@@ -1,7 +1,7 @@
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 import { checkCode, type Violation } from "./check";
 import { guardedFetch } from "./fetch-guard";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/platform/process-wide";
 import { SandboxPool, type RunMode, type SandboxOutcome } from "./pool";
 
 export { checkCode, type Violation } from "./check";

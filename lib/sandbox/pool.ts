@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import path from "node:path";
-import type { SandboxLimits } from "@/lib/config";
+import type { SandboxLimits } from "@/lib/settings/config";
 
 export type RunMode = "tool" | "compile" | "snippet";
 

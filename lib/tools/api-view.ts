@@ -1,5 +1,5 @@
-import type { listToolExecutions, ToolStats } from "@/lib/db/executions";
-import type { ToolRow } from "@/lib/db/tools";
+import type { listToolExecutions, ToolStats } from "@/lib/db/queries/executions";
+import type { ToolRow } from "@/lib/db/queries/tools";
 
 /** A tool as the /api/tools routes answer with it: `id` is the tool's (every version shares it). */
 export function toolJson(row: ToolRow, stats?: ToolStats) {

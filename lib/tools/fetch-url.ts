@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { config } from "@/lib/config";
-import type { ToolSettings } from "@/lib/profiles";
+import { config } from "@/lib/settings/config";
+import type { ToolSettings } from "@/lib/settings/profiles";
 import { guardedFetch } from "@/lib/sandbox/fetch-guard";
 import { defineTool } from "./define-tool";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { countKeys, deleteValue, getValue, keyExists, setValue } from "@/lib/db/key-value";
+import { countKeys, deleteValue, getValue, keyExists, setValue } from "@/lib/db/queries/key-value";
 import { defineTool } from "./define-tool";
 import type { ToolContext } from "./types";
 

@@ -4,8 +4,8 @@
  * found by full-text search.
  */
 import { z } from "zod";
-import { config } from "@/lib/config";
-import { countDocuments, documentsIn, findDocument, searchDocuments, storeDocument } from "@/lib/db/librarian";
+import { config } from "@/lib/settings/config";
+import { countDocuments, documentsIn, findDocument, searchDocuments, storeDocument } from "@/lib/db/queries/librarian";
 import { collectionPath, collectionRefusal, documentName, documentPath, pathOf } from "@/lib/librarian/paths";
 import { XmlError, xmlEngine } from "@/lib/librarian/xml-engine";
 import { defineTool } from "./define-tool";

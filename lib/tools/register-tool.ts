@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { config } from "@/lib/config";
-import { toolView } from "@/lib/db/tools";
-import { isBuiltinName } from "@/lib/profiles";
+import { config } from "@/lib/settings/config";
+import { toolView } from "@/lib/db/queries/tools";
+import { isBuiltinName } from "@/lib/settings/profiles";
 import { codePolicy } from "@/lib/sandbox/policy";
 import { defineTool } from "./define-tool";
 import { registeredTool } from "./registered-tool";

@@ -1,6 +1,6 @@
 import type { JSONSchema7 } from "ai";
 import { Validator } from "@cfworker/json-schema";
-import { toolView, type ToolRow } from "@/lib/db/tools";
+import { toolView, type ToolRow } from "@/lib/db/queries/tools";
 import { runInSandbox, type SandboxResult } from "@/lib/sandbox";
 import type { AgentTool, ToolResult } from "./types";
 

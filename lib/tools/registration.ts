@@ -1,5 +1,5 @@
 import { Validator } from "@cfworker/json-schema";
-import { saveToolVersion, type NewToolVersion, type ToolRow } from "@/lib/db/tools";
+import { saveToolVersion, type NewToolVersion, type ToolRow } from "@/lib/db/queries/tools";
 import { checkCode, formatViolation, runInSandbox, type Violation } from "@/lib/sandbox";
 import { sandboxFailure } from "./registered-tool";
 

@@ -1,10 +1,10 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
-import { recordAudit, type AuditDecision } from "@/lib/db/audit";
-import { listOfferedTools } from "@/lib/db/tools";
+import { recordAudit, type AuditDecision } from "@/lib/db/queries/audit";
+import { listOfferedTools } from "@/lib/db/queries/tools";
 import { builtinTools } from "./builtin";
 import { registeredTool } from "./registered-tool";
 import { RateLimiter } from "@/lib/http/rate-limit";
-import type { AgentProfile } from "@/lib/profiles";
+import type { AgentProfile } from "@/lib/settings/profiles";
 import type { AgentTool, ToolContext, ToolRegistry, ToolResult } from "./types";
 
 /** What a call from the loop brings: whose it is, and a way to ask a person when the profile says so. */

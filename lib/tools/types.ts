@@ -1,6 +1,6 @@
 import type { JSONSchema7 } from "ai";
-import type { RegisteredToolView } from "@/lib/events/types";
-import type { ToolSettings } from "@/lib/profiles";
+import type { RegisteredToolView } from "@/lib/contract/events";
+import type { ToolSettings } from "@/lib/settings/profiles";
 import type { Violation } from "@/lib/sandbox/check";
 
 /** What a tool call runs in. */

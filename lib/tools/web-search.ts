@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 import { defineTool } from "./define-tool";
 
 export interface SearchResult {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 import { guardedFetch } from "@/lib/sandbox/fetch-guard";
 import { defineTool } from "./define-tool";
 import { domainRefusal } from "./fetch-url";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { workspacesDirectory } from "@/lib/config";
+import { workspacesDirectory } from "@/lib/settings/config";
 
 export class WorkspaceError extends Error {}
 

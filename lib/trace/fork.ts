@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { sql, transaction } from "@/lib/db/client";
-import { appendEvents, listEvents } from "@/lib/db/events";
+import { sql, transaction } from "@/lib/db/driver/client";
+import { appendEvents, listEvents } from "@/lib/db/queries/events";
 import { packEvents } from "@/lib/events/packing";
-import type { LoggedEvent } from "@/lib/events/types";
+import type { LoggedEvent } from "@/lib/contract/events";
 
 /**
  * Copy a conversation — messages, runs, the event log and every tool version — into a new one owned by `ownerId`,
@@ -25,7 +25,7 @@ export async function forkConversation(sourceId: string, ownerId: string): Promi
     const lineageIds = new Map(tools.map((tool) => [tool.lineageId, randomUUID()]));
     const newRunId = (id: string) => runIds.get(id) ?? id;
 
-    // A copy is no claim of the run's (claims are unique: lib/db/runs.ts).
+    // A copy is no claim of the run's (claims are unique: lib/db/queries/runs.ts).
     await tx.run.createMany({
       data: runs.map((run) => ({ ...run, id: newRunId(run.id), conversationId: fork.id, claim: null })),
     });

@@ -1,10 +1,10 @@
-import { activeRun } from "@/lib/agent/run";
-import { databaseClock } from "@/lib/db/clock";
-import { listEvents } from "@/lib/db/events";
-import { listMessages } from "@/lib/db/messages";
-import { listRuns } from "@/lib/db/runs";
-import { listConversationTools, toolView } from "@/lib/db/tools";
-import { runAwaitingItsEnd } from "@/lib/events/run-end";
+import { activeRun } from "@/lib/runs/run";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { listEvents } from "@/lib/db/queries/events";
+import { listMessages } from "@/lib/db/queries/messages";
+import { listRuns } from "@/lib/db/queries/runs";
+import { listConversationTools, toolView } from "@/lib/db/queries/tools";
+import { runAwaitingItsEnd } from "@/lib/runs/run-end";
 
 /**
  * Everything a reader of a conversation needs: messages, the event log (each event as streamed, with its SSE id),

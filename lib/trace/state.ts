@@ -4,7 +4,7 @@ import {
   type RegisteredToolView,
   type RunStatus,
   type SegmentStart,
-} from "@/lib/events/types";
+} from "@/lib/contract/events";
 import type { Violation } from "@/lib/sandbox/check";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */

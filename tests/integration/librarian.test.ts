@@ -1,7 +1,7 @@
 // The librarian tools against a real, migrated database (SQLite's FTS5 or PostgreSQL's text search), called as the
 // agent calls them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolSettings } from "@/lib/profiles";
+import type { ToolSettings } from "@/lib/settings/profiles";
 import type { AgentTool, ToolResult } from "@/lib/tools/types";
 import { freshDatabaseUrl, prepareDatabase } from "../support/database";
 
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await (await import("@/lib/librarian/xml-engine")).xmlEngine.close();
-  await (await import("@/lib/db/client")).db.$disconnect();
+  await (await import("@/lib/db/driver/client")).db.$disconnect();
 });
 
 /** Call a tool as the toolset does: the model's arguments checked against its schema, then run. */

@@ -4,25 +4,25 @@ import { freshDatabaseUrl, prepareDatabase, slowInserts, testProvider } from "..
 // The library itself, on the provider under test (SQLite, or PostgreSQL in the postgresql project).
 process.env.DATABASE_URL = freshDatabaseUrl();
 
-let db: typeof import("@/lib/db/client").db;
-let sql: typeof import("@/lib/db/client").sql;
-let config: typeof import("@/lib/config").config;
-let listEventsAfter: typeof import("@/lib/db/events").listEventsAfter;
-let renewLeases: typeof import("@/lib/db/runs").renewLeases;
-let runs: typeof import("@/lib/db/runs");
-let lastEventSeq: typeof import("@/lib/db/events").lastEventSeq;
-let appendLiveEvents: typeof import("@/lib/db/events").appendLiveEvents;
-let listEvents: typeof import("@/lib/db/events").listEvents;
-let notifications: typeof import("@/lib/db/notifications").notifications;
+let db: typeof import("@/lib/db/driver/client").db;
+let sql: typeof import("@/lib/db/driver/client").sql;
+let config: typeof import("@/lib/settings/config").config;
+let listEventsAfter: typeof import("@/lib/db/queries/events").listEventsAfter;
+let renewLeases: typeof import("@/lib/db/queries/runs").renewLeases;
+let runs: typeof import("@/lib/db/queries/runs");
+let lastEventSeq: typeof import("@/lib/db/queries/events").lastEventSeq;
+let appendLiveEvents: typeof import("@/lib/db/queries/events").appendLiveEvents;
+let listEvents: typeof import("@/lib/db/queries/events").listEvents;
+let notifications: typeof import("@/lib/db/driver/notifications").notifications;
 
 beforeAll(async () => {
   await prepareDatabase(process.env.DATABASE_URL!);
-  ({ db, sql } = await import("@/lib/db/client"));
-  ({ config } = await import("@/lib/config"));
-  ({ appendLiveEvents, lastEventSeq, listEvents, listEventsAfter } = await import("@/lib/db/events"));
-  runs = await import("@/lib/db/runs");
+  ({ db, sql } = await import("@/lib/db/driver/client"));
+  ({ config } = await import("@/lib/settings/config"));
+  ({ appendLiveEvents, lastEventSeq, listEvents, listEventsAfter } = await import("@/lib/db/queries/events"));
+  runs = await import("@/lib/db/queries/runs");
   ({ renewLeases } = runs);
-  ({ notifications } = await import("@/lib/db/notifications"));
+  ({ notifications } = await import("@/lib/db/driver/notifications"));
 });
 
 /** Every "<conversationId> <lastSeq>" line announced on the events topic, in the order they arrive. */
@@ -57,7 +57,7 @@ const claimOf = (id: string) => `claim-of-${id}`;
 const write = (rows: ReturnType<typeof row>[]) =>
   appendLiveEvents(rows.map((event) => ({ ...event, claim: claimOf(event.runId) })));
 
-/** Take the run over (lib/db/runs.ts; as its lease has run out) for `instanceId`, under `claim`. */
+/** Take the run over (lib/db/queries/runs.ts; as its lease has run out) for `instanceId`, under `claim`. */
 async function takeOver(id: string, instanceId: string, claim: string): Promise<void> {
   const { leaseUntil } = await db.run.findUniqueOrThrow({ where: { id } });
   expect(await runs.takeOverRun({ id, leaseUntil }, instanceId, claim, new Date(Date.now() + 60_000))).toBe(true);
@@ -296,7 +296,7 @@ describe("an approval answered on an instance that does not execute its run", ()
   });
 
   it("is taken as the answer it was when sent again as its run finishes, before the end of the run's log is stored", async () => {
-    const { answerApproval } = await import("@/lib/agent/run");
+    const { answerApproval } = await import("@/lib/runs/run");
     const { id } = await conversationRunHere();
     await write([
       eventRow(id, 1, {
@@ -319,7 +319,7 @@ describe("an approval answered on an instance that does not execute its run", ()
   });
 
   it("is refused, not left to be sent again, when the finished run's log never gets its end", async () => {
-    const { answerApproval } = await import("@/lib/agent/run");
+    const { answerApproval } = await import("@/lib/runs/run");
     const { id } = await conversationRunHere();
     await write([
       eventRow(id, 1, {
@@ -336,7 +336,7 @@ describe("an approval answered on an instance that does not execute its run", ()
   });
 
   it("is refused once the finished run's log shows the call was not answered so", async () => {
-    const { answerApproval } = await import("@/lib/agent/run");
+    const { answerApproval } = await import("@/lib/runs/run");
     const { id } = await conversationRunHere();
     await write([
       eventRow(id, 1, {

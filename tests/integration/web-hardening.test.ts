@@ -2,7 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
-import { missingServerFlags } from "@/lib/server-runtime.mjs";
+import { missingServerFlags } from "@/server-runtime.mjs";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 

@@ -1,8 +1,8 @@
-// lib/db/pool.ts on a real PostgreSQL, through a relay that can silence its connections. (The `postgresql`
+// lib/db/driver/pool.ts on a real PostgreSQL, through a relay that can silence its connections. (The `postgresql`
 // project runs this file.)
 import { afterEach, describe, expect, it } from "vitest";
 import { PrismaClient } from "@/lib/generated/postgresql/client";
-import { DatabasePool } from "@/lib/db/pool";
+import { DatabasePool } from "@/lib/db/driver/pool";
 import { ensureDatabase, freshPostgresUrl } from "../support/database";
 import { TcpProxy } from "../support/tcp-proxy";
 

@@ -84,7 +84,7 @@ export class AppServer {
     return { process: cpuMsOf(`/proc/${pid}/stat`), mainThread: cpuMsOf(`/proc/${pid}/task/${pid}/stat`) };
   }
 
-  /** The server's command line as the kernel has it: after a restart with its Node flags (lib/server-runtime.mjs), those. */
+  /** The server's command line as the kernel has it: after a restart with its Node flags (server-runtime.mjs), those. */
   commandLine(): string[] {
     return fs.readFileSync(`/proc/${this.child!.pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   }

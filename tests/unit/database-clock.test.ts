@@ -4,10 +4,10 @@ import { tempDataDir } from "../support/app-server";
 
 process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "clock.db")}`;
 
-let databaseClock: typeof import("@/lib/db/clock").databaseClock;
+let databaseClock: typeof import("@/lib/db/driver/clock").databaseClock;
 
 beforeAll(async () => {
-  ({ databaseClock } = await import("@/lib/db/clock"));
+  ({ databaseClock } = await import("@/lib/db/driver/clock"));
 });
 afterEach(() => vi.restoreAllMocks());
 

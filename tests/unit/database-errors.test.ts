@@ -1,6 +1,6 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { isUnavailable } from "@/lib/db/sql";
+import { isUnavailable } from "@/lib/db/driver/sql";
 
 /** An error as pg gives it for a statement the server answered with `code` (SQLSTATE). */
 const fromServer = (code: string) => Object.assign(new pg.DatabaseError("refused", 0, "error"), { code });

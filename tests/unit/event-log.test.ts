@@ -3,16 +3,16 @@ import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { tempDataDir } from "../support/app-server";
 import { readSse } from "../support/sse";
-import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/runs/run-end";
 
 process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
 
 let RunChannel: typeof import("@/lib/events/channel").RunChannel;
 let conversationEventStream: typeof import("@/lib/events/replay").conversationEventStream;
-let db: typeof import("@/lib/db/client").db;
-let transaction: typeof import("@/lib/db/client").transaction;
-let listEvents: typeof import("@/lib/db/events").listEvents;
-let appendEvents: typeof import("@/lib/db/events").appendEvents;
+let db: typeof import("@/lib/db/driver/client").db;
+let transaction: typeof import("@/lib/db/driver/client").transaction;
+let listEvents: typeof import("@/lib/db/queries/events").listEvents;
+let appendEvents: typeof import("@/lib/db/queries/events").appendEvents;
 let packing: typeof import("@/lib/events/packing");
 
 beforeAll(async () => {
@@ -20,8 +20,8 @@ beforeAll(async () => {
   expect(migrate.status, migrate.stderr).toBe(0);
   ({ RunChannel } = await import("@/lib/events/channel"));
   ({ conversationEventStream } = await import("@/lib/events/replay"));
-  ({ db, transaction } = await import("@/lib/db/client"));
-  ({ listEvents, appendEvents } = await import("@/lib/db/events"));
+  ({ db, transaction } = await import("@/lib/db/driver/client"));
+  ({ listEvents, appendEvents } = await import("@/lib/db/queries/events"));
   packing = await import("@/lib/events/packing");
 });
 

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { backoffMs, followEvents, readEventStream, type FollowState } from "@/lib/events/client";
+import { backoffMs, followEvents, readEventStream, type FollowState } from "@/lib/api/event-stream";
 import type { TraceEvent } from "@/lib/trace/state";
 
 /** A response whose body arrives in exactly these chunks. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { modelConfig } from "@/lib/config";
+import { modelConfig } from "@/lib/settings/config";
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigFileError, parseProfiles } from "@/lib/profiles";
+import { ConfigFileError, parseProfiles } from "@/lib/settings/profiles";
 import { domainRefusal } from "@/lib/tools/fetch-url";
 
 const VALID = `profiles:

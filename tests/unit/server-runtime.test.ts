@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
-import { clientStallMs, listen, missingServerFlags } from "@/lib/server-runtime.mjs";
+import { clientStallMs, listen, missingServerFlags } from "@/server-runtime.mjs";
 
 const node22 = new Set(["--experimental-async-context-frame", "--max-old-space-size"]);
 const node20 = new Set(["--max-old-space-size"]);

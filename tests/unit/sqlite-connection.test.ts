@@ -2,14 +2,14 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prepareDatabase, tempDataDir } from "../support/database";
 
-// SQLite's one connection, shared by transactions and every other statement (lib/db/one-connection.ts).
+// SQLite's one connection, shared by transactions and every other statement (lib/db/driver/one-connection.ts).
 process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "connection.db")}`;
 
-let client: typeof import("@/lib/db/client");
+let client: typeof import("@/lib/db/driver/client");
 
 beforeAll(async () => {
   await prepareDatabase(process.env.DATABASE_URL!);
-  client = await import("@/lib/db/client");
+  client = await import("@/lib/db/driver/client");
 });
 
 /** Settles with the promise's outcome, or says it did not within `ms`. */

@@ -1,6 +1,6 @@
 import { requireIdentity } from "@/lib/http/access";
 import { auditPage } from "@/lib/http/audit-page";
-import { AuditQuery } from "@/lib/http/contract";
+import { AuditQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 

@@ -1,7 +1,7 @@
-import { createConversation } from "@/lib/db/conversations";
+import { createConversation } from "@/lib/db/queries/conversations";
 import { requireIdentity } from "@/lib/http/access";
 import { knownProfile, readJson } from "@/lib/http/body";
-import { ConversationListQuery, NewConversation } from "@/lib/http/contract";
+import { ConversationListQuery, NewConversation } from "@/lib/contract/requests";
 import { conversationPage } from "@/lib/http/conversation-list";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";

@@ -1,8 +1,8 @@
-import { listShareLinks } from "@/lib/db/share-links";
+import { listShareLinks } from "@/lib/db/queries/share-links";
 import { requireIdentity } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 import { publicOrigin } from "@/lib/http/origin";
-import { shareUrl } from "@/lib/share-url";
+import { shareUrl } from "@/lib/share/url";
 
 /** The requester's shared links. */
 export const GET = route(async (request) => {

@@ -1,11 +1,11 @@
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { ToolDefinition, ToolListQuery } from "@/lib/http/contract";
+import { ToolDefinition, ToolListQuery } from "@/lib/contract/requests";
 import { ApiError, route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { toolPage } from "@/lib/http/tool-list";
 import { toolJson } from "@/lib/tools/api-view";
-import { isBuiltinName } from "@/lib/profiles";
+import { isBuiltinName } from "@/lib/settings/profiles";
 import { registerToolVersion } from "@/lib/tools/registration";
 
 export const dynamic = "force-dynamic";

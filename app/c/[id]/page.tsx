@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/ChatView";
-import { modelConfig } from "@/lib/config";
+import { modelConfig } from "@/lib/settings/config";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
 import { conversationPage } from "@/lib/http/conversation-list";
-import { profileChoice } from "@/lib/profiles";
+import { profileChoice } from "@/lib/settings/profiles";
 import { loadTrace } from "@/lib/trace/load";
 import { initialView } from "@/lib/trace/view";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/ChatView";
-import { listMessages } from "@/lib/db/messages";
+import { listMessages } from "@/lib/db/queries/messages";
 import { sharedConversationForPage } from "@/lib/http/access";
 import { NO_CONVERSATIONS } from "@/lib/http/conversation-list";
 import { loadTrace } from "@/lib/trace/load";

@@ -3,8 +3,8 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ToolDetail } from "@/components/tools/ToolDetail";
 import { PageShell } from "@/components/ui/PageShell";
-import { listToolExecutions, toolStats } from "@/lib/db/executions";
-import { findOwnedTool, listToolVersions } from "@/lib/db/tools";
+import { listToolExecutions, toolStats } from "@/lib/db/queries/executions";
+import { findOwnedTool, listToolVersions } from "@/lib/db/queries/tools";
 import { pageIdentity } from "@/lib/http/access";
 import { executionJson, toolJson } from "@/lib/tools/api-view";
 

@@ -1,7 +1,7 @@
 import { stringify } from "csv-stringify/sync";
 import { requireIdentity } from "@/lib/http/access";
 import { auditPage, type AuditJson } from "@/lib/http/audit-page";
-import { AuditExportQuery } from "@/lib/http/contract";
+import { AuditExportQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 

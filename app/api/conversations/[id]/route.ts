@@ -1,7 +1,7 @@
-import { hasRunningRun } from "@/lib/agent/run";
-import { deleteConversation, updateConversation } from "@/lib/db/conversations";
+import { hasRunningRun } from "@/lib/runs/run";
+import { deleteConversation, updateConversation } from "@/lib/db/queries/conversations";
 import { knownProfile, readJson } from "@/lib/http/body";
-import { ConversationChange } from "@/lib/http/contract";
+import { ConversationChange } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, notFound, route } from "@/lib/http/errors";
 import { removeWorkspace } from "@/lib/tools/workspace";

@@ -1,4 +1,4 @@
-import { deleteApiToken } from "@/lib/db/api-tokens";
+import { deleteApiToken } from "@/lib/db/queries/api-tokens";
 import { requireIdentity, type RouteParams } from "@/lib/http/access";
 import { notFound, route } from "@/lib/http/errors";
 

@@ -1,8 +1,8 @@
-import { toolStats } from "@/lib/db/executions";
-import { deleteTool, updateTool } from "@/lib/db/tools";
+import { toolStats } from "@/lib/db/queries/executions";
+import { deleteTool, updateTool } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { ToolChange, ToolVersionQuery } from "@/lib/http/contract";
+import { ToolChange, ToolVersionQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { toolJson } from "@/lib/tools/api-view";

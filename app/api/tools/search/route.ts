@@ -1,7 +1,7 @@
-import { toolStats } from "@/lib/db/executions";
-import { listOwnedTools } from "@/lib/db/tools";
+import { toolStats } from "@/lib/db/queries/executions";
+import { listOwnedTools } from "@/lib/db/queries/tools";
 import { requireIdentity } from "@/lib/http/access";
-import { ToolSearchQuery } from "@/lib/http/contract";
+import { ToolSearchQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { toolJson } from "@/lib/tools/api-view";

@@ -1,4 +1,4 @@
-import { ownerToolTotals } from "@/lib/db/executions";
+import { ownerToolTotals } from "@/lib/db/queries/executions";
 import { requireIdentity } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 

@@ -1,4 +1,4 @@
-import { activeRun } from "@/lib/agent/run";
+import { activeRun } from "@/lib/runs/run";
 import { conversationEventStream } from "@/lib/events/replay";
 import { resumePoint, requireConversation, type RouteParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";

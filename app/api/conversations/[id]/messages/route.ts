@@ -1,8 +1,8 @@
-import { Run, RunConflictError } from "@/lib/agent/run";
-import { config } from "@/lib/config";
+import { Run, RunConflictError } from "@/lib/runs/run";
+import { config } from "@/lib/settings/config";
 import { conversationEventStream } from "@/lib/events/replay";
 import { readJson } from "@/lib/http/body";
-import { NewMessage } from "@/lib/http/contract";
+import { NewMessage } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route, tooLarge } from "@/lib/http/errors";
 import { limitRate } from "@/lib/http/rate-limit";

@@ -1,8 +1,8 @@
-import { ensureShareLink, findShareLink, revokeShareLink } from "@/lib/db/share-links";
+import { ensureShareLink, findShareLink, revokeShareLink } from "@/lib/db/queries/share-links";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { notFound, route } from "@/lib/http/errors";
 import { publicOrigin } from "@/lib/http/origin";
-import { shareUrl } from "@/lib/share-url";
+import { shareUrl } from "@/lib/share/url";
 
 const linkJson = (request: Request, token: string) => ({ token, url: shareUrl(publicOrigin(request), token) });
 

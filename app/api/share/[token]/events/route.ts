@@ -1,9 +1,9 @@
-import { activeRun } from "@/lib/agent/run";
+import { activeRun } from "@/lib/runs/run";
 import { conversationEventStream } from "@/lib/events/replay";
 import { resumePoint, requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 import { holdOpenStream } from "@/lib/http/rate-limit";
-import { shareWatch } from "@/lib/share-revocation";
+import { shareWatch } from "@/lib/share/revocation";
 
 export const GET = route(async (request, context: ShareParams) => {
   const conversation = await requireSharedConversation(context);

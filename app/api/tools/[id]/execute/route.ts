@@ -1,8 +1,8 @@
-import { recordAudit } from "@/lib/db/audit";
-import { recordExecution } from "@/lib/db/executions";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { recordExecution } from "@/lib/db/queries/executions";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { ToolExecution, ToolVersionQuery } from "@/lib/http/contract";
+import { ToolExecution, ToolVersionQuery } from "@/lib/contract/requests";
 import { ApiError, route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { registeredTool, runToolCode } from "@/lib/tools/registered-tool";

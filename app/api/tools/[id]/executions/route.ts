@@ -1,6 +1,6 @@
-import { listToolExecutions } from "@/lib/db/executions";
+import { listToolExecutions } from "@/lib/db/queries/executions";
 import { requireTool, type RouteParams } from "@/lib/http/access";
-import { ToolExecutionsQuery } from "@/lib/http/contract";
+import { ToolExecutionsQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { executionJson } from "@/lib/tools/api-view";

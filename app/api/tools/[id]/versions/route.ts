@@ -1,4 +1,4 @@
-import { listToolVersions } from "@/lib/db/tools";
+import { listToolVersions } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 import { toolJson } from "@/lib/tools/api-view";

@@ -1,7 +1,7 @@
-import { answerApproval } from "@/lib/agent/run";
+import { answerApproval } from "@/lib/runs/run";
 import { requireConversation } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { ApprovalAnswer } from "@/lib/http/contract";
+import { ApprovalAnswer } from "@/lib/contract/requests";
 import { conflict, route, unavailable } from "@/lib/http/errors";
 
 type ApprovalParams = { params: Promise<{ id: string; approvalId: string }> };

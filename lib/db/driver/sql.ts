@@ -11,7 +11,7 @@ import { DatabaseError } from "pg";
  * Measured on this machine: a Prisma `findFirst` or `create` costs about 1.1 ms of CPU (most of it planning the
  * query in Prisma's WebAssembly compiler, on every call), the same statement through the adapter 0.01-0.1 ms;
  * a run made some fifteen of them. The adapter is the one Prisma holds, so these statements share its connection
- * (SQLite: one connection, where they wait while a transaction is open, lib/db/one-connection.ts) and its pool
+ * (SQLite: one connection, where they wait while a transaction is open, lib/db/driver/one-connection.ts) and its pool
  * (PostgreSQL), and its conversions of values. (The two hottest statements of PostgreSQL's live path go on the pool
  * itself, prepared: `livePrepared` in client.ts.)
  *

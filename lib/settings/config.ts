@@ -126,7 +126,7 @@ export const config = {
   /** PostgreSQL connections per instance: the server's default limit of 100 leaves room for several instances. */
   databasePool: integer("TOOLSMITH_DB_POOL", 20, 1, 1000),
   /**
-   * More PostgreSQL connections per instance, for the live path alone (lib/db/client.ts' liveSql): event writes,
+   * More PostgreSQL connections per instance, for the live path alone (lib/db/driver/client.ts' liveSql): event writes,
    * followers' reads, lease renewals, notifications. Its statements are few and short.
    */
   liveDatabasePool: 4,
@@ -136,7 +136,7 @@ export const config = {
    * A PostgreSQL statement that runs this long is cancelled, and one whose connection stays silent a second longer
    * fails and the connection leaves the pool: a connection gone silent (a partition that healed without resetting
    * it) would hold its statement, and its place in the pool, until TCP gives up, some 15 minutes. The live path's
-   * statements wait a quarter of the lease at most (lib/db/client.ts).
+   * statements wait a quarter of the lease at most (lib/db/driver/client.ts).
    */
   databaseQueryTimeoutMs: integer("TOOLSMITH_DB_QUERY_TIMEOUT_MS", 30_000, 100, 3_600_000),
   /** The librarian tools' XML documents (lib/librarian). */

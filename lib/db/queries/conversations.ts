@@ -1,10 +1,10 @@
-import { db, sql } from "./client";
-import { databaseClock } from "./clock";
-import { toDate } from "./sql";
+import { db, sql } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { toDate } from "@/lib/db/driver/sql";
 
 const summary = { id: true, title: true, profile: true, createdAt: true, updatedAt: true } as const;
 
-/** The summary's columns, for the statements every message runs (lib/db/sql.ts). */
+/** The summary's columns, for the statements every message runs (lib/db/driver/sql.ts). */
 const SUMMARY_COLUMNS = `"id", "title", "profile", "createdAt", "updatedAt"`;
 interface SummaryRow {
   id: string;

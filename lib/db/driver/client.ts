@@ -2,10 +2,10 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { config, databaseConfig } from "@/lib/config";
+import { config, databaseConfig } from "@/lib/settings/config";
 import { PrismaClient as PostgresqlClient } from "@/lib/generated/postgresql/client";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/platform/process-wide";
 import { oneConnection } from "./one-connection";
 import { DatabasePool } from "./pool";
 import { SharedAdapterFactory, Sql } from "./sql";
@@ -71,7 +71,7 @@ function connect(): { db: PrismaClient; sql: Sql; liveSql: Sql; pools?: { live: 
 
 const connection = processWide("database", connect);
 export const db: PrismaClient = connection.db;
-/** Direct statements on the client's own connection, for the hot path (lib/db/sql.ts). */
+/** Direct statements on the client's own connection, for the hot path (lib/db/driver/sql.ts). */
 export const sql: Sql = connection.sql;
 /**
  * The same, on connections of their own (PostgreSQL; SQLite's one connection otherwise), for the statements a

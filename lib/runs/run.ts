@@ -1,20 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { config, modelConfig } from "@/lib/config";
-import { databaseClock } from "@/lib/db/clock";
-import { updateConversation } from "@/lib/db/conversations";
-import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/events";
-import { createMessage } from "@/lib/db/messages";
-import { notifications } from "@/lib/db/notifications";
-import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/runs";
-import { storeWhileUnreachable } from "@/lib/db/sql";
+import { config, modelConfig } from "@/lib/settings/config";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { updateConversation } from "@/lib/db/queries/conversations";
+import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/queries/events";
+import { createMessage } from "@/lib/db/queries/messages";
+import { notifications } from "@/lib/db/driver/notifications";
+import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/queries/runs";
+import { storeWhileUnreachable } from "@/lib/db/driver/sql";
 import { RunChannel } from "@/lib/events/channel";
-import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
-import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/events/types";
-import { processWide } from "@/lib/process-wide";
-import { findProfile, type AgentProfile } from "@/lib/profiles";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/runs/run-end";
+import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/contract/events";
+import { processWide } from "@/lib/platform/process-wide";
+import { findProfile, type AgentProfile } from "@/lib/settings/profiles";
 import { RunClaims } from "./claims";
-import { runAgent, type AgentOutcome } from "./loop";
+import { runAgent, type AgentOutcome } from "@/lib/agent/loop";
 
 export class RunConflictError extends Error {}
 
@@ -40,7 +40,7 @@ export async function hasRunningRun(conversationId: string): Promise<boolean> {
 /**
  * An answer sent to the instance that runs the call is sent again this often until that instance has stored it
  * (its approval_resolved), for this long at most: a notification is lost while the instance's listening connection
- * reconnects (lib/db/notifications.ts), which takes about a second.
+ * reconnects (lib/db/driver/notifications.ts), which takes about a second.
  */
 const REMOTE_ANSWER_REPEAT_MS = 250;
 const REMOTE_ANSWER_MS = 5_000;
@@ -146,7 +146,7 @@ export class Run {
    */
   private leaving?: "abandoned" | "suspended";
   private finishing = false;
-  /** The token of the segment of the log this instance writes for the run (lib/events/types.ts startsSegment). */
+  /** The token of the segment of the log this instance writes for the run (lib/contract/events.ts startsSegment). */
   private readonly segment = randomUUID();
 
   private constructor(
@@ -154,7 +154,7 @@ export class Run {
     private readonly ownerId: string,
     private readonly profile: AgentProfile,
     readonly id: string = randomUUID(),
-    /** This claim of the run: its writes are stored only while the run's row has it (lib/db/runs.ts). */
+    /** This claim of the run: its writes are stored only while the run's row has it (lib/db/queries/runs.ts). */
     readonly claim: string = randomUUID(),
   ) {
     this.channel = new RunChannel(conversationId, this.id, { claim, onTakenOver: () => claims.takenOver(this) });

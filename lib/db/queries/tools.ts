@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { config } from "@/lib/config";
-import type { RegisteredToolView } from "@/lib/events/types";
-import { containsIgnoringCase, db, sql, transaction } from "./client";
-import { databaseClock } from "./clock";
-import { toBoolean, toDate, toInt } from "./sql";
+import { config } from "@/lib/settings/config";
+import type { RegisteredToolView } from "@/lib/contract/events";
+import { containsIgnoringCase, db, sql, transaction } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
 
 export interface NewToolVersion {
   ownerId: string;
@@ -51,7 +51,7 @@ export interface ToolRow {
   createdAt: Date;
 }
 
-/** `view`'s columns, for the statements of the hot path (lib/db/sql.ts). */
+/** `view`'s columns, for the statements of the hot path (lib/db/driver/sql.ts). */
 const VIEW_COLUMNS = Object.keys(view)
   .map((column) => `"${column}"`)
   .join(", ");
@@ -74,7 +74,7 @@ const VISIBLE_IN = `"ownerId" = ? AND (("conversationId" = ? AND "scope" = 'conv
  */
 export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
   return transaction(async (tx) => {
-    // Every registration runs this, so it is SQL too (lib/db/sql.ts), inside Prisma's transaction.
+    // Every registration runs this, so it is SQL too (lib/db/driver/sql.ts), inside Prisma's transaction.
     const statements = sql.within(tx);
     const latest = await statements.rows<{ lineageId: string; version: unknown; scope: string }>(
       `SELECT "lineageId", "version", "scope" FROM "Tool" WHERE ${VISIBLE_IN} AND "name" = ? AND "status" = 'active'`,

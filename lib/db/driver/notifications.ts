@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { config, databaseConfig } from "@/lib/config";
-import { processWide } from "@/lib/process-wide";
+import { config, databaseConfig } from "@/lib/settings/config";
+import { processWide } from "@/lib/platform/process-wide";
 import { liveSql, provider } from "./client";
 
 /**

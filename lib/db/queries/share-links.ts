@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { db } from "./client";
-import { notifications } from "./notifications";
+import { db } from "@/lib/db/driver/client";
+import { notifications } from "@/lib/db/driver/notifications";
 
 /** The conversation's link, made if it has none: one active link per conversation. */
 export async function ensureShareLink(conversationId: string) {
@@ -29,7 +29,7 @@ export async function standingShareTokens(tokens: string[]): Promise<Set<string>
   return new Set(links.map(({ token }) => token));
 }
 
-/** Revoke the conversation's link, and tell every instance, so that the streams open on it end (lib/share-revocation.ts). */
+/** Revoke the conversation's link, and tell every instance, so that the streams open on it end (lib/share/revocation.ts). */
 export async function revokeShareLink(conversationId: string): Promise<boolean> {
   const { count } = await db.shareLink.deleteMany({ where: { conversationId } });
   if (count > 0) {

@@ -1,6 +1,6 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { errorFrom } from "@/lib/api/client";
-import { RESYNC } from "@/lib/events/types";
+import { RESYNC } from "@/lib/contract/events";
 import type { TraceEvent } from "@/lib/trace/state";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
-import { batchedInserts } from "./batched-writes";
-import { db } from "./client";
-import { databaseClock } from "./clock";
+import { batchedInserts } from "@/lib/db/driver/batched-writes";
+import { db } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
 
 export type AuditDecision = "allowed" | "refused" | "rate_limited" | "approved" | "denied";
 

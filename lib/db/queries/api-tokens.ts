@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { db } from "./client";
+import { db } from "@/lib/db/driver/client";
 
 const PREFIX = "tsk_";
 /** lastUsedAt is written at most this often per token, so a busy script does not write on every request. */

@@ -1,6 +1,6 @@
-import { standingShareTokens } from "@/lib/db/share-links";
-import { notifications } from "@/lib/db/notifications";
-import { processWide } from "@/lib/process-wide";
+import { standingShareTokens } from "@/lib/db/queries/share-links";
+import { notifications } from "@/lib/db/driver/notifications";
+import { processWide } from "@/lib/platform/process-wide";
 
 /**
  * How often the streams open on share links check that their links still stand, whatever they are told: the word

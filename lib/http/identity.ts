@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { dataDirectory } from "@/lib/config";
+import { dataDirectory } from "@/lib/settings/config";
 
 /**
  * Who is asking: an anonymous identity per browser, carried in a signed cookie. This is the one place that knows

@@ -77,7 +77,7 @@ export interface SegmentStart {
 /** The largest event id: an id is its event's seq in the log, a 32-bit integer column on PostgreSQL. */
 export const MAX_EVENT_ID = 2 ** 31 - 1;
 
-/** What a segment token may be: lib/agent/run.ts makes UUIDs, with room for other clients' own. */
+/** What a segment token may be: lib/runs/run.ts makes UUIDs, with room for other clients' own. */
 export const SEGMENT_TOKEN = /^[\w-]{1,64}$/;
 
 /** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */

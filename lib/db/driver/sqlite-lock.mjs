@@ -1,5 +1,5 @@
 // SQLite serves one server at a time. A second server on the same database would take over every running run of
-// the first as it starts (with SQLite, lib/agent/claims.ts takes the runs left running for its predecessor's, since
+// the first as it starts (with SQLite, lib/runs/claims.ts takes the runs left running for its predecessor's, since
 // no other process could be running them) and run them twice; a migration beside a running server changes the
 // schema under it. So the server holds a lock beside the database for as long as it runs, and the migration
 // (scripts/migrate.mjs, which `npm start` runs first) holds it while it migrates: SQLite's own exclusive lock on a

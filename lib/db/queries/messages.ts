@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "./client";
-import { databaseClock } from "./clock";
-import { toDate } from "./sql";
+import { sql } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { toDate } from "@/lib/db/driver/sql";
 
 type Role = "user" | "assistant";
 

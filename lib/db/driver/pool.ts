@@ -14,7 +14,7 @@ import { answerCode, endsTransaction, WrappedAdapterFactory } from "./sql";
  * connections. A connection can go silent for good (a partition that ends with the router having forgotten it),
  * and a partition leaves every connection open through it so, in both pools: each would cost the next statement that
  * takes it a timeout in turn (a lease renewal, a run's outcome), which is how a healthy instance loses its runs to the
- * fence (lib/agent/claims.ts) or a run its end. So once a statement times out (`onSilence`), or a lease renewal hangs,
+ * fence (lib/runs/claims.ts) or a run its end. So once a statement times out (`onSilence`), or a lease renewal hangs,
  * the idle connections of both pools are dropped together, and the next statements open new ones. A connection in
  * use is left to its own statement's timeout.
  */

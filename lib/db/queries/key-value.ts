@@ -1,5 +1,5 @@
-import { db } from "./client";
-import { databaseClock } from "./clock";
+import { db } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
 
 /** A value, unless it is missing or expired (an expired one is removed on the way). */
 export async function getValue(namespace: string, key: string): Promise<{ value: string } | undefined> {

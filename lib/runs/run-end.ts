@@ -1,8 +1,8 @@
-import { config } from "@/lib/config";
+import { config } from "@/lib/settings/config";
 
 /**
  * How long after a run's row says it finished a reader that comes takes it for still finishing, and follows it for
- * its end: a run stores its run_finished right after its outcome (lib/agent/run.ts storeOutcome) unless its
+ * its end: a run stores its run_finished right after its outcome (lib/runs/run.ts storeOutcome) unless its
  * database is in trouble. Past it the run is over for a new reader (the page, a script polling for it), and a new
  * run may begin (run.ts `endOfLog`).
  */

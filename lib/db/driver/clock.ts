@@ -1,4 +1,4 @@
-import { processWide } from "@/lib/process-wide";
+import { processWide } from "@/lib/platform/process-wide";
 import { liveSql, provider } from "./client";
 
 /** Readings kept: the offset is the one read with the quickest answer among them, the least disturbed by delays. */
@@ -23,7 +23,7 @@ interface Reading {
  * (a run's lease, when a run finished, the order of a conversation's messages) is on this clock: on each machine's
  * own, a clock some seconds off would take a live run for dead and make it run twice, leave a dead one's run waiting
  * seconds longer than its lease, or put a turn's messages before the previous turn's. Each instance reads
- * PostgreSQL's clock at every heartbeat (lib/agent/claims.ts) and keeps the difference to its monotonic clock. With
+ * PostgreSQL's clock at every heartbeat (lib/runs/claims.ts) and keeps the difference to its monotonic clock. With
  * SQLite (one process) the database's clock is the system's, read at every heartbeat likewise.
  */
 class DatabaseClock {

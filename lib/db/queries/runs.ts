@@ -1,7 +1,7 @@
-import type { RunStatus } from "@/lib/events/types";
-import { db, liveSql, sql } from "./client";
-import { databaseClock } from "./clock";
-import { isUniqueViolation, toBoolean } from "./sql";
+import type { RunStatus } from "@/lib/contract/events";
+import { db, liveSql, sql } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { isUniqueViolation, toBoolean } from "@/lib/db/driver/sql";
 
 /**
  * Insert the conversation's running run, leased to `instanceId` until `leaseUntil` under `claim`: the claim. False
@@ -62,7 +62,7 @@ export async function finishRun(
 }
 
 /**
- * End a finished run's claim: a write of its events that comes later is refused (lib/db/events.ts
+ * End a finished run's claim: a write of its events that comes later is refused (lib/db/queries/events.ts
  * FENCED_EVENT_INSERT), and the writes in progress are stored first (changing the unique claim waits for them).
  */
 export async function endClaimOfFinishedRun(id: string): Promise<void> {
@@ -122,7 +122,7 @@ export async function renewLeases(
 
 /**
  * Of these claims, the ones some run's row still has, running or finished: a run whose claim is gone was taken over
- * (lib/agent/claims.ts), while one that is no longer running under its own claim has stored its end.
+ * (lib/runs/claims.ts), while one that is no longer running under its own claim has stored its end.
  */
 export async function heldClaims(claims: string[]): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
@@ -166,7 +166,7 @@ export type AbandonedRun = Awaited<ReturnType<typeof abandonedRuns>>[number];
 /**
  * Take an abandoned run for `instanceId`, under a new `claim`; false when another instance was faster or its owner
  * came back. Changing the claim, a unique column, locks the row FOR UPDATE: the takeover waits for the earlier
- * claim's event writes in progress (lib/db/events.ts), and refuses its later ones.
+ * claim's event writes in progress (lib/db/queries/events.ts), and refuses its later ones.
  */
 export async function takeOverRun(
   run: Pick<AbandonedRun, "id" | "leaseUntil">,

@@ -1,5 +1,5 @@
 import { Prisma } from "@/lib/generated/sqlite/client";
-import { db, provider } from "./client";
+import { db, provider } from "@/lib/db/driver/client";
 
 export interface StoredDocument {
   ownerId: string;

@@ -2,16 +2,16 @@
  * Which run holds each conversation, across every instance on the database. The claim is a row: a running Run
  * (a partial unique index allows one per conversation), leased to the instance that executes it. That instance
  * renews the lease with a heartbeat; once a lease has run out, its instance is taken for dead and any instance
- * takes the run over (lib/agent/run.ts resumes or closes it). SQLite has one process, which takes over at start-up
+ * takes the run over (lib/runs/run.ts resumes or closes it). SQLite has one process, which takes over at start-up
  * the runs its predecessor left; PostgreSQL may have many, which watch each other's leases all the time.
  */
 import os from "node:os";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { config } from "@/lib/config";
-import { dropIdleConnectionsAfterHang, provider } from "@/lib/db/client";
-import { databaseClock } from "@/lib/db/clock";
-import { notifications, type RunMessage } from "@/lib/db/notifications";
+import { config } from "@/lib/settings/config";
+import { dropIdleConnectionsAfterHang, provider } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { notifications, type RunMessage } from "@/lib/db/driver/notifications";
 import {
   abandonedRuns,
   claimRun,
@@ -21,7 +21,7 @@ import {
   renewLeases,
   takeOverRun,
   type AbandonedRun,
-} from "@/lib/db/runs";
+} from "@/lib/db/queries/runs";
 
 /**
  * Resume a run this instance has taken over under `claim`, whose lease it set at `leasedAt` (`performance.now()`);
@@ -33,7 +33,7 @@ type TakeOver = (run: AbandonedRun, leasedAt: number, claim: string) => Promise<
 export interface LeasedRun {
   readonly id: string;
   readonly conversationId: string;
-  /** This claim of the run (lib/db/runs.ts): a takeover makes a new one. */
+  /** This claim of the run (lib/db/queries/runs.ts): a takeover makes a new one. */
   readonly claim: string;
   cancel(): void;
   /**

@@ -1,14 +1,14 @@
-import { livePrepared, liveSql, provider, sql } from "./client";
-import { databaseClock } from "./clock";
-import { notifications } from "./notifications";
-import { insertSql, toBoolean, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "./sql";
+import { livePrepared, liveSql, provider, sql } from "@/lib/db/driver/client";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { notifications } from "@/lib/db/driver/notifications";
+import { insertSql, toBoolean, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "@/lib/db/driver/sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
-import { MAX_EVENT_ID, type SequencedEvent } from "@/lib/events/types";
+import { MAX_EVENT_ID, type SequencedEvent } from "@/lib/contract/events";
 
 /** A row of some conversation's event log. */
 export type ConversationEventRow = EventRow & { conversationId: string };
 
-/** A live run's row, with the claim its run writes it under (lib/db/runs.ts). */
+/** A live run's row, with the claim its run writes it under (lib/db/queries/runs.ts). */
 export type ClaimedEventRow = ConversationEventRow & { claim: string };
 
 /**
@@ -60,7 +60,7 @@ export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<str
 /**
  * appendLiveEvents' statement on PostgreSQL, where several instances write: it stores the rows whose run still has
  * the claim they were written under, says which of the claims are still held, and announces the batch. An
- * instance cut off from the database stops its runs before their leases run out (lib/agent/claims.ts), but a write
+ * instance cut off from the database stops its runs before their leases run out (lib/runs/claims.ts), but a write
  * it sent before may arrive later still (a partition that heals): after a takeover, by another instance or by this
  * one, it would take seqs the new claim numbers its events with. The runs' rows are locked FOR KEY SHARE, which a
  * takeover's change of the (unique) claim waits for, so that it reads the log with the writes in progress; a write
