@@ -57,7 +57,7 @@ export async function benchTools(): Promise<void> {
     const input = { text: "the quick brown fox jumps over the lazy dog" };
     const execute = async () => {
       const response = await post(`/api/tools/${firstId}/execute`, { input });
-      if (!((await response.json()) as { success: boolean }).success) throw new Error("execute failed");
+      if (!((await response.json()) as { ok: boolean }).ok) throw new Error("execute failed");
     };
     await sandboxPool().warm();
     for (let i = 0; i < 50; i++) await Promise.all([execute(), runInSandbox("tool", CODE, input)]);

@@ -177,14 +177,11 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
         {result && (
           <div className="mt-3" data-testid="run-result">
             <p
-              className={`text-sm font-medium ${result.success ? "text-emerald-800 dark:text-emerald-300" : "text-rose-800 dark:text-rose-300"}`}
+              className={`text-sm font-medium ${result.ok ? "text-emerald-800 dark:text-emerald-300" : "text-rose-800 dark:text-rose-300"}`}
             >
-              {result.success ? "Succeeded" : "Failed"} in {Math.round(result.executionTime * 1000)} ms
+              {result.ok ? "Succeeded" : "Failed"} in {result.durationMs} ms
             </p>
-            <JsonView
-              value={result.success ? result.output : result.error}
-              label={result.success ? "Output" : "Error"}
-            />
+            <JsonView value={result.ok ? result.output : result.error} label={result.ok ? "Output" : "Error"} />
           </div>
         )}
       </Section>

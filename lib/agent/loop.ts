@@ -1,33 +1,33 @@
-import { config, MODEL_SETUP_HINT, type ModelConfig } from "@/lib/settings/config";
-import { recordExecution } from "@/lib/db/queries/executions";
+import type { ModelMessage, ToolSet } from "ai";
 import type { AgentEvent, RunStatus } from "@/lib/contract/events";
-import type { AgentProfile } from "@/lib/settings/profiles";
-import { callOutcome, loadToolset, type Toolset } from "@/lib/tools/toolset";
-import type { ToolResult } from "@/lib/tools/types";
-import { conversationHistory, stepMessages } from "./history";
-import { languageModel } from "./model";
-import { IdleTimeout, ModelFailure, streamStep, type ModelCall } from "./model-step";
-
-const SYSTEM_PROMPT = `You are Toolsmith, an agent that solves tasks with tools and builds the tools it lacks.
-Work in steps: think briefly, call tools, read their results, and continue until you can answer.
-- Use an existing tool when one fits. Use calculate for arithmetic and run_code to try JavaScript.
-- When no tool fits, write one with register_tool: JavaScript defining function run(inputs) that returns a
-  JSON-serialisable value. The tool is callable right after registration and in later turns. If it is rejected,
-  read the violations, fix the code, and register it again.
-- Tool errors are information: read them and adapt instead of repeating the same call.
-- When you are done, answer without calling tools. Use Markdown.`;
+import { MODEL_SETUP_HINT } from "@/lib/settings/config";
+import type { CallOutcome } from "@/lib/tools/call";
+import type { RunCall } from "@/lib/tools/toolset";
+import { stepMessages } from "./history";
+import type { ModelSession } from "./model";
+import { ModelFailure, streamStep, type ModelCall } from "./model-step";
+import { SYSTEM_PROMPT } from "./system-prompt";
 
 type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
 
+/** What the loop needs of the run's tools (lib/tools/toolset.ts; a test passes its own). */
+export interface LoopToolset {
+  /** The tool list for the next model request: rebuilt every step, since register_tool adds to it. */
+  forModel(): ToolSet;
+  get(name: string): { changesToolset?: boolean } | undefined;
+  call(name: string, call: RunCall): Promise<CallOutcome>;
+}
+
 export interface AgentRun {
-  /** The conversation's owner: its tools and data are the ones the run uses. */
-  ownerId: string;
-  /** Which tools the run may use, and their settings. */
-  profile: AgentProfile;
-  conversationId: string;
-  runId: string;
-  model: ModelConfig | undefined;
+  /** Undefined when no model is configured: the run ends with an error that says what to set. */
+  model: ModelSession | undefined;
+  tools: LoopToolset;
+  /** The conversation so far (history.ts); the loop appends each step to it. */
+  messages: ModelMessage[];
+  /** Whose run it is: its tool calls act for the owner, in the conversation. */
+  caller: { ownerId: string; conversationId: string; runId: string };
+  maxSteps: number;
   emit: (event: AgentEvent) => void;
   /** Resolves once every event emitted so far is stored; rejects when they cannot be. */
   stored: () => Promise<void>;
@@ -52,20 +52,15 @@ export interface AgentOutcome {
  * only when every tool call it started has settled, so nothing of the run happens after it returns.
  */
 export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
-  const { conversationId, emit, signal } = run;
+  const { emit, signal, tools, messages } = run;
   let status: RunStatus = "max_steps";
   let step = run.resumeAfterStep ?? 0;
   let answer = "";
   try {
     if (!run.model) throw new ModelNotConfiguredError();
-    const idle = new IdleTimeout(config.modelIdleTimeoutMs);
-    const model = languageModel(run.model, () => idle.reset());
-    const [toolset, messages] = await Promise.all([
-      loadToolset(conversationId, run.ownerId, run.profile),
-      conversationHistory(conversationId, run.resumeAfterStep === undefined ? undefined : run.runId),
-    ]);
+    const { model, idle, maxRetries } = run.model;
 
-    while (step < config.maxSteps) {
+    while (step < run.maxSteps) {
       step++;
       emit({ type: "step_started", step });
 
@@ -75,9 +70,9 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
         model,
         system: SYSTEM_PROMPT,
         messages,
-        tools: toolset.forModel(),
+        tools: tools.forModel(),
         step,
-        maxRetries: run.model.maxRetries,
+        maxRetries,
         idle,
         emit,
         signal,
@@ -90,18 +85,17 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       }
 
       // Act: register_tool calls first, one at a time, since they change the tool set; then the rest in parallel.
-      // Calls are stored before they act: an instance that takes the run over then knows they may have acted, and
-      // ends the step instead of making them again (run.ts). None starts once the run is stopped; a cancel ends each
-      // call in progress promptly (its sandbox thread is terminated), and its result says so.
+      // Calls are stored before they act, so that an instance taking the run over knows they may have acted and
+      // does not make them again (lib/runs/run.ts). None starts once the run is stopped.
       const act = async (calls: ModelCall[]): Promise<ToolResultEvent[]> => {
         signal.throwIfAborted();
         for (const { callId, name, input } of calls) emit({ type: "tool_call", step, callId, name, input });
         await run.stored();
         // Stopped while they were stored: from here to the calls (and an approval's question) nothing waits.
         signal.throwIfAborted();
-        return Promise.all(calls.map((call) => executeCall(call, step, toolset, run)));
+        return Promise.all(calls.map((call) => executeCall(call, step, run)));
       };
-      const registering = plan.calls.filter((call) => toolset.get(call.name)?.changesToolset);
+      const registering = plan.calls.filter((call) => tools.get(call.name)?.changesToolset);
       const others = plan.calls.filter((call) => !registering.includes(call));
       const results: ToolResultEvent[] = [];
       for (const call of registering) results.push(...(await act([call])));
@@ -130,66 +124,28 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   return { status, steps: step, answer };
 }
 
-async function executeCall(call: ModelCall, step: number, toolset: Toolset, run: AgentRun): Promise<ToolResultEvent> {
-  const { callId, name, input } = call;
-  const { ownerId, conversationId, runId, emit, signal } = run;
-  const started = performance.now();
-  const result: ToolResult = call.problem
-    ? { ok: false, error: call.problem }
-    : await toolset.call(name, input, {
-        ownerId,
-        conversationId,
-        runId,
-        signal,
-        requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput),
-      });
-  const durationMs = Math.round(performance.now() - started);
-
-  if (result.ok && result.registered) emit({ type: "tool_registered", step, callId, tool: result.registered });
-  if (!result.ok && result.rejected) emit({ type: "tool_rejected", step, callId, ...result.rejected });
+/** One call through the tool-call path; its outcome becomes the step's events. */
+async function executeCall({ callId, name, input, problem }: ModelCall, step: number, run: AgentRun) {
+  const { result, durationMs } = await run.tools.call(name, {
+    input,
+    problem,
+    caller: { ...run.caller, callId },
+    signal: run.signal,
+    requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput),
+  });
+  if (result.ok && result.registered) run.emit({ type: "tool_registered", step, callId, tool: result.registered });
+  if (!result.ok && result.rejected) run.emit({ type: "tool_rejected", step, callId, ...result.rejected });
   const observation: ToolResultEvent = {
     type: "tool_result",
     step,
     callId,
     name,
     ok: result.ok,
-    durationMs,
-    ...capOutput(result),
+    durationMs: Math.round(durationMs),
+    ...(result.ok ? { output: result.output, ...(result.truncated && { truncated: true }) } : { error: result.error }),
   };
-  emit(observation);
-
-  recordExecution({
-    source: "chat",
-    conversationId,
-    runId,
-    callId,
-    toolName: name,
-    toolId: toolset.get(name)?.toolId,
-    input,
-    output: observation.output,
-    error: observation.error,
-    status: callOutcome(result),
-    durationMs,
-  }).catch((error) => console.error("Could not record a tool execution:", error));
+  run.emit(observation);
   return observation;
-}
-
-/** The model and the trace see at most `toolOutputChars` of a result, with a marker that says so. */
-function capOutput(result: ToolResult): Pick<ToolResultEvent, "output" | "error" | "truncated"> {
-  const limit = config.toolOutputChars;
-  const marker = (total: string) =>
-    `\n…[truncated: the output was ${total} characters; only the first ${limit} are shown]`;
-  if (!result.ok) {
-    return result.error.length <= limit
-      ? { error: result.error }
-      : { error: result.error.slice(0, limit) + marker(String(result.error.length)) };
-  }
-  const text = typeof result.output === "string" ? result.output : JSON.stringify(result.output ?? null);
-  if (!result.truncated && text.length <= limit) return { output: result.output ?? null };
-  return {
-    output: text.slice(0, limit) + marker(result.truncated ? `more than ${limit}` : String(text.length)),
-    truncated: true,
-  };
 }
 
 class ModelNotConfiguredError extends Error {

@@ -2,6 +2,19 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { extractReasoningMiddleware, wrapLanguageModel, type LanguageModel } from "ai";
 import type { ModelConfig } from "@/lib/settings/config";
+import { IdleTimeout } from "./model-step";
+
+/** A run's connection to its model: the client, its silence limit (reset by every byte received) and retries. */
+export interface ModelSession {
+  model: LanguageModel;
+  idle: IdleTimeout;
+  maxRetries: number;
+}
+
+export function openModel(config: ModelConfig, idleTimeoutMs: number): ModelSession {
+  const idle = new IdleTimeout(idleTimeoutMs);
+  return { model: languageModel(config, () => idle.reset()), idle, maxRetries: config.maxRetries };
+}
 
 /**
  * The client for the configured server, by dialect (lib/settings/config.ts picks the default from the base URL):

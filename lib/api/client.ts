@@ -29,11 +29,11 @@ export interface ConversationPage {
 }
 
 export interface ToolRun {
-  success: boolean;
+  ok: boolean;
   output: unknown;
   error: string | null;
   truncated: boolean;
-  executionTime: number;
+  durationMs: number;
 }
 
 export interface ApiToken {

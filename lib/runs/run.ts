@@ -1,24 +1,26 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { config, modelConfig } from "@/lib/settings/config";
+import { conversationHistory } from "@/lib/agent/history";
+import { runAgent, type AgentOutcome } from "@/lib/agent/loop";
+import { openModel } from "@/lib/agent/model";
 import { databaseClock } from "@/lib/db/driver/clock";
+import { storeWhileUnreachable } from "@/lib/db/driver/sql";
 import { updateConversation } from "@/lib/db/queries/conversations";
 import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/queries/events";
 import { createMessage } from "@/lib/db/queries/messages";
-import { notifications } from "@/lib/db/driver/notifications";
-import { endClaimOfFinishedRun, finishRun, requestCancel, runningRun, type AbandonedRun } from "@/lib/db/queries/runs";
-import { storeWhileUnreachable } from "@/lib/db/driver/sql";
+import { endClaimOfFinishedRun, finishRun, runningRun, type AbandonedRun } from "@/lib/db/queries/runs";
 import { RunChannel } from "@/lib/events/channel";
-import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/runs/run-end";
-import type { AgentEvent, LoggedEvent, RunStatus } from "@/lib/contract/events";
 import { processWide } from "@/lib/platform/process-wide";
+import { config, modelConfig } from "@/lib/settings/config";
 import { findProfile, type AgentProfile } from "@/lib/settings/profiles";
+import { loadToolset } from "@/lib/tools/toolset";
 import { RunClaims } from "./claims";
-import { runAgent, type AgentOutcome } from "@/lib/agent/loop";
+import { progressOf, type RunProgress } from "./progress";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "./run-end";
+import { titleFrom } from "./title";
 
 export class RunConflictError extends Error {}
 
-const TITLE_CHARS = 60;
 const TAKEN_OVER = "it was taken over";
 /** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
 const CANCELLED_RUN_GRACE_MS = 2_000;
@@ -27,67 +29,9 @@ const LOG_END_POLL_MS = 25;
 
 const claims = processWide("runClaims", () => new RunClaims<Run>());
 
-/** The run this instance executes for a conversation, if any (another instance may execute it: see `stopRun`). */
+/** The run this instance executes for a conversation, if any (another instance may execute it: see remote.ts). */
 export function activeRun(conversationId: string): Run | undefined {
   return claims.holder(conversationId);
-}
-
-/** Whether a run of the conversation is running, on any instance. */
-export async function hasRunningRun(conversationId: string): Promise<boolean> {
-  return activeRun(conversationId) !== undefined || (await runningRun(conversationId)) !== null;
-}
-
-/**
- * An answer sent to the instance that runs the call is sent again this often until that instance has stored it
- * (its approval_resolved), for this long at most: a notification is lost while the instance's listening connection
- * reconnects (lib/db/driver/notifications.ts), which takes about a second.
- */
-const REMOTE_ANSWER_REPEAT_MS = 250;
-const REMOTE_ANSWER_MS = 5_000;
-
-/**
- * What became of an answer to a call waiting for approval: taken (or taken before: the same answer sent again is
- * taken as it was); refused, as no call waits under that id (another answer was taken, or its run ended); or not
- * confirmed by the instance that runs the call, which may still take it.
- */
-export type ApprovalOutcome = "answered" | "not waiting" | "unconfirmed";
-
-/** Answer a call waiting for approval, on whichever instance runs it; `signal`: the asker went away. */
-export async function answerApproval(
-  conversationId: string,
-  approvalId: string,
-  approved: boolean,
-  signal?: AbortSignal,
-): Promise<ApprovalOutcome> {
-  if (activeRun(conversationId)?.resolveApproval(approvalId, approved)) return "answered";
-  // Elsewhere, over (a run leaves this instance only once its events are stored), or asked before this instance took
-  // the run over: the stored log says whether the call waits and which answer was taken. A call's request is stored
-  // within a flush of being shown, so a fast click reads the log once more.
-  const remote = await runningRun(conversationId);
-  let readThrough = 0;
-  let waiting = false;
-  const deadline = Date.now() + REMOTE_ANSWER_MS;
-  for (let reads = 1; ; reads++) {
-    for (const { seq, event } of await listEvents(conversationId, readThrough)) {
-      readThrough = seq;
-      if (event.type === "approval_requested" && event.approvalId === approvalId) waiting = true;
-      else if (event.type === "approval_resolved" && event.approvalId === approvalId)
-        return event.approved === approved ? "answered" : "not waiting";
-      // The run ended, or was taken over, which ends the step the call was in; or a later run began.
-      else if (
-        waiting &&
-        (event.type === "run_finished" || event.type === "run_resumed" || event.type === "run_started")
-      )
-        return "not waiting";
-    }
-    if (!waiting && (!remote || reads > 1)) return "not waiting";
-    if (waiting && remote)
-      await notifications.publish("runs", JSON.stringify({ kind: "approval", runId: remote.id, approvalId, approved }));
-    // A call waits and no run runs: its run finished, and stores its outcome in its row before the end of its log,
-    // where the answer it took is read once stored; a log that never gets its end (its writes failed) shows none.
-    if (Date.now() > deadline || signal?.aborted) return remote ? "unconfirmed" : "not waiting";
-    await new Promise((resolve) => setTimeout(resolve, waiting ? REMOTE_ANSWER_REPEAT_MS : 100));
-  }
 }
 
 /** Start this instance's share of the runs: heartbeats, and taking over the runs of instances that died. */
@@ -98,23 +42,6 @@ export function startRunLeases(): Promise<void> {
 /** For a graceful stop of this instance: its runs, with every event they emitted stored, go to another one (claims.ts). */
 export function handOverRuns(): Promise<void> {
   return claims.handOver();
-}
-
-/**
- * Stop the conversation's running run, on whichever instance executes it: here at once; elsewhere through the
- * database (a flag its heartbeat reads) and a notification that reaches it sooner. False when none is running.
- */
-export async function stopRun(conversationId: string): Promise<string | undefined> {
-  const local = activeRun(conversationId);
-  if (local) {
-    local.cancel();
-    return local.id;
-  }
-  const remote = await runningRun(conversationId);
-  if (!remote) return undefined;
-  await requestCancel(remote.id);
-  await notifications.publish("runs", JSON.stringify({ kind: "cancel", runId: remote.id }));
-  return remote.id;
 }
 
 /**
@@ -329,12 +256,12 @@ export class Run {
     const model = modelConfig()?.model ?? "none";
     if (await claims.claim(this, model)) return;
     // Stop, then send at once: the stopped run, here or on another instance, is only settling its last writes.
-    const deadline = Date.now() + CANCELLED_RUN_GRACE_MS;
+    const deadline = performance.now() + CANCELLED_RUN_GRACE_MS;
     const holder = claims.holder(this.conversationId);
     if (holder?.cancelled)
       await Promise.race([holder.done, new Promise((resolve) => setTimeout(resolve, CANCELLED_RUN_GRACE_MS))]);
     else
-      while ((await runningRun(this.conversationId))?.cancelRequested && Date.now() < deadline)
+      while ((await runningRun(this.conversationId))?.cancelRequested && performance.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 50));
     if (!(await claims.claim(this, model))) throw new RunConflictError("Another run of this conversation is active.");
   }
@@ -377,12 +304,16 @@ export class Run {
           return await this.finish(outcome);
         }
       }
+      const [tools, messages] = await Promise.all([
+        loadToolset(this.conversationId, this.ownerId, this.profile),
+        conversationHistory(this.conversationId, resumed && this.id),
+      ]);
       outcome = await runAgent({
-        ownerId: this.ownerId,
-        conversationId: this.conversationId,
-        profile: this.profile,
-        runId: this.id,
-        model,
+        model: model && openModel(model, config.modelIdleTimeoutMs),
+        tools,
+        messages,
+        caller: { ownerId: this.ownerId, conversationId: this.conversationId, runId: this.id },
+        maxSteps: config.maxSteps,
         emit,
         stored: () => this.channel.allStored(),
         signal: this.controller.signal,
@@ -451,11 +382,11 @@ export class Run {
  * that comes later is refused instead of taking the new run's ids (and those in progress are stored first).
  */
 async function endOfLog(conversationId: string): Promise<number> {
-  const deadline = Date.now() + RUN_FINISHING_MS;
+  const deadline = performance.now() + RUN_FINISHING_MS;
   for (;;) {
     const last = await lastStoredEvent(conversationId);
     if (!last || last.type === "run_finished" || last.finishedAt === null) return last?.lastSeq ?? 0;
-    if (!runAwaitingItsEnd(last, databaseClock.now()) || Date.now() > deadline) {
+    if (!runAwaitingItsEnd(last, databaseClock.now()) || performance.now() > deadline) {
       await endClaimOfFinishedRun(last.runId);
       return lastEventSeq(conversationId);
     }
@@ -465,42 +396,3 @@ async function endOfLog(conversationId: string): Promise<number> {
 
 /** A profile removed from the file since the conversation chose it: its runs fall back to the default one. */
 const profileOf = (name: string | null): AgentProfile => findProfile(name) ?? findProfile(null)!;
-
-interface RunProgress {
-  /** Steps with a step_finished. */
-  finishedSteps: number;
-  /** The step it was in. */
-  step: number;
-  /** A tool call of the unfinished step had started: its effects are unknown. */
-  toolsStarted: boolean;
-  /** The text of the last finished step, when it called no tool: the model had answered, and the run completed. */
-  answer?: string;
-  finished?: { status: RunStatus; steps: number };
-}
-
-/** How far a run got, from its stored events. */
-function progressOf(events: LoggedEvent[]): RunProgress {
-  const progress: RunProgress = { finishedSteps: 0, step: 0, toolsStarted: false };
-  let text = "";
-  let calledTools = false;
-  for (const event of events as AgentEvent[]) {
-    if (event.type === "step_started") {
-      Object.assign(progress, { step: event.step, toolsStarted: false, answer: undefined });
-      [text, calledTools] = ["", false];
-    } else if (event.type === "text_delta" && event.step === progress.step) text += event.delta;
-    else if (event.type === "step_finished")
-      Object.assign(progress, { finishedSteps: event.step, answer: calledTools ? undefined : text });
-    else if (event.type === "tool_call") {
-      calledTools = true;
-      if (event.step > progress.finishedSteps) progress.toolsStarted = true;
-    } else if (event.type === "run_finished") progress.finished = { status: event.status, steps: event.steps };
-  }
-  return progress;
-}
-
-function titleFrom(content: string): string {
-  const line = content.trim().split("\n")[0].replace(/\s+/g, " ");
-  // Cut by code point, never inside a surrogate pair.
-  const characters = [...line];
-  return characters.length > TITLE_CHARS ? `${characters.slice(0, TITLE_CHARS - 1).join("")}…` : line || "New chat";
-}

@@ -7,31 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-
-/** Every tool a profile can name: the built-ins and the native tools. */
-export const PROFILE_TOOLS = [
-  "register_tool",
-  "calculate",
-  "run_code",
-  "fetch_url",
-  "key_value_get",
-  "key_value_set",
-  "key_value_delete",
-  "read_file",
-  "write_file",
-  "list_dir",
-  "webhook",
-  "run_command",
-  "web_search",
-  "send_email",
-  "librarian_store",
-  "librarian_get",
-  "librarian_query",
-  "librarian_search",
-] as const;
-
-/** Built-in and native tool names are reserved: no registered tool may take one. */
-export const isBuiltinName = (name: string) => (PROFILE_TOOLS as readonly string[]).includes(name);
+import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 
 const ToolSettings = z.strictObject({
   allowed_domains: z
@@ -59,9 +35,9 @@ export type ToolSettings = z.infer<typeof ToolSettings>;
 const Profile = z.strictObject({
   name: z.string().regex(/^[\w-]{1,64}$/, "a name of letters, digits, _ and -"),
   description: z.string().max(500).optional(),
-  tools: z.array(z.enum(PROFILE_TOOLS)),
-  tool_config: z.partialRecord(z.enum(PROFILE_TOOLS), ToolSettings).default({}),
-  approval: z.array(z.enum(PROFILE_TOOLS)).default([]),
+  tools: z.array(z.enum(BUILTIN_TOOL_NAMES)),
+  tool_config: z.partialRecord(z.enum(BUILTIN_TOOL_NAMES), ToolSettings).default({}),
+  approval: z.array(z.enum(BUILTIN_TOOL_NAMES)).default([]),
 });
 export type AgentProfile = z.infer<typeof Profile>;
 

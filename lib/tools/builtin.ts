@@ -9,26 +9,30 @@ import { runCommand } from "./run-command";
 import { sendEmail } from "./send-email";
 import { webSearch } from "./web-search";
 import { webhook } from "./webhook";
+import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "./names";
 import type { AgentTool } from "./types";
 
-/** The built-in and native tools; a run is offered those its profile allows. */
-export const builtinTools: AgentTool[] = [
-  registerTool,
+/** Each built-in name's tool: a name without a tool (or a tool without a name in names.ts) does not compile. */
+const byName: { readonly [Name in BuiltinToolName]: AgentTool } = {
+  register_tool: registerTool,
   calculate,
-  runCode,
-  fetchUrl,
-  keyValueGet,
-  keyValueSet,
-  keyValueDelete,
-  readFile,
-  writeFile,
-  listDir,
+  run_code: runCode,
+  fetch_url: fetchUrl,
+  key_value_get: keyValueGet,
+  key_value_set: keyValueSet,
+  key_value_delete: keyValueDelete,
+  read_file: readFile,
+  write_file: writeFile,
+  list_dir: listDir,
   webhook,
-  runCommand,
-  webSearch,
-  sendEmail,
-  librarianStore,
-  librarianGet,
-  librarianQuery,
-  librarianSearch,
-];
+  run_command: runCommand,
+  web_search: webSearch,
+  send_email: sendEmail,
+  librarian_store: librarianStore,
+  librarian_get: librarianGet,
+  librarian_query: librarianQuery,
+  librarian_search: librarianSearch,
+};
+
+/** The built-in and native tools, in the order of names.ts; a run is offered those its profile allows. */
+export const builtinTools: readonly AgentTool[] = BUILTIN_TOOL_NAMES.map((name) => byName[name]);

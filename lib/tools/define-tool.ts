@@ -1,9 +1,10 @@
 import type { JSONSchema7 } from "ai";
 import { z } from "zod";
+import type { BuiltinToolName } from "./names";
 import type { AgentTool, ToolContext, ToolResult } from "./types";
 
 interface BuiltinToolSpec<Schema extends z.ZodType> {
-  name: string;
+  name: BuiltinToolName;
   description: string;
   /** One schema: the model sees it as JSON Schema, the code gets its parsed, typed value. */
   inputSchema: Schema;
@@ -32,4 +33,10 @@ export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schem
     },
     execute: spec.execute,
   };
+}
+
+/** The conversation a tool that keeps per-conversation state runs for; such tools are offered in chat only. */
+export function conversationOf(context: ToolContext): string {
+  if (context.conversationId === undefined) throw new Error("this tool works inside a conversation only");
+  return context.conversationId;
 }

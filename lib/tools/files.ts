@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { minimatch } from "minimatch";
 import { z } from "zod";
-import { defineTool } from "./define-tool";
+import { conversationOf, defineTool } from "./define-tool";
 import type { ToolContext, ToolResult } from "./types";
 import { WorkspaceError, workspaceOf, workspacePath } from "./workspace";
 
@@ -22,7 +22,7 @@ async function inWorkspace(
   work: (target: string, root: string) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   try {
-    const root = await workspaceOf(context.conversationId);
+    const root = await workspaceOf(conversationOf(context));
     return await work(await workspacePath(root, requested, context.settings.allowed_paths), root);
   } catch (error) {
     if (error instanceof WorkspaceError) return { ok: false, error: error.message };

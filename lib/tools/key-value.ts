@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { countKeys, deleteValue, getValue, keyExists, setValue } from "@/lib/db/queries/key-value";
-import { defineTool } from "./define-tool";
+import { conversationOf, defineTool } from "./define-tool";
 import type { ToolContext } from "./types";
 
 const MAX_VALUE_BYTES = 64 * 1024;
@@ -15,8 +15,8 @@ const namespace = z
   .describe("Shared by every conversation of the same person under this name; this conversation's own when absent.");
 
 /** Namespaces belong to one identity: no conversation can read another person's keys. */
-const scoped = (context: Pick<ToolContext, "ownerId" | "conversationId">, name?: string) =>
-  `${context.ownerId}/${name ?? `conversation:${context.conversationId}`}`;
+const scoped = (context: ToolContext, name?: string) =>
+  `${context.ownerId}/${name ?? `conversation:${conversationOf(context)}`}`;
 
 export const keyValueGet = defineTool({
   name: "key_value_get",

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
 import { toolView } from "@/lib/db/queries/tools";
-import { isBuiltinName } from "@/lib/settings/profiles";
+import { isBuiltinName } from "@/lib/tools/names";
 import { codePolicy } from "@/lib/sandbox/policy";
-import { defineTool } from "./define-tool";
+import { conversationOf, defineTool } from "./define-tool";
 import { registeredTool } from "./registered-tool";
 import { registerToolVersion } from "./registration";
 
@@ -42,8 +42,8 @@ export const registerTool = defineTool({
     const registration = await registerToolVersion(
       {
         ownerId: context.ownerId,
-        conversationId: context.conversationId,
-        runId: context.runId,
+        conversationId: conversationOf(context),
+        runId: context.runId ?? null,
         name,
         description: definition.description,
         parametersSchema: definition.parameters_schema,
@@ -60,7 +60,7 @@ export const registerTool = defineTool({
       };
     }
     const { row } = registration;
-    context.tools.add(registeredTool(row));
+    context.tools?.add(registeredTool(row));
     return {
       ok: true,
       output: {

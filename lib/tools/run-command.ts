@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { parse } from "shell-quote";
 import { z } from "zod";
-import { defineTool } from "./define-tool";
+import { conversationOf, defineTool } from "./define-tool";
 import type { ToolResult } from "./types";
 import { workspaceOf } from "./workspace";
 
@@ -110,7 +110,8 @@ export const runCommand = defineTool({
     command: z.string().min(1).max(4000).describe("e.g. `ls -la` or `wc -l notes.txt`."),
     timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(30).describe("Seconds."),
   }),
-  async execute({ command, timeout }, { conversationId, signal, settings }): Promise<ToolResult> {
+  async execute({ command, timeout }, context): Promise<ToolResult> {
+    const { signal, settings } = context;
     const status = bubblewrapStatus();
     if (!status.available) return { ok: false, error: status.why! };
     const words = commandWords(command, settings.shell === true);
@@ -121,7 +122,7 @@ export const runCommand = defineTool({
         error: `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).`,
       };
     }
-    const workspace = await workspaceOf(conversationId);
+    const workspace = await workspaceOf(conversationOf(context));
     const child = spawn("bwrap", [...sandboxArgs(workspace), ...words], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

@@ -3,16 +3,17 @@ import type { RegisteredToolView } from "@/lib/contract/events";
 import type { ToolSettings } from "@/lib/settings/profiles";
 import type { Violation } from "@/lib/sandbox/check";
 
-/** What a tool call runs in. */
+/** What a tool call runs in (lib/tools/call.ts builds it). */
 export interface ToolContext {
   /** The identity the call acts for: its tools and its data. */
   ownerId: string;
-  conversationId: string;
-  runId: string;
+  /** The conversation and run of a call from chat; a call through the API has neither. */
+  conversationId?: string;
+  runId?: string;
   /** Aborts when the run is cancelled: a tool stops its work on it, not only its caller's waiting. */
   signal: AbortSignal;
   /** The tools this call dispatches against; register_tool adds to them. */
-  tools: ToolRegistry;
+  tools?: ToolRegistry;
   /** The tool's settings in the run's profile (allowed domains, ...). */
   settings: ToolSettings;
 }

@@ -296,7 +296,7 @@ describe("an approval answered on an instance that does not execute its run", ()
   });
 
   it("is taken as the answer it was when sent again as its run finishes, before the end of the run's log is stored", async () => {
-    const { answerApproval } = await import("@/lib/runs/run");
+    const { answerApproval } = await import("@/lib/runs/remote");
     const { id } = await conversationRunHere();
     await write([
       eventRow(id, 1, {
@@ -319,7 +319,7 @@ describe("an approval answered on an instance that does not execute its run", ()
   });
 
   it("is refused, not left to be sent again, when the finished run's log never gets its end", async () => {
-    const { answerApproval } = await import("@/lib/runs/run");
+    const { answerApproval } = await import("@/lib/runs/remote");
     const { id } = await conversationRunHere();
     await write([
       eventRow(id, 1, {
@@ -336,7 +336,7 @@ describe("an approval answered on an instance that does not execute its run", ()
   });
 
   it("is refused once the finished run's log shows the call was not answered so", async () => {
-    const { answerApproval } = await import("@/lib/runs/run");
+    const { answerApproval } = await import("@/lib/runs/remote");
     const { id } = await conversationRunHere();
     await write([
       eventRow(id, 1, {

@@ -66,8 +66,9 @@ describe("the tool library's REST API", () => {
       await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "  Hello, World! " } }),
       200,
     );
-    expect(executed).toMatchObject({ success: true, output: "hello-world", error: null });
-    expect(executed.executionTime).toBeGreaterThan(0);
+    expect(executed).toMatchObject({ ok: true, output: "hello-world", error: null, success: true });
+    expect(executed.durationMs).toBeGreaterThanOrEqual(0);
+    expect(executed.execution_time).toBeGreaterThan(0);
     const failed = await json(await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: 42 } }), 400);
     expect(failed.error.message).toMatch(/title/);
 

@@ -5,7 +5,7 @@ import { ApiError, route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
 import { toolPage } from "@/lib/http/tool-list";
 import { toolJson } from "@/lib/tools/api-view";
-import { isBuiltinName } from "@/lib/settings/profiles";
+import { isBuiltinName } from "@/lib/tools/names";
 import { registerToolVersion } from "@/lib/tools/registration";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { hasRunningRun } from "@/lib/runs/run";
+import { hasRunningRun } from "@/lib/runs/remote";
 import { deleteConversation, updateConversation } from "@/lib/db/queries/conversations";
 import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationChange } from "@/lib/contract/requests";

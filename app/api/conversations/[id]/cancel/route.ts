@@ -1,4 +1,4 @@
-import { stopRun } from "@/lib/runs/run";
+import { stopRun } from "@/lib/runs/remote";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 

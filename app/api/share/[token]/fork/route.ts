@@ -1,4 +1,4 @@
-import { hasRunningRun } from "@/lib/runs/run";
+import { hasRunningRun } from "@/lib/runs/remote";
 import { requireIdentity, requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { conflict, route } from "@/lib/http/errors";
 import { limitRate } from "@/lib/http/rate-limit";

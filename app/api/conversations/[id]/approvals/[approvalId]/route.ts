@@ -1,4 +1,4 @@
-import { answerApproval } from "@/lib/runs/run";
+import { answerApproval } from "@/lib/runs/remote";
 import { requireConversation } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApprovalAnswer } from "@/lib/contract/requests";

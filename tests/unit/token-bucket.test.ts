@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "@/lib/http/rate-limit";
+import { RateLimiter } from "@/lib/platform/token-bucket";
 
 describe("rate limiter", () => {
   it("refuses past its capacity and says when to retry", () => {

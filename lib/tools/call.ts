@@ -1,0 +1,153 @@
+import { recordAudit, type AuditDecision } from "@/lib/db/queries/audit";
+import { recordExecution } from "@/lib/db/queries/executions";
+import { RateLimiter } from "@/lib/platform/token-bucket";
+import { config } from "@/lib/settings/config";
+import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
+import { isBuiltinName } from "./names";
+import { capResult } from "./output";
+import type { AgentTool, ToolRegistry, ToolResult } from "./types";
+
+/** Who a call acts for and where it comes from; the audit entry and the execution record say so. */
+export interface Caller {
+  /** The identity the call acts for: its tools and its data. */
+  ownerId: string;
+  source: "chat" | "api";
+  conversationId?: string;
+  runId?: string;
+  /** The model's id for the call, in chat. */
+  callId?: string;
+}
+
+export interface ToolCall {
+  /** The name the caller asked for; `tool` is the tool of that name, if there is one. */
+  name: string;
+  tool: AgentTool | undefined;
+  input: unknown;
+  caller: Caller;
+  /** The run's profile: settings, rate limits and approvals of its tools. The API's calls have none. */
+  profile?: AgentProfile;
+  /** Why the call cannot be made as sent (the model's arguments were not JSON): it fails with this. */
+  problem?: string;
+  signal?: AbortSignal;
+  /** Ask a person whether the call may run, when the profile says so; without it, such calls are denied. */
+  requestApproval?: (tool: string, input: unknown) => Promise<boolean>;
+  /** The tools the call dispatches against: register_tool adds to them. */
+  registry?: ToolRegistry;
+  /** What to answer when no tool has the name. */
+  unknownTool?: (name: string) => string;
+}
+
+export interface CallOutcome {
+  /** Capped as the model, the trace and the API see it (`TOOLSMITH_TOOL_OUTPUT_CHARS`). */
+  result: ToolResult;
+  decision: AuditDecision;
+  /** What is wrong with the input, when it did not match the tool's schema (the API answers 400). */
+  invalidInput?: string[];
+  durationMs: number;
+}
+
+/** Schema problems shown per call: enough to fix the call, not a dump. */
+const MAX_INPUT_PROBLEMS = 5;
+
+/**
+ * The one way a tool is called, from chat, the REST API and any other caller: check the input against the tool's
+ * schema, apply the profile's rate limit and approval, run the tool, and record the audit entry and the execution.
+ * Every failure is a result, never a throw. The records are written in the background, batched with other calls'.
+ */
+export async function callTool(call: ToolCall): Promise<CallOutcome> {
+  const started = performance.now();
+  const decided = await decideAndRun(call);
+  const result = capResult(decided.result, config.toolOutputChars);
+  const durationMs = performance.now() - started;
+  record(call, { ...decided, result, durationMs });
+  return { ...decided, result, durationMs };
+}
+
+async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "durationMs">> {
+  const { name, tool, profile, caller } = call;
+  const refuse = (error: string, decision: AuditDecision = "refused") => ({
+    result: { ok: false as const, error },
+    decision,
+  });
+  if (call.problem) return refuse(call.problem);
+  if (!tool) return refuse(call.unknownTool?.(name) ?? `There is no tool named "${name}".`);
+  const builtin = isBuiltinName(name) ? name : undefined;
+  const settings: ToolSettings = (builtin && profile?.tool_config[builtin]) || {};
+  if (settings.rate_limit && profile) {
+    const limited = toolLimiter(profile.name, name, settings.rate_limit).take(caller.ownerId);
+    if (!limited.ok) {
+      const error = `${name} is rate-limited in the "${profile.name}" profile; try again in ${limited.retryAfterSeconds} s.`;
+      return refuse(error, "rate_limited");
+    }
+  }
+  const parsed = tool.parse(call.input);
+  if (!parsed.ok) {
+    const problems = parsed.problems.slice(0, MAX_INPUT_PROBLEMS).join("; ");
+    return {
+      ...refuse(`Invalid input for ${name}: ${problems || "does not match its schema"}.`),
+      invalidInput: parsed.problems,
+    };
+  }
+  let decision: AuditDecision = "allowed";
+  if (builtin && profile?.approval.includes(builtin)) {
+    if (!call.requestApproval || !(await call.requestApproval(name, parsed.input))) {
+      const error = `A person denied this ${name} call (this profile asks before each one). Do not retry it unchanged.`;
+      return refuse(error, "denied");
+    }
+    decision = "approved";
+  }
+  const { ownerId, conversationId, runId } = caller;
+  const context = { ownerId, conversationId, runId, signal: call.signal ?? new AbortController().signal, settings };
+  try {
+    return { result: await tool.execute(parsed.input, { ...context, tools: call.registry }), decision };
+  } catch (error) {
+    return refuse(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, decision);
+  }
+}
+
+/** The audit entry and the execution record of a call, written once, in the background. */
+function record({ name, tool, input, caller, profile }: ToolCall, outcome: CallOutcome): void {
+  const { result, decision, durationMs } = outcome;
+  const ran = decision === "allowed" || decision === "approved";
+  const status = callStatus(result);
+  const logFailure = (what: string) => (error: unknown) => console.error(`Could not record ${what}:`, error);
+  recordAudit({
+    ownerId: caller.ownerId,
+    conversationId: caller.conversationId,
+    runId: caller.runId,
+    tool: name,
+    profile: profile?.name,
+    decision,
+    reason: ran || result.ok ? undefined : result.error,
+    input,
+    outcome: ran ? status : undefined,
+    durationMs,
+  }).catch(logFailure("a tool call in the audit log"));
+  // A run's refused call is still a call: the model read the refusal as its result. The API answers 400 instead.
+  if (!ran && caller.source !== "chat") return;
+  recordExecution({
+    source: caller.source,
+    conversationId: caller.conversationId,
+    runId: caller.runId,
+    callId: caller.callId,
+    toolName: name,
+    toolId: tool?.toolId,
+    input,
+    output: result.ok ? result.output : undefined,
+    error: result.ok ? undefined : result.error,
+    status,
+    durationMs,
+  }).catch(logFailure("a tool execution"));
+}
+
+/** How a call went, in the words of the execution records and the audit log. */
+const callStatus = (result: ToolResult) => (result.ok ? "succeeded" : result.cancelled ? "cancelled" : "failed");
+
+/** One bucket per profile and tool, keyed by identity. */
+const toolLimiters = new Map<string, RateLimiter>();
+function toolLimiter(profile: string, tool: string, limit: { calls: number; per_seconds: number }): RateLimiter {
+  const key = `${profile}:${tool}:${limit.calls}/${limit.per_seconds}`;
+  let limiter = toolLimiters.get(key);
+  if (!limiter) toolLimiters.set(key, (limiter = new RateLimiter(limit.calls, limit.per_seconds * 1000)));
+  return limiter;
+}

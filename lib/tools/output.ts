@@ -1,0 +1,18 @@
+import type { ToolResult } from "./types";
+
+/**
+ * A result as every caller sees it (the model, the trace, the API): at most `limit` characters of output or error,
+ * with a marker that says how much was cut. Output that was cut becomes text.
+ */
+export function capResult(result: ToolResult, limit: number): ToolResult {
+  const marker = (total: string) =>
+    `\n…[truncated: the output was ${total} characters; only the first ${limit} are shown]`;
+  if (!result.ok) {
+    if (result.error.length <= limit) return result;
+    return { ...result, error: result.error.slice(0, limit) + marker(String(result.error.length)) };
+  }
+  const text = typeof result.output === "string" ? result.output : JSON.stringify(result.output ?? null);
+  if (!result.truncated && text.length <= limit) return { ...result, output: result.output ?? null };
+  const total = result.truncated ? `more than ${limit}` : String(text.length);
+  return { ...result, output: text.slice(0, limit) + marker(total), truncated: true };
+}
