@@ -1,7 +1,5 @@
 import type { ModelMessage, ToolResultPart } from "ai";
-import { listEvents } from "@/lib/db/queries/events";
-import { listMessages } from "@/lib/db/queries/messages";
-import type { AgentEvent, LoggedEvent } from "@/lib/contract/events";
+import type { AgentEvent, LoggedEvent, SequencedEvent } from "@/lib/contract/events";
 
 type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
@@ -48,8 +46,11 @@ export function stepMessages(text: string, calls: ToolCallEvent[], results: Tool
  * earlier turn with its tool calls and results, so that the model knows what it built and learned (and, for a run
  * being resumed, its finished steps).
  */
-export async function conversationHistory(conversationId: string, resumingRunId?: string): Promise<ModelMessage[]> {
-  const [messages, events] = await Promise.all([listMessages(conversationId), listEvents(conversationId)]);
+export function conversationHistory(
+  messages: { role: string; content: string; runId: string }[],
+  events: SequencedEvent[],
+  resumingRunId?: string,
+): ModelMessage[] {
   const eventsByRun = new Map<string, LoggedEvent[]>();
   // A run taken over goes on after its last finished step: what its dead instance streamed of the next one is dropped.
   const lastFinished =

@@ -7,7 +7,7 @@ import { databaseClock } from "@/lib/db/driver/clock";
 import { storeWhileUnreachable } from "@/lib/db/driver/sql";
 import { updateConversation } from "@/lib/db/queries/conversations";
 import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/queries/events";
-import { createMessage } from "@/lib/db/queries/messages";
+import { createMessage, listMessages } from "@/lib/db/queries/messages";
 import { endClaimOfFinishedRun, finishRun, runningRun, type AbandonedRun } from "@/lib/db/queries/runs";
 import { RunChannel } from "@/lib/events/channel";
 import { processWide } from "@/lib/platform/process-wide";
@@ -306,7 +306,9 @@ export class Run {
       }
       const [tools, messages] = await Promise.all([
         loadToolset(this.conversationId, this.ownerId, this.profile),
-        conversationHistory(this.conversationId, resumed && this.id),
+        Promise.all([listMessages(this.conversationId), listEvents(this.conversationId)]).then(([said, events]) =>
+          conversationHistory(said, events, resumed && this.id),
+        ),
       ]);
       outcome = await runAgent({
         model: model && openModel(model, config.modelIdleTimeoutMs),
