@@ -3,7 +3,7 @@
 import { ScrollText } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { api, type AuditJson } from "@/lib/api/client";
+import { api, type AuditEntry } from "@/lib/api/client";
 import { useFilteredPages } from "@/components/ui/useFilteredPages";
 import { PageTitle } from "@/components/ui/PageShell";
 
@@ -23,7 +23,7 @@ async function fetchEntries(filters: Filters, cursor?: string) {
 }
 
 /** Every tool call with the profile's decision, filtered by tool, conversation and outcome, and exported. */
-export function AuditLog({ initial }: { initial: { entries: AuditJson[]; nextCursor: string | null } }) {
+export function AuditLog({ initial }: { initial: { entries: AuditEntry[]; nextCursor: string | null } }) {
   const [filters, setFilters] = useState<Filters>({ tool: "", conversation: "", outcome: "" });
   const {
     items: entries,

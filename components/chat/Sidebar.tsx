@@ -3,7 +3,7 @@
 import { Check, KeyRound, Library, Link2, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { api, problemText, type ConversationSummary } from "@/lib/api/client";
+import { api, problemText, type Conversation } from "@/lib/api/client";
 import type { ConversationList } from "./useConversationList";
 
 const FOOTER_LINKS = [
@@ -93,7 +93,7 @@ function ConversationItem({
   onDeleted,
   onNavigate,
 }: {
-  conversation: ConversationSummary;
+  conversation: Conversation;
   active: boolean;
   onChanged: () => void;
   onDeleted: () => void;

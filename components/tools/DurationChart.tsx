@@ -1,11 +1,11 @@
-import type { ExecutionJson } from "@/lib/api/client";
+import type { Execution } from "@/lib/api/client";
 
 const HEIGHT = 48;
 const BAR = 6;
 const GAP = 2;
 
 /** The recent calls, oldest to newest: one bar each, as tall as it took, green when it succeeded. */
-export function DurationChart({ executions }: { executions: ExecutionJson[] }) {
+export function DurationChart({ executions }: { executions: Execution[] }) {
   if (executions.length === 0) return null;
   const calls = [...executions].reverse();
   const slowest = Math.max(1, ...calls.map((call) => call.durationMs));

@@ -3,7 +3,7 @@
 import { Library as LibraryIcon, Search } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { api, type LibraryTool } from "@/lib/api/client";
+import { api, type Tool } from "@/lib/api/client";
 import { useFilteredPages } from "@/components/ui/useFilteredPages";
 import { PageTitle } from "@/components/ui/PageShell";
 import { Signature } from "./Signature";
@@ -18,7 +18,7 @@ async function fetchTools({ q, status, scope }: Filters, cursor?: string) {
 }
 
 /** Every tool a person has: searchable by name and description, filtered by status and scope. */
-export function Library({ initial }: { initial: { tools: LibraryTool[]; nextCursor: string | null } }) {
+export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: string | null } }) {
   const [filters, setFilters] = useState<Filters>({ q: "", status: "", scope: "" });
   const {
     items: tools,

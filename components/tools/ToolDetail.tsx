@@ -4,7 +4,7 @@ import { Archive, ArchiveRestore, Library, MessageSquare, Trash2 } from "lucide-
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { api, problemText, type ExecutionJson, type LibraryTool, type ToolRun } from "@/lib/api/client";
+import { api, problemText, type Execution, type Tool, type ToolRun } from "@/lib/api/client";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { JsonView } from "@/components/ui/JsonView";
 import { DurationChart } from "./DurationChart";
@@ -13,9 +13,9 @@ import { Signature } from "./Signature";
 import { VersionDiff } from "./VersionDiff";
 
 interface ToolDetailProps {
-  initial: LibraryTool;
-  versions: LibraryTool[];
-  executions: ExecutionJson[];
+  initial: Tool;
+  versions: Tool[];
+  executions: Execution[];
 }
 
 /** One tool: what it is, how it has done, its versions, and a form to run it. */

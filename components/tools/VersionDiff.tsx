@@ -2,10 +2,10 @@
 
 import { diffLines } from "diff";
 import { useId, useMemo, useState } from "react";
-import type { LibraryTool } from "@/lib/api/client";
+import type { Tool } from "@/lib/api/client";
 
 /** What changed in the code between two versions, line by line. */
-export function VersionDiff({ versions }: { versions: LibraryTool[] }) {
+export function VersionDiff({ versions }: { versions: Tool[] }) {
   const id = useId();
   const [from, setFrom] = useState(Math.max(1, versions.length - 1));
   const [to, setTo] = useState(versions.length);

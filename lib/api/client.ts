@@ -1,8 +1,20 @@
-import type { AuditJson } from "@/lib/http/audit-page";
-import type { ExecutionJson, LibraryTool } from "@/lib/tools/api-view";
 import type { SegmentStart } from "@/lib/contract/events";
+import type {
+  ApiToken,
+  ApprovalTaken,
+  AuditEntry,
+  Conversation,
+  ConversationPage,
+  Execution,
+  Fork,
+  NewApiTokenAnswer,
+  ShareLink,
+  Tool,
+  ToolPage,
+  ToolRun,
+} from "@/lib/contract/responses";
 
-export type { AuditJson, ExecutionJson, LibraryTool };
+export type { ApiToken, AuditEntry, Conversation, ConversationPage, Execution, Tool, ToolRun };
 
 /**
  * The browser's client of the app's API: every fetch the UI makes goes through here, so components neither build
@@ -15,32 +27,6 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-}
-
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  createdAt: string | Date;
-}
-
-export interface ConversationPage {
-  conversations: ConversationSummary[];
-  nextCursor: string | null;
-}
-
-export interface ToolRun {
-  ok: boolean;
-  output: unknown;
-  error: string | null;
-  truncated: boolean;
-  durationMs: number;
-}
-
-export interface ApiToken {
-  id: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
 }
 
 /** Where a conversation's events come from: its own routes, or a share link's. */
@@ -77,14 +63,14 @@ export const api = {
   listConversations: (cursor?: string) =>
     json<ConversationPage>(`/api/conversations${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`),
   createConversation: (profile?: string) =>
-    json<ConversationSummary>("/api/conversations", { method: "POST", ...(profile ? jsonBody({ profile }) : {}) }),
+    json<Conversation>("/api/conversations", { method: "POST", ...(profile ? jsonBody({ profile }) : {}) }),
   setProfile: (id: string, profile: string) =>
-    json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, {
+    json<Conversation>(`/api/conversations/${encodeURIComponent(id)}`, {
       method: "PATCH",
       ...jsonBody({ profile }),
     }),
   renameConversation: (id: string, title: string) =>
-    json<ConversationSummary>(`/api/conversations/${encodeURIComponent(id)}`, {
+    json<Conversation>(`/api/conversations/${encodeURIComponent(id)}`, {
       method: "PATCH",
       ...jsonBody({ title }),
     }),
@@ -108,51 +94,48 @@ export const api = {
   /** The conversation's share link, or null when it has none. */
   shareLink: async (id: string) => {
     try {
-      return await json<{ url: string }>(`/api/conversations/${encodeURIComponent(id)}/share`);
+      return await json<ShareLink>(`/api/conversations/${encodeURIComponent(id)}/share`);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return null;
       throw error;
     }
   },
   createShareLink: (id: string) =>
-    json<{ url: string }>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
+    json<ShareLink>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
   revokeShareLink: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "DELETE" })),
   listTools: (query: { q?: string; status?: string; scope?: string; cursor?: string }) => {
     const params = new URLSearchParams(
       Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1])),
     );
-    return json<{ tools: LibraryTool[]; nextCursor: string | null }>(`/api/tools?${params}`);
+    return json<ToolPage>(`/api/tools?${params}`);
   },
-  tool: (id: string) => json<LibraryTool>(`/api/tools/${encodeURIComponent(id)}`),
+  tool: (id: string) => json<Tool>(`/api/tools/${encodeURIComponent(id)}`),
   changeTool: (
     id: string,
-    change: { scope?: "conversation" | "library"; status?: LibraryTool["status"]; description?: string },
-  ) => json<LibraryTool>(`/api/tools/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody(change) }),
+    change: { scope?: "conversation" | "library"; status?: Tool["status"]; description?: string },
+  ) => json<Tool>(`/api/tools/${encodeURIComponent(id)}`, { method: "PATCH", ...jsonBody(change) }),
   deleteTool: async (id: string) => void (await call(`/api/tools/${encodeURIComponent(id)}`, { method: "DELETE" })),
-  toolExecutions: (id: string) =>
-    json<{ executions: ExecutionJson[] }>(`/api/tools/${encodeURIComponent(id)}/executions`),
+  toolExecutions: (id: string) => json<{ executions: Execution[] }>(`/api/tools/${encodeURIComponent(id)}/executions`),
   runTool: (id: string, input: Record<string, unknown>) =>
     json<ToolRun>(`/api/tools/${encodeURIComponent(id)}/execute`, { method: "POST", ...jsonBody({ input }) }),
   audit: (filters: Record<string, string>, cursor?: string) => {
     const params = new URLSearchParams(
       Object.entries({ ...filters, ...(cursor ? { cursor } : {}) }).filter(([, value]) => value),
     );
-    return json<{ entries: AuditJson[]; nextCursor: string | null }>(`/api/audit?${params}`);
+    return json<{ entries: AuditEntry[]; nextCursor: string | null }>(`/api/audit?${params}`);
   },
   auditExportUrl: (filters: Record<string, string>, format: "csv" | "jsonl") =>
     `/api/audit/export?${new URLSearchParams(Object.entries({ ...filters, format }).filter(([, value]) => value))}`,
   answerApproval: (conversationId: string, approvalId: string, approved: boolean) =>
-    json<{ approved: boolean }>(
+    json<ApprovalTaken>(
       `/api/conversations/${encodeURIComponent(conversationId)}/approvals/${encodeURIComponent(approvalId)}`,
       { method: "POST", ...jsonBody({ approved }) },
     ),
   listTokens: () => json<ApiToken[]>("/api/tokens"),
-  createToken: (name: string) =>
-    json<ApiToken & { token: string }>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
+  createToken: (name: string) => json<NewApiTokenAnswer>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
-  forkShared: (token: string) =>
-    json<{ id: string; url: string }>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
+  forkShared: (token: string) => json<Fork>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
 };
 
 /** A message for the person, whatever was thrown. */

@@ -1,61 +1,110 @@
-import type { Violation } from "@/lib/sandbox/check";
+import { z } from "zod";
+
+/*
+ * The SSE contract: every event a run streams, and replays, by type. The server emits these, the browser folds
+ * them (lib/trace/state.ts), and the OpenAPI document describes them; the types are inferred from the schemas.
+ */
+
+export const RunStatus = z.enum(["completed", "max_steps", "error", "cancelled"]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** A place in tool code the policy refuses, 1-based. */
+export const Violation = z.object({ message: z.string(), line: z.number().int(), column: z.number().int() });
+export type Violation = z.infer<typeof Violation>;
+
+/** A tool version as the trace shows it. */
+export const RegisteredToolView = z.object({
+  id: z.string().describe("This version's id."),
+  toolId: z.string().describe("The tool's id (shared by its versions), as the /api/tools routes know it."),
+  name: z.string(),
+  description: z.string(),
+  parametersSchema: z.record(z.string(), z.unknown()),
+  code: z.string(),
+  version: z.number().int(),
+});
+export type RegisteredToolView = z.infer<typeof RegisteredToolView>;
+
+const step = z.number().int().min(0);
+const usage = z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() });
+
+export const AgentEvent = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("run_started"),
+    messageId: z.string(),
+    model: z.string(),
+    profile: z.string().optional(),
+    segment: z.string().optional(),
+  }),
+  z.object({ type: z.literal("step_started"), step }),
+  z.object({ type: z.literal("reasoning_delta"), step, delta: z.string() }),
+  z.object({ type: z.literal("text_delta"), step, delta: z.string() }),
+  z.object({ type: z.literal("tool_call"), step, callId: z.string(), name: z.string(), input: z.unknown() }),
+  z.object({
+    type: z.literal("tool_result"),
+    step,
+    callId: z.string(),
+    name: z.string(),
+    ok: z.boolean(),
+    output: z.unknown().optional(),
+    error: z.string().optional(),
+    durationMs: z.number(),
+    truncated: z.boolean().optional(),
+  }),
+  z.object({ type: z.literal("tool_registered"), step, callId: z.string(), tool: RegisteredToolView }),
+  z.object({
+    type: z.literal("tool_rejected"),
+    step,
+    callId: z.string(),
+    name: z.string(),
+    code: z.string(),
+    violations: z.array(Violation),
+  }),
+  z
+    .object({
+      type: z.literal("approval_requested"),
+      step,
+      callId: z.string(),
+      approvalId: z.string(),
+      tool: z.string(),
+      input: z.unknown(),
+    })
+    .describe("The profile asks a person first: the call waits until POST .../approvals/{approvalId} answers."),
+  z.object({
+    type: z.literal("approval_resolved"),
+    step,
+    callId: z.string(),
+    approvalId: z.string(),
+    approved: z.boolean(),
+  }),
+  z.object({ type: z.literal("step_finished"), step, finishReason: z.string(), usage: usage.optional() }),
+  z.object({ type: z.literal("error"), message: z.string(), code: z.string() }),
+  z
+    .object({ type: z.literal("run_resumed"), step, message: z.string(), segment: z.string().optional() })
+    .describe(
+      "The instance executing the run died; another took it over and goes on after step `step`, or ends the run " +
+        "(an `instance_lost` error follows) when the tool calls of the step after it had started.",
+    ),
+  z.object({ type: z.literal("run_finished"), status: RunStatus, steps: z.number().int() }),
+]);
+export type AgentEvent = z.infer<typeof AgentEvent>;
+
+/** An event as it travels and is stored: the run it belongs to. */
+export const LoggedEvent = z.intersection(AgentEvent, z.object({ runId: z.string() }));
+export type LoggedEvent = AgentEvent & { runId: string };
+
+/** An event as a reader gets it: its `id` is its place in the conversation's log (the SSE id). */
+export const IdentifiedEvent = z.intersection(LoggedEvent, z.object({ id: z.number().int() })).meta({ id: "Event" });
+
+export interface SequencedEvent {
+  seq: number;
+  event: LoggedEvent;
+}
 
 /**
  * The one SSE message that is not an event of the log (its id is 0, the log's start): what the stream showed past
  * the stored log was dropped (its run moved to another instance first), so read the log again from the start.
  */
 export const RESYNC = "resync";
-
-/** The SSE contract: every event a run streams, and replays, by type. */
-export type RunStatus = "completed" | "max_steps" | "error" | "cancelled";
-
-export interface RegisteredToolView {
-  /** This version's id. */
-  id: string;
-  /** The tool's id (shared by its versions), as the /api/tools routes know it. */
-  toolId: string;
-  name: string;
-  description: string;
-  parametersSchema: Record<string, unknown>;
-  code: string;
-  version: number;
-}
-
-export type AgentEvent =
-  | { type: "run_started"; messageId: string; model: string; profile?: string; segment?: string }
-  | { type: "step_started"; step: number }
-  | { type: "reasoning_delta"; step: number; delta: string }
-  | { type: "text_delta"; step: number; delta: string }
-  | { type: "tool_call"; step: number; callId: string; name: string; input: unknown }
-  | {
-      type: "tool_result";
-      step: number;
-      callId: string;
-      name: string;
-      ok: boolean;
-      output?: unknown;
-      error?: string;
-      durationMs: number;
-      truncated?: boolean;
-    }
-  | { type: "tool_registered"; step: number; callId: string; tool: RegisteredToolView }
-  | { type: "tool_rejected"; step: number; callId: string; name: string; code: string; violations: Violation[] }
-  /** The profile asks a person first: the call waits until POST .../approvals/{approvalId} answers. */
-  | { type: "approval_requested"; step: number; callId: string; approvalId: string; tool: string; input: unknown }
-  | { type: "approval_resolved"; step: number; callId: string; approvalId: string; approved: boolean }
-  | {
-      type: "step_finished";
-      step: number;
-      finishReason: string;
-      usage?: { inputTokens?: number; outputTokens?: number };
-    }
-  | { type: "error"; message: string; code: string }
-  /**
-   * The instance executing the run died; another took it over and goes on after step `step`, or ends the run (an
-   * `instance_lost` error follows) when the tool calls of the step after it had started.
-   */
-  | { type: "run_resumed"; step: number; message: string; segment?: string }
-  | { type: "run_finished"; status: RunStatus; steps: number };
 
 /**
  * Whether an event begins a segment of the log, the part one instance wrote: a run, or its continuation by the
@@ -79,10 +128,3 @@ export const MAX_EVENT_ID = 2 ** 31 - 1;
 
 /** What a segment token may be: lib/runs/run.ts makes UUIDs, with room for other clients' own. */
 export const SEGMENT_TOKEN = /^[\w-]{1,64}$/;
-
-/** An event as it travels and is stored: its place in the conversation's log and the run it belongs to. */
-export type LoggedEvent = AgentEvent & { runId: string };
-export interface SequencedEvent {
-  seq: number;
-  event: LoggedEvent;
-}

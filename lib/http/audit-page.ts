@@ -1,9 +1,6 @@
-import { listAudit, type AuditQuery, type AuditRow } from "@/lib/db/queries/audit";
+import { listAudit, type AuditQuery } from "@/lib/db/queries/audit";
+import { auditJson } from "@/lib/tools/api-view";
 import { decodeCursor, pageOf } from "./cursor";
-
-/** An audit entry as the API, the export and the audit page show it. */
-export const auditJson = ({ createdAt, ...entry }: AuditRow) => ({ time: createdAt.toISOString(), ...entry });
-export type AuditJson = ReturnType<typeof auditJson>;
 
 /** A page of an identity's audit log, newest first, with the next page's cursor. */
 export async function auditPage(

@@ -4,7 +4,7 @@ import { decodeCursor, pageOf } from "./cursor";
 export const CONVERSATIONS_PER_PAGE = 50;
 export const NO_CONVERSATIONS = { conversations: [], nextCursor: null };
 
-/** A page of an identity's conversations as the API and the pages send it: newest first, with the next cursor. */
+/** A page of an identity's conversations as the API and the pages send it (ConversationPage): newest first. */
 export async function conversationPage(identity: string, limit = CONVERSATIONS_PER_PAGE, cursor?: string) {
   const position = decodeCursor(cursor, ["createdAt", "id"]);
   const rows = await listConversations(
@@ -16,5 +16,10 @@ export async function conversationPage(identity: string, limit = CONVERSATIONS_P
     createdAt: last.createdAt.toISOString(),
     id: last.id,
   }));
-  return { conversations: page, nextCursor };
+  const conversations = page.map((row) => ({
+    ...row,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  }));
+  return { conversations, nextCursor };
 }

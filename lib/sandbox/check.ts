@@ -1,14 +1,9 @@
 import { parse, type Node } from "acorn";
 import { full } from "acorn-walk";
 import { codePolicy } from "./policy";
+import type { Violation } from "@/lib/contract/events";
 
-export interface Violation {
-  message: string;
-  /** 1-based. */
-  line: number;
-  /** 1-based. */
-  column: number;
-}
+export type { Violation };
 
 export type CheckResult = { ok: true } | { ok: false; violations: Violation[] };
 

@@ -1,8 +1,15 @@
+import type { AuditEntry, Execution, Tool } from "@/lib/contract/responses";
+import type { AuditRow } from "@/lib/db/queries/audit";
 import type { listToolExecutions, ToolStats } from "@/lib/db/queries/executions";
 import type { ToolRow } from "@/lib/db/queries/tools";
 
+/*
+ * Rows as the API answers with them (lib/contract/responses.ts). The database keeps enumerations as text, written
+ * only from the values the contract lists; these functions are where the text becomes the contract's type.
+ */
+
 /** A tool as the /api/tools routes answer with it: `id` is the tool's (every version shares it). */
-export function toolJson(row: ToolRow, stats?: ToolStats) {
+export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
   return {
     id: row.lineageId,
     name: row.name,
@@ -11,7 +18,7 @@ export function toolJson(row: ToolRow, stats?: ToolStats) {
     code: row.code,
     version: row.version,
     versionId: row.id,
-    scope: row.scope,
+    scope: row.scope as Tool["scope"],
     status: row.deprecated ? "deprecated" : "active",
     conversationId: row.conversationId,
     createdAt: row.createdAt.toISOString(),
@@ -19,14 +26,22 @@ export function toolJson(row: ToolRow, stats?: ToolStats) {
   };
 }
 
-export type LibraryTool = ReturnType<typeof toolJson>;
-
 type ExecutionRow = Awaited<ReturnType<typeof listToolExecutions>>[number];
 
 /** One call of a tool as the API and the tool's page show it: which version ran, from where, and how it went. */
-export function executionJson({ tool, input, output, createdAt, ...execution }: ExecutionRow) {
+export function executionJson({
+  tool,
+  input,
+  output,
+  createdAt,
+  source,
+  status,
+  ...execution
+}: ExecutionRow): Execution {
   return {
     ...execution,
+    source: source as Execution["source"],
+    status: status as Execution["status"],
     version: tool?.version ?? null,
     input: JSON.parse(input) as unknown,
     output: output === null ? null : (JSON.parse(output) as unknown),
@@ -34,4 +49,10 @@ export function executionJson({ tool, input, output, createdAt, ...execution }: 
   };
 }
 
-export type ExecutionJson = ReturnType<typeof executionJson>;
+/** An audit entry as the API, the export and the audit page show it. */
+export const auditJson = ({ createdAt, decision, outcome, ...entry }: AuditRow): AuditEntry => ({
+  time: createdAt.toISOString(),
+  ...entry,
+  decision: decision as AuditEntry["decision"],
+  outcome: outcome as AuditEntry["outcome"],
+});

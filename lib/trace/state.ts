@@ -5,7 +5,7 @@ import {
   type RunStatus,
   type SegmentStart,
 } from "@/lib/contract/events";
-import type { Violation } from "@/lib/sandbox/check";
+import type { Violation } from "@/lib/contract/events";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
 export type TraceEvent = LoggedEvent & { id: number };

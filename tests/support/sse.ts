@@ -1,5 +1,6 @@
 import http from "node:http";
 import { createParser } from "eventsource-parser";
+import { checkEvent } from "./contract";
 
 export interface SseMessage {
   id: number;
@@ -10,7 +11,11 @@ export interface SseMessage {
 /** A parser of SSE text that hands `onMessage` each message, its data parsed, as it completes. */
 function messageParser(onMessage: (message: SseMessage) => void) {
   return createParser({
-    onEvent: ({ id, event, data }) => onMessage({ id: Number(id), event: event ?? "message", data: JSON.parse(data) }),
+    onEvent: ({ id, event = "message", data }) => {
+      const parsed = JSON.parse(data);
+      checkEvent(event, parsed);
+      onMessage({ id: Number(id), event, data: parsed });
+    },
   });
 }
 

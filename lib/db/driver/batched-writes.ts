@@ -18,6 +18,8 @@ interface Pending<Item> {
  */
 export class BatchedWrites<Item> {
   private pending: Pending<Item>[] = [];
+  /** The writes not yet stored or refused. */
+  private readonly inFlight = new Set<Promise<void>>();
   private rows = 0;
   private cancelGathering?: () => void;
 
@@ -48,9 +50,17 @@ export class BatchedWrites<Item> {
   private readonly rowsOf: (item: Item) => number;
   private readonly maxRows: number;
 
+  /**
+   * Resolves once every item written so far has been stored or refused: a reader of this process then sees its own
+   * writes (another instance's come a turn of its event loop later).
+   */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
   /** Store an item; resolves once it is stored, rejects when it cannot be. */
   write(item: Item): Promise<void> {
-    return new Promise((resolve, reject) => {
+    const written = new Promise<void>((resolve, reject) => {
       const rows = this.rowsOf(item);
       if (this.rows > 0 && this.rows + rows > this.maxRows) this.flush();
       this.pending.push({ item, resolve, reject });
@@ -58,6 +68,12 @@ export class BatchedWrites<Item> {
       if (this.rows >= this.maxRows) this.flush();
       else this.cancelGathering ??= this.gather();
     });
+    this.inFlight.add(written);
+    written.then(
+      () => this.inFlight.delete(written),
+      () => this.inFlight.delete(written),
+    );
+    return written;
   }
 
   private gather(): () => void {

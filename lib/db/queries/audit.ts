@@ -65,7 +65,9 @@ export interface AuditQuery {
 }
 
 /** A page of an identity's audit log, newest first. */
-export function listAudit(ownerId: string, { tool, conversation, outcome, limit, before }: AuditQuery) {
+export async function listAudit(ownerId: string, { tool, conversation, outcome, limit, before }: AuditQuery) {
+  // This process's entries are written in the background: a call answered a moment ago is in the page.
+  await auditRows.settled();
   return db.toolAudit.findMany({
     where: {
       ownerId,

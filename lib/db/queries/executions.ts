@@ -77,7 +77,9 @@ const noCalls = (): ToolStats => ({
 });
 
 /** Statistics of tools, by tool id (lineage), over every call of every version, from chat and API alike. */
+/** This process's recorded calls are counted (settled): a call answered a moment ago is in the statistics. */
 export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolStats>> {
+  await executionRows.settled();
   const stats = new Map(lineageIds.map((id) => [id, noCalls()]));
   const versions = await db.tool.findMany({
     where: { lineageId: { in: lineageIds } },
@@ -121,6 +123,7 @@ export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolS
 
 /** An identity's totals: its tools and every call of them. */
 export async function ownerToolTotals(ownerId: string) {
+  await executionRows.settled();
   const [tools, calls] = await Promise.all([
     db.tool.groupBy({ by: ["scope", "deprecated"], where: { ownerId, status: "active" }, _count: { _all: true } }),
     db.toolExecution.groupBy({
@@ -157,6 +160,7 @@ export async function ownerToolTotals(ownerId: string) {
 
 /** The most recent calls of a tool (every version), newest first. */
 export async function listToolExecutions(lineageId: string, limit: number) {
+  await executionRows.settled();
   return db.toolExecution.findMany({
     where: { tool: { lineageId } },
     orderBy: { createdAt: "desc" },

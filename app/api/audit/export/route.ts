@@ -1,6 +1,7 @@
 import { stringify } from "csv-stringify/sync";
 import { requireIdentity } from "@/lib/http/access";
-import { auditPage, type AuditJson } from "@/lib/http/audit-page";
+import type { AuditEntry } from "@/lib/contract/responses";
+import { auditPage } from "@/lib/http/audit-page";
 import { AuditExportQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
@@ -8,7 +9,7 @@ import { readQuery } from "@/lib/http/query";
 export const dynamic = "force-dynamic";
 
 const PAGE = 1000;
-const COLUMNS: (keyof AuditJson)[] = [
+const COLUMNS: (keyof AuditEntry)[] = [
   "time",
   "id",
   "conversationId",

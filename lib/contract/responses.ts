@@ -1,0 +1,201 @@
+import { z } from "zod";
+import { IdentifiedEvent, RegisteredToolView, RunStatus, Violation } from "./events";
+
+/*
+ * What the API answers, route by route (routes.ts says which answers which). The browser client's types are
+ * inferred from these, and the integration tests check every answer they get against them.
+ */
+
+const time = z.iso.datetime();
+const nextCursor = z.string().nullable().describe("Pass as `cursor` for the next page; null on the last one.");
+
+export const ErrorBody = z
+  .object({
+    error: z.object({ code: z.string(), message: z.string().describe("What went wrong, for a person.") }),
+  })
+  .meta({ id: "Error" });
+
+export const ToolRefused = ErrorBody.extend({ violations: z.array(Violation).optional() });
+
+export const Health = z.object({
+  status: z.literal("ok"),
+  sandbox: z.object({
+    threads: z.number().int(),
+    busy: z.number().int(),
+    queued: z.number().int(),
+    terminated: z.record(z.enum(["timeout", "cancelled", "memory", "crash"]), z.number().int()),
+  }),
+});
+
+export const Conversation = z
+  .object({ id: z.string(), title: z.string(), profile: z.string().nullable(), createdAt: time, updatedAt: time })
+  .meta({ id: "Conversation" });
+export type Conversation = z.infer<typeof Conversation>;
+
+export const ConversationPage = z.object({ conversations: z.array(Conversation), nextCursor });
+export type ConversationPage = z.infer<typeof ConversationPage>;
+
+const Message = z.object({
+  id: z.string(),
+  runId: z.string(),
+  role: z.enum(["user", "assistant"]),
+  content: z.string(),
+  createdAt: time,
+});
+
+const RunSummary = z.object({
+  id: z.string(),
+  status: z.union([RunStatus, z.literal("running")]),
+  model: z.string(),
+  steps: z.number().int(),
+  createdAt: time,
+  finishedAt: time.nullable(),
+});
+
+/** A conversation with everything a reader needs: GET /api/conversations/{id} and a share link's GET. */
+export const ConversationTrace = Conversation.extend({
+  activeRunId: z.string().nullable().describe("The run in progress, on any instance."),
+  lastEventId: z.number().int(),
+  messages: z.array(Message),
+  events: z.array(IdentifiedEvent),
+  tools: z.array(RegisteredToolView.extend({ status: z.string(), createdAt: time })),
+  runs: z.array(RunSummary),
+}).meta({ id: "ConversationTrace" });
+
+export const RunStopping = z.object({ runId: z.string(), status: z.literal("cancelling") });
+export const ApprovalTaken = z.object({ approvalId: z.string(), approved: z.boolean() });
+export type ApprovalTaken = z.infer<typeof ApprovalTaken>;
+
+export const ShareLink = z.object({ token: z.string(), url: z.url() });
+export type ShareLink = z.infer<typeof ShareLink>;
+export const SharedLinks = z.array(
+  z.object({
+    token: z.string(),
+    url: z.url(),
+    createdAt: time,
+    conversation: z.object({ id: z.string(), title: z.string() }),
+  }),
+);
+export type SharedLink = z.infer<typeof SharedLinks>[number];
+export const Fork = z.object({ id: z.string(), title: z.string(), url: z.string() });
+export type Fork = z.infer<typeof Fork>;
+
+export const ToolStats = z
+  .object({
+    executions: z.number().int(),
+    successes: z.number().int(),
+    failures: z.number().int(),
+    cancelled: z.number().int(),
+    meanDurationMs: z.number().nullable(),
+    lastDurationMs: z.number().nullable(),
+    lastUsedAt: time.nullable(),
+  })
+  .meta({ id: "ToolStats" });
+
+export const Tool = z
+  .object({
+    id: z.string().describe("The tool's id; every version shares it."),
+    name: z.string(),
+    description: z.string(),
+    parameters_schema: z.record(z.string(), z.unknown()).describe("SEAT's name, kept: JSON Schema of the inputs."),
+    code: z.string(),
+    version: z.number().int(),
+    versionId: z.string(),
+    scope: z.enum(["conversation", "library"]),
+    status: z.enum(["active", "deprecated"]),
+    conversationId: z.string().nullable().describe("Where it was made; null through the API."),
+    createdAt: time,
+    stats: ToolStats.optional(),
+  })
+  .meta({ id: "Tool" });
+export type Tool = z.infer<typeof Tool>;
+
+export const ToolPage = z.object({ tools: z.array(Tool), nextCursor });
+export type ToolPage = z.infer<typeof ToolPage>;
+export const ToolMatches = z.object({ tools: z.array(Tool) });
+export const ToolVersions = z.object({ versions: z.array(Tool) });
+
+export const ToolTotals = z.object({
+  tools: z.number().int(),
+  active: z.number().int(),
+  deprecated: z.number().int(),
+  library: z.number().int(),
+  conversation: z.number().int(),
+  executions: z.number().int(),
+  successes: z.number().int(),
+  failures: z.number().int(),
+  cancelled: z.number().int(),
+  successRate: z.number().nullable(),
+  meanDurationMs: z.number().nullable(),
+});
+
+/** POST /api/tools/{id}/execute: Toolsmith's `ok` and `durationMs`, and SEAT's own fields beside them. */
+export const ToolRun = z
+  .object({
+    ok: z.boolean(),
+    output: z.unknown().describe("The tool's JSON result; null when it failed."),
+    error: z.string().nullable(),
+    truncated: z.boolean().describe("The output was longer than the limit and was cut, with a marker."),
+    durationMs: z.number().int(),
+    success: z.boolean().describe("SEAT's name for `ok`, kept on purpose: a SEAT script reads this answer as is."),
+    execution_time: z
+      .number()
+      .describe("SEAT's field, kept on purpose: the duration in seconds (as `durationMs / 1000`)."),
+  })
+  .meta({ id: "ToolRun" });
+export type ToolRun = z.infer<typeof ToolRun>;
+
+export const ExecutionStatus = z.enum(["succeeded", "failed", "cancelled"]);
+
+export const Execution = z.object({
+  id: z.string(),
+  source: z.enum(["chat", "api"]),
+  conversationId: z.string().nullable(),
+  status: ExecutionStatus,
+  input: z.unknown(),
+  output: z.unknown().describe("The result as the caller saw it; null when the call failed."),
+  error: z.string().nullable(),
+  durationMs: z.number().int(),
+  version: z.number().int().nullable().describe("Which version ran; null once it was deleted."),
+  createdAt: time,
+});
+export type Execution = z.infer<typeof Execution>;
+export const Executions = z.object({ executions: z.array(Execution) });
+
+export const AuditEntry = z.object({
+  time,
+  id: z.string(),
+  conversationId: z.string().nullable(),
+  runId: z.string().nullable(),
+  tool: z.string(),
+  profile: z.string().nullable(),
+  decision: z.enum(["allowed", "refused", "rate_limited", "approved", "denied"]),
+  reason: z.string().nullable(),
+  inputHash: z.string().describe("SHA-256 of the input's JSON: what was sent, without keeping it."),
+  inputSize: z.number().int(),
+  outcome: ExecutionStatus.nullable().describe("Null when the call did not run."),
+  durationMs: z.number().int(),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+export const AuditPage = z.object({ entries: z.array(AuditEntry), nextCursor });
+
+export const Profiles = z.object({
+  profiles: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string().optional(),
+      tools: z.array(z.string()),
+      tool_config: z.record(z.string(), z.record(z.string(), z.unknown())),
+      approval: z.array(z.string()),
+    }),
+  ),
+  defaultProfile: z.string(),
+});
+
+export const ApiToken = z
+  .object({ id: z.string(), name: z.string(), createdAt: time, lastUsedAt: time.nullable() })
+  .meta({ id: "ApiToken" });
+export type ApiToken = z.infer<typeof ApiToken>;
+export const ApiTokens = z.array(ApiToken);
+export const NewApiTokenAnswer = ApiToken.extend({ token: z.string().describe("Shown this once; stored hashed.") });
+export type NewApiTokenAnswer = z.infer<typeof NewApiTokenAnswer>;

@@ -1,0 +1,350 @@
+import { z } from "zod";
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
+import { SEGMENT_TOKEN } from "./events";
+import {
+  ApprovalAnswer,
+  AuditExportQuery,
+  AuditQuery,
+  ConversationChange,
+  ConversationListQuery,
+  NewApiToken,
+  NewConversation,
+  NewMessage,
+  ToolChange,
+  ToolDefinition,
+  ToolExecution,
+  ToolExecutionsQuery,
+  ToolListQuery,
+  ToolSearchQuery,
+  ToolVersionQuery,
+} from "./requests";
+import {
+  ApiTokens,
+  ApprovalTaken,
+  AuditPage,
+  ConversationPage,
+  ConversationTrace,
+  Conversation,
+  ErrorBody,
+  Executions,
+  Fork,
+  Health,
+  NewApiTokenAnswer,
+  Profiles,
+  RunStopping,
+  ShareLink,
+  SharedLinks,
+  Tool,
+  ToolMatches,
+  ToolPage,
+  ToolRefused,
+  ToolRun,
+  ToolTotals,
+  ToolVersions,
+} from "./responses";
+
+/*
+ * The API's routes as data: what each takes and answers, by status. The OpenAPI document is generated from it
+ * (lib/http/openapi.ts), and the integration tests check every answer against it (tests/support/api.ts).
+ */
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+const eventStream = {
+  description:
+    "text/event-stream of the run's events; each has an `id` (per conversation) and a JSON `data`. A stream may end with a `resync` message (id 0): read the log again from the start (after=0)",
+  content: { "text/event-stream": { schema: z.string() } },
+};
+/** Where a client resumes the events (lib/http/access.ts resumePoint). */
+const resumeQuery = z.object({
+  after: z.string().optional().meta({ description: "Replay the events after this id (as Last-Event-ID)." }),
+  segment: z.string().optional().meta({
+    description:
+      "The id of the last run_started or run_resumed the client saw. When the log has since begun another segment at or before `after` (the instance that ran the run died after showing events it never stored, and another took the run over), the stream is one `resync` message.",
+  }),
+  segmentToken: z.string().regex(SEGMENT_TOKEN).optional().meta({
+    description:
+      "With `segment` (then at most `after`): that event's `segment` field, and the event at `segment` is checked too. Two segments can begin at the same id (one shown but never stored); the token tells them apart.",
+  }),
+});
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [String(status), json(ErrorBody, ERROR_MEANINGS[status])]));
+const ERROR_MEANINGS: Record<number, string> = {
+  400: "The request is malformed; the message says how.",
+  401: "The API token is not valid or was revoked.",
+  403: "A browser write from another site.",
+  404: "Not found, or not yours.",
+  409: "A run of the conversation is active.",
+  413: "Too large.",
+  415: "The body is not declared as JSON.",
+  422: "The tool's code or schema was refused.",
+  429: "Too many requests; see Retry-After.",
+  503: "Not confirmed in time; send it again (see Retry-After).",
+};
+const id = z.object({ id: z.string() });
+const exportQuery = z.object({ format: z.enum(["json", "md"]).optional() });
+const token = z.object({ token: z.string() });
+const noContent = { "204": { description: "Done; no body." } };
+
+function operation(summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">): ZodOpenApiOperationObject {
+  return { summary, ...spec };
+}
+
+const routes: ZodOpenApiPathsObject = {
+  "/api/health": {
+    get: operation("Liveness and sandbox load", {
+      security: [],
+      responses: {
+        "200": json(Health, "Up."),
+      },
+    }),
+  },
+  "/api/conversations": {
+    get: operation("Your conversations, newest first", {
+      requestParams: { query: ConversationListQuery },
+      responses: { "200": json(ConversationPage, "A page."), ...errors(400, 401) },
+    }),
+    post: operation("Start a conversation", {
+      requestBody: { content: { "application/json": { schema: NewConversation } } },
+      responses: { "201": json(Conversation, "Created."), ...errors(400, 401, 415, 429) },
+    }),
+  },
+  "/api/conversations/{id}": {
+    get: operation("A conversation with its messages, events, tools and runs", {
+      requestParams: { path: id },
+      responses: { "200": json(ConversationTrace, "The conversation."), ...errors(404) },
+    }),
+    patch: operation("Rename", {
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: ConversationChange } } },
+      responses: { "200": json(Conversation, "Renamed."), ...errors(400, 404, 415) },
+    }),
+    delete: operation("Delete, with its own tools", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(404, 409) },
+    }),
+  },
+  "/api/conversations/{id}/messages": {
+    post: operation("Send a message: starts a run and streams it", {
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: NewMessage } } },
+      responses: { "200": eventStream, ...errors(400, 404, 409, 413, 415, 429) },
+    }),
+  },
+  "/api/conversations/{id}/events": {
+    get: operation("Replay the stored events after Last-Event-ID (or ?after=N), then follow the live run", {
+      requestParams: { path: id, query: resumeQuery },
+      responses: { "200": eventStream, ...errors(400, 404, 429) },
+    }),
+  },
+  "/api/conversations/{id}/cancel": {
+    post: operation("Stop the active run", {
+      requestParams: { path: id },
+      responses: {
+        "202": json(RunStopping, "Stopping."),
+        ...errors(404, 409),
+      },
+    }),
+  },
+  "/api/conversations/{id}/approvals/{approvalId}": {
+    post: operation("Approve or deny a tool call waiting for approval", {
+      requestParams: { path: z.object({ id: z.string(), approvalId: z.string() }) },
+      requestBody: { content: { "application/json": { schema: ApprovalAnswer } } },
+      responses: {
+        "200": json(ApprovalTaken, "Answered, or the same answer was taken before; the run goes on."),
+        ...errors(400, 404, 409, 415, 503),
+      },
+    }),
+  },
+  "/api/conversations/{id}/share": {
+    get: operation("The conversation's share link", {
+      requestParams: { path: id },
+      responses: { "200": json(ShareLink, "The link."), ...errors(404) },
+    }),
+    post: operation("Share by link", {
+      requestParams: { path: id },
+      responses: {
+        "200": json(ShareLink, "The existing link."),
+        "201": json(ShareLink, "A new link."),
+        ...errors(404),
+      },
+    }),
+    delete: operation("Revoke the link", { requestParams: { path: id }, responses: { ...noContent, ...errors(404) } }),
+  },
+  "/api/conversations/{id}/export": {
+    get: operation("Download as JSON or Markdown", {
+      requestParams: { path: id, query: exportQuery },
+      responses: { "200": { description: "The file." }, ...errors(400, 404) },
+    }),
+  },
+  "/api/shares": {
+    get: operation("Your share links", {
+      responses: { "200": json(SharedLinks, "The links."), ...errors(401) },
+    }),
+  },
+  "/api/share/{token}": {
+    get: operation("A shared conversation, read-only", {
+      security: [],
+      requestParams: { path: token },
+      responses: { "200": json(ConversationTrace, "The conversation."), ...errors(404) },
+    }),
+  },
+  "/api/share/{token}/events": {
+    get: operation("A shared conversation's events, live; resumed as the conversation's own", {
+      security: [],
+      requestParams: { path: token, query: resumeQuery },
+      responses: { "200": eventStream, ...errors(400, 404, 429) },
+    }),
+  },
+  "/api/share/{token}/export": {
+    get: operation("Download a shared conversation", {
+      security: [],
+      requestParams: { path: token, query: exportQuery },
+      responses: { "200": { description: "The file." }, ...errors(400, 404) },
+    }),
+  },
+  "/api/share/{token}/fork": {
+    post: operation("Continue a shared conversation in your chats", {
+      requestParams: { path: token },
+      responses: {
+        "201": json(Fork, "The copy."),
+        ...errors(404, 409, 429),
+      },
+    }),
+  },
+  "/api/audit": {
+    get: operation("Your audit log: every tool call with the profile's decision, newest first", {
+      requestParams: { query: AuditQuery },
+      responses: {
+        "200": json(AuditPage, "A page."),
+        ...errors(400, 401),
+      },
+    }),
+  },
+  "/api/audit/export": {
+    get: operation("The audit log as CSV or JSON Lines", {
+      requestParams: { query: AuditExportQuery },
+      responses: {
+        "200": {
+          description: "The file.",
+          content: { "text/csv": { schema: z.string() }, "application/x-ndjson": { schema: z.string() } },
+        },
+        ...errors(400, 401),
+      },
+    }),
+  },
+  "/api/profiles": {
+    get: operation("The agent profiles and their tools", {
+      responses: {
+        "200": json(Profiles, "The profiles."),
+        ...errors(401),
+      },
+    }),
+  },
+  "/api/tools": {
+    get: operation("Your tools (latest versions), by name, a page at a time", {
+      requestParams: { query: ToolListQuery },
+      responses: {
+        "200": json(ToolPage, "A page."),
+        ...errors(400, 401),
+      },
+    }),
+    post: operation("Create a library tool (or a new version of one with that name)", {
+      requestBody: { content: { "application/json": { schema: ToolDefinition } } },
+      responses: {
+        "201": json(Tool, "Created."),
+        "422": json(ToolRefused, "Refused by the code policy or the sandbox."),
+        ...errors(400, 401, 415),
+      },
+    }),
+  },
+  "/api/tools/search": {
+    get: operation("Search your tools by name and description", {
+      requestParams: { query: ToolSearchQuery },
+      responses: { "200": json(ToolMatches, "Matches."), ...errors(400, 401) },
+    }),
+  },
+  "/api/tools/stats": {
+    get: operation("Totals over your tools and their calls", {
+      responses: {
+        "200": json(ToolTotals, "The totals."),
+        ...errors(401),
+      },
+    }),
+  },
+  "/api/tools/{id}": {
+    get: operation("A tool with its statistics", {
+      requestParams: { path: id, query: ToolVersionQuery },
+      responses: { "200": json(Tool, "The tool."), ...errors(400, 401, 404) },
+    }),
+    patch: operation("Deprecate, move to the library, or describe anew", {
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: ToolChange } } },
+      responses: { "200": json(Tool, "Changed."), ...errors(400, 401, 404, 415) },
+    }),
+    delete: operation("Delete every version", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/tools/{id}/versions": {
+    get: operation("Every version, oldest first", {
+      requestParams: { path: id },
+      responses: { "200": json(ToolVersions, "The versions."), ...errors(401, 404) },
+    }),
+  },
+  "/api/tools/{id}/execute": {
+    post: operation("Run the tool in the sandbox", {
+      requestParams: { path: id, query: ToolVersionQuery },
+      requestBody: { content: { "application/json": { schema: ToolExecution } } },
+      responses: {
+        "200": json(ToolRun, "The outcome; a failing tool is ok: false."),
+        ...errors(400, 401, 404, 415),
+      },
+    }),
+  },
+  "/api/tools/{id}/executions": {
+    get: operation("Recent calls, from chat and the API", {
+      requestParams: { path: id, query: ToolExecutionsQuery },
+      responses: {
+        "200": json(Executions, "Newest first."),
+        ...errors(401, 404),
+      },
+    }),
+  },
+  "/api/tokens": {
+    get: operation("Your API tokens (never the secret)", {
+      responses: { "200": json(ApiTokens, "The tokens."), ...errors(401) },
+    }),
+    post: operation("Create an API token; the answer is the only time it is shown", {
+      requestBody: { content: { "application/json": { schema: NewApiToken } } },
+      responses: { "201": json(NewApiTokenAnswer, "Created."), ...errors(400, 401, 415) },
+    }),
+  },
+  "/api/tokens/{id}": {
+    delete: operation("Revoke a token", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/openapi.json": {
+    get: operation("This document", { security: [], responses: { "200": { description: "OpenAPI 3.1." } } }),
+  },
+};
+
+/** Every write may be refused as a cross-site request (proxy.ts), whatever the route. */
+const WRITES = ["post", "put", "patch", "delete"] as const;
+
+/** Every /api route: its parameters, body and answers by status. */
+export const apiRoutes: ZodOpenApiPathsObject = Object.fromEntries(
+  Object.entries(routes).map(([path, operations]) => [
+    path,
+    Object.fromEntries(
+      Object.entries(operations).map(([method, operation]: [string, ZodOpenApiOperationObject]) => [
+        method,
+        (WRITES as readonly string[]).includes(method)
+          ? { ...operation, responses: { ...errors(403), ...operation.responses } }
+          : operation,
+      ]),
+    ),
+  ]),
+);

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/lib/contract/routes";
+import { Api, ofType } from "../support/api";
+import { scriptedApp, type AppServer } from "../support/app-server";
+import { checkedOperations } from "../support/contract";
+import { ModelServer } from "../support/model-server";
+import { readSse } from "../support/sse";
+
+/*
+ * Every route of the contract (lib/contract/routes.ts), called once through the real server: Api checks each
+ * answer against the schema of its status, and each event against the event contract. The last test makes sure
+ * no documented route was left out, so a new route comes with a schema and a call here.
+ */
+
+const model = new ModelServer();
+let app: AppServer;
+let api: Api;
+
+const TOOL = {
+  name: "word_count",
+  description: "Count the words of a text.",
+  parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  code: "function run({ text }) { return text.split(/\\s+/).filter(Boolean).length; }",
+};
+
+beforeAll(async () => {
+  await model.start();
+  app = scriptedApp(model.url);
+  await app.start();
+  api = new Api(app.url);
+});
+afterAll(async () => {
+  await app?.stop();
+  await model.stop();
+});
+
+const call = (method: string, path: string, body?: unknown) =>
+  api.fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+const status = async (method: string, path: string, body?: unknown) => (await call(method, path, body)).status;
+
+describe("the API contract", () => {
+  it("answers every route as its schema says", async () => {
+    expect(await status("GET", "/api/health")).toBe(200);
+    expect(await status("GET", "/api/openapi.json")).toBe(200);
+    expect(await status("GET", "/api/profiles")).toBe(200);
+
+    const { id } = await api.createConversation();
+    model.script("Count the words of 'one two three'.", [
+      { toolCalls: [{ name: "register_tool", args: TOOL }] },
+      { toolCalls: [{ name: "word_count", args: { text: "one two three" } }] },
+      { text: "Three words." },
+    ]);
+    const events = await api.run(id, "Count the words of 'one two three'.");
+    expect(ofType(events, "run_finished")).toEqual([expect.objectContaining({ status: "completed" })]);
+    expect(await status("GET", "/api/conversations")).toBe(200);
+    expect(await status("GET", `/api/conversations/${id}`)).toBe(200);
+    expect(await status("PATCH", `/api/conversations/${id}`, { title: "Words" })).toBe(200);
+    expect((await readSse(await api.events(id))).length).toBe(events.length);
+    expect(await status("GET", `/api/conversations/${id}/export?format=json`)).toBe(200);
+    expect(await status("POST", `/api/conversations/${id}/cancel`)).toBe(409);
+    expect(await status("POST", `/api/conversations/${id}/approvals/none`, { approved: true })).toBe(409);
+
+    expect(await status("GET", `/api/conversations/${id}/share`)).toBe(404);
+    const link = await (await call("POST", `/api/conversations/${id}/share`)).json();
+    expect(await status("GET", `/api/conversations/${id}/share`)).toBe(200);
+    expect(await status("GET", "/api/shares")).toBe(200);
+    expect(await status("GET", `/api/share/${link.token}`)).toBe(200);
+    expect((await readSse(await api.fetch(`/api/share/${link.token}/events`))).length).toBe(events.length);
+    expect(await status("GET", `/api/share/${link.token}/export?format=md`)).toBe(200);
+    expect(await status("POST", `/api/share/${link.token}/fork`)).toBe(201);
+    expect(await status("DELETE", `/api/conversations/${id}/share`)).toBe(204);
+
+    const tool = await (await call("POST", "/api/tools", { ...TOOL, name: "word_total" })).json();
+    expect(
+      await status("POST", "/api/tools", { ...TOOL, name: "bad", code: "function run() { return eval('1'); }" }),
+    ).toBe(422);
+    expect(await status("GET", "/api/tools?scope=library")).toBe(200);
+    expect(await status("GET", "/api/tools/search?q=words")).toBe(200);
+    expect(await status("GET", "/api/tools/stats")).toBe(200);
+    expect(await status("POST", `/api/tools/${tool.id}/execute`, { input: { text: "a b" } })).toBe(200);
+    expect(await status("POST", `/api/tools/${tool.id}/execute`, { input: { text: 1 } })).toBe(400);
+    expect(await status("GET", `/api/tools/${tool.id}`)).toBe(200);
+    expect(await status("GET", `/api/tools/${tool.id}/versions`)).toBe(200);
+    expect(await status("GET", `/api/tools/${tool.id}/executions`)).toBe(200);
+    expect(await status("PATCH", `/api/tools/${tool.id}`, { status: "deprecated" })).toBe(200);
+    expect(await status("GET", "/api/audit")).toBe(200);
+    expect(await status("GET", "/api/audit/export?format=jsonl")).toBe(200);
+    expect(await status("DELETE", `/api/tools/${tool.id}`)).toBe(204);
+
+    const token = await (await call("POST", "/api/tokens", { name: "ci" })).json();
+    expect(await status("GET", "/api/tokens")).toBe(200);
+    expect(await status("DELETE", `/api/tokens/${token.id}`)).toBe(204);
+    expect(await status("DELETE", `/api/conversations/${id}`)).toBe(204);
+    expect(await status("GET", `/api/conversations/${id}`)).toBe(404);
+  });
+
+  it("has called every documented route", () => {
+    const documented = Object.entries(apiRoutes).flatMap(([path, operations]) =>
+      Object.keys(operations ?? {}).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.filter((operation) => !checkedOperations.has(operation))).toEqual([]);
+  });
+});
