@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   APICallError,
   experimental_streamLanguageModelCall as streamModelCall,
@@ -8,6 +7,7 @@ import {
   type ToolSet,
 } from "ai";
 import type { AgentEvent } from "@/lib/contract/events";
+import { retry, type Backoff } from "@/lib/platform/retry";
 
 export interface ModelCall {
   callId: string;
@@ -36,6 +36,9 @@ export interface StepRequest {
   signal: AbortSignal;
 }
 
+/** The wait before a model request is sent again: half a second, doubling. */
+const MODEL_BACKOFF: Backoff = { initialMs: 500, factor: 2 };
+
 /** Finish reasons that mean the answer is not whole: a server error, or a stream that stopped without finishing. */
 const BROKEN_FINISH = new Set(["error", "interrupted"]);
 
@@ -57,9 +60,14 @@ export async function streamStep({
 }: StepRequest): Promise<StepPlan> {
   const abortSignal = idle.arm(signal);
   try {
-    const { stream } = await withRetries(maxRetries, signal, () =>
-      streamModelCall({ model, system, messages, tools, abortSignal }),
-    );
+    // A request that failed before streaming began is sent again when the error says that may help (429, 5xx,
+    // network); a cancel during the wait ends it at once.
+    const { stream } = await retry(() => streamModelCall({ model, system, messages, tools, abortSignal }), {
+      backoff: MODEL_BACKOFF,
+      attempts: maxRetries + 1,
+      retryable: (error) => APICallError.isInstance(error) && error.isRetryable,
+      signal,
+    });
     const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
     for await (const part of stream) {
       switch (part.type) {
@@ -139,20 +147,6 @@ export class IdleTimeout {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.parent?.removeEventListener("abort", this.onParentAbort);
-  }
-}
-
-/** Retry a request that failed before streaming began, when the error says a retry may help (429, 5xx, network). */
-async function withRetries<T>(maxRetries: number, signal: AbortSignal, request: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await request();
-    } catch (error) {
-      const retryable = APICallError.isInstance(error) && error.isRetryable;
-      if (!retryable || attempt >= maxRetries || signal.aborted) throw error;
-      // A cancel during the backoff ends the wait at once.
-      await sleep(500 * 2 ** attempt, undefined, { signal });
-    }
   }
 }
 
