@@ -1,8 +1,9 @@
 import { config } from "@/lib/settings/config";
 import { INSERT_ROWS, isStored } from "@/lib/db/queries/events";
-import { isUniqueViolation, retryDelayMs, waitsForDatabase } from "@/lib/db/driver/sql";
+import { isUniqueViolation, UNREACHABLE_BACKOFF, waitsForDatabase } from "@/lib/db/driver/sql";
+import { retry } from "@/lib/platform/retry";
 import { eventWriter, RunTakenOverError } from "./event-writer";
-import { packEvents } from "./packing";
+import { packEvents, type EventRow } from "./packing";
 import { MAX_EVENT_ID, type AgentEvent, type LoggedEvent, type SequencedEvent } from "@/lib/contract/events";
 
 type Listener = (event: SequencedEvent) => void;
@@ -195,44 +196,45 @@ export class RunChannel {
     if (this.writesFailed) return;
     const rows = packEvents(batch);
     const waitUntil = performance.now() + config.leaseMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await eventWriter.write({
-          conversationId: this.conversationId,
-          runId: this.runId,
-          claim: this.lease.claim,
-          rows,
-        });
-        this.stored = batch.at(-1)!.seq;
-        return;
-      } catch (error) {
-        if (error instanceof RunTakenOverError) {
-          this.discard();
-          return this.lease.onTakenOver();
-        }
-        // Discarded meanwhile: these seqs are another instance's to use now.
-        if (this.closedBy === "discard") return;
-        // Stored already by a statement whose answer never came (an earlier attempt, or the writer's batch before it
-        // stored this run's rows alone): while the run has its claim, no one else writes its seqs. One statement
-        // stores all of a batch or nothing, so its last row tells.
-        if (isUniqueViolation(error) && (await isStored(this.conversationId, rows.at(-1)!).catch(() => false))) {
-          this.stored = batch.at(-1)!.seq;
-          return;
-        }
-        // A database that cannot be reached (a restart, a partition) is waited for, as long as the run's lease: past
-        // it another instance may have taken the run over, and refuses these writes (a running run is stopped by then,
-        // claims.ts `fence`).
-        const waiting = waitsForDatabase(error, waitUntil);
-        if (attempt >= WRITE_ATTEMPTS && !waiting) {
-          console.error(
-            `Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`,
-            error,
-          );
-          this.writesFailed = true;
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
-      }
+    try {
+      await retry(() => this.store(rows, batch.at(-1)!.seq), {
+        backoff: UNREACHABLE_BACKOFF,
+        // Any failure, WRITE_ATTEMPTS times; a database that cannot be reached (a restart, a partition) is waited for
+        // as long as the run's lease: past it another instance may have taken the run over, and refuses these writes
+        // (a running run is stopped by then, claims.ts `fence`).
+        retryable: (error, failures) => failures < WRITE_ATTEMPTS || waitsForDatabase(error, waitUntil),
+      });
+    } catch (error) {
+      console.error(
+        `Could not store ${batch.length} events of run ${this.runId}, nor will its later ones be (its log ends at ${this.stored}):`,
+        error,
+      );
+      this.writesFailed = true;
     }
+  }
+
+  /** One attempt at storing a batch's `rows`, whose last seq is `lastSeq`; fails when another one may store them. */
+  private async store(rows: EventRow[], lastSeq: number): Promise<void> {
+    try {
+      await eventWriter.write({
+        conversationId: this.conversationId,
+        runId: this.runId,
+        claim: this.lease.claim,
+        rows,
+      });
+    } catch (error) {
+      if (error instanceof RunTakenOverError) {
+        this.discard();
+        return this.lease.onTakenOver();
+      }
+      // Discarded meanwhile: these seqs are another instance's to use now.
+      if (this.closedBy === "discard") return;
+      // Stored already by a statement whose answer never came (an earlier attempt, or the writer's batch before it
+      // stored this run's rows alone): while the run has its claim, no one else writes its seqs. One statement
+      // stores all of a batch or nothing, so its last row tells.
+      if (!isUniqueViolation(error) || !(await isStored(this.conversationId, rows.at(-1)!).catch(() => false)))
+        throw error;
+    }
+    this.stored = lastSeq;
   }
 }

@@ -5,6 +5,7 @@ import type {
   SqlQuery,
 } from "@prisma/driver-adapter-utils";
 import { DatabaseError } from "pg";
+import { retry, type Backoff } from "@/lib/platform/retry";
 
 /**
  * Statements straight to the driver adapter that the Prisma client uses, for the queries every run makes.
@@ -190,24 +191,16 @@ export function isUnavailable(error: unknown): boolean {
 export const waitsForDatabase = (error: unknown, deadline: number): boolean =>
   isUnavailable(error) && performance.now() < deadline;
 
-/** The wait before a statement is sent again after `attempt` failed attempts: 100 ms, doubling, at most a second. */
-export const retryDelayMs = (attempt: number): number => Math.min(50 * 2 ** attempt, 1_000);
+/** The wait before a statement is sent again to a database that could not be reached: 100 ms, doubling, at most a second. */
+export const UNREACHABLE_BACKOFF: Backoff = { initialMs: 100, factor: 2, maxMs: 1_000 };
 
 /**
  * `store`, done again while the database cannot be reached (`isUnavailable`: a restart, a partition) until `deadline`
  * (`performance.now()`; an attempt begun before it may take the statement timeout); an error the database answered
  * with fails at once. `store` must be safe to do twice: an attempt whose answer never came may have been stored.
  */
-export async function storeWhileUnreachable<T>(store: () => Promise<T>, deadline: number): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await store();
-    } catch (error) {
-      if (!waitsForDatabase(error, deadline)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
-    }
-  }
-}
+export const storeWhileUnreachable = <T>(store: () => Promise<T>, deadline: number): Promise<T> =>
+  retry(store, { backoff: UNREACHABLE_BACKOFF, retryable: isUnavailable, deadline });
 
 /** Column values as the adapters return them: DateTime as ISO text, integers as numbers or (SQLite) text, booleans as 0/1 on SQLite. */
 export const toDate = (value: unknown): Date => new Date(value as string);
