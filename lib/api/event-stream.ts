@@ -1,6 +1,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { errorFrom } from "@/lib/api/client";
 import { RESYNC } from "@/lib/contract/events";
+import { backoffDelay, sleep, type Backoff } from "@/lib/platform/retry";
 import type { TraceEvent } from "@/lib/trace/state";
 
 /**
@@ -50,7 +51,8 @@ export interface FollowOptions {
   onRefused?: (error: unknown) => void;
 }
 
-const MAX_BACKOFF_MS = 5000;
+/** The wait before a reconnect: 250 ms, 500 ms, 1 s … up to 5 s. */
+export const RECONNECT_BACKOFF: Backoff = { initialMs: 250, factor: 2, maxMs: 5_000 };
 
 /**
  * Follow a conversation's events until the stream ends normally (the run finished, or there was none): a dropped
@@ -83,7 +85,6 @@ export function followEvents({
         onResync();
         // At once after a stream that delivered events; a server that only ever says resync is backed off from.
         failures = delivered ? 0 : failures + 1;
-        if (failures > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs(failures)));
       } catch (error) {
         if (signal.aborted) break;
         if (isClientError(error)) {
@@ -92,16 +93,14 @@ export function followEvents({
         }
         failures = delivered ? 1 : failures + 1;
         onState("reconnecting");
-        await new Promise((resolve) => setTimeout(resolve, backoffMs(failures)));
       }
+      // A stop ends the wait at once, and the loop.
+      if (failures > 0) await sleep(backoffDelay(RECONNECT_BACKOFF, failures), signal).catch(() => {});
     }
     if (!signal.aborted) onState("done");
   })();
   return () => controller.abort();
 }
-
-/** 250 ms, 500 ms, 1 s … up to 5 s. */
-export const backoffMs = (failures: number) => Math.min(250 * 2 ** (failures - 1), MAX_BACKOFF_MS);
 
 /** A 4xx, but for 429 (too many streams open at once: one closes soon), which is tried again like a dropped connection. */
 const isClientError = (error: unknown) => {

@@ -1,8 +1,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { backoffMs, followEvents, readEventStream, type FollowState } from "@/lib/api/event-stream";
+import { followEvents, readEventStream, RECONNECT_BACKOFF, type FollowState } from "@/lib/api/event-stream";
+import { backoffDelay } from "@/lib/platform/retry";
 import type { TraceEvent } from "@/lib/trace/state";
+
+const backoffMs = (failures: number) => backoffDelay(RECONNECT_BACKOFF, failures);
 
 /** A response whose body arrives in exactly these chunks. */
 function streamOf(chunks: string[]): Response {
@@ -107,7 +110,7 @@ describe("followEvents", () => {
     // after the drop that followed an event: the first step of the backoff; after a refusal: the second
     expect(gaps[1]).toBeGreaterThanOrEqual(backoffMs(2) - 5);
     expect(gaps[2]).toBeLessThan(backoffMs(2));
-    expect([backoffMs(1), backoffMs(2), backoffMs(3), backoffMs(10)]).toEqual([250, 500, 1000, 5000]);
+    expect([1, 2, 3, 10].map(backoffMs)).toEqual([250, 500, 1000, 5000]);
   });
 
   it("stops on a 4xx, such as a revoked share link", async () => {
