@@ -149,7 +149,7 @@ export function disconnectStalledClients(stallMs) {
   const watched = new Map();
   setInterval(
     () => {
-      const now = Date.now();
+      const now = performance.now();
       for (const [response, progress] of watched) {
         const written = response.socket?.bytesWritten ?? 0;
         if (response.writableLength === 0 || written !== progress.written)
@@ -160,7 +160,7 @@ export function disconnectStalledClients(stallMs) {
     Math.min(stallMs / 2, 1_000),
   ).unref();
   return (response) => {
-    watched.set(response, { written: 0, since: Date.now() });
+    watched.set(response, { written: 0, since: performance.now() });
     response.once("close", () => watched.delete(response));
   };
 }

@@ -163,8 +163,8 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
         // A run stores its outcome before its run_finished, so a follower waits for that event once the run is no
         // longer running, as long as it may take; one whose last write failed never stores it (run-end.ts).
         idle() {
-          endedAt ??= Date.now();
-          if (Date.now() - endedAt > runEndGraceMs()) finish();
+          endedAt ??= performance.now();
+          if (performance.now() - endedAt > runEndGraceMs()) finish();
         },
       };
       if (runId) {

@@ -62,14 +62,14 @@ function preludeFor(code) {
  */
 async function execute(job) {
   const started = performance.now();
-  const deadline = Date.now() + job.limits.timeoutMs;
+  const deadline = started + job.limits.timeoutMs;
   const logs = [];
   let logChars = 0;
   let consoleTruncated = false;
   let inFlight = 0;
 
   const runtime = sharedRuntime(job.limits);
-  runtime.setInterruptHandler(() => Date.now() > deadline);
+  runtime.setInterruptHandler(() => performance.now() > deadline);
   // A new context per call is a new realm (its own globals and built-ins); the runtime underneath is reused.
   const vm = runtime.newContext();
   const handles = [];

@@ -24,7 +24,7 @@ export async function takeSqliteLock(file) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // The same database reached through a symbolic link to its directory is locked by the same file.
   const lockFile = path.join(fs.realpathSync(path.dirname(file)), `${path.basename(file)}.server-lock`);
-  const deadline = Date.now() + WAIT_MS;
+  const deadline = performance.now() + WAIT_MS;
   for (;;) {
     let lock;
     try {
@@ -35,7 +35,7 @@ export async function takeSqliteLock(file) {
       };
     }
     if (lock) return { lock };
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       return {
         problem:
           `another Toolsmith server uses the SQLite database ${file} (it holds ${lockFile}; SQLite serves one server at a ` +
