@@ -16,8 +16,11 @@ export class RateLimiter {
     return this.buckets.size;
   }
 
-  /** Spend one token of `key`'s bucket; when there is none, how long until there is. */
-  take(key: string, now = Date.now()): { ok: true } | { ok: false; retryAfterSeconds: number } {
+  /**
+   * Spend one token of `key`'s bucket; when there is none, how long until there is. `now` is on the monotonic clock:
+   * a step of the system's clock would otherwise refill every bucket at once, or leave them empty.
+   */
+  take(key: string, now = performance.now()): { ok: true } | { ok: false; retryAfterSeconds: number } {
     this.forgetRefilled(now);
     const refillPerMs = this.capacity / this.windowMs;
     const bucket = this.buckets.get(key);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { RateLimiter } from "@/lib/platform/token-bucket";
 
 describe("rate limiter", () => {
@@ -20,5 +20,19 @@ describe("rate limiter", () => {
     // a forgotten key starts full, as it would have been
     for (let index = 0; index < 5; index++) expect(limiter.take("visitor 3", 80_000)).toEqual({ ok: true });
     expect(limiter.take("visitor 3", 80_000)).toMatchObject({ ok: false });
+  });
+
+  it("refills with the time passed on the monotonic clock, whatever the system's clock does", () => {
+    vi.useFakeTimers();
+    try {
+      const limiter = new RateLimiter(1, 60_000);
+      expect(limiter.take("a")).toEqual({ ok: true });
+      vi.setSystemTime(Date.now() + 3_600_000);
+      expect(limiter.take("a")).toMatchObject({ ok: false });
+      vi.advanceTimersByTime(60_000);
+      expect(limiter.take("a")).toEqual({ ok: true });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
