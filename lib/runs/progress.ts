@@ -24,7 +24,12 @@ export function progressOf(events: LoggedEvent[]): RunProgress {
       [text, calledTools] = ["", false];
     } else if (event.type === "text_delta" && event.step === progress.step) text += event.delta;
     else if (event.type === "step_finished")
-      Object.assign(progress, { finishedSteps: event.step, answer: calledTools ? undefined : text });
+      // Its calls have ended: their results are stored, before this.
+      Object.assign(progress, {
+        finishedSteps: event.step,
+        toolsStarted: false,
+        answer: calledTools ? undefined : text,
+      });
     else if (event.type === "tool_call") {
       calledTools = true;
       if (event.step > progress.finishedSteps) progress.toolsStarted = true;

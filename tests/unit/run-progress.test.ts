@@ -58,6 +58,24 @@ describe("progressOf: how far a run got, from its stored events", () => {
     expect(progress).toMatchObject({ finishedSteps: 1, step: 2, toolsStarted: true, answer: undefined });
   });
 
+  it("does not take the tool calls of a finished step for calls cut off", () => {
+    // A run that reached its step ceiling, its last step with tool calls, and stopped before storing its end: it
+    // ended at max_steps, nothing of it is unknown.
+    const progress = progressOf(
+      logged(
+        started(1),
+        called(1, "a"),
+        answered(1, "a"),
+        finished(1),
+        started(2),
+        called(2, "b"),
+        answered(2, "b"),
+        finished(2),
+      ),
+    );
+    expect(progress).toMatchObject({ finishedSteps: 2, step: 2, toolsStarted: false, answer: undefined });
+  });
+
   it("gives the answer when the last finished step called no tool", () => {
     const progress = progressOf(
       logged(
