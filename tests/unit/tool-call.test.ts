@@ -1,0 +1,404 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { recordExecution } from "@/lib/db/queries/executions";
+import { config } from "@/lib/settings/config";
+import type { AgentProfile } from "@/lib/settings/profiles";
+import { calculate } from "@/lib/tools/calculate";
+import { callTool, type Caller } from "@/lib/tools/call";
+import { Toolset } from "@/lib/tools/toolset";
+import type { AgentTool, ToolContext, ToolResult } from "@/lib/tools/types";
+
+// The tool-call path needs no database: its two records are counted here instead of written.
+vi.mock("@/lib/db/driver/client", () => {
+  throw new Error("the tool-call path loaded the database client");
+});
+vi.mock("@/lib/db/queries/audit", () => ({ recordAudit: vi.fn(async () => {}) }));
+vi.mock("@/lib/db/queries/executions", () => ({ recordExecution: vi.fn(async () => {}) }));
+// What loadToolset reads to build a run's tools (not under test here): the stored tools, and the built-ins, some of
+// which keep their data in the database.
+vi.mock("@/lib/db/queries/tools", () => ({ listOfferedTools: vi.fn(), toolView: vi.fn() }));
+vi.mock("@/lib/tools/builtin", () => ({ builtinTools: [] }));
+
+const audits = vi.mocked(recordAudit);
+const executions = vi.mocked(recordExecution);
+
+beforeEach(() => vi.clearAllMocks());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+/** The built-in calculate, its execute watched. */
+const watchedCalculate = () =>
+  ({ ...calculate, execute: vi.fn(calculate.execute) }) as AgentTool & {
+    execute: ReturnType<typeof vi.fn>;
+  };
+
+/** A tool as a stored, registered one: not a built-in name, with a stored id. */
+function storedTool(
+  name: string,
+  execute: (input: { text: string }, context: ToolContext) => Promise<ToolResult>,
+  extra: Partial<AgentTool> = {},
+): AgentTool {
+  return {
+    name,
+    description: `the ${name} tool`,
+    parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    toolId: `stored-${name}`,
+    parse: (input) =>
+      typeof (input as { text?: unknown })?.text === "string"
+        ? { ok: true, input }
+        : { ok: false, problems: ["text: expected a string"] },
+    execute: execute as AgentTool["execute"],
+    ...extra,
+  };
+}
+
+let profiles = 0;
+/** A profile of its own per test: rate limits are kept per profile and tool. */
+const profile = (overrides: Partial<AgentProfile> = {}): AgentProfile => ({
+  name: `profile-${++profiles}`,
+  tools: ["calculate"],
+  tool_config: {},
+  approval: [],
+  ...overrides,
+});
+
+const runCaller = { ownerId: "owner-1", conversationId: "conversation-1", runId: "run-1" };
+const chat: Caller = { ...runCaller, source: "chat", callId: "call-1" };
+const api: Caller = { ownerId: "owner-1", source: "api" };
+
+describe("Toolset: a run's tools", () => {
+  it("offers the model each tool with its description and schema", () => {
+    const echo = storedTool("echo", async ({ text }) => ({ ok: true, output: text }));
+    const offered = new Toolset([calculate, echo], profile()).forModel();
+    expect(Object.keys(offered)).toEqual(["calculate", "echo"]);
+    expect(offered.echo.description).toBe("the echo tool");
+    expect((offered.echo.inputSchema as { jsonSchema: unknown }).jsonSchema).toEqual(echo.parametersSchema);
+    expect((offered.calculate.inputSchema as { jsonSchema: unknown }).jsonSchema).toEqual(calculate.parametersSchema);
+  });
+
+  it("answers a call of an unknown tool with the tools there are and how to make one", async () => {
+    const toolset = new Toolset([calculate, storedTool("echo", async () => ({ ok: true, output: "" }))], profile());
+    const outcome = await toolset.call("translate", {
+      input: { text: "hola" },
+      caller: { ...runCaller, callId: "c9" },
+    });
+    const hint =
+      'There is no tool named "translate". Available tools: calculate, echo. If none of them fits, create one with ' +
+      "register_tool(name, description, parameters_schema, code), then call it.";
+    expect(outcome).toMatchObject({ result: { ok: false, error: hint }, decision: "refused" });
+    // The model read the refusal as the call's result: the run's call is recorded, as a failed execution.
+    expect(audits).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ tool: "translate", decision: "refused", reason: hint, outcome: undefined }),
+    );
+    expect(executions).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ source: "chat", callId: "c9", toolName: "translate", toolId: undefined, error: hint }),
+    );
+  });
+
+  it("runs a call for the run's owner, in its conversation, with the profile's settings and itself as the registry", async () => {
+    const settings = { allowed_domains: ["example.com"] };
+    const echo = storedTool("echo", async ({ text }) => ({ ok: true, output: text }));
+    const execute = vi.fn(async () => ({ ok: true as const, output: 4 }));
+    const toolset = new Toolset([{ ...calculate, execute }, echo], profile({ tool_config: { calculate: settings } }));
+    const signal = new AbortController().signal;
+    const outcome = await toolset.call("calculate", {
+      input: { expression: "2 + 2" },
+      caller: { ...runCaller, callId: "c1" },
+      signal,
+    });
+    expect(outcome).toMatchObject({ result: { ok: true, output: 4 }, decision: "allowed" });
+    expect(execute).toHaveBeenCalledExactlyOnceWith(
+      { expression: "2 + 2" },
+      { ...runCaller, signal, settings, tools: toolset },
+    );
+    // A registered tool gets no built-in's settings.
+    await toolset.call("echo", { input: { text: "hi" }, caller: { ...runCaller, callId: "c2" } });
+    expect(executions).toHaveBeenLastCalledWith(expect.objectContaining({ source: "chat", toolId: "stored-echo" }));
+  });
+
+  it("lets a call add a tool, which the model is offered and can call next", async () => {
+    const register = storedTool("register", async ({ text }, context) => {
+      context.tools!.add(storedTool(text, async (input) => ({ ok: true, output: input.text.toUpperCase() })));
+      return { ok: true, output: `registered ${text}` };
+    });
+    const toolset = new Toolset([register], profile());
+    await toolset.call("register", { input: { text: "shout" }, caller: runCaller });
+    expect(toolset.names()).toEqual(["register", "shout"]);
+    expect(Object.keys(toolset.forModel())).toEqual(["register", "shout"]);
+    const outcome = await toolset.call("shout", { input: { text: "hi" }, caller: runCaller });
+    expect(outcome.result).toEqual({ ok: true, output: "HI" });
+  });
+});
+
+describe("callTool: the one path of every tool call", () => {
+  it("records a successful call once in the audit log and once as an execution", async () => {
+    const chosen = profile();
+    const outcome = await callTool({
+      name: "calculate",
+      tool: calculate,
+      input: { expression: "2 + 2" },
+      caller: chat,
+      profile: chosen,
+    });
+    expect(outcome).toMatchObject({ result: { ok: true, output: 4 }, decision: "allowed" });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(0);
+    expect(audits).toHaveBeenCalledExactlyOnceWith({
+      ownerId: "owner-1",
+      conversationId: "conversation-1",
+      runId: "run-1",
+      tool: "calculate",
+      profile: chosen.name,
+      decision: "allowed",
+      reason: undefined,
+      input: { expression: "2 + 2" },
+      outcome: "succeeded",
+      durationMs: outcome.durationMs,
+    });
+    expect(executions).toHaveBeenCalledExactlyOnceWith({
+      source: "chat",
+      conversationId: "conversation-1",
+      runId: "run-1",
+      callId: "call-1",
+      toolName: "calculate",
+      toolId: undefined,
+      input: { expression: "2 + 2" },
+      output: 4,
+      error: undefined,
+      status: "succeeded",
+      durationMs: outcome.durationMs,
+    });
+  });
+
+  describe("input that does not match the tool's schema", () => {
+    it("is refused with the problems, for the API to answer 400, and the tool does not run", async () => {
+      const tool = watchedCalculate();
+      const outcome = await callTool({ name: "calculate", tool, input: { expr: "1" }, caller: api });
+      expect(outcome.decision).toBe("refused");
+      expect(outcome.invalidInput).toEqual(expect.arrayContaining([expect.stringContaining("expression")]));
+      expect(outcome.result).toEqual({
+        ok: false,
+        error: `Invalid input for calculate: ${outcome.invalidInput!.join("; ")}.`,
+      });
+      expect(tool.execute).not.toHaveBeenCalled();
+    });
+
+    it("shows five problems at most in the error, and all of them in invalidInput", async () => {
+      const problems = ["a", "b", "c", "d", "e", "f", "g"].map((field) => `${field}: required`);
+      const tool = storedTool("many", async () => ({ ok: true, output: null }), {
+        parse: () => ({ ok: false, problems }),
+      });
+      const outcome = await callTool({ name: "many", tool, input: {}, caller: api });
+      expect(outcome.invalidInput).toEqual(problems);
+      expect(outcome.result).toEqual({
+        ok: false,
+        error: `Invalid input for many: ${problems.slice(0, 5).join("; ")}.`,
+      });
+    });
+
+    it("from the API: is audited, and no execution is recorded", async () => {
+      await callTool({ name: "calculate", tool: calculate, input: {}, caller: api });
+      expect(audits).toHaveBeenCalledExactlyOnceWith(
+        expect.objectContaining({ tool: "calculate", decision: "refused", reason: expect.stringContaining("Invalid") }),
+      );
+      expect(executions).not.toHaveBeenCalled();
+    });
+
+    it("from a run: is audited, and recorded as a failed execution (the model read the refusal)", async () => {
+      await callTool({ name: "calculate", tool: calculate, input: {}, caller: chat, profile: profile() });
+      expect(audits).toHaveBeenCalledOnce();
+      expect(executions).toHaveBeenCalledExactlyOnceWith(
+        expect.objectContaining({ source: "chat", status: "failed", error: expect.stringContaining("Invalid input") }),
+      );
+    });
+  });
+
+  it("refuses a call whose arguments were not JSON with the problem, without running the tool", async () => {
+    const tool = watchedCalculate();
+    const problem = "The arguments for calculate are not valid JSON: {expression";
+    const outcome = await callTool({ name: "calculate", tool, input: "{expression", problem, caller: chat });
+    expect(outcome).toMatchObject({ result: { ok: false, error: problem }, decision: "refused" });
+    expect(tool.execute).not.toHaveBeenCalled();
+  });
+
+  describe("a profile's rate limit", () => {
+    it("refuses the calls past its budget, per owner, until the bucket refills", async () => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(new Date("2030-01-01T00:00:00Z"));
+      const limited = profile({ tool_config: { calculate: { rate_limit: { calls: 2, per_seconds: 60 } } } });
+      const tool = watchedCalculate();
+      const call = (ownerId = "owner-1") =>
+        callTool({
+          name: "calculate",
+          tool,
+          input: { expression: "1 + 1" },
+          caller: { ...chat, ownerId },
+          profile: limited,
+        });
+
+      expect((await call()).decision).toBe("allowed");
+      expect((await call()).decision).toBe("allowed");
+      const refused = await call();
+      expect(refused).toMatchObject({
+        decision: "rate_limited",
+        result: {
+          ok: false,
+          error: `calculate is rate-limited in the "${limited.name}" profile; try again in 30 s.`,
+        },
+      });
+      expect(tool.execute).toHaveBeenCalledTimes(2);
+      expect(audits).toHaveBeenLastCalledWith(
+        expect.objectContaining({ decision: "rate_limited", reason: refused.result.ok ? "" : refused.result.error }),
+      );
+      // Another owner has a budget of their own.
+      expect((await call("owner-2")).decision).toBe("allowed");
+      // Half a minute later, one call's worth has come back.
+      vi.setSystemTime(new Date("2030-01-01T00:00:30Z"));
+      expect((await call()).decision).toBe("allowed");
+      expect((await call()).decision).toBe("rate_limited");
+    });
+
+    it("is kept per profile", async () => {
+      const limit = { calculate: { rate_limit: { calls: 1, per_seconds: 3600 } } };
+      const [first, second] = [profile({ tool_config: limit }), profile({ tool_config: limit })];
+      const call = (chosen: AgentProfile) =>
+        callTool({ name: "calculate", tool: calculate, input: { expression: "1" }, caller: chat, profile: chosen });
+      expect((await call(first)).decision).toBe("allowed");
+      expect((await call(first)).decision).toBe("rate_limited");
+      expect((await call(second)).decision).toBe("allowed");
+    });
+  });
+
+  describe("a profile's approval", () => {
+    const careful = () => profile({ approval: ["calculate"] });
+
+    it("asks with the checked input, and a denial refuses the call without running it", async () => {
+      // A schema that tidies its input: the person is shown what would run.
+      const tool = {
+        ...watchedCalculate(),
+        parse: (input: unknown) => ({
+          ok: true as const,
+          input: { expression: String(Object(input).expression).trim() },
+        }),
+      };
+      const requestApproval = vi.fn(async () => false);
+      const outcome = await callTool({
+        name: "calculate",
+        tool,
+        input: { expression: "  6 * 7 " },
+        caller: chat,
+        profile: careful(),
+        requestApproval,
+      });
+      expect(requestApproval).toHaveBeenCalledExactlyOnceWith("calculate", { expression: "6 * 7" });
+      expect(outcome).toMatchObject({
+        decision: "denied",
+        result: { ok: false, error: expect.stringContaining("A person denied this calculate call") },
+      });
+      expect(tool.execute).not.toHaveBeenCalled();
+      expect(audits).toHaveBeenCalledExactlyOnceWith(
+        expect.objectContaining({ decision: "denied", outcome: undefined }),
+      );
+      expect(executions).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ status: "failed" }));
+    });
+
+    it("runs the call once approved", async () => {
+      const tool = watchedCalculate();
+      const outcome = await callTool({
+        name: "calculate",
+        tool,
+        input: { expression: "6 * 7" },
+        caller: chat,
+        profile: careful(),
+        requestApproval: async () => true,
+      });
+      expect(outcome).toMatchObject({ decision: "approved", result: { ok: true, output: 42 } });
+      expect(tool.execute).toHaveBeenCalledOnce();
+      expect(audits).toHaveBeenCalledExactlyOnceWith(
+        expect.objectContaining({ decision: "approved", outcome: "succeeded" }),
+      );
+      expect(executions).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ status: "succeeded", output: 42 }));
+    });
+
+    it("denies the call when no one can be asked", async () => {
+      const tool = watchedCalculate();
+      const outcome = await callTool({
+        name: "calculate",
+        tool,
+        input: { expression: "1" },
+        caller: chat,
+        profile: careful(),
+      });
+      expect(outcome.decision).toBe("denied");
+      expect(tool.execute).not.toHaveBeenCalled();
+    });
+
+    it("is not asked for invalid input", async () => {
+      const requestApproval = vi.fn(async () => true);
+      const outcome = await callTool({
+        name: "calculate",
+        tool: calculate,
+        input: { nope: 1 },
+        caller: chat,
+        profile: careful(),
+        requestApproval,
+      });
+      expect(outcome.decision).toBe("refused");
+      expect(requestApproval).not.toHaveBeenCalled();
+    });
+  });
+
+  it("turns a tool that throws into a failed result with its message", async () => {
+    const tool = storedTool("flaky", async () => {
+      throw new Error("the disk is full");
+    });
+    const outcome = await callTool({ name: "flaky", tool, input: { text: "x" }, caller: chat });
+    expect(outcome).toMatchObject({
+      result: { ok: false, error: "flaky failed: the disk is full" },
+      decision: "allowed",
+    });
+    expect(audits).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ decision: "allowed", outcome: "failed", reason: undefined }),
+    );
+    expect(executions).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ status: "failed", error: "flaky failed: the disk is full", toolId: "stored-flaky" }),
+    );
+  });
+
+  it("records a cancelled call as cancelled", async () => {
+    const tool = storedTool("slow", async () => ({ ok: false, error: "cancelled", cancelled: true }));
+    await callTool({ name: "slow", tool, input: { text: "x" }, caller: chat });
+    expect(audits).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ outcome: "cancelled" }));
+    expect(executions).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ status: "cancelled" }));
+  });
+
+  it("cuts output longer than the cap with the marker, as it records it", async () => {
+    const long = "y".repeat(config.toolOutputChars + 500);
+    const tool = storedTool("big", async () => ({ ok: true, output: long }));
+    const outcome = await callTool({ name: "big", tool, input: { text: "x" }, caller: api });
+    const shown =
+      "y".repeat(config.toolOutputChars) +
+      `\n…[truncated: the output was ${long.length} characters; only the first ${config.toolOutputChars} are shown]`;
+    expect(outcome.result).toEqual({ ok: true, output: shown, truncated: true });
+    expect(executions).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ source: "api", output: shown }));
+  });
+
+  it("still answers when its records cannot be written, and says so in the log", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    audits.mockRejectedValueOnce(new Error("database is down"));
+    executions.mockRejectedValueOnce(new Error("database is down"));
+    const outcome = await callTool({
+      name: "calculate",
+      tool: calculate,
+      input: { expression: "1 + 2" },
+      caller: chat,
+    });
+    expect(outcome.result).toEqual({ ok: true, output: 3 });
+    await vi.waitFor(() => expect(logged).toHaveBeenCalledTimes(2));
+    expect(logged.mock.calls.map(([message]) => message)).toEqual([
+      "Could not record a tool call in the audit log:",
+      "Could not record a tool execution:",
+    ]);
+  });
+});
