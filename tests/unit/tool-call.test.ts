@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { recordExecution } from "@/lib/db/queries/executions";
+import { listOfferedTools, type ToolRow } from "@/lib/db/queries/tools";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
 import { calculate } from "@/lib/tools/calculate";
 import { callTool, type Caller } from "@/lib/tools/call";
-import { Toolset } from "@/lib/tools/toolset";
+import { loadToolset, Toolset } from "@/lib/tools/toolset";
 import type { AgentTool, ToolContext, ToolResult } from "@/lib/tools/types";
 
 // The tool-call path needs no database: its two records are counted here instead of written.
@@ -14,10 +15,16 @@ vi.mock("@/lib/db/driver/client", () => {
 });
 vi.mock("@/lib/db/queries/audit", () => ({ recordAudit: vi.fn(async () => {}) }));
 vi.mock("@/lib/db/queries/executions", () => ({ recordExecution: vi.fn(async () => {}) }));
-// What loadToolset reads to build a run's tools (not under test here): the stored tools, and the built-ins, some of
-// which keep their data in the database.
+// What loadToolset builds a run's tools from: the stored tools, as rows, and the built-ins (two stand-ins here: the
+// real ones keep their data in the database).
 vi.mock("@/lib/db/queries/tools", () => ({ listOfferedTools: vi.fn(), toolView: vi.fn() }));
-vi.mock("@/lib/tools/builtin", () => ({ builtinTools: [] }));
+vi.mock("@/lib/tools/registered-tool", () => ({
+  registeredTool: (row: { id: string; name: string }) => ({ name: row.name, toolId: row.id, description: "stored" }),
+}));
+vi.mock("@/lib/tools/builtin", async () => {
+  const { calculate } = await import("@/lib/tools/calculate");
+  return { builtinTools: [calculate, { ...calculate, name: "run_code", description: "the built-in run_code" }] };
+});
 
 const audits = vi.mocked(recordAudit);
 const executions = vi.mocked(recordExecution);
@@ -129,6 +136,19 @@ describe("Toolset: a run's tools", () => {
     expect(Object.keys(toolset.forModel())).toEqual(["register", "shout"]);
     const outcome = await toolset.call("shout", { input: { text: "hi" }, caller: runCaller });
     expect(outcome.result).toEqual({ ok: true, output: "HI" });
+  });
+});
+
+describe("loadToolset: the tools a run is offered", () => {
+  it("offers the built-ins its profile allows and the stored tools, none of which shadows a built-in", async () => {
+    const row = (name: string) => ({ id: `stored-${name}`, name }) as ToolRow;
+    vi.mocked(listOfferedTools).mockResolvedValue([row("calculate"), row("run_code"), row("double")]);
+    const toolset = await loadToolset("conversation-1", "owner-1", profile({ tools: ["calculate"] }));
+    expect(listOfferedTools).toHaveBeenCalledExactlyOnceWith("conversation-1", "owner-1");
+    // run_code is not allowed by the profile; the stored tools that took built-in names are not offered either.
+    expect(toolset.names()).toEqual(["calculate", "double"]);
+    expect(toolset.get("calculate")).toBe(calculate);
+    expect(toolset.get("double")?.toolId).toBe("stored-double");
   });
 });
 
