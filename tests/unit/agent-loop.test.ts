@@ -45,6 +45,19 @@ const reply = (...parts: (StreamPart | StreamPart[])[]) => ({ stream: convertArr
 /** A model that answers its calls with these responses, in order (one more call fails the test's run). */
 const modelReplying = (...replies: ReturnType<typeof reply>[]) => new MockLanguageModelV4({ doStream: replies });
 
+/** A model that streams these parts, then nothing, until its request is aborted. */
+const modelThenSilent = (...parts: StreamPart[]) =>
+  new MockLanguageModelV4({
+    doStream: async ({ abortSignal }) => ({
+      stream: new ReadableStream<StreamPart>({
+        start(stream) {
+          for (const part of parts) stream.enqueue(part);
+          abortSignal?.addEventListener("abort", () => stream.error(abortSignal.reason));
+        },
+      }),
+    }),
+  });
+
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((done) => (resolve = done));
@@ -89,10 +102,14 @@ const caller = { ownerId: "owner-1", conversationId: "conversation-1", runId: "r
 
 /** Run the loop with a fake model and toolset; returns its outcome and every event it emitted, in order. */
 async function run(
-  options: Partial<Omit<AgentRun, "model">> & { model: MockLanguageModelV4 | undefined; tools: LoopToolset },
+  options: Partial<Omit<AgentRun, "model">> & {
+    model: MockLanguageModelV4 | undefined;
+    tools: LoopToolset;
+    idleMs?: number;
+  },
 ) {
   const events: AgentEvent[] = [];
-  const { model, ...rest } = options;
+  const { model, idleMs = 60_000, ...rest } = options;
   const outcome = await runAgent({
     messages: [{ role: "user", content: "What is 2 + 2?" }],
     caller,
@@ -102,7 +119,7 @@ async function run(
     signal: new AbortController().signal,
     requestApproval: async () => true,
     ...rest,
-    model: model && { model, idle: new IdleTimeout(60_000), maxRetries: 0 },
+    model: model && { model, idle: new IdleTimeout(idleMs), maxRetries: 0 },
   });
   return { outcome, events };
 }
@@ -491,16 +508,7 @@ describe("the agent loop, with a fake model and fake tools", () => {
 
     it("during the model's answer: ends cancelled, with no error and no call", async () => {
       const controller = new AbortController();
-      const model = new MockLanguageModelV4({
-        doStream: async ({ abortSignal }) => ({
-          stream: new ReadableStream<StreamPart>({
-            start(stream) {
-              for (const part of text("I will")) stream.enqueue(part);
-              abortSignal?.addEventListener("abort", () => stream.error(abortSignal.reason));
-            },
-          }),
-        }),
-      });
+      const model = modelThenSilent(...text("I will"));
       const tools = new FakeToolset({ echo: {} });
       const events: AgentEvent[] = [];
       const running = run({
@@ -550,6 +558,17 @@ describe("the agent loop, with a fake model and fake tools", () => {
         type: "error",
         code: "model_error",
         message: "The model request failed: connection reset",
+      });
+    });
+
+    it("a model that goes silent for longer than the idle timeout", async () => {
+      const model = modelThenSilent(...text("Thinking"));
+      const { outcome, events } = await run({ model, tools: new FakeToolset({}), idleMs: 50 });
+      expect(outcome.status).toBe("error");
+      expect(events.at(-1)).toEqual({
+        type: "error",
+        code: "model_error",
+        message: "The model request failed: The model sent nothing for 50 ms.",
       });
     });
 
