@@ -26,10 +26,18 @@ export async function start() {
 }
 
 /**
- * What the server cannot run with: a profile file that cannot be used (its line and problem), a SQLite database
- * another server uses, or a missing secret.
+ * What the server cannot run with: a setting with a value it cannot have, a profile file that cannot be used (its
+ * line and problem), a SQLite database another server uses, or a missing secret.
  */
 async function startupProblem(): Promise<string | undefined> {
+  const { environment, SettingsError } = await import("@/lib/settings/environment.mjs");
+  let settings;
+  try {
+    settings = environment();
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    return error.message;
+  }
   const { ConfigFileError, loadProfiles } = await import("@/lib/settings/profiles");
   try {
     loadProfiles();
@@ -40,7 +48,7 @@ async function startupProblem(): Promise<string | undefined> {
   const { databaseConfig } = await import("@/lib/settings/config");
   const database = databaseConfig();
   // Each instance would otherwise generate its own key, and a browser's identity would not hold across them.
-  if (database.provider === "postgresql" && !process.env.TOOLSMITH_SECRET?.trim()) {
+  if (database.provider === "postgresql" && !settings.TOOLSMITH_SECRET) {
     return "with PostgreSQL, set TOOLSMITH_SECRET, the same on every instance (e.g. openssl rand -base64 32).";
   }
   if (database.provider === "sqlite") {

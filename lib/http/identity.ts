@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypt
 import fs from "node:fs";
 import path from "node:path";
 import { dataDirectory } from "@/lib/settings/config";
+import { environment } from "@/lib/settings/environment.mjs";
 
 /**
  * Who is asking: an anonymous identity per browser, carried in a signed cookie. This is the one place that knows
@@ -18,7 +19,7 @@ let cachedSecret: Buffer | undefined;
 /** TOOLSMITH_SECRET, or a random secret generated once and kept in the data directory. */
 function secret(): Buffer {
   if (cachedSecret) return cachedSecret;
-  const configured = process.env.TOOLSMITH_SECRET?.trim();
+  const configured = environment().TOOLSMITH_SECRET;
   if (configured) return (cachedSecret = Buffer.from(configured));
   const file = path.join(dataDirectory(), "identity-secret");
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -1,4 +1,5 @@
 import { config } from "@/lib/settings/config";
+import { environment } from "@/lib/settings/environment.mjs";
 
 /**
  * The Content-Security-Policy of every response: scripts only from this app and only with this response's nonce
@@ -8,7 +9,7 @@ import { config } from "@/lib/settings/config";
 export function contentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${process.env.NODE_ENV === "production" ? "" : " 'unsafe-eval'"}`,
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${environment().NODE_ENV === "development" ? " 'unsafe-eval'" : ""}`,
     // React sets style attributes (panel width, virtual lists); stylesheets come from here.
     "style-src 'self' 'unsafe-inline'",
     ["img-src 'self' data:", ...config.web.imageOrigins].join(" "),

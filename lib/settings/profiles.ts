@@ -8,6 +8,7 @@ import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
+import { environment } from "./environment.mjs";
 
 const ToolSettings = z.strictObject({
   allowed_domains: z
@@ -116,9 +117,7 @@ function profiles() {
   if (loaded) return loaded;
   // A file chosen when the server runs, not part of the build: the ignore comment keeps Next's build from tracing
   // (and warning about) every file of the project as a possible target.
-  const file = path.resolve(
-    /* turbopackIgnore: true */ process.env.TOOLSMITH_CONFIG?.trim() || "toolsmith.config.yaml",
-  );
+  const file = path.resolve(/* turbopackIgnore: true */ environment().TOOLSMITH_CONFIG);
   loaded = fs.existsSync(file) ? parseProfiles(fs.readFileSync(file, "utf8"), file) : ConfigFile.parse(BUILT_IN);
   return loaded;
 }

@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { z } from "zod";
+import { environment } from "@/lib/settings/environment.mjs";
 import { defineTool } from "./define-tool";
 
 /** `address` is listed itself, or its domain is listed as "@domain". */
@@ -15,7 +16,7 @@ export function recipientRefusal(address: string, allowed: string[] | undefined)
 let transport: Transporter | undefined;
 /** One SMTP connection pool per process, from SMTP_URL (e.g. smtp://user:pass@mail.example.com:587). */
 function smtp(): Transporter | undefined {
-  const url = process.env.SMTP_URL?.trim();
+  const url = environment().SMTP_URL;
   if (!url) return undefined;
   transport ??= nodemailer.createTransport(url);
   return transport;
@@ -44,7 +45,7 @@ export const sendEmail = defineTool({
     if (refusal) return { ok: false, error: refusal };
     try {
       const sent = await mailer.sendMail({
-        from: process.env.SMTP_FROM?.trim() || "Toolsmith <toolsmith@localhost>",
+        from: environment().SMTP_FROM,
         to: recipients,
         subject,
         text: body,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
+import { environment } from "@/lib/settings/environment.mjs";
 import { defineTool } from "./define-tool";
 
 export interface SearchResult {
@@ -55,9 +56,8 @@ const brave = (key: string): SearchProvider => ({
 });
 
 function provider(): SearchProvider | undefined {
-  const base = process.env.TOOLSMITH_SEARXNG_URL?.trim();
+  const { TOOLSMITH_SEARXNG_URL: base, TOOLSMITH_BRAVE_API_KEY: key } = environment();
   if (base) return searxng(base);
-  const key = process.env.TOOLSMITH_BRAVE_API_KEY?.trim();
   return key ? brave(key) : undefined;
 }
 

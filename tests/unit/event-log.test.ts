@@ -5,7 +5,8 @@ import { tempDataDir } from "../support/app-server";
 import { readSse } from "../support/sse";
 import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/runs/run-end";
 
-process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "events.db")}`;
+// A new environment object, parsed anew: run-end, imported above, has read the settings of the one before.
+process.env = { ...process.env, DATABASE_URL: `file:${path.join(tempDataDir(), "events.db")}` };
 
 let RunChannel: typeof import("@/lib/events/channel").RunChannel;
 let conversationEventStream: typeof import("@/lib/events/replay").conversationEventStream;

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendEmail } from "@/lib/tools/send-email";
 import { webSearch } from "@/lib/tools/web-search";
 
+/** The settings are parsed once per environment object (lib/settings/environment.mjs): another one is a new object. */
+const setEnv = (changes: Record<string, string | undefined>) => (process.env = { ...process.env, ...changes });
+
 const context = (settings = {}) =>
   ({
     ownerId: "o",
@@ -47,7 +50,7 @@ describe("send_email, through a real SMTP server on loopback", () => {
       },
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    process.env.SMTP_URL = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+    setEnv({ SMTP_URL: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}` });
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -86,15 +89,15 @@ describe("send_email, through a real SMTP server on loopback", () => {
   });
 
   it("says how to configure SMTP when it is not", async () => {
-    const url = process.env.SMTP_URL;
-    delete process.env.SMTP_URL;
+    const configured = process.env;
+    setEnv({ SMTP_URL: undefined });
     try {
       expect(await call(sendEmail, { to: "a@example.com", subject: "x", body: "y" })).toMatchObject({
         ok: false,
         error: expect.stringContaining("set SMTP_URL"),
       });
     } finally {
-      process.env.SMTP_URL = url;
+      process.env = configured;
     }
   });
 });
@@ -121,7 +124,7 @@ describe("web_search", () => {
   afterAll(() => searxng.close());
 
   it("says how to configure a provider when there is none", async () => {
-    delete process.env.TOOLSMITH_SEARXNG_URL;
+    setEnv({ TOOLSMITH_SEARXNG_URL: undefined });
     expect(await call(webSearch, { query: "xml parsing" })).toMatchObject({
       ok: false,
       error: expect.stringContaining("TOOLSMITH_SEARXNG_URL"),
@@ -129,7 +132,7 @@ describe("web_search", () => {
   });
 
   it("asks SearXNG's JSON API and returns at most num_results titles, URLs and snippets", async () => {
-    process.env.TOOLSMITH_SEARXNG_URL = `http://127.0.0.1:${(searxng.address() as AddressInfo).port}/`;
+    setEnv({ TOOLSMITH_SEARXNG_URL: `http://127.0.0.1:${(searxng.address() as AddressInfo).port}/` });
     const found = await call(webSearch, { query: "xml parsing", num_results: 3 });
     expect(found).toMatchObject({
       ok: true,

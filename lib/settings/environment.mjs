@@ -1,0 +1,260 @@
+// Every environment variable the app reads, in one zod schema: its type and range, its default, and what it means.
+// Plain JavaScript, for server.mjs and the scripts, which run under plain Node; TypeScript infers the types.
+import os from "node:os";
+import { z } from "zod";
+
+/**
+ * @param {number} min
+ * @param {number} [max]
+ */
+const integer = (min, max = Infinity) =>
+  z.coerce
+    .number({ error: max === Infinity ? `an integer, ${min} or more` : `an integer from ${min} to ${max}` })
+    .int()
+    .min(min)
+    .max(max);
+
+/**
+ * @template {string} const T
+ * @param {readonly [T, ...T[]]} values
+ */
+const oneOf = (values) => z.enum(values, { error: `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` });
+
+const httpUrl = (example = "") =>
+  z.url({ protocol: /^https?$/, error: `an http(s) URL${example && ` such as ${example}`}` });
+
+const model = {
+  OPENAI_API_KEY: z.string().optional().describe("key for OpenAI or a compatible server"),
+  OPENAI_BASE_URL: httpUrl("http://localhost:11434/v1").optional().meta({
+    description: "any OpenAI-compatible server, e.g. `http://localhost:11434/v1` (Ollama)",
+    defaultText: "OpenAI",
+  }),
+  TOOLSMITH_MODEL: z.string().prefault("gpt-4.1-mini").describe("model id"),
+  // Unset, lib/settings/config.ts chooses by OPENAI_BASE_URL.
+  TOOLSMITH_MODEL_API: oneOf(["chat", "compatible", "responses"]).optional().meta({
+    description:
+      "`chat`: Chat Completions via `@ai-sdk/openai`, strict about OpenAI's stream shape; `compatible`: via `@ai-sdk/openai-compatible`, which also reads what local servers send (`reasoning_content` and `reasoning`, tool calls without `index`, in-stream errors); `responses`: OpenAI's Responses API. In all of them `<think>…</think>` in the text goes to the reasoning panel",
+    defaultText: "`chat` for OpenAI, `compatible` for any other `OPENAI_BASE_URL`",
+  }),
+  TOOLSMITH_MODEL_RETRIES: integer(0, 10)
+    .prefault("2")
+    .describe("retries of a failed model request (429, 5xx, network), with backoff"),
+  TOOLSMITH_MODEL_TIMEOUT_MS: integer(1_000, 600_000)
+    .prefault("60000")
+    .describe(
+      "a model connection that receives no byte this long fails the run (SSE comments and keep-alives count, so long reasoning is not cut off)",
+    ),
+};
+
+const agent = {
+  TOOLSMITH_MAX_STEPS: integer(1, 100).prefault("8").describe("step ceiling of one run"),
+  TOOLSMITH_MAX_LIBRARY_TOOLS: integer(0, 1000)
+    .prefault("64")
+    .describe("library tools offered to the model in one conversation, newest first"),
+  TOOLSMITH_MAX_MESSAGE_CHARS: integer(1, 1_000_000)
+    .prefault("32000")
+    .describe("longest user message (413 above it); request bodies are capped at 256 KB"),
+  TOOLSMITH_TOOL_OUTPUT_CHARS: integer(256, 1_000_000)
+    .prefault("16384")
+    .describe("tool output the model and the trace see; longer output is cut with a visible marker"),
+};
+
+const sandbox = {
+  TOOLSMITH_TOOL_TIMEOUT_MS: integer(50, 120_000).prefault("5000").describe("wall-clock limit of one tool call"),
+  TOOLSMITH_TOOL_MEMORY_MB: integer(8, 1024).prefault("64").describe("memory limit of one tool call"),
+  TOOLSMITH_SANDBOX_WORKERS: integer(1, 64)
+    .prefault(() => String(Math.max(2, Math.min(os.availableParallelism(), 8))))
+    .meta({ description: "sandbox threads", defaultText: "cores, 2–8" }),
+  TOOLSMITH_FETCH_TIMEOUT_MS: integer(100, 60_000).prefault("4000").describe("timeout of a tool's `fetch`"),
+  TOOLSMITH_FETCH_MAX_BYTES: integer(1024, 50 * 1024 * 1024)
+    .prefault("1048576")
+    .describe("largest response body a tool's `fetch` reads"),
+};
+
+const storage = {
+  DATABASE_URL: z
+    .string()
+    .regex(/^(file:|postgres(ql)?:\/\/)/, { error: "a file: URL (SQLite) or a postgresql:// URL" })
+    .prefault("file:./data/toolsmith.db")
+    .describe(
+      "SQLite file (created on start), or `postgresql://user:password@host:5432/db` for several instances on one database",
+    ),
+  TOOLSMITH_LEASE_MS: integer(500, 600_000)
+    .prefault("10000")
+    .describe("how long a run's lease lasts without a heartbeat; past it, another instance takes the run over"),
+  TOOLSMITH_DB_QUERY_TIMEOUT_MS: integer(100, 3_600_000)
+    .prefault("30000")
+    .describe(
+      "a PostgreSQL statement that runs this long is cancelled, a transaction idle this long is ended, and a connection silent a second longer is replaced (the live path's statements: a quarter of the lease)",
+    ),
+  TOOLSMITH_DB_POOL: integer(1, 1000)
+    .prefault("20")
+    .describe(
+      "PostgreSQL connections per instance for requests; each instance also opens up to 4 for the live path (event writes, followers' reads, lease renewals, notifications), so that a burst of requests never holds them up, and 1 that listens",
+    ),
+  TOOLSMITH_DATA_DIR: z.string().optional().meta({
+    description: "where the identity secret (when generated) and the workspaces live",
+    defaultText: "the SQLite file's folder, else `./data`",
+  }),
+  TOOLSMITH_WORKSPACES_DIR: z.string().optional().meta({
+    description: "the file tools' and run_command's per-conversation folders",
+    defaultText: "`<data dir>/workspaces`",
+  }),
+  TOOLSMITH_SECRET: z.string().optional().meta({
+    description:
+      "key that signs identity cookies; without it, one is generated once and kept in the data directory (`identity-secret`); required with PostgreSQL, the same on every instance",
+    defaultText: "generated",
+  }),
+};
+
+const server = {
+  PORT: integer(0, 65_535).prefault("3000").describe("HTTP port of `npm start`"),
+  TOOLSMITH_LISTEN_HOST: z
+    .string()
+    .optional()
+    .meta({ description: "address `npm start` listens on, e.g. `127.0.0.1`", defaultText: "all interfaces" }),
+  TOOLSMITH_HEAP_MB: integer(0)
+    .prefault("384")
+    .describe(
+      "the server's cap on V8's old generation (`--max-old-space-size`; Node 22.15+, or set it in `NODE_OPTIONS`); `0` for V8's own limit. About 150 KB is live per run in flight; without a cap, garbage piles up to 600–700 MB resident under 400 concurrent runs before a major collection",
+    ),
+  // Next sets it (development under `next dev`); `npm start` runs the production build.
+  NODE_ENV: oneOf(["development", "production", "test"])
+    .prefault("production")
+    .describe("set by Next; `development` (`next dev`) lets the CSP allow `'unsafe-eval'` for React's dev tooling"),
+  TOOLSMITH_PUBLIC_URL: httpUrl()
+    .transform((url) => new URL(url).origin)
+    .optional()
+    .describe(
+      "the origin people use, e.g. `https://chat.example.com`: share links, the same-origin check, and over https the `__Host-` cookie and HSTS",
+    ),
+  TOOLSMITH_TRUST_PROXY: oneOf(["0", "1"])
+    .transform((flag) => flag === "1")
+    .prefault("0")
+    .describe(
+      "`1` behind a reverse proxy that sets `X-Forwarded-Host`/`-Proto`/`-For`; otherwise those headers are ignored, since anyone can send them",
+    ),
+  TOOLSMITH_IMAGE_HOSTS: z
+    .string()
+    .transform((list) =>
+      list
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+        .map((entry) => (entry.includes("://") ? entry : `https://${entry}`)),
+    )
+    .pipe(
+      z.array(
+        z
+          .url({ protocol: /^https?$/, error: "comma-separated hosts (https) or http(s) origins" })
+          .transform((url) => new URL(url).origin),
+      ),
+    )
+    .prefault("")
+    .describe(
+      "comma-separated hosts whose images answers may show inline (e.g. `images.example.com,http://127.0.0.1:9000`); any other remote image stays a link until the reader loads it",
+    ),
+  TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: integer(1, 100_000)
+    .prefault("20")
+    .describe(
+      "new conversations (and forks) per identity per minute; each client address gets three times as much; above it, 429 with `Retry-After`",
+    ),
+  TOOLSMITH_RATE_MESSAGES_PER_MINUTE: integer(1, 100_000)
+    .prefault("30")
+    .describe("messages per identity per minute, likewise"),
+  TOOLSMITH_MAX_OPEN_STREAMS: integer(1, 100_000)
+    .prefault("32")
+    .describe(
+      "event streams (`/events`, share links) open at once per identity on an instance, three times that per client address; 429 past it",
+    ),
+  TOOLSMITH_CLIENT_STALL_MS: integer(100, 600_000)
+    .prefault("10000")
+    .describe(
+      "a client that takes nothing of a response for this long is disconnected, and one more than 1 MiB of events behind for this long has its stream cut (it resumes from its last event), instead of the server keeping a run's output for it",
+    ),
+};
+
+const tools = {
+  TOOLSMITH_CONFIG: z
+    .string()
+    .prefault("toolsmith.config.yaml")
+    .describe("the agent profiles file (see `toolsmith.config.example.yaml`); absent: one default profile"),
+  TOOLSMITH_SEARXNG_URL: httpUrl()
+    .optional()
+    .describe("web_search's provider: a SearXNG instance with the JSON format on (chosen first)"),
+  TOOLSMITH_BRAVE_API_KEY: z.string().optional().describe("web_search's provider otherwise: a Brave Search API key"),
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: "an smtp:// or smtps:// URL" })
+    .optional()
+    .describe("send_email's relay, e.g. `smtp://user:password@mail.example.com:587`"),
+  SMTP_FROM: z.string().prefault("Toolsmith <toolsmith@localhost>").describe("send_email's sender"),
+};
+
+const librarian = {
+  TOOLSMITH_LIBRARIAN_DOCUMENT_KB: integer(1, 64 * 1024)
+    .prefault("1024")
+    .describe("largest XML document the librarian stores"),
+  TOOLSMITH_LIBRARIAN_MAX_DOCUMENTS: integer(1, 10_000_000).prefault("10000").describe("documents one person may keep"),
+  TOOLSMITH_LIBRARIAN_QUERY_DOCUMENTS: integer(1, 1_000_000)
+    .prefault("2000")
+    .describe("documents one `librarian_query` reads; a larger collection must be narrowed"),
+  TOOLSMITH_LIBRARIAN_TIMEOUT_MS: integer(50, 120_000)
+    .prefault("3000")
+    .describe("wall clock of one XML check or query; past it, its thread is terminated"),
+};
+
+/** The variables by topic, in the order the docs list them. */
+export const sections = {
+  "The model": model,
+  "The agent": agent,
+  "The sandbox that runs tool code": sandbox,
+  Storage: storage,
+  "The web server": server,
+  "Tools and profiles": tools,
+  "The librarian": librarian,
+};
+
+const schema = z.object({ ...model, ...agent, ...sandbox, ...storage, ...server, ...tools, ...librarian });
+
+/** @typedef {z.output<typeof schema>} Settings */
+
+/** A variable with a value it cannot have: start-up stops with this. */
+export class SettingsError extends Error {}
+
+/** Passwords in URLs stay out of messages; keys and secrets take any value, so no message shows one. */
+const masked = (/** @type {string} */ value) => value.replace(/\/\/[^/]*@/, "//…@");
+
+/**
+ * @param {Record<string, string | undefined>} env
+ * @returns {Settings}
+ */
+function parse(env) {
+  // Trimmed, and empty means unset: a blank line in .env leaves a variable empty.
+  /** @type {Record<string, string | undefined>} */
+  const given = Object.fromEntries(Object.keys(schema.shape).map((name) => [name, env[name]?.trim() || undefined]));
+  const parsed = schema.safeParse(given);
+  if (parsed.success) return parsed.data;
+  /** @type {Map<string, string>} */
+  const problems = new Map();
+  for (const issue of parsed.error.issues) {
+    const name = String(issue.path[0]);
+    if (!problems.has(name))
+      problems.set(name, `${name} must be ${issue.message}; got "${masked(given[name] ?? "")}".`);
+  }
+  throw new SettingsError([...problems.values()].join("\n"));
+}
+
+/** @type {WeakMap<object, Settings>} */
+const parsedEnvironments = new WeakMap();
+
+/**
+ * The settings of an environment, process.env unless told: parsed once per environment object, so a process reads
+ * its settings once; a test that needs others gives a new object. Throws a SettingsError naming each bad variable.
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {Settings}
+ */
+export function environment(env = process.env) {
+  let settings = parsedEnvironments.get(env);
+  if (!settings) parsedEnvironments.set(env, (settings = parse(env)));
+  return settings;
+}
