@@ -13,6 +13,7 @@
 import { createServer } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import nextEnv from "@next/env";
+import { environment } from "./lib/settings/environment.mjs";
 
 const CONTEXT_FRAME = "--experimental-async-context-frame";
 const HEAP_LIMIT = "--max-old-space-size";
@@ -28,7 +29,8 @@ export function missingServerFlags({
   version = process.versions.node,
   knownFlags = process.allowedNodeEnvironmentFlags,
 } = {}) {
-  // Node and V8 read "_" as "-"; a "--no-" form is a choice too, which the restart must not override.
+  // Node and V8 read "_" as "-"; a "--no-" form is a choice too, which the restart must not override. NODE_OPTIONS
+  // is Node's own variable, read here for the flags it gives, not a setting of the app.
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? "").split(/\s+/)].map((arg) =>
     arg
       .split("=")[0]
@@ -40,23 +42,25 @@ export function missingServerFlags({
   // From Node 24 on, async context frames are the default.
   if (Number(version.split(".")[0]) < 24 && knownFlags.has(CONTEXT_FRAME) && !has(CONTEXT_FRAME))
     missing.push(CONTEXT_FRAME);
-  // Empty means unset, as for every other setting.
-  const heapMb = Number(env.TOOLSMITH_HEAP_MB || 384);
-  if (!Number.isInteger(heapMb) || heapMb < 0)
-    throw new Error(
-      `TOOLSMITH_HEAP_MB must be a whole number of megabytes (0 for no cap), not "${env.TOOLSMITH_HEAP_MB}".`,
-    );
+  const heapMb = environment(env).TOOLSMITH_HEAP_MB;
   if (heapMb > 0 && !has(HEAP_LIMIT)) missing.push(`${HEAP_LIMIT}=${heapMb}`);
   return missing;
 }
 
 /**
+ * The server's settings: the environment with the .env files loaded first, as Next loads them (quietly: Next says
+ * which files it loaded when it loads them again). Throws a SettingsError for a value a setting cannot have.
+ */
+export function loadSettings() {
+  nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
+  return environment();
+}
+
+/**
  * Replace this process with one started with the missing flags; process.execve exists from Node 22.15 on, before
- * which the server runs without them. Settings in .env count, so they are loaded first, as Next loads them.
+ * which the server runs without them. After loadSettings, so that TOOLSMITH_HEAP_MB in .env counts.
  */
 export function restartWithServerFlags() {
-  // Quietly: Next says which files it loaded when it loads them again.
-  nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
   const missing = missingServerFlags();
   if (missing.length > 0 && typeof process.execve === "function") {
     process.execve(
@@ -163,18 +167,4 @@ export function disconnectStalledClients(stallMs) {
     watched.set(response, { written: 0, since: performance.now() });
     response.once("close", () => watched.delete(response));
   };
-}
-
-/**
- * TOOLSMITH_CLIENT_STALL_MS: how long a client may take nothing of what waits for it (10 s by default).
- * @param {Record<string, string | undefined>} [env]
- * @returns {number}
- */
-export function clientStallMs(env = process.env) {
-  const ms = Number(env.TOOLSMITH_CLIENT_STALL_MS || 10_000);
-  if (!Number.isInteger(ms) || ms < 100)
-    throw new Error(
-      `TOOLSMITH_CLIENT_STALL_MS must be a whole number of milliseconds, at least 100, not "${env.TOOLSMITH_CLIENT_STALL_MS}".`,
-    );
-  return ms;
 }

@@ -2,22 +2,29 @@
 // connecting. Forwarded headers (X-Forwarded-For/-Host/-Proto/-Port) are believed only with
 // TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
 // them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
+import { SettingsError } from "./lib/settings/environment.mjs";
 import {
-  clientStallMs,
   disconnectStalledClients,
   eventLoopProbe,
   listen,
+  loadSettings,
   restartWithServerFlags,
 } from "./server-runtime.mjs";
 
+let settings;
+try {
+  settings = loadSettings();
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  console.error(`Toolsmith cannot start: ${error.message}`);
+  process.exit(1);
+}
 restartWithServerFlags();
 const { default: next } = await import("next");
 
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"];
-const port = Number(process.env.PORT || 3000);
-const host = process.env.TOOLSMITH_LISTEN_HOST || undefined;
-const trustProxy = process.env.TOOLSMITH_TRUST_PROXY === "1";
-const watchForStall = disconnectStalledClients(clientStallMs());
+const { PORT: port, TOOLSMITH_LISTEN_HOST: host, TOOLSMITH_TRUST_PROXY: trustProxy } = settings;
+const watchForStall = disconnectStalledClients(settings.TOOLSMITH_CLIENT_STALL_MS);
 
 const app = next({ dev: false, port, hostname: host ?? "localhost" });
 const handle = app.getRequestHandler();

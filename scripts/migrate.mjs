@@ -18,9 +18,17 @@ import path from "node:path";
 import nextEnv from "@next/env";
 import pg from "pg";
 import { takeSqliteLock } from "../lib/db/driver/sqlite-lock.mjs";
+import { environment, SettingsError } from "../lib/settings/environment.mjs";
 
 nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
-const url = process.env.DATABASE_URL?.trim() || "file:./data/toolsmith.db";
+let url;
+try {
+  url = environment().DATABASE_URL;
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  console.error(`Cannot migrate: ${error.message}`);
+  process.exit(1);
+}
 
 /** The advisory lock key `prisma migrate` takes on PostgreSQL. */
 const PRISMA_MIGRATE_LOCK = 72707369;
@@ -90,8 +98,8 @@ if (/^postgres(ql)?:\/\//.test(url)) {
 } else {
   // Not beside a running server, which would find its schema changed under it (lib/db/driver/sqlite-lock.mjs): the lock
   // is held until the migration is done. The lock also makes the file's directory.
-  const taken = url.startsWith("file:") ? await takeSqliteLock(path.resolve(url.slice("file:".length))) : undefined;
-  if (taken && "problem" in taken) {
+  const taken = await takeSqliteLock(path.resolve(url.slice("file:".length)));
+  if ("problem" in taken) {
     console.error(`Cannot migrate: ${taken.problem}`);
     process.exit(1);
   }

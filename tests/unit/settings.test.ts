@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { environment, sections } from "@/lib/settings/environment.mjs";
@@ -91,5 +92,17 @@ describe("the settings", () => {
   it("are parsed once per environment", () => {
     const env = { TOOLSMITH_MAX_STEPS: "3" };
     expect(environment(env)).toBe(environment(env));
+  });
+
+  it("stop the server and the migration before they start", () => {
+    const run = (script: string) =>
+      spawnSync(process.execPath, [script], {
+        env: { ...process.env, TOOLSMITH_CLIENT_STALL_MS: "5" },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+    const problem = 'TOOLSMITH_CLIENT_STALL_MS must be an integer from 100 to 600000; got "5".';
+    expect(run("server.mjs")).toMatchObject({ status: 1, stderr: `Toolsmith cannot start: ${problem}\n` });
+    expect(run("scripts/migrate.mjs")).toMatchObject({ status: 1, stderr: `Cannot migrate: ${problem}\n` });
   });
 });
