@@ -1,4 +1,5 @@
 // Every environment variable the app reads, in one zod schema: its type and range, its default, and what it means.
+// .env.example and the README's configuration table are generated from it (scripts/settings-docs.mjs).
 // Plain JavaScript, for server.mjs and the scripts, which run under plain Node; TypeScript infers the types.
 import os from "node:os";
 import { z } from "zod";

@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { environment, sections } from "@/lib/settings/environment.mjs";
+import { envExample, readmeWithTable } from "@/scripts/settings-docs.mjs";
 
 const names = Object.values(sections).flatMap((variables) => Object.keys(variables));
 type Name = keyof ReturnType<typeof environment>;
@@ -104,5 +106,36 @@ describe("the settings", () => {
     const problem = 'TOOLSMITH_CLIENT_STALL_MS must be an integer from 100 to 600000; got "5".';
     expect(run("server.mjs")).toMatchObject({ status: 1, stderr: `Toolsmith cannot start: ${problem}\n` });
     expect(run("scripts/migrate.mjs")).toMatchObject({ status: 1, stderr: `Cannot migrate: ${problem}\n` });
+  });
+});
+
+describe(".env.example and the README's configuration table", () => {
+  const envFile = fs.readFileSync(".env.example", "utf8");
+  const readme = fs.readFileSync("README.md", "utf8");
+  const configuration = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## Using it"));
+  const envValues = new Map([...envFile.matchAll(/^# ([A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name, value]));
+  const readmeDefaults = new Map(
+    [...configuration.matchAll(/^\| `([A-Z_]+)` \| ?(.*?) ?\|/gm)].map(([, name, shown]) => [name, shown]),
+  );
+
+  it("list every variable of the schema, and no other", () => {
+    expect([...envValues.keys()]).toEqual(names);
+    expect([...readmeDefaults.keys()]).toEqual(names);
+  });
+
+  it("show the schema's defaults", () => {
+    const defaults = environment({});
+    for (const name of names as Name[]) {
+      // Empty: no default, or one worked out when the app runs, which the README says in words.
+      const value = envValues.get(name)!;
+      if (!value) continue;
+      expect(environment({ [name]: value })[name], name).toEqual(defaults[name]);
+      expect(readmeDefaults.get(name), name).toBe(`\`${value}\``);
+    }
+  });
+
+  it("are what scripts/settings-docs.mjs makes of the schema (run it after changing the schema)", () => {
+    expect(envFile).toBe(envExample());
+    expect(readme).toBe(readmeWithTable(readme));
   });
 });
