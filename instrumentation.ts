@@ -9,6 +9,7 @@ interface Started {
  * (instrumentation-node.ts), imported here so that the Edge build never sees it.
  */
 export async function register() {
+  // Next's own, set per runtime; not in lib/settings/environment.mjs, which the Edge build of this file must not load.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const started = (globalThis as { toolsmithStarted?: Started }).toolsmithStarted;
   try {
