@@ -3,8 +3,22 @@
  * is generated from them.
  */
 import { z } from "zod";
+import { codePolicy } from "@/lib/sandbox/policy";
 
-export { ToolDefinition } from "@/lib/tools/register-tool";
+/** The schema of a tool definition: register_tool's input and the body of POST /api/tools. */
+export const ToolDefinition = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)")
+    .describe("snake_case name, e.g. word_count"),
+  description: z.string().min(1).max(2000).describe("What the tool does, for the model."),
+  parameters_schema: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'JSON Schema of the inputs, e.g. {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}',
+    ),
+  code: z.string().min(1).max(codePolicy.maxCodeBytes).describe("JavaScript source defining function run(inputs)."),
+});
 
 /** Items per page of a listing. */
 const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");

@@ -1,28 +1,12 @@
-import { z } from "zod";
+import { ToolDefinition } from "@/lib/contract/requests";
 import { config } from "@/lib/settings/config";
 import { toolView } from "@/lib/db/queries/tools";
 import { isBuiltinName } from "@/lib/tools/names";
-import { codePolicy } from "@/lib/sandbox/policy";
 import { conversationOf, defineTool } from "./define-tool";
 import { registeredTool } from "./registered-tool";
 import { registerToolVersion } from "./registration";
 
 const { timeoutMs, memoryBytes } = config.sandbox;
-
-/** The schema of a tool definition: register_tool's input and the body of POST /api/tools. */
-export const ToolDefinition = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)")
-    .describe("snake_case name, e.g. word_count"),
-  description: z.string().min(1).max(2000).describe("What the tool does, for the model."),
-  parameters_schema: z
-    .record(z.string(), z.unknown())
-    .describe(
-      'JSON Schema of the inputs, e.g. {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}',
-    ),
-  code: z.string().min(1).max(codePolicy.maxCodeBytes).describe("JavaScript source defining function run(inputs)."),
-});
 
 export const registerTool = defineTool({
   name: "register_tool",
