@@ -97,7 +97,11 @@ export const Tool = z
     id: z.string().describe("The tool's id; every version shares it."),
     name: z.string(),
     description: z.string(),
-    parameters_schema: z.record(z.string(), z.unknown()).describe("SEAT's name, kept: JSON Schema of the inputs."),
+    parameters_schema: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "JSON Schema of the inputs; register_tool's own name for it (the tool-registration PR's), kept on purpose.",
+      ),
     code: z.string(),
     version: z.number().int(),
     versionId: z.string(),

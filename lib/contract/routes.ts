@@ -332,7 +332,7 @@ const routes: ZodOpenApiPathsObject = {
 };
 
 /** Every write may be refused as a cross-site request (proxy.ts), whatever the route. */
-const WRITES = ["post", "put", "patch", "delete"] as const;
+const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
 
 /** Every /api route: its parameters, body and answers by status. */
 export const apiRoutes: ZodOpenApiPathsObject = Object.fromEntries(
@@ -341,9 +341,7 @@ export const apiRoutes: ZodOpenApiPathsObject = Object.fromEntries(
     Object.fromEntries(
       Object.entries(operations).map(([method, operation]: [string, ZodOpenApiOperationObject]) => [
         method,
-        (WRITES as readonly string[]).includes(method)
-          ? { ...operation, responses: { ...errors(403), ...operation.responses } }
-          : operation,
+        WRITES.has(method) ? { ...operation, responses: { ...errors(403), ...operation.responses } } : operation,
       ]),
     ),
   ]),

@@ -1,6 +1,6 @@
 import { stringify } from "csv-stringify/sync";
 import { requireIdentity } from "@/lib/http/access";
-import type { AuditEntry } from "@/lib/contract/responses";
+import { AuditEntry } from "@/lib/contract/responses";
 import { auditPage } from "@/lib/http/audit-page";
 import { AuditExportQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
@@ -9,20 +9,8 @@ import { readQuery } from "@/lib/http/query";
 export const dynamic = "force-dynamic";
 
 const PAGE = 1000;
-const COLUMNS: (keyof AuditEntry)[] = [
-  "time",
-  "id",
-  "conversationId",
-  "runId",
-  "tool",
-  "profile",
-  "decision",
-  "reason",
-  "inputHash",
-  "inputSize",
-  "outcome",
-  "durationMs",
-];
+/** The CSV's columns: the API's fields, in the contract's order. */
+const COLUMNS = Object.keys(AuditEntry.shape);
 
 /** The whole audit log (filtered like GET /api/audit) as CSV or JSON Lines, streamed a page at a time. */
 export const GET = route(async (request) => {
