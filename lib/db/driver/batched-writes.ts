@@ -11,10 +11,8 @@ interface Pending<Item> {
 }
 
 /**
- * Writes of one kind from every live run, gathered for a few milliseconds and stored by one statement, so that a
- * hundred live runs cost a statement every few milliseconds instead of a hundred. A batch is one statement, stored
- * or refused whole; one that fails is stored again one item at a time, so that one item's failure (a constraint,
- * a trigger) is never another's.
+ * Writes of one kind from every live run, gathered for a few milliseconds into one statement, stored or refused whole;
+ * a batch that fails is stored again item by item, so that one item's failure (a constraint) is never another's.
  */
 export class BatchedWrites<Item> {
   private pending: Pending<Item>[] = [];

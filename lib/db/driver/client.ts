@@ -74,23 +74,15 @@ export const db: PrismaClient = connection.db;
 /** Direct statements on the client's own connection, for the hot path (lib/db/driver/sql.ts). */
 export const sql: Sql = connection.sql;
 /**
- * The same, on connections of their own (PostgreSQL; SQLite's one connection otherwise), for the statements a
- * live run's followers and its lease wait on: event writes, followers' reads, lease renewals, notifications (on
- * PostgreSQL, event writes and followers' reads go prepared on the same pool: `livePrepared`). Measured: when 100
- * runs start at once, some 250 statements wait for the main pool's 20 connections for up to 2 s; a follower's read
- * or a heartbeat queued behind them would wait as long.
+ * The same, on PostgreSQL connections of their own (SQLite's one connection otherwise), for the statements a live run's
+ * followers and its lease wait on, so that a burst of requests on the main pool never holds them up.
  */
 export const liveSql: Sql = connection.liveSql;
 
 /**
- * PostgreSQL: one of the live path's statements, prepared. A statement sent with a name is parsed once per
- * connection (and planned once, where PostgreSQL keeps a generic plan for it), then only executed: measured on this
- * machine, a batch of live events (8-32 rows) cost PostgreSQL 680 µs of CPU as a statement of its own text and
- * 400 µs prepared, and pg's work in the process 180 µs instead of 140. Straight on the live pool, which Prisma's
- * adapter cannot name statements on: `text` numbers its placeholders ($1), values go as pg sends them (text,
- * numbers, arrays: no dates, which pg would send in this process's time zone) and rows come as pg reads them (read
- * no timestamps: pg reads them in this process's time zone). Named statements need a session per connection: behind
- * PgBouncer, its session pooling, or 1.21+ with `max_prepared_statements`.
+ * PostgreSQL: a live-path statement sent by name, parsed and planned once per connection, on the live pool itself
+ * (Prisma's adapter cannot name statements). `text` numbers its placeholders ($1); pass no dates and read no
+ * timestamps, which pg converts in this process's time zone. Needs a session per connection (see the README).
  */
 export async function livePrepared<Row extends object>(name: string, text: string, values: unknown[]): Promise<Row[]> {
   const { pools } = connection;
@@ -141,10 +133,8 @@ const BUSY_TRANSACTION = { maxWait: 15_000, timeout: 20_000 };
 const outsideRequests = processWide("outsideRequests", () => AsyncLocalStorage.snapshot());
 
 /**
- * An interactive transaction, started outside the request's async context. Prisma keeps its last 100 closed
- * transactions with their promises, and before Node 24 a promise carries the AsyncLocalStorage stores it was made
- * under: Next's request store, with the request, the response and its socket. Measured: each register_tool's
- * transaction kept a whole request alive that way (91 requests retained after a load, 1 with this).
+ * An interactive transaction, started outside the request's async context: Prisma keeps its last 100 closed
+ * transactions' promises, which before Node 24 carry the request's AsyncLocalStorage stores, and so the request.
  */
 export function transaction<T>(
   work: (tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0]) => Promise<T>,

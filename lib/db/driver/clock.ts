@@ -19,12 +19,8 @@ interface Reading {
 }
 
 /**
- * The database's clock, as this instance reads it. What one instance writes and another compares with its own time
- * (a run's lease, when a run finished, the order of a conversation's messages) is on this clock: on each machine's
- * own, a clock some seconds off would take a live run for dead and make it run twice, leave a dead one's run waiting
- * seconds longer than its lease, or put a turn's messages before the previous turn's. Each instance reads
- * PostgreSQL's clock at every heartbeat (lib/runs/claims.ts) and keeps the difference to its monotonic clock. With
- * SQLite (one process) the database's clock is the system's, read at every heartbeat likewise.
+ * The database's clock, as this instance reads it at every heartbeat: the time of whatever one instance writes and
+ * another compares (docs/architecture.md, "Clocks"). With SQLite (one process) it is the system's clock.
  */
 class DatabaseClock {
   private readings: Reading[] = [];

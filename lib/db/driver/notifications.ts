@@ -5,13 +5,8 @@ import { processWide } from "@/lib/platform/process-wide";
 import { liveSql, provider } from "./client";
 
 /**
- * Messages between the instances of one database, with no broker: PostgreSQL's LISTEN/NOTIFY, or, for SQLite (one
- * process), an in-process emitter. A message reaches every subscriber of every instance once, this one included.
- * Delivery is best effort (a reconnecting listener misses what was sent meanwhile), so every reader also polls.
- *  - events: lines of "<conversationId> <lastSeq>", once runs' events up to lastSeq are stored (on PostgreSQL
- *    sent by the statement that stores the events: `announcement`);
- *  - runs: a RunMessage for the instance that executes the run, or for all of them;
- *  - shares: the id of a conversation whose share link was revoked, for the streams open on it to end.
+ * Messages between the instances of one database (LISTEN/NOTIFY; an in-process emitter on SQLite), to every subscriber
+ * of every instance, best effort, so every reader also polls. The topics: docs/architecture.md, "Notifications".
  */
 export type Topic = "events" | "runs" | "shares";
 export type RunMessage =
@@ -35,10 +30,8 @@ class Notifications {
   private listening?: Promise<void>;
 
   /**
-   * PostgreSQL: what says to every instance that conversations' events are stored up to the given seqs, for the
-   * statement that stores them to send with `pg_notify(channel, payload)` for each payload. Hundreds of live runs store
-   * a batch every few milliseconds; sent with the statement, the announcement costs no round trip of its own, and
-   * PostgreSQL delivers it when the statement commits, never for one that failed.
+   * PostgreSQL: that conversations' events are stored up to the given seqs, for the statement that stores them to send
+   * with `pg_notify(channel, payload)`: no round trip of its own, and delivered at commit, never for a failed one.
    */
   announcement(storedThrough: Map<string, number>): { channel: string; payloads: string[] } {
     return { channel: CHANNELS.events, payloads: announcements(storedThrough) };
@@ -64,10 +57,8 @@ class Notifications {
   }
 
   /**
-   * One connection per instance LISTENs on every channel; it reconnects after a failure. A connection can also go
-   * silent without failing (a partition that ends with the router having forgotten it): it must connect within a
-   * quarter of a lease, and is asked as often whether it still answers, within as long, and replaced when it does
-   * not, so that what other instances say (an approval has no other way here) is heard again soon after.
+   * One connection per instance LISTENs on every channel. It reconnects after a failure, and, since a partition can
+   * leave it silent without failing, is asked every quarter of a lease whether it still answers, and replaced if not.
    */
   private async listen(): Promise<void> {
     const database = databaseConfig();

@@ -8,12 +8,9 @@ import type {
 import { endsTransaction, WrappedAdapterFactory } from "./sql";
 
 /**
- * SQLite's adapter with its one connection shared safely. The adapter queues transactions behind each other, but
- * sends every other statement at once, and on one connection a statement sent while a transaction is open runs
- * inside it: it reads what the transaction has not committed, and what it writes is rolled back with it although
- * its caller was told it was stored (a run's events, lost when a tool's registration failed). Here a statement
- * outside the transaction waits until the transaction has ended, and a transaction waits for the one before.
- * Statements of the transaction go through its own object and never wait.
+ * SQLite's adapter with its one connection shared safely: a statement sent while a transaction is open would run inside
+ * it (and be rolled back with it: a run's events, lost with a failed registration), so statements outside it wait for
+ * it to end, and a transaction for the one before. Statements of the transaction go through its own object.
  */
 export const oneConnection = (factory: SqlMigrationAwareDriverAdapterFactory) =>
   new WrappedAdapterFactory(factory, (adapter) => new OneConnectionAdapter(adapter));

@@ -10,13 +10,9 @@ import pg from "pg";
 import { answerCode, endsTransaction, WrappedAdapterFactory } from "./sql";
 
 /**
- * A pool of connections to PostgreSQL (client.ts makes two: the main one and the live one) that can drop its idle
- * connections. A connection can go silent for good (a partition that ends with the router having forgotten it),
- * and a partition leaves every connection open through it so, in both pools: each would cost the next statement that
- * takes it a timeout in turn (a lease renewal, a run's outcome), which is how a healthy instance loses its runs to the
- * fence (lib/runs/claims.ts) or a run its end. So once a statement times out (`onSilence`), or a lease renewal hangs,
- * the idle connections of both pools are dropped together, and the next statements open new ones. A connection in
- * use is left to its own statement's timeout.
+ * A pool of connections to PostgreSQL that can drop its idle ones: after a partition each silent connection would cost
+ * the next statement a timeout in turn, enough to lose a run to the fence (docs/architecture.md, "An instance cut off
+ * from the database"). `onSilence`: a statement timed out; a connection in use is left to its own timeout.
  */
 export class DatabasePool {
   readonly pool: pg.Pool;
@@ -61,12 +57,9 @@ export class DatabasePool {
 }
 
 /**
- * An adapter whose transactions give their connection up when they cannot end. Prisma ends a transaction by sending
- * COMMIT or ROLLBACK, and only then calls the adapter's commit() or rollback(), which hand the connection back to
- * the pool; when that statement fails, it calls neither, and the connection stays taken for good, one place of the
- * pool lost each time. Here it goes back to the pool when the server refused the statement, and is closed when the
- * statement got no answer (its connection went silent: pg's query timeout): released with the error, which pg-pool
- * closes it for; the server rolls back what it held.
+ * An adapter whose transactions give their connection up when they cannot end: when Prisma's COMMIT or ROLLBACK fails
+ * it calls neither commit() nor rollback(), and the connection would stay taken for good. Refused by the server: back
+ * to the pool; no answer: released with the error, which pg-pool closes it for (the server rolls back what it held).
  */
 function closingStuckTransactions(adapter: SqlDriverAdapter): SqlDriverAdapter {
   return {

@@ -1,3 +1,4 @@
+// When raw SQL is allowed, and how it is written: docs/architecture.md, "The database and the raw-SQL rule".
 import type {
   ArgType,
   SqlDriverAdapter,
@@ -7,17 +8,9 @@ import type {
 import { DatabaseError } from "pg";
 import { retry, type Backoff } from "@/lib/platform/retry";
 
-/**
- * Statements straight to the driver adapter that the Prisma client uses, for the queries every run makes.
- * Measured on this machine: a Prisma `findFirst` or `create` costs about 1.1 ms of CPU (most of it planning the
- * query in Prisma's WebAssembly compiler, on every call), the same statement through the adapter 0.01-0.1 ms;
- * a run made some fifteen of them. The adapter is the one Prisma holds, so these statements share its connection
- * (SQLite: one connection, where they wait while a transaction is open, lib/db/driver/one-connection.ts) and its pool
- * (PostgreSQL), and its conversions of values. (The two hottest statements of PostgreSQL's live path go on the pool
- * itself, prepared: `livePrepared` in client.ts.)
- *
- * SQL is written once for both providers: "quoted" identifiers, `?` placeholders (numbered for PostgreSQL
- * here), and nothing provider-specific; a statement that cannot be written so stays with Prisma.
+/*
+ * Statements straight to the driver adapter the Prisma client holds (its connection, pool and value conversions),
+ * for the queries every run makes; the two hottest of PostgreSQL's live path go prepared (client.ts `livePrepared`).
  */
 
 /** A parameter: dates are stored as each provider stores Prisma's DateTime, booleans as its Boolean. */

@@ -1,9 +1,5 @@
-// SQLite serves one server at a time. A second server on the same database would take over every running run of
-// the first as it starts (with SQLite, lib/runs/claims.ts takes the runs left running for its predecessor's, since
-// no other process could be running them) and run them twice; a migration beside a running server changes the
-// schema under it. So the server holds a lock beside the database for as long as it runs, and the migration
-// (scripts/migrate.mjs, which `npm start` runs first) holds it while it migrates: SQLite's own exclusive lock on a
-// file of its own, which the system releases when the process ends, however it ends.
+// One server at a time on a SQLite database, and no migration under it: a lock file beside the database, held by the
+// server and by scripts/migrate.mjs (docs/architecture.md, "SQLite: one server at a time").
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";

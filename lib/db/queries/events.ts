@@ -58,19 +58,9 @@ export async function appendLiveEvents(rows: ClaimedEventRow[]): Promise<Set<str
 }
 
 /**
- * appendLiveEvents' statement on PostgreSQL, where several instances write: it stores the rows whose run still has
- * the claim they were written under, says which of the claims are still held, and announces the batch. An
- * instance cut off from the database stops its runs before their leases run out (lib/runs/claims.ts), but a write
- * it sent before may arrive later still (a partition that heals): after a takeover, by another instance or by this
- * one, it would take seqs the new claim numbers its events with. The runs' rows are locked FOR KEY SHARE, which a
- * takeover's change of the (unique) claim waits for, so that it reads the log with the writes in progress; a write
- * that comes after the takeover finds another claim and stores nothing. Lease renewals and finishes change other
- * columns, and never wait for event writes. SQLite has one process per database: a run's earlier instance has exited
- * before it is taken over.
- *
- * Its text is the same for every batch (the rows go as one array per column), so that it is prepared (client.ts
- * `livePrepared`). The creation time is ISO text: a timestamp without time zone takes its UTC wall time, as Prisma
- * stores DateTime.
+ * appendLiveEvents' statement on PostgreSQL: stores the rows whose run still has their claim, says which claims are
+ * held, and announces the batch (docs/architecture.md, "Fencing the writes"). One text for any batch (one array per
+ * column), so that it is prepared; createdAt goes as ISO text, which a timestamp without time zone takes as UTC.
  */
 const FENCED_EVENT_INSERT =
   `WITH "held" AS (SELECT "claim" FROM "Run" WHERE "claim" = ANY($1::text[]) FOR KEY SHARE), ` +
@@ -203,11 +193,9 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
 }
 
 /**
- * listEventsAfter's query on PostgreSQL: the portable form, an OR branch per conversation, took 2.7 ms to plan and
- * 0.7 ms to run for 100 conversations (EXPLAIN ANALYZE), and a feed reads many times a second while runs stream. This
- * one plans in 0.05 ms (and is prepared: one text for any number of conversations), and runs in 0.35: the
- * conversations and their seqs as two arrays, each conversation's rows read by an index scan of its own (OFFSET 0
- * keeps the LATERAL subquery from being flattened into a join, which PostgreSQL hashes over the whole table).
+ * listEventsAfter's query on PostgreSQL: the portable OR form is planned anew on every read. Two arrays, one text for
+ * any number of conversations (prepared), an index scan per conversation; OFFSET 0 keeps the LATERAL subquery from
+ * being flattened into a join, which PostgreSQL hashes over the whole table.
  */
 const EVENTS_AFTER_EACH_POSTGRES =
   `SELECT "after"."conversationId", "new"."seq", "new"."lastSeq", "new"."data" FROM unnest($1::text[], $2::int[]) AS "after" ("conversationId", "seq") ` +

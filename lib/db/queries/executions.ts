@@ -76,8 +76,10 @@ const noCalls = (): ToolStats => ({
   lastUsedAt: null,
 });
 
-/** Statistics of tools, by tool id (lineage), over every call of every version, from chat and API alike. */
-/** This process's recorded calls are counted (settled): a call answered a moment ago is in the statistics. */
+/**
+ * Statistics of tools, by tool id (lineage), over every call of every version, from chat and API alike. This
+ * process's recorded calls are counted (settled): a call answered a moment ago is in the statistics.
+ */
 export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolStats>> {
   await executionRows.settled();
   const stats = new Map(lineageIds.map((id) => [id, noCalls()]));

@@ -37,10 +37,8 @@ export async function claimRun(data: {
 }
 
 /**
- * Finishing a run ends its claim: only running runs hold their conversation. Only under the claim the row still
- * has: false, and nothing changed, when the run was taken over since (by another instance, or this one again).
- * True when done already, so that it is safe to send again with the same `finishedAt`: an attempt whose answer was
- * lost finished the row, and the next run has ended its claim since (endClaimOfFinishedRun).
+ * Finish a run, only under the claim the row still has: false, changing nothing, once it was taken over. True when
+ * finished already with the same `finishedAt` (an attempt whose answer was lost), so it is safe to send again.
  */
 export async function finishRun(
   id: string,
