@@ -18,12 +18,8 @@ const FLUSH_BATCH = 500;
 const WRITE_ATTEMPTS = config.liveDatabasePool + 1;
 
 /**
- * The live side of one run's event log. `emit` numbers an event, hands it to every subscriber at once and queues
- * it for the database, which is written in batches off the hot path so that streaming never waits on a write.
- * While one batch is being stored, the next gathers (and packs) the events emitted meanwhile.
- * The run's events stay in memory until it ends, so a client that connects mid-run misses nothing. Once `end`
- * is called the log is closed: a late event is dropped (and logged once; silently after `stop`), never numbered
- * or stored, since its seq would belong to the next run.
+ * The live side of one run's event log: `emit` numbers an event, hands it to every subscriber at once and queues it
+ * for batched writes, so streaming never waits on one (docs/architecture.md, "Events"). Closed, it drops late events.
  */
 export class RunChannel {
   readonly events: SequencedEvent[] = [];
@@ -113,10 +109,8 @@ export class RunChannel {
   }
 
   /**
-   * Follow the run: returns the events so far with seq > after, then calls `onEvent` for each new one and
-   * `onEnd` when the run has ended and all its events are stored, or, with `left`, when it left this instance
-   * (discard): then the events it emitted past the stored ones are not the log's, whose next ids another instance
-   * gives to its own.
+   * Follow the run: the events so far with seq > after, then `onEvent` for each new one, and `onEnd` once the run has
+   * ended with its events stored, or, with `left`, once it left this instance (its unstored events are not the log's).
    */
   subscribe(
     after: number,

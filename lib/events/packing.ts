@@ -1,9 +1,8 @@
 import type { LoggedEvent, SequencedEvent } from "@/lib/contract/events";
 
 /**
- * How events are stored: one row per event, except that a run of consecutive deltas of one kind and step is one
- * row (a "pack") holding every delta. A run streams a delta per token, so packing cuts the rows written by about
- * a hundred; unpacking gives back each delta with its own seq, so replay is exactly what streamed.
+ * How events are stored: one row per event, except that consecutive deltas of one kind and step share one row (a
+ * "pack"), since a run streams a delta per token; unpacking gives each delta its own seq back, as it streamed.
  */
 export interface EventRow {
   seq: number;

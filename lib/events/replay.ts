@@ -8,10 +8,8 @@ import { runAwaitingItsEnd, runEndGraceMs } from "@/lib/runs/run-end";
 import { startsSegment, type SegmentStart, type SequencedEvent } from "@/lib/contract/events";
 
 /**
- * A conversation's events with seq > after as SSE: the stored ones, then the live run's events as they happen,
- * ending with the run. Each event goes out once, in order, whatever the timing of the sources. A run this
- * instance executes is followed from its channel; a run another instance executes, from the store. A run that
- * leaves this instance with events shown but not stored (its lease lost) ends the stream with `resync`.
+ * A conversation's events with seq > after as SSE, each once and in order: the stored ones, then the run's as they
+ * happen, from its channel here or from the store; `resync` when shown events are not the log's (docs/architecture.md).
  */
 export function conversationEventStream(
   conversationId: string,
@@ -48,11 +46,8 @@ export function conversationEventStream(
 }
 
 /**
- * The events up to `after` are the client's already, and are not sent again, unless the log began a segment there
- * that the client did not see: then the client's events from there were another instance's, shown but never stored
- * (it died, and the instance that took the run over numbered its own events from the stored ones), and the client
- * is told to read the log again (`resync`) instead of resuming after ids that now name other events. The event at
- * the client's segment id must be that segment's start, with its token: two segments can begin at the same id.
+ * The events up to `after` are the client's already and are not sent again, unless the log began a segment there that
+ * the client did not see: then `resync` (docs/architecture.md, "Segments and resync"). The token is checked too.
  */
 function skippingSeen(sink: SseSink, after: number, segment: SegmentStart): SseSink {
   let diverged = false;

@@ -17,10 +17,8 @@ export interface StoredFollower {
 }
 
 /**
- * This instance's followers of runs that other instances execute. Each follower registers here instead of reading
- * the store on its own: an announcement from another instance (NOTIFY: conversations and their last stored seq)
- * marks the conversations it names, and one query reads the new events of all of them, so hundreds of followers
- * cost one read per announcement, not one each.
+ * This instance's followers of runs that other instances execute: an announcement marks the conversations it names,
+ * and one query reads the new events of all of them, so followers cost one read per announcement, not one each.
  */
 class StoredFeed {
   private readonly followers = new Map<string, Set<StoredFollower>>();

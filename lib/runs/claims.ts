@@ -1,9 +1,6 @@
 /**
- * Which run holds each conversation, across every instance on the database. The claim is a row: a running Run
- * (a partial unique index allows one per conversation), leased to the instance that executes it. That instance
- * renews the lease with a heartbeat; once a lease has run out, its instance is taken for dead and any instance
- * takes the run over (lib/runs/run.ts resumes or closes it). SQLite has one process, which takes over at start-up
- * the runs its predecessor left; PostgreSQL may have many, which watch each other's leases all the time.
+ * Which run holds each conversation, across every instance: a running Run row, leased to the instance that executes it
+ * and renewed by its heartbeat; past its lease, any instance takes the run over (docs/architecture.md, "Leases").
  */
 import os from "node:os";
 import { randomUUID } from "node:crypto";
@@ -137,11 +134,8 @@ export class RunClaims<Run extends LeasedRun> {
       this.fenceTimer = setInterval(() => this.fence(), tickMs() / 2);
       this.fenceTimer.unref();
     }
-    // A tick waits a period at most for each of its parts. A renewal that hangs has likely met a connection gone
-    // silent for good, and so may the other idle ones have, in both pools: they are dropped, and the next tick goes
-    // at once, through a new connection, so that the wait costs a period and not one per silent connection (the fence
-    // covers one). Taking runs over (on the main pool, and slow when there are many) is not waited for past a period,
-    // and not started again while it goes on.
+    // A period at most for each part: a hung renewal drops the idle connections and ticks again at once, so that
+    // silent connections cost a period, not one each (docs/architecture.md, "Leases, the heartbeat and the fence").
     const withinTick = <T>(work: Promise<T>) => Promise.race([work, sleep(tickMs(), "hung" as const, { ref: false })]);
     const tick = async (): Promise<number> => {
       const renewal = await withinTick(
@@ -251,10 +245,8 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   /**
-   * Runs whose lease this instance does not hold any more. A run whose row has another claim was taken over: it
-   * stops at once, even while storing its end (which is refused), so that Stop and approvals asked for here go to
-   * the instance that has it. A run whose row still has its claim was finished under it: it is storing its end,
-   * goes on, and is returned. When the database cannot say which, each is abandoned, which a finishing run is not.
+   * Runs whose lease this instance no longer holds: taken over (another claim) stops at once; finished under its own
+   * claim goes on storing its end, and is returned. When the database cannot say which, each is abandoned.
    */
   private async letGo(runs: Run[]): Promise<Run[]> {
     if (runs.length === 0) return [];
@@ -273,10 +265,8 @@ export class RunClaims<Run extends LeasedRun> {
   }
 
   /**
-   * Stop the local runs whose leases have not been renewed for almost a lease (the database does not answer: a
-   * network partition, a restart): other instances are about to take them for dead and take them over. Stopped
-   * first, no run goes on in two places (two model streams, tool calls with effects made twice). Once the
-   * database is back, an instance (this one, maybe) takes them over from what was stored.
+   * Stop the local runs whose leases have not been renewed for almost a lease: others are about to take them over, and
+   * stopped first, no run goes on in two places (docs/architecture.md, "Leases, the heartbeat and the fence").
    */
   private fence(): void {
     const unrenewedSince = performance.now() - config.leaseMs + fenceMarginMs();

@@ -68,7 +68,7 @@ export async function answerApproval(
 
 /**
  * Stop the conversation's running run, on whichever instance executes it: here at once; elsewhere through the
- * database (a flag its heartbeat reads) and a notification that reaches it sooner. False when none is running.
+ * database (a flag its heartbeat reads) and a notification that reaches it sooner. Its id; undefined when none runs.
  */
 export async function stopRun(conversationId: string): Promise<string | undefined> {
   const local = activeRun(conversationId);

@@ -45,17 +45,8 @@ export function handOverRuns(): Promise<void> {
 }
 
 /**
- * One run of the agent, from claim to release. Its life, in order:
- *  1. start: claim the conversation (one run at a time, across instances: a leased row, see claims.ts), store the
- *     user's message, emit `run_started`;
- *  2. the loop (loop.ts) plans, acts and observes, streaming every step through the channel;
- *  3. cancel, at any time, from any instance (`stopRun`): aborts the signal that reaches the model request, every
- *     tool call, its sandbox thread and its fetches, and denies a call waiting for approval; the loop then ends
- *     with status `cancelled` once every call has settled;
- *  4. finish: store the answer and the outcome, emit `run_finished`, close the channel (nothing is emitted or
- *     stored after that), and release the conversation, whatever failed on the way;
- *  5. if this instance dies on the way, its lease runs out and another instance takes the run over (`resume`);
- *     if it is stopped (SIGTERM), it stores what the run emitted and gives the lease up at once (`suspend`).
+ * One run of the agent, from claim to release: `start`, the loop, cancel (`cancel`, from any instance through
+ * remote.ts), `finish`, and `resume` / `suspend` for takeover and hand-over (docs/architecture.md, "A run's life").
  */
 export class Run {
   readonly channel: RunChannel;
@@ -121,10 +112,8 @@ export class Run {
   }
 
   /**
-   * Go on with a run whose instance died (its lease ran out and this instance won it). What is stored decides:
-   * a run that stored its run_finished only needs its row closed; a run cut off while its tool calls ran cannot
-   * know what they did, so it ends with an error that says so; otherwise the loop resumes after the last finished
-   * step, with the history and the tools from the database. Its events continue after the last stored one.
+   * Go on with a run whose instance died, as its stored events decide: close its row, end it, or resume the loop after
+   * its last finished step; its events continue after the last stored one (docs/architecture.md, "Takeover").
    */
   static async resume(abandoned: AbandonedRun, leasedAt: number, claim: string): Promise<void> {
     const run = new Run(
@@ -348,10 +337,8 @@ export class Run {
   }
 
   /**
-   * The outcome and the answer, stored before run_finished announces them, so that a client that reloads on it
-   * finds both. The outcome first: false, and nothing stored, when the run's row has another claim, its takeover's,
-   * which finishes it. While the database cannot be reached, both are sent again for as long as the run's lease (as
-   * its events are: lib/events/channel.ts); a failure to store is logged, and the run ends all the same.
+   * The outcome, then the answer, stored before run_finished announces them; false, storing nothing, when the row has
+   * another claim. Sent again while the database cannot be reached, for a lease; a failure is logged, and the run ends.
    */
   private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
     const deadline = performance.now() + config.leaseMs;
@@ -378,10 +365,8 @@ export class Run {
 }
 
 /**
- * Where a new run's events begin: after the previous run's end. A run stores its outcome in its row before its
- * run_finished (storeOutcome), and another instance may claim the conversation in between; the new run waits for
- * that end, a while. Past it, the previous run's writes failed or hang: its claim is ended, so that a write of it
- * that comes later is refused instead of taking the new run's ids (and those in progress are stored first).
+ * Where a new run's events begin: after the previous run's run_finished, which it may still be storing; waited for a
+ * while, then its claim is ended so that a late write of it is refused (docs/architecture.md, "Start").
  */
 async function endOfLog(conversationId: string): Promise<number> {
   const deadline = performance.now() + RUN_FINISHING_MS;
