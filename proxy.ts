@@ -7,11 +7,8 @@ import { identityCookieName, identityCookieOptions, identityOf, newIdentityCooki
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Every request passes here first:
- * - a write sent by a page of another site is refused (403), whether or not the browser attached the cookie;
- * - a request without a valid identity gets a new one (on the request, so it is served as it, and on the
- *   response for the browser), except when another site sent it: that must never replace a visitor's identity;
- * - every response gets a Content-Security-Policy with a fresh nonce, and HSTS over https.
+ * Every request passes here first: a cross-site write is refused (403); a request without a valid identity gets one,
+ * on the request and the response, unless another site sent it; every response gets a CSP with a fresh nonce.
  */
 export function proxy(request: NextRequest) {
   // A bearer token is not sent by the browser on its own, so another site cannot borrow it: no CSRF check, and

@@ -1,14 +1,6 @@
-// The Node flags the production server runs with. server.mjs calls `restartWithServerFlags` before it loads
-// anything else: when a flag is missing and the runtime can take it, the process replaces itself (process.execve:
-// same pid, same stdio, same environment) with one started with the flags.
-//
-// - AsyncLocalStorage on async context frames (the default from Node 24; a flag on Node 22): without it, Next's
-//   request stores make every promise of the process run V8 promise hooks. Measured with 400 concurrent runs
-//   (npm run bench throughput, Node 22): 20-22 runs/s without, 29-31 with.
-// - A cap on the old generation (TOOLSMITH_HEAP_MB, default 384 MB; 0 leaves V8's own limit): without one, V8
-//   lets garbage pile up to 600-700 MB resident under that load before a major collection, while about 150 KB is
-//   live per run in flight (110 MB at 400 runs). A cap that is reached fails the process with "heap out of
-//   memory"; raise it for loads far beyond that.
+// The production server's Node flags, which server.mjs restarts itself with (process.execve) when they are missing:
+// async context frames, so that Next's request stores do not put V8 promise hooks on every promise (the default from
+// Node 24), and a heap cap (TOOLSMITH_HEAP_MB), past which garbage piles up under load. The README has the figures.
 
 import { createServer } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -75,13 +67,9 @@ export function restartWithServerFlags() {
 const LISTENING_SOCKETS = 8;
 
 /**
- * Serve `handler` over HTTP on `port` (0: a free one) through several listening sockets sharing it
- * (SO_REUSEPORT: Node 22.12 and later, on Linux and the BSDs), else through one. libuv accepts one connection per
- * listening socket per turn of the event loop (libuv/libuv#3696), and a loaded server's turns are long. Measured
- * with 200 live runs on one SQLite instance (npm run bench scale-out): with one socket, the followers' connections
- * waited in the kernel's queue for up to 8 s, one accepted every 40-50 ms. The port is bound alone first, so that
- * a port in use fails as it always did instead of being shared with another server (two servers started on one
- * port within the same millisecond or so can both pass that check; server.mjs binds before it takes any run).
+ * Serve `handler` over HTTP on `port` (0: a free one) through several sockets sharing it (SO_REUSEPORT, Node 22.12+ on
+ * Linux and the BSDs; else one): libuv accepts one connection per socket per turn of a loaded event loop
+ * (libuv/libuv#3696). Bound alone first, so that a port in use fails instead of being shared with another server.
  * @param {import("node:http").RequestListener} handler
  * @param {{ port: number, host?: string, sockets?: number }} where
  * @returns {Promise<import("node:http").Server[]>}
@@ -141,10 +129,9 @@ export function eventLoopProbe() {
 }
 
 /**
- * Disconnect clients that stop reading: a response with bytes waiting for its client whose connection has taken
- * none of them for `stallMs` is destroyed, which frees its socket, what is buffered for it, and its event stream's
- * place (lib/http/rate-limit.ts). A slow client still takes some; one that takes nothing for that long is gone or
- * hostile. Returns the function that watches a response, until it closes.
+ * Disconnect clients that stop reading: a response whose connection has taken none of its waiting bytes for `stallMs`
+ * is destroyed, freeing its socket, its buffers and its event stream's place (a slow client still takes some).
+ * Returns the function that watches a response, until it closes.
  * @param {number} stallMs
  * @returns {(response: import("node:http").ServerResponse) => void}
  */

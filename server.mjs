@@ -1,7 +1,5 @@
-// The production server: Next's request handler behind Node's HTTP server, so that the app knows who is really
-// connecting. Forwarded headers (X-Forwarded-For/-Host/-Proto/-Port) are believed only with
-// TOOLSMITH_TRUST_PROXY=1, i.e. behind a reverse proxy that sets them; otherwise they are dropped and Next fills
-// them in from the socket, so a client cannot choose its own address for the rate limits or its own host.
+// The production server: Next's handler behind Node's HTTP server, so that the app knows who is really connecting:
+// X-Forwarded-* headers are dropped (Next fills them in from the socket) unless TOOLSMITH_TRUST_PROXY=1.
 import { SettingsError } from "./lib/settings/environment.mjs";
 import {
   disconnectStalledClients,

@@ -14,10 +14,8 @@ const SHARE_GONE =
   "This link no longer works: it was revoked, or its conversation deleted. What it showed until then stays here.";
 
 /**
- * A conversation in the browser: its messages and its trace, and the run in it — send a message, stop the run,
- * follow it live (also when the page opens mid-run) and reconnect after a dropped connection. Events go through
- * the pure reducer shared with the server; those arriving between two frames are applied together, so a fast
- * stream costs one render per frame, not one per delta.
+ * A conversation in the browser: its messages, its trace and its run (send, stop, follow live, reconnect). Events go
+ * through the reducer shared with the server, those of one frame together: one render per frame, not per delta.
  */
 export function useConversationRun({
   initial,

@@ -4,10 +4,8 @@ import { Play } from "lucide-react";
 import { useId, useState } from "react";
 
 /**
- * A form for a tool's inputs, generated from its parameters schema. Tools describe flat objects of strings,
- * numbers, booleans and enums; those get fields, anything else (arrays, nested objects) a JSON field. A small
- * renderer rather than a JSON-Schema form library: the maintained ones validate with Ajv, which compiles code
- * with `new Function`, and this app's Content-Security-Policy forbids that. The server validates every call.
+ * A form for a tool's inputs, from its parameters schema: fields for strings, numbers, booleans and enums, a JSON field
+ * for anything else. Not a JSON-Schema form library: those validate with Ajv, whose `new Function` the CSP forbids.
  */
 export function RunForm({
   schema,

@@ -17,13 +17,8 @@ export function openModel(config: ModelConfig, idleTimeoutMs: number): ModelSess
 }
 
 /**
- * The client for the configured server, by dialect (lib/settings/config.ts picks the default from the base URL):
- * chat: @ai-sdk/openai over Chat Completions, strict about OpenAI's stream shape;
- * compatible: @ai-sdk/openai-compatible, which also reads what local servers send (`reasoning_content` and
- *   `reasoning`, tool calls without `index`, in-stream errors);
- * responses: OpenAI's Responses API.
- * `<think>…</think>` in the text (R1 distills, Qwen3 without a reasoning parser) is routed to reasoning in all of
- * them. `onBytes` is told of every chunk of every response, so silence is measured on the wire.
+ * The client for the configured dialect (TOOLSMITH_MODEL_API, whose meanings the README's table gives), with
+ * `<think>…</think>` routed to reasoning (R1 distills, Qwen3 without a reasoning parser). `onBytes` hears every chunk.
  */
 export function languageModel(model: ModelConfig, onBytes: () => void): LanguageModel {
   const fetch = fetchReportingBytes(onBytes);

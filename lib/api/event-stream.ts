@@ -5,10 +5,8 @@ import { backoffDelay, sleep, type Backoff } from "@/lib/platform/retry";
 import type { TraceEvent } from "@/lib/trace/state";
 
 /**
- * Read a text/event-stream response to its end, handing each event to `onEvent` with its SSE id. The one reader
- * of the browser: the POST that starts a run and the GET that follows one are read alike. Parsing is
- * eventsource-parser's (multi-line data, CRLF, comments and retry fields as the spec says). Resolves with
- * "resync" when the stream ended telling the client to read the log again from the start.
+ * Read a text/event-stream response to its end, each event to `onEvent` with its SSE id: the browser's one reader, for
+ * the POST that starts a run and the GET that follows one. Resolves with "resync" when told to read the log again.
  */
 export async function readEventStream(
   response: Response,
@@ -55,11 +53,8 @@ export interface FollowOptions {
 export const RECONNECT_BACKOFF: Backoff = { initialMs: 250, factor: 2, maxMs: 5_000 };
 
 /**
- * Follow a conversation's events until the stream ends normally (the run finished, or there was none): a dropped
- * connection reconnects after the last id seen, so nothing is missed or shown twice, with a backoff that starts
- * over once a connection has delivered events. A 4xx (revoked link, deleted conversation) ends it. A stream that
- * ends with `resync` (its events past the stored log were dropped) starts over from the first event.
- * Returns a stop function.
+ * Follow a conversation's events until the stream ends normally: a dropped connection reconnects after the last id
+ * seen, with backoff; a 4xx ends it; `resync` starts over from the first event. Returns a stop function.
  */
 export function followEvents({
   first,

@@ -107,10 +107,8 @@ export interface SequencedEvent {
 export const RESYNC = "resync";
 
 /**
- * Whether an event begins a segment of the log, the part one instance wrote: a run, or its continuation by the
- * instance that took it over. Its `segment` token tells it from another segment begun at the same id (one that
- * was shown but never stored, by an instance that died). A client that resumes names the last one it saw, by id
- * and token (lib/http/access.ts resumePoint). Logs written before tokens have none.
+ * Whether an event begins a segment of the log, the part one instance wrote; its `segment` token tells it from another
+ * begun at the same id (docs/architecture.md, "Segments and resync"). Logs written before tokens have none.
  */
 export const startsSegment = (event: {
   type: string;

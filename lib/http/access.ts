@@ -82,10 +82,8 @@ export async function requireSharedConversation({ params }: ShareParams) {
 }
 
 /**
- * Where a client resumes a conversation's events: after `Last-Event-ID` (what EventSource sends on reconnect) or
- * `?after=N`; and, with `?segment=S&segmentToken=T`, the id of the last `run_started` or `run_resumed` it saw and
- * that event's `segment` token, which let the server tell when what it saw is no longer the log's
- * (lib/events/replay.ts).
+ * Where a client resumes a conversation's events: after `Last-Event-ID` or `?after=N`, and with `?segment=S&
+ * segmentToken=T` the last segment it saw (docs/architecture.md, "Segments and resync").
  */
 export function resumePoint(request: Request): { after: number; segment?: SegmentStart } {
   const query = new URL(request.url).searchParams;

@@ -14,10 +14,8 @@ export function sandboxPool(): SandboxPool {
 }
 
 /**
- * Run code in the sandbox: layer 1 (the static policy) is checked again on every run, whatever checked it before,
- * then layer 2 runs it in QuickJS under the configured limits. `tool` calls `run(input)`; `compile` only loads the
- * code and checks that it defines `run`; `snippet` returns the script's completion value. Aborting `signal` stops
- * the call, its thread and its fetches at once.
+ * Run code in the sandbox: the policy again, whatever checked it before, then QuickJS under the limits. `tool` calls
+ * `run(input)`, `compile` checks that it defines `run`, `snippet` returns its completion value; `signal` stops it all.
  */
 export async function runInSandbox(
   mode: RunMode,

@@ -1,8 +1,6 @@
 /**
- * What tool code may not say. Layer 1 of the sandbox: the static checker rejects any of these before the code
- * is stored or run. The runtime (QuickJS, a separate realm with nothing injected but console and fetch) is the
- * real boundary; this list exists so that obvious escape attempts fail early, with a line and column the model
- * can act on.
+ * What tool code may not say: layer 1 of the sandbox, checked before the code is stored or run. QuickJS is the real
+ * boundary; this makes obvious escapes fail early, with a line and column the model can act on.
  */
 export const codePolicy = {
   /** Source larger than this is refused outright. */

@@ -96,10 +96,8 @@ export const config = {
   /** How long a run's lease lasts without a heartbeat: past it, another instance takes the run over. */
   leaseMs: settings.TOOLSMITH_LEASE_MS,
   /**
-   * A PostgreSQL statement that runs this long is cancelled, and one whose connection stays silent a second longer
-   * fails and the connection leaves the pool: a connection gone silent (a partition that healed without resetting
-   * it) would hold its statement, and its place in the pool, until TCP gives up, some 15 minutes. The live path's
-   * statements wait a quarter of the lease at most (lib/db/driver/client.ts).
+   * A PostgreSQL statement that runs this long is cancelled; one whose connection stays silent a second longer fails
+   * and its connection leaves the pool, instead of holding it until TCP gives up. On the live pool: a quarter lease.
    */
   databaseQueryTimeoutMs: settings.TOOLSMITH_DB_QUERY_TIMEOUT_MS,
   /** The librarian tools' XML documents (lib/librarian). */
