@@ -105,14 +105,24 @@ export class BatchedWrites<Item> {
 }
 
 /**
+ * For the records of a call (its execution, its audit entry): gathered a little longer, so that storing them comes
+ * after the call's answer is sent rather than before it (SQLite's statements run on the main thread).
+ */
+export const RECORD_GATHERING = { gatherMs: 10 };
+
+/**
  * Rows of one table from every live run, inserted together: one statement per turn of the event loop, which under
  * load holds many runs' rows, and no wait when the process is idle.
  */
-export function batchedInserts(table: string, columns: readonly string[]): BatchedWrites<SqlValue[]> {
+export function batchedInserts(
+  table: string,
+  columns: readonly string[],
+  { gatherMs = 0 }: { gatherMs?: number } = {},
+): BatchedWrites<SqlValue[]> {
   return new BatchedWrites<SqlValue[]>(
     async (rows) => {
       await sql.execute(insertSql(table, columns, rows.length), rows.flat());
     },
-    { gatherMs: 0 },
+    { gatherMs },
   );
 }

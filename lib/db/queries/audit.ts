@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { batchedInserts } from "@/lib/db/driver/batched-writes";
+import { batchedInserts, RECORD_GATHERING } from "@/lib/db/driver/batched-writes";
 import { db } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 
@@ -18,21 +18,25 @@ export interface AuditEntry {
   durationMs: number;
 }
 
-const auditRows = batchedInserts("ToolAudit", [
-  "id",
-  "ownerId",
-  "conversationId",
-  "runId",
-  "tool",
-  "profile",
-  "decision",
-  "reason",
-  "inputHash",
-  "inputSize",
-  "outcome",
-  "durationMs",
-  "createdAt",
-]);
+const auditRows = batchedInserts(
+  "ToolAudit",
+  [
+    "id",
+    "ownerId",
+    "conversationId",
+    "runId",
+    "tool",
+    "profile",
+    "decision",
+    "reason",
+    "inputHash",
+    "inputSize",
+    "outcome",
+    "durationMs",
+    "createdAt",
+  ],
+  RECORD_GATHERING,
+);
 
 /** Append one tool call to the audit log: the input's hash and size, never the input itself. */
 export async function recordAudit({ input, ...entry }: AuditEntry): Promise<void> {

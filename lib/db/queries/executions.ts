@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { batchedInserts } from "@/lib/db/driver/batched-writes";
+import { batchedInserts, RECORD_GATHERING } from "@/lib/db/driver/batched-writes";
 import { db } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 
@@ -21,21 +21,25 @@ export interface ExecutionRecord {
   durationMs: number;
 }
 
-const executionRows = batchedInserts("ToolExecution", [
-  "id",
-  "conversationId",
-  "source",
-  "runId",
-  "callId",
-  "toolName",
-  "toolId",
-  "input",
-  "output",
-  "error",
-  "status",
-  "durationMs",
-  "createdAt",
-]);
+const executionRows = batchedInserts(
+  "ToolExecution",
+  [
+    "id",
+    "conversationId",
+    "source",
+    "runId",
+    "callId",
+    "toolName",
+    "toolId",
+    "input",
+    "output",
+    "error",
+    "status",
+    "durationMs",
+    "createdAt",
+  ],
+  RECORD_GATHERING,
+);
 
 export async function recordExecution(record: ExecutionRecord): Promise<void> {
   // Async, so that a row that cannot be built rejects like a row that cannot be stored.
