@@ -18,7 +18,11 @@ export async function start() {
   const { handOverRuns, startRunLeases } = await import("@/lib/runs/run");
   await startRunLeases();
   // For server.mjs, which calls it on SIGTERM and SIGINT before it exits: the app's modules are Next's to load.
-  (globalThis as { toolsmithHandOverRuns?: () => Promise<void> }).toolsmithHandOverRuns = handOverRuns;
+  // The runs go to another instance; the calls' records gathered for a few milliseconds are stored.
+  const { settleRecordWrites } = await import("@/lib/db/driver/batched-writes");
+  (globalThis as { toolsmithStop?: () => Promise<void> }).toolsmithStop = async () => {
+    await Promise.all([handOverRuns(), settleRecordWrites()]);
+  };
   // Start the sandbox threads now, so the first tool call does not pay for them.
   sandboxPool()
     .warm()

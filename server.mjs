@@ -68,10 +68,10 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
       server.close();
       server.closeAllConnections();
     }
-    // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start
-    // (instrumentation-node.ts sets this; lib/runs/claims.ts does it).
+    // Each run in flight stores what it emitted and gives up its lease, for another instance or the next start, and
+    // the records gathered are stored (instrumentation-node.ts sets this; lib/runs/claims.ts hands the runs over).
     const handedOver = globalThis
-      .toolsmithHandOverRuns?.()
+      .toolsmithStop?.()
       .catch((error) => console.error("Could not hand the runs over:", error));
     await Promise.race([handedOver, new Promise((resolve) => setTimeout(resolve, HAND_OVER_MS))]);
     process.exit(0);

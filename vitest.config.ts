@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // Every answer of the app's API, and every event, is checked against lib/contract.
+    setupFiles: ["tests/support/check-contract.ts"],
     // Integration files each start a production server; run files one at a time on this 2-core machine.
     fileParallelism: false,
     // One project after the other, never both at once.

@@ -1,6 +1,5 @@
 import type { ModelMessage, ToolSet } from "ai";
 import type { AgentEvent, RunStatus } from "@/lib/contract/events";
-import { MODEL_SETUP_HINT } from "@/lib/settings/config";
 import type { CallOutcome } from "@/lib/tools/call";
 import type { RunCall } from "@/lib/tools/toolset";
 import { stepMessages } from "./history";
@@ -150,7 +149,10 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
 
 class ModelNotConfiguredError extends Error {
   constructor() {
-    super(MODEL_SETUP_HINT);
+    super(
+      "No model is configured. Set OPENAI_API_KEY (and optionally TOOLSMITH_MODEL) for OpenAI, or OPENAI_BASE_URL " +
+        "(e.g. http://localhost:11434/v1 for Ollama) and TOOLSMITH_MODEL for an OpenAI-compatible server, then restart.",
+    );
   }
 }
 

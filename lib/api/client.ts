@@ -1,4 +1,4 @@
-import type { SegmentStart } from "@/lib/contract/events";
+import type { SegmentStart } from "@/lib/contract/log";
 import type {
   ApiToken,
   ApprovalTaken,

@@ -1,6 +1,6 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { errorFrom } from "@/lib/api/client";
-import { RESYNC } from "@/lib/contract/events";
+import { RESYNC } from "@/lib/contract/log";
 import { backoffDelay, sleep, type Backoff } from "@/lib/platform/retry";
 import type { TraceEvent } from "@/lib/trace/state";
 

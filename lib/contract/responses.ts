@@ -10,16 +10,16 @@ const time = z.iso.datetime();
 const nextCursor = z.string().nullable().describe("Pass as `cursor` for the next page; null on the last one.");
 
 export const ErrorBody = z
-  .object({
-    error: z.object({ code: z.string(), message: z.string().describe("What went wrong, for a person.") }),
+  .strictObject({
+    error: z.strictObject({ code: z.string(), message: z.string().describe("What went wrong, for a person.") }),
   })
   .meta({ id: "Error" });
 
 export const ToolRefused = ErrorBody.extend({ violations: z.array(Violation).optional() });
 
-export const Health = z.object({
+export const Health = z.strictObject({
   status: z.literal("ok"),
-  sandbox: z.object({
+  sandbox: z.strictObject({
     threads: z.number().int(),
     busy: z.number().int(),
     queued: z.number().int(),
@@ -28,14 +28,14 @@ export const Health = z.object({
 });
 
 export const Conversation = z
-  .object({ id: z.string(), title: z.string(), profile: z.string().nullable(), createdAt: time, updatedAt: time })
+  .strictObject({ id: z.string(), title: z.string(), profile: z.string().nullable(), createdAt: time, updatedAt: time })
   .meta({ id: "Conversation" });
 export type Conversation = z.infer<typeof Conversation>;
 
-export const ConversationPage = z.object({ conversations: z.array(Conversation), nextCursor });
+export const ConversationPage = z.strictObject({ conversations: z.array(Conversation), nextCursor });
 export type ConversationPage = z.infer<typeof ConversationPage>;
 
-const Message = z.object({
+const Message = z.strictObject({
   id: z.string(),
   runId: z.string(),
   role: z.enum(["user", "assistant"]),
@@ -43,7 +43,7 @@ const Message = z.object({
   createdAt: time,
 });
 
-const RunSummary = z.object({
+const RunSummary = z.strictObject({
   id: z.string(),
   status: z.union([RunStatus, z.literal("running")]),
   model: z.string(),
@@ -62,26 +62,26 @@ export const ConversationTrace = Conversation.extend({
   runs: z.array(RunSummary),
 }).meta({ id: "ConversationTrace" });
 
-export const RunStopping = z.object({ runId: z.string(), status: z.literal("cancelling") });
-export const ApprovalTaken = z.object({ approvalId: z.string(), approved: z.boolean() });
+export const RunStopping = z.strictObject({ runId: z.string(), status: z.literal("cancelling") });
+export const ApprovalTaken = z.strictObject({ approvalId: z.string(), approved: z.boolean() });
 export type ApprovalTaken = z.infer<typeof ApprovalTaken>;
 
-export const ShareLink = z.object({ token: z.string(), url: z.url() });
+export const ShareLink = z.strictObject({ token: z.string(), url: z.url() });
 export type ShareLink = z.infer<typeof ShareLink>;
 export const SharedLinks = z.array(
-  z.object({
+  z.strictObject({
     token: z.string(),
     url: z.url(),
     createdAt: time,
-    conversation: z.object({ id: z.string(), title: z.string() }),
+    conversation: z.strictObject({ id: z.string(), title: z.string() }),
   }),
 );
 export type SharedLink = z.infer<typeof SharedLinks>[number];
-export const Fork = z.object({ id: z.string(), title: z.string(), url: z.string() });
+export const Fork = z.strictObject({ id: z.string(), title: z.string(), url: z.string() });
 export type Fork = z.infer<typeof Fork>;
 
 export const ToolStats = z
-  .object({
+  .strictObject({
     executions: z.number().int(),
     successes: z.number().int(),
     failures: z.number().int(),
@@ -93,7 +93,7 @@ export const ToolStats = z
   .meta({ id: "ToolStats" });
 
 export const Tool = z
-  .object({
+  .strictObject({
     id: z.string().describe("The tool's id; every version shares it."),
     name: z.string(),
     description: z.string(),
@@ -114,12 +114,12 @@ export const Tool = z
   .meta({ id: "Tool" });
 export type Tool = z.infer<typeof Tool>;
 
-export const ToolPage = z.object({ tools: z.array(Tool), nextCursor });
+export const ToolPage = z.strictObject({ tools: z.array(Tool), nextCursor });
 export type ToolPage = z.infer<typeof ToolPage>;
-export const ToolMatches = z.object({ tools: z.array(Tool) });
-export const ToolVersions = z.object({ versions: z.array(Tool) });
+export const ToolMatches = z.strictObject({ tools: z.array(Tool) });
+export const ToolVersions = z.strictObject({ versions: z.array(Tool) });
 
-export const ToolTotals = z.object({
+export const ToolTotals = z.strictObject({
   tools: z.number().int(),
   active: z.number().int(),
   deprecated: z.number().int(),
@@ -135,7 +135,7 @@ export const ToolTotals = z.object({
 
 /** POST /api/tools/{id}/execute: Toolsmith's `ok` and `durationMs`, and SEAT's own fields beside them. */
 export const ToolRun = z
-  .object({
+  .strictObject({
     ok: z.boolean(),
     output: z.unknown().describe("The tool's JSON result; null when it failed."),
     error: z.string().nullable(),
@@ -151,7 +151,7 @@ export type ToolRun = z.infer<typeof ToolRun>;
 
 export const ExecutionStatus = z.enum(["succeeded", "failed", "cancelled"]);
 
-export const Execution = z.object({
+export const Execution = z.strictObject({
   id: z.string(),
   source: z.enum(["chat", "api"]),
   conversationId: z.string().nullable(),
@@ -164,9 +164,9 @@ export const Execution = z.object({
   createdAt: time,
 });
 export type Execution = z.infer<typeof Execution>;
-export const Executions = z.object({ executions: z.array(Execution) });
+export const Executions = z.strictObject({ executions: z.array(Execution) });
 
-export const AuditEntry = z.object({
+export const AuditEntry = z.strictObject({
   time,
   id: z.string(),
   conversationId: z.string().nullable(),
@@ -181,11 +181,11 @@ export const AuditEntry = z.object({
   durationMs: z.number().int(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
-export const AuditPage = z.object({ entries: z.array(AuditEntry), nextCursor });
+export const AuditPage = z.strictObject({ entries: z.array(AuditEntry), nextCursor });
 
-export const Profiles = z.object({
+export const Profiles = z.strictObject({
   profiles: z.array(
-    z.object({
+    z.strictObject({
       name: z.string(),
       description: z.string().optional(),
       tools: z.array(z.string()),
@@ -197,7 +197,7 @@ export const Profiles = z.object({
 });
 
 export const ApiToken = z
-  .object({ id: z.string(), name: z.string(), createdAt: time, lastUsedAt: time.nullable() })
+  .strictObject({ id: z.string(), name: z.string(), createdAt: time, lastUsedAt: time.nullable() })
   .meta({ id: "ApiToken" });
 export type ApiToken = z.infer<typeof ApiToken>;
 export const ApiTokens = z.array(ApiToken);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
-import { SEGMENT_TOKEN } from "./events";
+import { SEGMENT_TOKEN } from "./log";
 import {
   ApprovalAnswer,
   AuditExportQuery,
@@ -307,7 +307,7 @@ const routes: ZodOpenApiPathsObject = {
       requestParams: { path: id, query: ToolExecutionsQuery },
       responses: {
         "200": json(Executions, "Newest first."),
-        ...errors(401, 404),
+        ...errors(400, 401, 404),
       },
     }),
   },
@@ -331,8 +331,21 @@ const routes: ZodOpenApiPathsObject = {
   },
 };
 
-/** Every write may be refused as a cross-site request (proxy.ts), whatever the route. */
 const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
+
+/**
+ * The answers every route of a kind may give, whatever it does: a write from another site is refused (proxy.ts), a
+ * JSON body can be too large or not JSON (lib/http/body.ts), and a route that asks who is calling refuses a bad
+ * API token.
+ */
+function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
+  const common = [
+    ...(WRITES.has(method) ? [403] : []),
+    ...(operation.requestBody ? [400, 413, 415] : []),
+    ...(operation.security?.length === 0 ? [] : [401]),
+  ];
+  return { ...operation, responses: { ...errors(...common), ...operation.responses } };
+}
 
 /** Every /api route: its parameters, body and answers by status. */
 export const apiRoutes: ZodOpenApiPathsObject = Object.fromEntries(
@@ -341,7 +354,7 @@ export const apiRoutes: ZodOpenApiPathsObject = Object.fromEntries(
     Object.fromEntries(
       Object.entries(operations).map(([method, operation]: [string, ZodOpenApiOperationObject]) => [
         method,
-        WRITES.has(method) ? { ...operation, responses: { ...errors(403), ...operation.responses } } : operation,
+        withCommonAnswers(method, operation),
       ]),
     ),
   ]),

@@ -4,7 +4,8 @@ import { isUniqueViolation, UNREACHABLE_BACKOFF, waitsForDatabase } from "@/lib/
 import { retry } from "@/lib/platform/retry";
 import { eventWriter, RunTakenOverError } from "./event-writer";
 import { packEvents, type EventRow } from "./packing";
-import { MAX_EVENT_ID, type AgentEvent, type LoggedEvent, type SequencedEvent } from "@/lib/contract/events";
+import type { AgentEvent, LoggedEvent, SequencedEvent } from "@/lib/contract/events";
+import { MAX_EVENT_ID } from "@/lib/contract/log";
 
 type Listener = (event: SequencedEvent) => void;
 

@@ -4,8 +4,9 @@ import { runningRun } from "@/lib/db/queries/runs";
 import type { RunChannel } from "./channel";
 import { sseResponse, type SseSink } from "./sse";
 import { storedFeed, type StoredFollower } from "./stored-feed";
-import { runAwaitingItsEnd, runEndGraceMs } from "@/lib/runs/run-end";
-import { startsSegment, type SegmentStart, type SequencedEvent } from "@/lib/contract/events";
+import { runAwaitingItsEnd, runEndGraceMs } from "./run-end";
+import type { SequencedEvent } from "@/lib/contract/events";
+import { startsSegment, type SegmentStart } from "@/lib/contract/log";
 
 /**
  * A conversation's events with seq > after as SSE, each once and in order: the stored ones, then the run's as they

@@ -1,5 +1,6 @@
 import { config } from "@/lib/settings/config";
-import { RESYNC, type SequencedEvent } from "@/lib/contract/events";
+import type { SequencedEvent } from "@/lib/contract/events";
+import { RESYNC } from "@/lib/contract/log";
 
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();

@@ -5,7 +5,7 @@ import { findSharedConversation } from "@/lib/db/queries/share-links";
 import { findOwnedTool } from "@/lib/db/queries/tools";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
 import { identityOf } from "@/lib/http/identity";
-import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/contract/events";
+import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/contract/log";
 import { ApiError, badRequest, notFound } from "./errors";
 
 /**

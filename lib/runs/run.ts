@@ -16,7 +16,7 @@ import { findProfile, type AgentProfile } from "@/lib/settings/profiles";
 import { loadToolset } from "@/lib/tools/toolset";
 import { RunClaims } from "./claims";
 import { progressOf, type RunProgress } from "./progress";
-import { RUN_FINISHING_MS, runAwaitingItsEnd } from "./run-end";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 import { titleFrom } from "./title";
 
 export class RunConflictError extends Error {}

@@ -130,10 +130,6 @@ export function modelConfig(): ModelConfig | undefined {
   };
 }
 
-export const MODEL_SETUP_HINT =
-  "No model is configured. Set OPENAI_API_KEY (and optionally TOOLSMITH_MODEL) for OpenAI, or OPENAI_BASE_URL " +
-  "(e.g. http://localhost:11434/v1 for Ollama) and TOOLSMITH_MODEL for an OpenAI-compatible server, then restart.";
-
 export type DatabaseConfig = { provider: "sqlite"; file: string } | { provider: "postgresql"; url: string };
 
 /**

@@ -1,7 +1,6 @@
 import type { JSONSchema7 } from "ai";
-import type { RegisteredToolView } from "@/lib/contract/events";
+import type { RegisteredToolView, Violation } from "@/lib/contract/events";
 import type { ToolSettings } from "@/lib/settings/profiles";
-import type { Violation } from "@/lib/contract/events";
 
 /** What a tool call runs in (lib/tools/call.ts builds it). */
 export interface ToolContext {

@@ -4,7 +4,7 @@ import { listEvents } from "@/lib/db/queries/events";
 import { listMessages } from "@/lib/db/queries/messages";
 import { listRuns } from "@/lib/db/queries/runs";
 import { listConversationTools, toolView } from "@/lib/db/queries/tools";
-import { runAwaitingItsEnd } from "@/lib/runs/run-end";
+import { runAwaitingItsEnd } from "@/lib/events/run-end";
 
 /**
  * Everything a reader of a conversation needs: messages, the event log (each event as streamed, with its SSE id),

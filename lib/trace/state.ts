@@ -1,11 +1,5 @@
-import {
-  startsSegment,
-  type LoggedEvent,
-  type RegisteredToolView,
-  type RunStatus,
-  type SegmentStart,
-} from "@/lib/contract/events";
-import type { Violation } from "@/lib/contract/events";
+import type { LoggedEvent, RegisteredToolView, RunStatus, Violation } from "@/lib/contract/events";
+import { startsSegment, type SegmentStart } from "@/lib/contract/log";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
 export type TraceEvent = LoggedEvent & { id: number };

@@ -1,4 +1,3 @@
-import { checkAnswer } from "./contract";
 import { readSse, type SseMessage } from "./sse";
 
 /** A client of the HTTP API with its own identity: it keeps the cookie the server gives it, as a browser does. */
@@ -13,7 +12,6 @@ export class Api {
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers });
     const identity = response.headers.getSetCookie().find((cookie) => /^(__Host-)?toolsmith_id=/.test(cookie));
     if (identity) this.cookie = identity.split(";")[0];
-    await checkAnswer(init.method ?? "GET", response.url, response);
     return response;
   }
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { LoggedEvent, RESYNC } from "@/lib/contract/events";
+import { LoggedEvent } from "@/lib/contract/events";
+import { RESYNC } from "@/lib/contract/log";
 import { apiRoutes } from "@/lib/contract/routes";
 
 type Answers = Record<string, { content?: Record<string, { schema?: z.ZodType }> }>;
@@ -37,7 +38,10 @@ export async function checkAnswer(method: string, url: string, response: Respons
   const answer = operation.responses?.[String(response.status)];
   if (!answer) throw new Error(`${method} ${route.template} answered ${response.status}, which is not documented`);
   const schema = answer.content?.["application/json"]?.schema;
-  if (!schema || !response.headers.get("content-type")?.includes("application/json")) return;
+  if (!schema) return;
+  if (!response.headers.get("content-type")?.includes("application/json")) {
+    throw new Error(`${method} ${route.template} ${response.status} is documented as JSON but is not`);
+  }
   const body: unknown = await response.clone().json();
   const checked = schema.safeParse(body);
   if (!checked.success) {

@@ -5,7 +5,6 @@ import type { AgentEvent } from "@/lib/contract/events";
 import { runAgent, type AgentRun, type LoopToolset } from "@/lib/agent/loop";
 import { IdleTimeout } from "@/lib/agent/model-step";
 import { SYSTEM_PROMPT } from "@/lib/agent/system-prompt";
-import { MODEL_SETUP_HINT } from "@/lib/settings/config";
 import type { CallOutcome } from "@/lib/tools/call";
 import type { RunCall } from "@/lib/tools/toolset";
 import type { ToolResult } from "@/lib/tools/types";
@@ -617,7 +616,13 @@ describe("the agent loop, with a fake model and fake tools", () => {
     const tools = new FakeToolset({ echo: {} });
     const { outcome, events } = await run({ model: undefined, tools });
     expect(outcome).toEqual({ status: "error", steps: 0, answer: "" });
-    expect(events).toEqual([{ type: "error", code: "model_not_configured", message: MODEL_SETUP_HINT }]);
+    expect(events).toEqual([
+      {
+        type: "error",
+        code: "model_not_configured",
+        message: expect.stringMatching(/Set OPENAI_API_KEY .* OPENAI_BASE_URL/),
+      },
+    ]);
     expect(tools.calls).toEqual([]);
   });
 

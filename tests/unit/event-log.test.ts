@@ -3,7 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { tempDataDir } from "../support/app-server";
 import { readSse } from "../support/sse";
-import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/runs/run-end";
+import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 
 // A new environment object, parsed anew: run-end, imported above, has read the settings of the one before.
 process.env = { ...process.env, DATABASE_URL: `file:${path.join(tempDataDir(), "events.db")}` };

@@ -16,8 +16,8 @@ interface Pending<Item> {
  */
 export class BatchedWrites<Item> {
   private pending: Pending<Item>[] = [];
-  /** The writes not yet stored or refused. */
-  private readonly inFlight = new Set<Promise<void>>();
+  /** The batches being stored: `settled` waits for them. */
+  private readonly storing = new Set<Promise<void>>();
   private rows = 0;
   private cancelGathering?: () => void;
 
@@ -49,16 +49,17 @@ export class BatchedWrites<Item> {
   private readonly maxRows: number;
 
   /**
-   * Resolves once every item written so far has been stored or refused: a reader of this process then sees its own
-   * writes (another instance's come a turn of its event loop later).
+   * Store what is gathered now, and resolve once every item written before the call is stored or refused: a reader
+   * of this process then sees its own writes. Writes made meanwhile are not waited for.
    */
   async settled(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    this.flush();
+    await Promise.allSettled([...this.storing]);
   }
 
   /** Store an item; resolves once it is stored, rejects when it cannot be. */
   write(item: Item): Promise<void> {
-    const written = new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const rows = this.rowsOf(item);
       if (this.rows > 0 && this.rows + rows > this.maxRows) this.flush();
       this.pending.push({ item, resolve, reject });
@@ -66,12 +67,6 @@ export class BatchedWrites<Item> {
       if (this.rows >= this.maxRows) this.flush();
       else this.cancelGathering ??= this.gather();
     });
-    this.inFlight.add(written);
-    written.then(
-      () => this.inFlight.delete(written),
-      () => this.inFlight.delete(written),
-    );
-    return written;
   }
 
   private gather(): () => void {
@@ -90,7 +85,11 @@ export class BatchedWrites<Item> {
     this.pending = [];
     this.rows = 0;
     if (batch.length === 0) return;
-    this.storeAll(batch).catch(() => batch.forEach((one) => this.storeAll([one]).catch(one.reject)));
+    const stored = this.storeAll(batch).catch(() =>
+      Promise.all(batch.map((one) => this.storeAll([one]).catch(one.reject))).then(() => {}),
+    );
+    this.storing.add(stored);
+    void stored.finally(() => this.storing.delete(stored));
   }
 
   /** Store the batch and settle its writers; rejects (settling none) when the statement failed. */
@@ -106,23 +105,33 @@ export class BatchedWrites<Item> {
 
 /**
  * For the records of a call (its execution, its audit entry): gathered a little longer, so that storing them comes
- * after the call's answer is sent rather than before it (SQLite's statements run on the main thread).
+ * after the call's answer is sent rather than before it (SQLite's statements run on the main thread). A reader
+ * stores them first (`settled`), and so does a stopping server (`settleRecordWrites`).
  */
 export const RECORD_GATHERING = { gatherMs: 10 };
 
+/** Every table's batched inserts, for a server that stops: what they gathered is stored before it exits. */
+const tables = new Set<BatchedWrites<SqlValue[]>>();
+
+export async function settleRecordWrites(): Promise<void> {
+  await Promise.all([...tables].map((writes) => writes.settled()));
+}
+
 /**
- * Rows of one table from every live run, inserted together: one statement per turn of the event loop, which under
- * load holds many runs' rows, and no wait when the process is idle.
+ * Rows of one table from every live run, inserted together: by default one statement per turn of the event loop,
+ * which under load holds many runs' rows, and no wait when the process is idle.
  */
 export function batchedInserts(
   table: string,
   columns: readonly string[],
   { gatherMs = 0 }: { gatherMs?: number } = {},
 ): BatchedWrites<SqlValue[]> {
-  return new BatchedWrites<SqlValue[]>(
+  const writes = new BatchedWrites<SqlValue[]>(
     async (rows) => {
       await sql.execute(insertSql(table, columns, rows.length), rows.flat());
     },
     { gatherMs },
   );
+  tables.add(writes);
+  return writes;
 }

@@ -3,7 +3,8 @@ import { databaseClock } from "@/lib/db/driver/clock";
 import { notifications } from "@/lib/db/driver/notifications";
 import { insertSql, toBoolean, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "@/lib/db/driver/sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
-import { MAX_EVENT_ID, type SequencedEvent } from "@/lib/contract/events";
+import type { SequencedEvent } from "@/lib/contract/events";
+import { MAX_EVENT_ID } from "@/lib/contract/log";
 
 /** A row of some conversation's event log. */
 export type ConversationEventRow = EventRow & { conversationId: string };

@@ -1,0 +1,31 @@
+/*
+ * The event log's constants, without zod: the browser imports them (the schemas in events.ts stay on the server
+ * and in the tests).
+ */
+
+/**
+ * The one SSE message that is not an event of the log (its id is 0, the log's start): what the stream showed past
+ * the stored log was dropped (its run moved to another instance first), so read the log again from the start.
+ */
+export const RESYNC = "resync";
+
+/**
+ * Whether an event begins a segment of the log, the part one instance wrote; its `segment` token tells it from another
+ * begun at the same id (docs/architecture.md, "Segments and resync"). Logs written before tokens have none.
+ */
+export const startsSegment = (event: {
+  type: string;
+}): event is { type: "run_started" | "run_resumed"; segment?: string } =>
+  event.type === "run_started" || event.type === "run_resumed";
+
+/** A segment of the log as a client names it: the id of the event that began it, and its token (where it had one). */
+export interface SegmentStart {
+  id: number;
+  token?: string;
+}
+
+/** The largest event id: an id is its event's seq in the log, a 32-bit integer column on PostgreSQL. */
+export const MAX_EVENT_ID = 2 ** 31 - 1;
+
+/** What a segment token may be: lib/runs/run.ts makes UUIDs, with room for other clients' own. */
+export const SEGMENT_TOKEN = /^[\w-]{1,64}$/;
