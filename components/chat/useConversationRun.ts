@@ -3,7 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, problemText, type ConversationSource } from "@/lib/api/client";
-import { startsSegment, type RegisteredToolView } from "@/lib/contract/events";
+import type { RegisteredToolView } from "@/lib/contract/events";
+import { startsSegment } from "@/lib/contract/log";
 import { followEvents, type FollowState } from "@/lib/api/event-stream";
 import { applyEvents, emptyTrace, isRunning, segmentOf, type TraceEvent } from "@/lib/trace/state";
 import type { InitialView } from "@/lib/trace/view";
