@@ -92,7 +92,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
         await run.stored();
         // Stopped while they were stored: from here to the calls (and an approval's question) nothing waits.
         signal.throwIfAborted();
-        return Promise.all(calls.map((call) => executeCall(call, step, run)));
+        return everyCall(calls.map((call) => executeCall(call, step, run)));
       };
       const registering = plan.calls.filter((call) => tools.get(call.name)?.changesToolset);
       const others = plan.calls.filter((call) => !registering.includes(call));
@@ -145,6 +145,15 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
   };
   run.emit(observation);
   return observation;
+}
+
+/** Promise.all that throws only once every call has settled: no call of the step goes on after the loop ends. */
+async function everyCall<T>(calls: Promise<T>[]): Promise<T[]> {
+  const outcomes = await Promise.allSettled(calls);
+  return outcomes.map((outcome) => {
+    if (outcome.status === "rejected") throw outcome.reason;
+    return outcome.value;
+  });
 }
 
 class ModelNotConfiguredError extends Error {

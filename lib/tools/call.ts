@@ -1,3 +1,4 @@
+import type { Execution } from "@/lib/contract/responses";
 import { recordAudit, type AuditDecision } from "@/lib/db/queries/audit";
 import { recordExecution } from "@/lib/db/queries/executions";
 import { RateLimiter } from "@/lib/platform/token-bucket";
@@ -11,7 +12,7 @@ import type { AgentTool, ToolRegistry, ToolResult } from "./types";
 export interface Caller {
   /** The identity the call acts for: its tools and its data. */
   ownerId: string;
-  source: "chat" | "api";
+  source: Execution["source"];
   conversationId?: string;
   runId?: string;
   /** The model's id for the call, in chat. */
@@ -52,7 +53,8 @@ const MAX_INPUT_PROBLEMS = 5;
 /**
  * The one way a tool is called, from chat, the REST API and any other caller: check the input against the tool's
  * schema, apply the profile's rate limit and approval, run the tool, and record the audit entry and the execution.
- * Every failure is a result, never a throw. The records are written in the background, batched with other calls'.
+ * Every failure of a call is a result; it throws only when its run leaves this instance while the call awaits a
+ * person's approval (no one answered, so nothing is recorded). The records are written in the background, batched.
  */
 export async function callTool(call: ToolCall): Promise<CallOutcome> {
   const started = performance.now();

@@ -505,6 +505,28 @@ describe("the agent loop, with a fake model and fake tools", () => {
       expect((await running).outcome.status).toBe("cancelled");
     });
 
+    it("when a call throws (its run left during an approval): the loop still waits for the others", async () => {
+      const controller = new AbortController();
+      const slow = deferred<ToolResult>();
+      const tools = new FakeToolset({
+        asking: {
+          run: () => {
+            controller.abort(new Error("The run left this instance."));
+            throw new Error("The run left this instance.");
+          },
+        },
+        slow: { run: () => slow.promise },
+      });
+      const model = modelReplying(reply(toolCall("a", "asking", {}), toolCall("s", "slow", {}), finish("tool-calls")));
+      let settled = false;
+      const running = run({ model, tools, signal: controller.signal }).finally(() => (settled = true));
+      await vi.waitFor(() => expect(tools.log).toContain("start s"));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(settled).toBe(false);
+      slow.resolve({ ok: false, error: "cancelled", cancelled: true });
+      expect((await running).outcome.status).toBe("cancelled");
+    });
+
     it("during the model's answer: ends cancelled, with no error and no call", async () => {
       const controller = new AbortController();
       const model = modelThenSilent(...text("I will"));

@@ -240,6 +240,13 @@ describe("callTool: the one path of every tool call", () => {
     const outcome = await callTool({ name: "calculate", tool, input: "{expression", problem, caller: chat });
     expect(outcome).toMatchObject({ result: { ok: false, error: problem }, decision: "refused" });
     expect(tool.execute).not.toHaveBeenCalled();
+    // The model read the refusal as the call's result: it is audited and counted as a failed call.
+    expect(audits).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ tool: "calculate", decision: "refused", reason: problem, outcome: undefined }),
+    );
+    expect(executions).toHaveBeenCalledExactlyOnceWith(
+      expect.objectContaining({ toolName: "calculate", status: "failed", error: problem, source: "chat" }),
+    );
   });
 
   describe("a profile's rate limit", () => {

@@ -2,8 +2,9 @@ import { createHash, randomUUID } from "node:crypto";
 import { batchedInserts, RECORD_GATHERING } from "@/lib/db/driver/batched-writes";
 import { db } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
+import type { AuditEntry as AuditJson } from "@/lib/contract/responses";
 
-export type AuditDecision = "allowed" | "refused" | "rate_limited" | "approved" | "denied";
+export type AuditDecision = AuditJson["decision"];
 
 export interface AuditEntry {
   ownerId: string;

@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import { batchedInserts, RECORD_GATHERING } from "@/lib/db/driver/batched-writes";
 import { db } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
+import type { Execution } from "@/lib/contract/responses";
 
-export type ExecutionStatus = "succeeded" | "failed" | "cancelled";
+export type ExecutionStatus = Execution["status"];
 
 export interface ExecutionRecord {
   /** Where the call came from: a conversation's run, or the API. */
-  source: "chat" | "api";
+  source: Execution["source"];
   conversationId?: string;
   runId?: string;
   callId?: string;

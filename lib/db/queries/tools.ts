@@ -4,6 +4,7 @@ import type { RegisteredToolView } from "@/lib/contract/events";
 import { containsIgnoringCase, db, sql, transaction } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
+import type { Tool } from "@/lib/contract/responses";
 
 export interface NewToolVersion {
   ownerId: string;
@@ -16,7 +17,7 @@ export interface NewToolVersion {
   code: string;
 }
 
-export type ToolScope = "conversation" | "library";
+export type ToolScope = Tool["scope"];
 
 const view = {
   id: true,
