@@ -17,6 +17,8 @@ export const chromiumLaunchOptions = {
 
 export default defineConfig({
   testDir: "tests/e2e",
+  // One migrated SQLite database, copied for each server the tests start.
+  globalSetup: "./tests/support/sqlite-template.ts",
   outputDir: "test-results",
   workers: 1,
   timeout: 60_000,

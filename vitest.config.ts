@@ -17,6 +17,7 @@ export default defineConfig({
         test: {
           name: "sqlite",
           include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
+          globalSetup: ["tests/support/sqlite-template.ts"],
           sequence: { groupOrder: 0 },
         },
       },
@@ -27,7 +28,7 @@ export default defineConfig({
           name: "postgresql",
           include: ["tests/integration/**/*.test.ts", "tests/scale-out/**/*.test.ts"],
           env: { TEST_DATABASE: "postgresql" },
-          globalSetup: ["tests/support/postgres.ts"],
+          globalSetup: ["tests/support/postgres.ts", "tests/support/postgres-template.ts"],
           sequence: { groupOrder: 1 },
         },
       },

@@ -51,9 +51,18 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
-/** Create the database a URL names if need be, and apply the migrations to it, as `npm start` does. */
+/**
+ * Create the database a URL names if need be, and apply the migrations to it, as `npm start` does. A database that
+ * does not exist yet is a copy of the run's migrated template when its global set-up made one (`migratedTemplates`).
+ */
 export async function prepareDatabase(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (await copyOfTemplate(databaseUrl)) return;
   await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl, env);
+}
+
+/** scripts/migrate.mjs on the database, as `npm start` runs it. */
+async function migrate(databaseUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
   // Not spawnSync: the database may be reached through something this process serves (a test's TCP relay).
   await promisify(execFile)("node", ["scripts/migrate.mjs"], {
     env: { ...env, DATABASE_URL: databaseUrl },
@@ -61,6 +70,72 @@ export async function prepareDatabase(databaseUrl: string, env: NodeJS.ProcessEn
   }).catch((error: { stdout?: string; stderr?: string }) => {
     throw new Error(`Migration failed: ${error.stdout}${error.stderr}`);
   });
+}
+
+/** Where the migrated templates are: a SQLite file, and a database's name on the test's PostgreSQL server. */
+const SQLITE_TEMPLATE = "TOOLSMITH_TEST_SQLITE_TEMPLATE";
+const POSTGRES_TEMPLATE = "TOOLSMITH_TEST_POSTGRES_TEMPLATE";
+
+/**
+ * Migrate a template database once for the whole run, of the provider under test (`provider`; on PostgreSQL, on the
+ * server TEST_POSTGRES_URL names), which `prepareDatabase` copies for each new database: migrating took seconds per
+ * server started (`prisma migrate deploy` for SQLite), copying takes milliseconds. The template goes through
+ * scripts/migrate.mjs as every database did, so each copy is what the migration makes. Resolves with the teardown.
+ */
+export async function migratedTemplates(provider = testProvider): Promise<() => Promise<void>> {
+  if (provider === "sqlite") {
+    const directory = tempDataDir();
+    const file = path.join(directory, "template.db");
+    await migrate(`file:${file}`, process.env);
+    process.env[SQLITE_TEMPLATE] = file;
+    return async () => {
+      delete process.env[SQLITE_TEMPLATE];
+      fs.rmSync(directory, { recursive: true, force: true });
+    };
+  }
+  const url = new URL(freshPostgresUrl());
+  url.pathname = `${url.pathname}_template`;
+  await ensureDatabase(url.toString());
+  await migrate(url.toString(), process.env);
+  const name = url.pathname.slice(1);
+  process.env[POSTGRES_TEMPLATE] = name;
+  return async () => {
+    delete process.env[POSTGRES_TEMPLATE];
+    url.pathname = "/postgres";
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS "${name}"`).finally(() => client.end());
+  };
+}
+
+/** Make the database a URL names as a copy of the run's migrated template: false when it exists or there is none. */
+async function copyOfTemplate(databaseUrl: string): Promise<boolean> {
+  const sqliteTemplate = process.env[SQLITE_TEMPLATE];
+  if (databaseUrl.startsWith("file:") && sqliteTemplate) {
+    const file = databaseUrl.slice("file:".length);
+    // Only a new database, named by an absolute path (a relative one is resolved by whoever opens it).
+    if (!path.isAbsolute(file) || fs.existsSync(file)) return false;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.copyFileSync(sqliteTemplate, file, fs.constants.COPYFILE_EXCL);
+    return true;
+  }
+  const postgresTemplate = process.env[POSTGRES_TEMPLATE];
+  if (!databaseUrl.startsWith("postgres") || !postgresTemplate) return false;
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  // Only on the server the template is on.
+  if (url.host !== new URL(process.env.TEST_POSTGRES_URL ?? "postgresql://none").host) return false;
+  url.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (rowCount) return false;
+    await client.query(`CREATE DATABASE "${name}" TEMPLATE "${postgresTemplate}"`);
+    return true;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Plain SQL against a test's database, for checks the API does not expose; `?` placeholders on both providers. */
