@@ -78,6 +78,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   415: "The body is not declared as JSON.",
   422: "The tool's code or schema was refused.",
   429: "Too many requests; see Retry-After.",
+  500: "The server failed (its database, say); the error was logged.",
   503: "Not confirmed in time; send it again (see Retry-After).",
 };
 const id = z.object({ id: z.string() });
@@ -335,14 +336,15 @@ const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
 
 /**
  * The answers every route of a kind may give, whatever it does: a write from another site is refused (proxy.ts), a
- * JSON body can be too large or not JSON (lib/http/body.ts), and a route that asks who is calling refuses a bad
- * API token.
+ * JSON body can be too large or not JSON (lib/http/body.ts), a route that asks who is calling refuses a bad API
+ * token, and any route answers 500 when the server fails (lib/http/errors.ts `route`).
  */
 function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
   const common = [
     ...(WRITES.has(method) ? [403] : []),
     ...(operation.requestBody ? [400, 413, 415] : []),
     ...(operation.security?.length === 0 ? [] : [401]),
+    500,
   ];
   return { ...operation, responses: { ...errors(...common), ...operation.responses } };
 }
