@@ -7,8 +7,9 @@ import { identityCookieName, identityCookieOptions, identityOf, newIdentityCooki
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Every request passes here first: a cross-site write is refused (403); a request without a valid identity gets one,
- * on the request and the response, unless another site sent it; every response gets a CSP with a fresh nonce.
+ * Every request passes here first: a cross-site write is refused (403), and so is an API write without credentials
+ * (401); any other request without a valid identity gets one, on the request and the response, unless another site
+ * sent it; every response gets a CSP with a fresh nonce.
  */
 export function proxy(request: NextRequest) {
   // A bearer token is not sent by the browser on its own, so another site cannot borrow it: no CSRF check, and
@@ -23,10 +24,20 @@ export function proxy(request: NextRequest) {
     ).toResponse();
   }
 
-  const minted = identityOf(request.headers.get("cookie")) || foreign ? undefined : newIdentityCookie();
+  const page = !request.nextUrl.pathname.startsWith("/api/");
+  const identified = identityOf(request.headers.get("cookie")) !== undefined;
+  // A script that sends no credentials would make things under a new identity that its next call cannot reach.
+  if (!page && !identified && !SAFE_METHODS.has(request.method)) {
+    return new ApiError(
+      401,
+      "no_credentials",
+      "This request carries neither an identity cookie nor an API token. Create a token on the Settings page " +
+        "(/settings), or with POST /api/tokens from the browser, and send it as `Authorization: Bearer <token>`.",
+    ).toResponse();
+  }
+  const minted = identified || foreign ? undefined : newIdentityCookie();
   const secure = publicOrigin(request).startsWith("https:");
   // The JSON API needs no script nonce: with a valid identity, the request goes on untouched (the hot path).
-  const page = !request.nextUrl.pathname.startsWith("/api/");
   if (!page && !minted && !secure) return NextResponse.next();
 
   const headers = new Headers(request.headers);

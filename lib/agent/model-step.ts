@@ -24,6 +24,8 @@ export interface StepPlan {
   usage?: { inputTokens?: number; outputTokens?: number };
 }
 
+type ModelCallOptions = Parameters<typeof streamModelCall>[0];
+
 export interface StepRequest {
   model: LanguageModel;
   system: string;
@@ -34,6 +36,10 @@ export interface StepRequest {
   idle: IdleTimeout;
   emit: (event: AgentEvent) => void;
   signal: AbortSignal;
+  /** For an answer of a given shape (lib/tools/generate.ts): a JSON-schema output, or a call of one tool. */
+  output?: ModelCallOptions["output"];
+  toolChoice?: ModelCallOptions["toolChoice"];
+  providerOptions?: ModelCallOptions["providerOptions"];
 }
 
 /** The wait before a model request is sent again: half a second, doubling. */
@@ -57,12 +63,17 @@ export async function streamStep({
   idle,
   emit,
   signal,
+  output,
+  toolChoice,
+  providerOptions,
 }: StepRequest): Promise<StepPlan> {
   const abortSignal = idle.arm(signal);
   try {
     // A request that failed before streaming began is sent again when the error says that may help (429, 5xx,
     // network); a cancel during the wait ends it at once.
-    const { stream } = await retry(() => streamModelCall({ model, system, messages, tools, abortSignal }), {
+    const call = () =>
+      streamModelCall({ model, system, messages, tools, output, toolChoice, providerOptions, abortSignal });
+    const { stream } = await retry(call, {
       backoff: MODEL_BACKOFF,
       attempts: maxRetries + 1,
       retryable: (error) => APICallError.isInstance(error) && error.isRetryable,

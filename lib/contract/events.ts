@@ -12,6 +12,35 @@ export type RunStatus = z.infer<typeof RunStatus>;
 export const Violation = z.object({ message: z.string(), line: z.number().int(), column: z.number().int() });
 export type Violation = z.infer<typeof Violation>;
 
+/** How one example of a tool went: what the tool returned (or the error it failed with), against what was expected. */
+export const ExampleOutcome = z
+  .object({
+    input: z.record(z.string(), z.unknown()),
+    expected_output: z.unknown(),
+    passed: z.boolean(),
+    actual_output: z.unknown().optional().describe("What run(input) returned; absent when it failed."),
+    error: z.string().optional().describe("Why the example could not run: bad input, a throw, a limit."),
+  })
+  .meta({ id: "ExampleOutcome" });
+export type ExampleOutcome = z.infer<typeof ExampleOutcome>;
+
+/** The JSON of one example, at most. */
+const MAX_EXAMPLE_CHARS = 16 * 1024;
+
+/** One example of a tool: inputs, and what `run(inputs)` must return for them. */
+export const ToolExample = z
+  .strictObject({
+    input: z.record(z.string(), z.unknown()).describe("Inputs that match parameters_schema."),
+    expected_output: z
+      .unknown()
+      .describe("What run(input) returns, as JSON. Numbers match within a relative 1e-9; key order is ignored."),
+  })
+  .refine((example) => JSON.stringify(example).length <= MAX_EXAMPLE_CHARS, {
+    message: `An example's JSON is at most ${MAX_EXAMPLE_CHARS / 1024} KB.`,
+  })
+  .meta({ id: "ToolExample" });
+export type ToolExample = z.infer<typeof ToolExample>;
+
 /** A tool version as the trace shows it. */
 export const RegisteredToolView = z.object({
   id: z.string().describe("This version's id."),
@@ -21,6 +50,10 @@ export const RegisteredToolView = z.object({
   parametersSchema: z.record(z.string(), z.unknown()),
   code: z.string(),
   version: z.number().int(),
+  examples: z
+    .array(ToolExample)
+    .optional()
+    .describe("Each passed before the version was accepted; none: the tool is untested. Absent in older logs."),
 });
 export type RegisteredToolView = z.infer<typeof RegisteredToolView>;
 
@@ -57,7 +90,8 @@ export const AgentEvent = z.discriminatedUnion("type", [
     callId: z.string(),
     name: z.string(),
     code: z.string(),
-    violations: z.array(Violation),
+    violations: z.array(Violation).describe("What the code policy refused; empty when the examples failed."),
+    failures: z.array(ExampleOutcome).optional().describe("The examples, when one or more failed."),
   }),
   z
     .object({

@@ -4,21 +4,59 @@
  */
 import { z } from "zod";
 import { codePolicy } from "@/lib/sandbox/policy";
+import { ToolExample } from "./events";
 
-/** The schema of a tool definition: register_tool's input and the body of POST /api/tools. */
+/** Examples a tool version carries, at most; each runs in the sandbox before the version is accepted. */
+export const MAX_EXAMPLES = 10;
+const toolInput = z.record(z.string(), z.unknown());
+
+const toolName = z
+  .string()
+  .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)")
+  .describe("snake_case name, e.g. word_count");
+const toolDescription = z.string().trim().min(1).max(2000);
+
+/** The schema of a tool definition: register_tool's input and the body of POST /api/tools with code. */
 export const ToolDefinition = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)")
-    .describe("snake_case name, e.g. word_count"),
-  description: z.string().min(1).max(2000).describe("What the tool does, for the model."),
+  name: toolName,
+  description: toolDescription.describe("What the tool does, for the model."),
   parameters_schema: z
     .record(z.string(), z.unknown())
     .describe(
       'JSON Schema of the inputs, e.g. {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}',
     ),
   code: z.string().min(1).max(codePolicy.maxCodeBytes).describe("JavaScript source defining function run(inputs)."),
+  examples: z
+    .array(ToolExample)
+    .max(MAX_EXAMPLES)
+    .default([])
+    .describe(
+      "Two or three examples, ordinary and edge cases. Each runs before the tool is accepted; a tool whose " +
+        "output differs is rejected with the difference. A tool without examples is marked untested.",
+    ),
 });
+export type ToolDefinition = z.infer<typeof ToolDefinition>;
+
+/** A tool to write from a description: POST /api/tools/generate, and POST /api/tools without code (SEAT's form). */
+export const ToolDescription = z.strictObject({
+  description: z
+    .string()
+    .trim()
+    .min(1, "description must not be empty")
+    .max(4000)
+    .describe('What the tool should do, in plain words, e.g. "Convert a temperature from Celsius to Fahrenheit".'),
+  name: toolName.optional().describe("The name to give it; the model picks one when absent."),
+});
+export type ToolDescription = z.infer<typeof ToolDescription>;
+
+/** POST /api/tools: with code, the tool as written; with only a description, the model writes it. */
+export const NewTool = z.union([ToolDefinition, ToolDescription]);
+
+/** An example to keep: a past execution's input and output, or one written out. */
+export const NewToolExample = z.union([
+  z.strictObject({ executionId: z.string().max(64).describe("A call from GET /api/tools/{id}/executions.") }),
+  ToolExample,
+]);
 
 /** Items per page of a listing. */
 const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");
@@ -115,6 +153,11 @@ export const AuditQuery = z.object({
 
 export const AuditExportQuery = z.object({ ...auditFilters, format: z.enum(["csv", "jsonl"]).default("csv") });
 
-export const ToolExecution = z.strictObject({
-  input: z.record(z.string(), z.unknown()).default({}).describe("The tool's inputs, matching its parameters_schema."),
-});
+/** Toolsmith's `input`, or SEAT's `input_data`; one of them. */
+export const ToolExecution = z
+  .strictObject({
+    input: toolInput.optional().describe("The tool's inputs, matching its parameters_schema."),
+    input_data: toolInput.optional().describe("SEAT's name for `input`."),
+  })
+  .refine((body) => body.input === undefined || body.input_data === undefined, "Send input or input_data, not both.")
+  .transform((body) => ({ input: body.input ?? body.input_data ?? {} }));

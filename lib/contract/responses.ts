@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IdentifiedEvent, RegisteredToolView, RunStatus, Violation } from "./events";
+import { ExampleOutcome, IdentifiedEvent, RegisteredToolView, RunStatus, ToolExample, Violation } from "./events";
 
 /*
  * What the API answers, route by route (routes.ts says which answers which). The browser client's types are
@@ -15,7 +15,12 @@ export const ErrorBody = z
   })
   .meta({ id: "Error" });
 
-export const ToolRefused = ErrorBody.extend({ violations: z.array(Violation).optional() });
+/** A tool that was not accepted: what the policy refused, or how its examples went. */
+export const ToolRefused = ErrorBody.extend({
+  violations: z.array(Violation).optional(),
+  failures: z.array(ExampleOutcome).optional().describe("Every example, when one or more failed."),
+});
+export type ToolRefused = z.infer<typeof ToolRefused>;
 
 export const Health = z.strictObject({
   status: z.literal("ok"),
@@ -92,6 +97,16 @@ export const ToolStats = z
   })
   .meta({ id: "ToolStats" });
 
+/** SEAT's statistics, beside `stats`: the same counts, in SEAT's names, durations in seconds. */
+export const SeatStatistics = z.strictObject({
+  total_executions: z.number().int(),
+  successful_executions: z.number().int(),
+  failed_executions: z.number().int(),
+  average_execution_time: z.number().nullable().describe("Seconds; null before the first call."),
+  last_executed_at: time.nullable(),
+});
+export type SeatStatistics = z.infer<typeof SeatStatistics>;
+
 export const Tool = z
   .strictObject({
     id: z.string().describe("The tool's id; every version shares it."),
@@ -102,7 +117,10 @@ export const Tool = z
       .describe(
         "JSON Schema of the inputs; register_tool's own name for it (the tool-registration PR's), kept on purpose.",
       ),
+    input_schema: z.record(z.string(), z.unknown()).describe("SEAT's name for parameters_schema: the same schema."),
     code: z.string(),
+    examples: z.array(ToolExample).describe("This version's examples; each passed when it was kept."),
+    tested: z.boolean().describe("The version has examples, and passed them; false: untested."),
     version: z.number().int(),
     versionId: z.string(),
     scope: z.enum(["conversation", "library"]),
@@ -110,6 +128,7 @@ export const Tool = z
     conversationId: z.string().nullable().describe("Where it was made; null through the API."),
     createdAt: time,
     stats: ToolStats.optional(),
+    statistics: SeatStatistics.optional(),
   })
   .meta({ id: "Tool" });
 export type Tool = z.infer<typeof Tool>;
@@ -148,6 +167,14 @@ export const ToolRun = z
   })
   .meta({ id: "ToolRun" });
 export type ToolRun = z.infer<typeof ToolRun>;
+
+/** POST /api/tools/{id}/test: the version's examples, run again. */
+export const ToolTestRun = z.strictObject({
+  version: z.number().int(),
+  passed: z.boolean().describe("Every example passed (false when there are none)."),
+  outcomes: z.array(ExampleOutcome),
+});
+export type ToolTestRun = z.infer<typeof ToolTestRun>;
 
 export const ExecutionStatus = z.enum(["succeeded", "failed", "cancelled"]);
 

@@ -10,8 +10,10 @@ import {
   NewApiToken,
   NewConversation,
   NewMessage,
+  NewTool,
+  NewToolExample,
   ToolChange,
-  ToolDefinition,
+  ToolDescription,
   ToolExecution,
   ToolExecutionsQuery,
   ToolListQuery,
@@ -39,9 +41,11 @@ import {
   ToolPage,
   ToolRefused,
   ToolRun,
+  ToolTestRun,
   ToolTotals,
   ToolVersions,
 } from "./responses";
+import { GenerationEvent, GenerationRefused } from "./generation";
 
 /*
  * The API's routes as data: what each takes and answers, by status. The OpenAPI document is generated from it
@@ -82,6 +86,17 @@ const ERROR_MEANINGS: Record<number, string> = {
   503: "Not confirmed in time; send it again (see Retry-After).",
 };
 const id = z.object({ id: z.string() });
+/** A generation's events, as lib/contract/generation.ts lists them. */
+const generationStream = {
+  description:
+    "text/event-stream: attempt_started, attempt_written (the code), attempt_failed (violations or failing examples), then tool_created or generation_failed (with the status and body the JSON answer has).",
+  content: { "text/event-stream": { schema: GenerationEvent } },
+};
+const generationErrors = {
+  "429": json(ErrorBody, "Too many tools written in a minute; see Retry-After."),
+  "502": json(ErrorBody, "The model server failed; the message names how."),
+  "503": json(ErrorBody, "No model is configured."),
+};
 const exportQuery = z.object({ format: z.enum(["json", "md"]).optional() });
 const token = z.object({ token: z.string() });
 const noContent = { "204": { description: "Done; no body." } };
@@ -250,10 +265,39 @@ const routes: ZodOpenApiPathsObject = {
       },
     }),
     post: operation("Create a library tool (or a new version of one with that name)", {
-      requestBody: { content: { "application/json": { schema: ToolDefinition } } },
+      description:
+        "With `code`: the tool as written, checked by the code policy and run against its `examples` (a tool " +
+        "without examples is stored untested). With only a `description` (and an optional `name`), SEAT's form: " +
+        "the model writes the tool, which is checked, tested and repaired as POST /api/tools/generate does; the " +
+        "answer is JSON once it is done, or that route's event stream for a client that sends " +
+        "`Accept: text/event-stream`.",
+      requestBody: { content: { "application/json": { schema: NewTool } } },
       responses: {
-        "201": json(Tool, "Created."),
-        "422": json(ToolRefused, "Refused by the code policy or the sandbox."),
+        "200": generationStream,
+        "201": json(Tool, "Created, with its statistics."),
+        "422": json(
+          z.union([GenerationRefused, ToolRefused]),
+          "Refused: the code policy's violations, or the examples with what the tool returned; for a description, the last of the attempts.",
+        ),
+        ...generationErrors,
+        ...errors(400, 401, 415),
+      },
+    }),
+  },
+  "/api/tools/generate": {
+    post: operation("Write a tool from a description: written, checked, tested, repaired, stored", {
+      description:
+        "The model writes the tool with examples (OpenAI's `chat` and `responses` dialects through a JSON-schema " +
+        "structured output; `compatible` servers through a forced call of one tool, `write_tool`). Its code is " +
+        "checked and its examples run; a failure goes back to the model to repair, up to " +
+        "TOOLSMITH_GENERATE_ATTEMPTS attempts. Streams every attempt as Server-Sent Events; a client that " +
+        "accepts only `application/json` gets the outcome as JSON.",
+      requestBody: { content: { "application/json": { schema: ToolDescription } } },
+      responses: {
+        "200": generationStream,
+        "201": json(Tool, "Created: stored in your library with its examples."),
+        "422": json(GenerationRefused, "No attempt passed; the last one's violations or examples. Nothing is stored."),
+        ...generationErrors,
         ...errors(400, 401, 415),
       },
     }),
@@ -299,6 +343,23 @@ const routes: ZodOpenApiPathsObject = {
       requestBody: { content: { "application/json": { schema: ToolExecution } } },
       responses: {
         "200": json(ToolRun, "The outcome; a failing tool is ok: false."),
+        ...errors(400, 401, 404, 415),
+      },
+    }),
+  },
+  "/api/tools/{id}/test": {
+    post: operation("Run the version's examples again", {
+      requestParams: { path: id, query: ToolVersionQuery },
+      responses: { "200": json(ToolTestRun, "Each example with its outcome."), ...errors(400, 401, 404) },
+    }),
+  },
+  "/api/tools/{id}/examples": {
+    post: operation("Keep an example on the latest version: a past call (keep as example) or one written out", {
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: NewToolExample } } },
+      responses: {
+        "201": json(Tool, "Kept: the version passed it."),
+        "422": json(ToolRefused, "Not kept: the version returns something else, or the call had failed."),
         ...errors(400, 401, 404, 415),
       },
     }),

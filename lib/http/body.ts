@@ -32,6 +32,11 @@ export async function readJson<Schema extends z.ZodType>(request: Request, schem
     throw badRequest(
       `${malformed || "The body"} contains an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text.`,
     );
+  return checkBody(schema, body);
+}
+
+/** A parsed body checked against a schema: 400 with the first problem and where it is. */
+export function checkBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;

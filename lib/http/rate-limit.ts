@@ -6,13 +6,23 @@ import { ApiError } from "./errors";
 /** Many people can share one address (an office, a household), so it gets this many times an identity's budget. */
 const ADDRESS_FACTOR = 3;
 
-export type LimitedAction = "conversations" | "messages";
+export type LimitedAction = "conversations" | "messages" | "generations";
+
+/** What the 429 says there were too many of. */
+const ACTION_NAMES: Record<LimitedAction, string> = {
+  conversations: "new conversations",
+  messages: "messages",
+  generations: "tools written from descriptions",
+};
 
 const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => ({
   "conversations:identity": new RateLimiter(config.rateLimits.conversationsPerMinute),
   "conversations:address": new RateLimiter(config.rateLimits.conversationsPerMinute * ADDRESS_FACTOR),
   "messages:identity": new RateLimiter(config.rateLimits.messagesPerMinute),
   "messages:address": new RateLimiter(config.rateLimits.messagesPerMinute * ADDRESS_FACTOR),
+  // Writing a tool asks the model as a message does, up to a few times: it shares the messages' budget size.
+  "generations:identity": new RateLimiter(config.rateLimits.messagesPerMinute),
+  "generations:address": new RateLimiter(config.rateLimits.messagesPerMinute * ADDRESS_FACTOR),
 }));
 
 /**
@@ -30,7 +40,7 @@ export function limitRate(action: LimitedAction, identity: string, request: Requ
       throw new ApiError(
         429,
         "rate_limited",
-        `Too many ${action === "messages" ? "messages" : "new conversations"} in a minute; try again in ${outcome.retryAfterSeconds} s.`,
+        `Too many ${ACTION_NAMES[action]} in a minute; try again in ${outcome.retryAfterSeconds} s.`,
         {
           "retry-after": String(outcome.retryAfterSeconds),
         },

@@ -40,6 +40,8 @@ const settings = environment();
 
 export const config = {
   maxSteps: settings.TOOLSMITH_MAX_STEPS,
+  /** Attempts at writing a tool from a description: the first, then repairs. */
+  generateAttempts: settings.TOOLSMITH_GENERATE_ATTEMPTS,
   /** Characters of one user message. */
   maxMessageChars: settings.TOOLSMITH_MAX_MESSAGE_CHARS,
   /** Bytes of a request body to the API. */

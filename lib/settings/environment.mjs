@@ -49,6 +49,9 @@ const model = {
 
 const agent = {
   TOOLSMITH_MAX_STEPS: integer(1, 100).prefault("8").describe("step ceiling of one run"),
+  TOOLSMITH_GENERATE_ATTEMPTS: integer(1, 10)
+    .prefault("3")
+    .describe("attempts at writing a tool from a description (POST /api/tools/generate): the first, then repairs"),
   TOOLSMITH_MAX_LIBRARY_TOOLS: integer(0, 1000)
     .prefault("64")
     .describe("library tools offered to the model in one conversation, newest first"),

@@ -1,4 +1,5 @@
-import type { AuditEntry, Execution, Tool } from "@/lib/contract/responses";
+import type { ToolExample } from "@/lib/contract/events";
+import type { AuditEntry, Execution, SeatStatistics, Tool } from "@/lib/contract/responses";
 import type { AuditRow } from "@/lib/db/queries/audit";
 import type { listToolExecutions, ToolStats } from "@/lib/db/queries/executions";
 import type { ToolRow } from "@/lib/db/queries/tools";
@@ -10,12 +11,17 @@ import type { ToolRow } from "@/lib/db/queries/tools";
 
 /** A tool as the /api/tools routes answer with it: `id` is the tool's (every version shares it). */
 export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
+  const parametersSchema = JSON.parse(row.parametersSchema) as Record<string, unknown>;
+  const examples = JSON.parse(row.examples) as ToolExample[];
   return {
     id: row.lineageId,
     name: row.name,
     description: row.description,
-    parameters_schema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
+    parameters_schema: parametersSchema,
+    input_schema: parametersSchema,
     code: row.code,
+    examples,
+    tested: examples.length > 0,
     version: row.version,
     versionId: row.id,
     scope: row.scope as Tool["scope"],
@@ -23,6 +29,18 @@ export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
     conversationId: row.conversationId,
     createdAt: row.createdAt.toISOString(),
     ...(stats ? { stats: { ...stats, lastUsedAt: stats.lastUsedAt?.toISOString() ?? null } } : {}),
+    ...(stats ? { statistics: seatStatistics(stats) } : {}),
+  };
+}
+
+/** The statistics in SEAT's names: failures count every call that did not succeed, durations are in seconds. */
+function seatStatistics(stats: ToolStats): SeatStatistics {
+  return {
+    total_executions: stats.executions,
+    successful_executions: stats.successes,
+    failed_executions: stats.executions - stats.successes,
+    average_execution_time: stats.meanDurationMs === null ? null : stats.meanDurationMs / 1000,
+    last_executed_at: stats.lastUsedAt?.toISOString() ?? null,
   };
 }
 

@@ -4,23 +4,39 @@ import { toolView } from "@/lib/db/queries/tools";
 import { isBuiltinName } from "@/lib/tools/names";
 import { conversationOf, defineTool } from "./define-tool";
 import { registeredTool } from "./registered-tool";
-import { registerToolVersion } from "./registration";
+import { registerToolVersion, type Registration } from "./registration";
+import type { ToolRejection } from "./types";
 
 const { timeoutMs, memoryBytes } = config.sandbox;
+
+/** What a refused registration shows in the trace: the policy's violations, or the examples that failed. */
+function rejection(
+  { name, code }: ToolDefinition,
+  registration: Extract<Registration, { ok: false }>,
+): ToolRejection | undefined {
+  if (registration.problem === "policy") return { name, code, violations: registration.violations };
+  if (registration.problem === "examples") return { name, code, violations: [], failures: registration.outcomes };
+  return undefined;
+}
+
+/** What tool code may do, for the model: register_tool's description and the tool writer's prompt say it. */
+export const TOOL_CODE_RULES =
+  "JavaScript that defines `function run(inputs)` (may be async) returning a JSON-serialisable value; `inputs` " +
+  "matches parameters_schema. It runs in a sandbox: no require/import/process/eval/Function/globalThis/" +
+  "constructor/__proto__, no Node APIs; console.log and fetch(url) to public http(s) hosts are available. Limits " +
+  `per call: ${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
 
 export const registerTool = defineTool({
   name: "register_tool",
   description:
-    "Create a new tool when none of the available tools fits the task. The code is JavaScript that defines " +
-    "`function run(inputs)` (may be async) returning a JSON-serialisable value; `inputs` matches parameters_schema. " +
-    "It runs in a sandbox: no require/import/process/eval/Function/globalThis/constructor/__proto__, no Node APIs; " +
-    `console.log and fetch(url) to public http(s) hosts are available. Limits per call: ${timeoutMs} ms, ` +
-    `${memoryBytes / 1024 / 1024} MB of memory. The tool is callable by its name right after registration and in ` +
-    "later turns. Registering an existing name makes a new version.",
+    `Create a new tool when none of the available tools fits the task. The code is ${TOOL_CODE_RULES} ` +
+    "The tool is callable by its name right after registration and in later turns. Registering an existing name makes a new version. Give two or three examples (an ordinary " +
+    "case and an edge case): each runs before the tool is accepted, and a mismatch rejects it, showing the input, " +
+    "the expected and the actual output.",
   changesToolset: true,
   inputSchema: ToolDefinition,
   async execute(definition, context) {
-    const { name, code } = definition;
+    const { name, code, examples } = definition;
     if (isBuiltinName(name)) return { ok: false, error: `"${name}" is a built-in tool; choose another name.` };
 
     const registration = await registerToolVersion(
@@ -32,6 +48,7 @@ export const registerTool = defineTool({
         description: definition.description,
         parametersSchema: definition.parameters_schema,
         code,
+        examples,
       },
       context.signal,
     );
@@ -39,8 +56,8 @@ export const registerTool = defineTool({
       return {
         ok: false,
         error: registration.message,
-        cancelled: registration.problem === "compile" && registration.cancelled,
-        rejected: registration.problem === "policy" ? { name, code, violations: registration.violations } : undefined,
+        cancelled: "cancelled" in registration && registration.cancelled,
+        rejected: rejection(definition, registration),
       };
     }
     const { row } = registration;

@@ -2,29 +2,34 @@ import type { JSONSchema7 } from "ai";
 import { Validator } from "@cfworker/json-schema";
 import { toolView, type ToolRow } from "@/lib/db/queries/tools";
 import { runInSandbox, type SandboxResult } from "@/lib/sandbox";
-import type { AgentTool, ToolResult } from "./types";
+import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
+import { matchesExpected } from "./examples";
+import type { AgentTool, InputCheck, ToolResult } from "./types";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
 export function registeredTool(row: ToolRow): AgentTool {
   const view = toolView(row);
-  const validator = new Validator(view.parametersSchema, "2020-12", false);
   return {
     name: view.name,
     description: view.description,
     parametersSchema: view.parametersSchema as JSONSchema7,
     toolId: view.id,
-    parse(input) {
-      const validation = validator.validate(input);
-      if (validation.valid) return { ok: true, input };
-      // "properties" only repeats the errors of the properties themselves.
-      const problems = validation.errors
-        .filter((error) => error.keyword !== "properties")
-        .map(
-          (error) => `${error.instanceLocation === "#" ? "input" : error.instanceLocation.slice(2)}: ${error.error}`,
-        );
-      return { ok: false, problems };
-    },
+    parse: inputChecker(view.parametersSchema),
     execute: (input, { signal }) => runToolCode(view.code, input, signal),
+  };
+}
+
+/** A check of inputs against a tool's parameters schema, naming each problem and where it is. */
+export function inputChecker(schema: Record<string, unknown>): (input: unknown) => InputCheck<unknown> {
+  const validator = new Validator(schema, "2020-12", false);
+  return (input) => {
+    const validation = validator.validate(input);
+    if (validation.valid) return { ok: true, input };
+    // "properties" only repeats the errors of the properties themselves.
+    const problems = validation.errors
+      .filter((error) => error.keyword !== "properties")
+      .map((error) => `${error.instanceLocation === "#" ? "input" : error.instanceLocation.slice(2)}: ${error.error}`);
+    return { ok: false, problems };
   };
 }
 
@@ -33,6 +38,31 @@ export async function runToolCode(code: string, input: unknown, signal?: AbortSi
   const result = await runInSandbox("tool", code, input, signal);
   if (!result.ok) return sandboxFailure(result);
   return { ok: true, output: result.output, truncated: result.outputTruncated };
+}
+
+/**
+ * Run each example against a tool's code in the sandbox, side by side (the pool's threads take them): its input
+ * must match the parameters schema, and its output the expected one.
+ */
+export async function runExamples(
+  tool: { code: string; parametersSchema: Record<string, unknown> },
+  examples: ToolExample[],
+  signal?: AbortSignal,
+): Promise<ExampleOutcome[]> {
+  const check = inputChecker(tool.parametersSchema);
+  return Promise.all(
+    examples.map(async ({ input, expected_output }): Promise<ExampleOutcome> => {
+      const parsed = check(input);
+      if (!parsed.ok) {
+        const error = `The input does not match parameters_schema: ${parsed.problems.join("; ")}`;
+        return { input, expected_output, passed: false, error };
+      }
+      const result = await runToolCode(tool.code, input, signal);
+      if (!result.ok) return { input, expected_output, passed: false, error: result.error };
+      const actual = result.output ?? null;
+      return { input, expected_output, passed: matchesExpected(actual, expected_output), actual_output: actual };
+    }),
+  );
 }
 
 /** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */

@@ -1,18 +1,22 @@
 import { Validator } from "@cfworker/json-schema";
 import { saveToolVersion, type NewToolVersion, type ToolRow } from "@/lib/db/queries/tools";
 import { checkCode, formatViolation, runInSandbox, type Violation } from "@/lib/sandbox";
-import { sandboxFailure } from "./registered-tool";
+import type { ExampleOutcome } from "@/lib/contract/events";
+import { describeFailures } from "./examples";
+import { runExamples, sandboxFailure } from "./registered-tool";
 
 const MAX_SCHEMA_CHARS = 16 * 1024;
 
 export type Registration =
   | { ok: true; row: ToolRow }
   | { ok: false; problem: "schema" | "compile"; message: string; cancelled?: boolean }
-  | { ok: false; problem: "policy"; message: string; violations: Violation[] };
+  | { ok: false; problem: "policy"; message: string; violations: Violation[] }
+  | { ok: false; problem: "examples"; message: string; outcomes: ExampleOutcome[]; cancelled?: boolean };
 
 /**
- * The one way a tool version comes to exist, from register_tool and from the API alike: its parameters schema
- * must be usable, its code must pass the policy and load in the sandbox (defining `run`); then it is stored.
+ * The one way a tool version comes to exist, from register_tool, generation and the API alike: its parameters
+ * schema must be usable, its code must pass the policy and load in the sandbox (defining `run`), and each of its
+ * examples must give the expected output; then it is stored, with its examples. A refusal stores nothing.
  */
 export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSignal): Promise<Registration> {
   const schemaProblem = checkParametersSchema(tool.parametersSchema);
@@ -27,7 +31,11 @@ export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSi
       violations: check.violations,
     };
   }
-  const compiled = await runInSandbox("compile", tool.code, undefined, signal);
+  // Loading the code and running the examples are independent sandbox calls: side by side, the pool takes both.
+  const [compiled, outcomes] = await Promise.all([
+    runInSandbox("compile", tool.code, undefined, signal),
+    runExamples(tool, tool.examples, signal),
+  ]);
   if (!compiled.ok) {
     const failure = sandboxFailure(compiled);
     return {
@@ -35,6 +43,18 @@ export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSi
       problem: "compile",
       message: `Tool "${tool.name}" failed to load: ${failure.error}`,
       cancelled: failure.cancelled,
+    };
+  }
+  const failed = outcomes.filter((outcome) => !outcome.passed).length;
+  if (failed > 0) {
+    return {
+      ok: false,
+      problem: "examples",
+      message:
+        `Tool "${tool.name}" failed ${failed} of its ${outcomes.length} examples, so it was not registered. Fix the ` +
+        `code (or an example that is wrong) and register it again:\n${describeFailures(outcomes)}`,
+      outcomes,
+      cancelled: signal?.aborted,
     };
   }
   return { ok: true, row: await saveToolVersion(tool) };

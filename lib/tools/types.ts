@@ -1,5 +1,5 @@
 import type { JSONSchema7 } from "ai";
-import type { RegisteredToolView, Violation } from "@/lib/contract/events";
+import type { ExampleOutcome, RegisteredToolView, Violation } from "@/lib/contract/events";
 import type { ToolSettings } from "@/lib/settings/profiles";
 
 /** What a tool call runs in (lib/tools/call.ts builds it). */
@@ -28,8 +28,16 @@ export type ToolResult =
       ok: false;
       error: string;
       cancelled?: boolean;
-      rejected?: { name: string; code: string; violations: Violation[] };
+      rejected?: ToolRejection;
     };
+
+/** A registration that was refused: what the code policy found, or how the examples went. */
+export interface ToolRejection {
+  name: string;
+  code: string;
+  violations: Violation[];
+  failures?: ExampleOutcome[];
+}
 
 /** The model's arguments, checked against the tool's schema: typed input, or what is wrong with them. */
 export type InputCheck<Input> = { ok: true; input: Input } | { ok: false; problems: string[] };

@@ -1,3 +1,4 @@
+import { describeFailures } from "@/lib/tools/examples";
 import { signatureText } from "@/lib/tools/signature";
 import type { Trace } from "./load";
 import { answerOf, applyEvents, emptyTrace, type RunView, type ToolCallView } from "./state";
@@ -71,12 +72,15 @@ function callMarkdown(call: ToolCallView): string[] {
       fence(tool.code, "javascript"),
     );
   }
-  if (call.rejected) {
+  if (call.rejected?.violations.length) {
     out.push(
       "⛔ **Rejected by the code policy:**",
       "",
       ...call.rejected.violations.map((v) => `- line ${v.line}, column ${v.column}: ${v.message}`),
     );
+  }
+  if (call.rejected?.failures) {
+    out.push("⛔ **Rejected: examples failed:**", "", describeFailures(call.rejected.failures));
   }
   return out;
 }

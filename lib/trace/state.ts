@@ -1,4 +1,4 @@
-import type { LoggedEvent, RegisteredToolView, RunStatus, Violation } from "@/lib/contract/events";
+import type { ExampleOutcome, LoggedEvent, RegisteredToolView, RunStatus, Violation } from "@/lib/contract/events";
 import { startsSegment, type SegmentStart } from "@/lib/contract/log";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
@@ -14,7 +14,7 @@ export interface ToolCallView {
   durationMs?: number;
   truncated?: boolean;
   registered?: RegisteredToolView;
-  /** Set when the call was a registration the code policy refused. */
+  /** Set when the call was a registration that was refused: by the code policy, or by its examples. */
   rejected?: RejectedTool;
   /** Set when the profile asked a person first. */
   approval?: { approvalId: string; state: "pending" | "approved" | "denied" };
@@ -25,6 +25,8 @@ export interface RejectedTool {
   /** Absent in logs written before events carried it. */
   code?: string;
   violations: Violation[];
+  /** Every example, when one or more failed. */
+  failures?: ExampleOutcome[];
 }
 
 export interface StepView {
@@ -134,7 +136,7 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
     case "tool_rejected":
       return updateCall(run, event.step, event.callId, (call) => ({
         ...call,
-        rejected: { name: event.name, code: event.code, violations: event.violations },
+        rejected: { name: event.name, code: event.code, violations: event.violations, failures: event.failures },
       }));
     case "approval_requested":
       return updateCall(run, event.step, event.callId, (call) => ({

@@ -8,6 +8,9 @@ export class Api {
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
+    // A browser has its cookie from a page before it writes anything (the API refuses a write without credentials).
+    const write = init.method !== undefined && !["GET", "HEAD"].includes(init.method.toUpperCase());
+    if (write && !this.cookie && !headers.has("authorization")) await this.identity();
     if (this.cookie) headers.set("cookie", this.cookie);
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers });
     const identity = response.headers.getSetCookie().find((cookie) => /^(__Host-)?toolsmith_id=/.test(cookie));

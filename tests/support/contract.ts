@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { LoggedEvent } from "@/lib/contract/events";
+import { GENERATION_EVENT_TYPES, GenerationEvent } from "@/lib/contract/generation";
 import { RESYNC } from "@/lib/contract/log";
 import { apiRoutes } from "@/lib/contract/routes";
 
@@ -50,10 +51,10 @@ export async function checkAnswer(method: string, url: string, response: Respons
   }
 }
 
-/** Check an SSE message's data against the event contract (lib/contract/events.ts). */
+/** Check an SSE message's data against its contract: a run's (events.ts), or a tool generation's (generation.ts). */
 export function checkEvent(event: string, data: unknown): void {
   if (!checking || event === RESYNC) return;
-  const checked = LoggedEvent.safeParse(data);
+  const checked = (GENERATION_EVENT_TYPES.has(event) ? GenerationEvent : LoggedEvent).safeParse(data);
   if (!checked.success) {
     throw new Error(`An event does not match the contract: ${JSON.stringify(data)}: ${checked.error.message}`);
   }

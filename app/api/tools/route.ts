@@ -1,7 +1,11 @@
 import { requireIdentity } from "@/lib/http/access";
-import { readJson } from "@/lib/http/body";
-import { ToolDefinition, ToolListQuery } from "@/lib/contract/requests";
+import { z } from "zod";
+import { checkBody, readJson } from "@/lib/http/body";
+import { ToolDefinition, ToolDescription, ToolListQuery } from "@/lib/contract/requests";
+import type { ToolRefused } from "@/lib/contract/responses";
+import { noCalls } from "@/lib/db/queries/executions";
 import { ApiError, route } from "@/lib/http/errors";
+import { acceptsEventStream, generationResponse } from "@/lib/http/generation";
 import { readQuery } from "@/lib/http/query";
 import { toolPage } from "@/lib/http/tool-list";
 import { toolJson } from "@/lib/tools/api-view";
@@ -15,10 +19,22 @@ export const GET = route(async (request) =>
   Response.json(await toolPage(await requireIdentity(request), readQuery(request, ToolListQuery))),
 );
 
-/** A new library tool, checked like register_tool: 422 with the violations when the code policy refuses it. */
+/**
+ * A new library tool. With code, checked and tested like register_tool: 422 with the violations or the failed
+ * examples when it is refused. With only a description (SEAT's form), the model writes it: JSON once it is done, or
+ * every attempt as it happens for a client that accepts text/event-stream.
+ */
 export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
-  const definition = await readJson(request, ToolDefinition);
+  // The two forms are told apart by their code, so that a mistake in either is reported in that form's terms.
+  const body = await readJson(request, z.record(z.string(), z.unknown()));
+  if ("code" in body || "parameters_schema" in body) {
+    return createFromCode(checkBody(ToolDefinition, body), identity, request.signal);
+  }
+  return generationResponse(request, identity, checkBody(ToolDescription, body), acceptsEventStream(request));
+});
+
+async function createFromCode(definition: ToolDefinition, identity: string, signal: AbortSignal) {
   if (isBuiltinName(definition.name)) {
     throw new ApiError(422, "reserved_name", `"${definition.name}" is a built-in tool; choose another name.`);
   }
@@ -31,18 +47,20 @@ export const POST = route(async (request) => {
       description: definition.description,
       parametersSchema: definition.parameters_schema,
       code: definition.code,
+      examples: definition.examples,
     },
-    request.signal,
+    signal,
   );
   if (!registration.ok) {
-    const violations =
-      registration.problem === "policy"
-        ? registration.violations.map(({ message, line, column }) => ({ message, line, column }))
-        : undefined;
-    return Response.json(
-      { error: { code: `tool_${registration.problem}`, message: registration.message }, violations },
-      { status: 422 },
-    );
+    const refused: ToolRefused = {
+      error: { code: `tool_${registration.problem}`, message: registration.message },
+      violations:
+        registration.problem === "policy"
+          ? registration.violations.map(({ message, line, column }) => ({ message, line, column }))
+          : undefined,
+      failures: registration.problem === "examples" ? registration.outcomes : undefined,
+    };
+    return Response.json(refused, { status: 422 });
   }
-  return Response.json(toolJson(registration.row), { status: 201 });
-});
+  return Response.json(toolJson(registration.row, noCalls()), { status: 201 });
+}

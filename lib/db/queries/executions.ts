@@ -71,7 +71,8 @@ export interface ToolStats {
   lastUsedAt: Date | null;
 }
 
-const noCalls = (): ToolStats => ({
+/** The statistics of a tool that was never called. */
+export const noCalls = (): ToolStats => ({
   executions: 0,
   successes: 0,
   failures: 0,
@@ -184,5 +185,14 @@ export async function listToolExecutions(lineageId: string, limit: number) {
       createdAt: true,
       tool: { select: { version: true } },
     },
+  });
+}
+
+/** One call of a tool (any version), by its id: what it was given and what it returned. */
+export async function findToolExecution(lineageId: string, executionId: string) {
+  await executionRows.settled();
+  return db.toolExecution.findFirst({
+    where: { id: executionId, tool: { lineageId } },
+    select: { input: true, output: true, status: true },
   });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { config } from "@/lib/settings/config";
-import type { RegisteredToolView } from "@/lib/contract/events";
+import type { RegisteredToolView, ToolExample } from "@/lib/contract/events";
 import { containsIgnoringCase, db, sql, transaction } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
@@ -15,6 +15,8 @@ export interface NewToolVersion {
   description: string;
   parametersSchema: Record<string, unknown>;
   code: string;
+  /** Each passed in the sandbox before the version is stored (lib/tools/registration.ts). */
+  examples: ToolExample[];
 }
 
 export type ToolScope = Tool["scope"];
@@ -30,6 +32,7 @@ const view = {
   description: true,
   parametersSchema: true,
   code: true,
+  examples: true,
   version: true,
   status: true,
   createdAt: true,
@@ -47,6 +50,8 @@ export interface ToolRow {
   description: string;
   parametersSchema: string;
   code: string;
+  /** JSON: ToolExample[]. */
+  examples: string;
   version: number;
   status: string;
   createdAt: Date;
@@ -107,12 +112,13 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       description: tool.description.toWellFormed(),
       code: tool.code.toWellFormed(),
       parametersSchema: JSON.stringify(tool.parametersSchema),
+      examples: JSON.stringify(tool.examples),
       version: (previous ? toInt(previous.version) : 0) + 1,
       status: "active",
       createdAt: databaseClock.now(),
     };
     await statements.execute(
-      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "version", "status", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "examples", "version", "status", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.id,
         row.lineageId,
@@ -125,6 +131,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
         row.description,
         row.parametersSchema,
         row.code,
+        row.examples,
         row.version,
         row.status,
         row.createdAt,
@@ -215,6 +222,11 @@ export async function updateTool(
   ]);
 }
 
+/** A version's examples, replaced: one more kept from an execution (it passed against this version first). */
+export async function setToolExamples(versionId: string, examples: ToolExample[]): Promise<void> {
+  await db.tool.update({ where: { id: versionId }, data: { examples: JSON.stringify(examples) } });
+}
+
 export async function deleteTool(lineageId: string): Promise<void> {
   await db.tool.deleteMany({ where: { lineageId } });
 }
@@ -229,5 +241,6 @@ export function toolView(row: ToolRow): RegisteredToolView {
     parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
     code: row.code,
     version: row.version,
+    examples: JSON.parse(row.examples) as ToolExample[],
   };
 }

@@ -1,0 +1,56 @@
+import type { ToolExample } from "@/lib/contract/events";
+import { MAX_EXAMPLES, NewToolExample } from "@/lib/contract/requests";
+import type { ToolRefused } from "@/lib/contract/responses";
+import { findToolExecution, toolStats } from "@/lib/db/queries/executions";
+import { findOwnedTool, setToolExamples } from "@/lib/db/queries/tools";
+import { requireTool, type RouteParams } from "@/lib/http/access";
+import { readJson } from "@/lib/http/body";
+import { ApiError, notFound, route } from "@/lib/http/errors";
+import { toolJson } from "@/lib/tools/api-view";
+import { describeFailures, matchesExpected } from "@/lib/tools/examples";
+import { runExamples } from "@/lib/tools/registered-tool";
+
+/**
+ * Keep an example on the tool's latest version: a past call's input and output ("keep as example"), or one written
+ * out. It must pass against that version first, so that every example a tool carries is one it passes.
+ */
+export const POST = route(async (request, context: RouteParams) => {
+  const { tool, identity } = await requireTool(request, context);
+  const body = await readJson(request, NewToolExample);
+  const example = "executionId" in body ? await exampleOf(tool.lineageId, body.executionId) : body;
+  const examples = JSON.parse(tool.examples) as ToolExample[];
+  if (examples.length >= MAX_EXAMPLES) {
+    throw new ApiError(422, "too_many_examples", `A tool keeps at most ${MAX_EXAMPLES} examples.`);
+  }
+  if (examples.some((kept) => matchesExpected(kept.input, example.input))) {
+    throw new ApiError(422, "duplicate_example", "The tool already has an example with this input.");
+  }
+  const parametersSchema = JSON.parse(tool.parametersSchema) as Record<string, unknown>;
+  const [outcome] = await runExamples({ code: tool.code, parametersSchema }, [example], request.signal);
+  if (!outcome.passed) {
+    const refused: ToolRefused = {
+      error: {
+        code: "example_failed",
+        message: `Version ${tool.version} does not give this output, so it was not kept:\n${describeFailures([outcome])}`,
+      },
+      failures: [outcome],
+    };
+    return Response.json(refused, { status: 422 });
+  }
+  await setToolExamples(tool.id, [...examples, example]);
+  const kept = (await findOwnedTool(tool.lineageId, identity))!;
+  return Response.json(toolJson(kept, (await toolStats([tool.lineageId])).get(tool.lineageId)), { status: 201 });
+});
+
+/** A past call as an example: only a call that succeeded has an output to expect. */
+async function exampleOf(lineageId: string, executionId: string): Promise<ToolExample> {
+  const execution = await findToolExecution(lineageId, executionId);
+  if (!execution) throw notFound("The execution");
+  if (execution.status !== "succeeded" || execution.output === null) {
+    throw new ApiError(422, "execution_failed", "Only a call that succeeded can be kept as an example.");
+  }
+  return {
+    input: JSON.parse(execution.input) as Record<string, unknown>,
+    expected_output: JSON.parse(execution.output) as unknown,
+  };
+}

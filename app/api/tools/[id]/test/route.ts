@@ -1,0 +1,24 @@
+import type { ToolExample } from "@/lib/contract/events";
+import { ToolVersionQuery } from "@/lib/contract/requests";
+import type { ToolTestRun } from "@/lib/contract/responses";
+import { requireTool, type RouteParams } from "@/lib/http/access";
+import { route } from "@/lib/http/errors";
+import { readQuery } from "@/lib/http/query";
+import { runExamples } from "@/lib/tools/registered-tool";
+
+/** Run a version's examples again (the latest, or `?version=N`): each with what the tool returns today. */
+export const POST = route(async (request, context: RouteParams) => {
+  const { version } = readQuery(request, ToolVersionQuery);
+  const { tool } = await requireTool(request, context, version);
+  const outcomes = await runExamples(
+    { code: tool.code, parametersSchema: JSON.parse(tool.parametersSchema) as Record<string, unknown> },
+    JSON.parse(tool.examples) as ToolExample[],
+    request.signal,
+  );
+  const answer: ToolTestRun = {
+    version: tool.version,
+    passed: outcomes.length > 0 && outcomes.every((outcome) => outcome.passed),
+    outcomes,
+  };
+  return Response.json(answer);
+});

@@ -1,0 +1,212 @@
+import { Output, tool, type ModelMessage, type ToolSet } from "ai";
+import { z } from "zod";
+import { ToolExample, type AgentEvent } from "@/lib/contract/events";
+import type { AttemptProblem, GenerationEvent, WrittenTool } from "@/lib/contract/generation";
+import { MAX_EXAMPLES, ToolDefinition } from "@/lib/contract/requests";
+import { stepMessages } from "@/lib/agent/history";
+import type { ModelSession } from "@/lib/agent/model";
+import { ModelFailure, streamStep, type StepPlan } from "@/lib/agent/model-step";
+import { noCalls } from "@/lib/db/queries/executions";
+import type { ModelConfig } from "@/lib/settings/config";
+import { toolJson } from "./api-view";
+import { isBuiltinName } from "./names";
+import { TOOL_CODE_RULES } from "./register-tool";
+import { registerToolVersion, type Registration } from "./registration";
+
+/**
+ * Writing a tool from a description, SEAT's flow with a repair loop: the model writes the tool with examples, the
+ * tool is checked and its examples run exactly as register_tool's are (lib/tools/registration.ts), and a failure
+ * goes back to the model to repair, up to the attempts allowed. The outcome is a stored library tool, or nothing.
+ */
+
+/** What the model is told: it answers with one tool, and repairs it when told why an attempt failed. */
+export const TOOL_WRITER_PROMPT = `You write tools for Toolsmith: small JavaScript functions that agents and scripts call with JSON inputs.
+Answer with exactly one tool:
+- name: snake_case, saying what the tool does (e.g. celsius_to_fahrenheit).
+- description: one or two sentences for a model deciding whether to call it: what it does, its inputs, its output.
+- parameters_schema: a JSON Schema object of the inputs ({"type":"object","properties":{...},"required":[...]}), each property with a description.
+- code: ${TOOL_CODE_RULES} Check the inputs and throw an Error with a clear message for bad ones.
+- examples: two or three {"input": {...}, "expected_output": ...} pairs, an ordinary case and an edge case. Each runs before the tool is accepted: expected_output must be exactly what run(input) returns (numbers match within a relative 1e-9, object key order does not matter).
+When told that an attempt failed, fix what the message names (the code, or an example that was wrong) and answer with the whole tool again.`;
+
+/** The name of the one tool a model that cannot give JSON-schema output is made to call. */
+const WRITE_TOOL = "write_tool";
+
+/** A definition as the model must write it: examples are required here. */
+const WrittenToolAnswer = ToolDefinition.extend({ examples: z.array(ToolExample).min(1).max(MAX_EXAMPLES) });
+
+/**
+ * How each dialect (TOOLSMITH_MODEL_API) is asked for the definition. OpenAI's Chat Completions and Responses
+ * take a JSON schema for the answer (structured output, not strict: parameters_schema and the examples are free-form
+ * JSON, which strict mode cannot express). Other servers differ in what response formats they honour, but the
+ * agent already needs their tool calling: they are made to call one tool, `write_tool`, whose input is the definition.
+ */
+function answerFormat(api: ModelConfig["api"]) {
+  if (api === "compatible") {
+    const tools: ToolSet = {
+      [WRITE_TOOL]: tool({ description: "Submit the tool you wrote.", inputSchema: WrittenToolAnswer }),
+    };
+    return { tools, toolChoice: { type: "tool", toolName: WRITE_TOOL } as const };
+  }
+  return {
+    tools: {},
+    output: Output.object({ schema: WrittenToolAnswer, name: "tool" }),
+    providerOptions: { openai: { strictJsonSchema: false } },
+  };
+}
+
+export interface GenerationRequest {
+  ownerId: string;
+  description: string;
+  /** The name to give the tool, whatever the model picks. */
+  name?: string;
+  model: ModelSession;
+  api: ModelConfig["api"];
+  attempts: number;
+  signal: AbortSignal;
+}
+
+/** Write, check, test and store a tool, attempt by attempt; the last event is tool_created or generation_failed. */
+export async function* generateTool(request: GenerationRequest): AsyncGenerator<GenerationEvent> {
+  const { model, signal } = request;
+  const format = answerFormat(request.api);
+  const messages: ModelMessage[] = [{ role: "user", content: userRequest(request) }];
+  let failed: Extract<GenerationEvent, { type: "attempt_failed" }> | undefined;
+  for (let attempt = 1; attempt <= request.attempts; attempt++) {
+    yield { type: "attempt_started", attempt, of: request.attempts };
+    let plan: StepPlan;
+    try {
+      plan = await streamStep({
+        ...format,
+        model: model.model,
+        system: TOOL_WRITER_PROMPT,
+        messages,
+        step: attempt,
+        maxRetries: model.maxRetries,
+        idle: model.idle,
+        emit: ignoreDeltas,
+        signal,
+      });
+    } catch (error) {
+      if (!(error instanceof ModelFailure)) throw error;
+      yield { type: "generation_failed", status: 502, body: { error: error.describe() } };
+      return;
+    }
+    const answer = readAnswer(plan);
+    let outcome: { problem: AttemptProblem; message: string; registration?: Registration };
+    if (answer.ok) {
+      const written = { ...answer.tool, name: request.name ?? answer.tool.name };
+      yield { type: "attempt_written", attempt, tool: written };
+      const registration = await register(written, request.ownerId, signal);
+      if (registration.ok) {
+        yield { type: "tool_created", attempt, tool: toolJson(registration.row, noCalls()) };
+        return;
+      }
+      outcome = { problem: registration.problem, message: registration.message, registration };
+    } else {
+      outcome = { problem: "output", message: answer.message };
+    }
+    if (signal.aborted) return;
+    failed = {
+      type: "attempt_failed",
+      attempt,
+      problem: outcome.problem,
+      message: outcome.message,
+      ...details(outcome.registration),
+    };
+    yield failed;
+    messages.push(...repairMessages(plan, attempt, repairRequest(outcome.message)));
+  }
+  yield {
+    type: "generation_failed",
+    status: 422,
+    body: {
+      error: {
+        code: `tool_${failed!.problem}`,
+        message: `No tool passed its checks in ${request.attempts} attempts. The last one failed: ${failed!.message}`,
+      },
+      attempts: request.attempts,
+      violations: failed!.violations,
+      failures: failed!.failures,
+    },
+  };
+}
+
+const ignoreDeltas = (_event: AgentEvent) => {};
+
+function userRequest({ description, name }: GenerationRequest): string {
+  return name ? `${description}\n\nName the tool ${name}.` : description;
+}
+
+const repairRequest = (message: string) =>
+  `That attempt was not accepted:\n${message}\nAnswer with the whole tool again, fixed.`;
+
+/** A built-in name cannot be taken; anything else is register_tool's own checks. */
+async function register(tool: WrittenTool, ownerId: string, signal: AbortSignal): Promise<Registration> {
+  if (isBuiltinName(tool.name)) {
+    const message = `"${tool.name}" is a built-in tool's name; choose another name.`;
+    return { ok: false, problem: "schema", message };
+  }
+  return registerToolVersion(
+    {
+      ownerId,
+      conversationId: null,
+      runId: null,
+      name: tool.name,
+      description: tool.description,
+      parametersSchema: tool.parameters_schema,
+      code: tool.code,
+      examples: tool.examples,
+    },
+    signal,
+  );
+}
+
+function details(registration: Registration | undefined) {
+  if (registration?.ok === false && registration.problem === "policy") return { violations: registration.violations };
+  if (registration?.ok === false && registration.problem === "examples") return { failures: registration.outcomes };
+  return {};
+}
+
+/** The model's answer as a definition: the call of write_tool, or the JSON text of a structured output. */
+function readAnswer(plan: StepPlan): { ok: true; tool: WrittenTool } | { ok: false; message: string } {
+  const call = plan.calls.find((candidate) => candidate.name === WRITE_TOOL);
+  if (call?.problem) return { ok: false, message: call.problem };
+  const raw = call ? call.input : jsonIn(plan.text);
+  if (raw === undefined) {
+    return { ok: false, message: "The answer held no tool definition: answer with the tool as one JSON object." };
+  }
+  const parsed = WrittenToolAnswer.safeParse(raw);
+  if (parsed.success) return { ok: true, tool: parsed.data };
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "the answer"}: ${issue.message}`);
+  return { ok: false, message: `The tool definition is not valid: ${problems.join("; ")}.` };
+}
+
+/** The JSON object in a structured answer; some servers wrap it in a Markdown fence or a sentence. */
+function jsonIn(text: string): unknown {
+  const start = text.indexOf("{");
+  const end = text.lastIndexOf("}");
+  if (start === -1 || end < start) return undefined;
+  try {
+    return JSON.parse(text.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The failed attempt and why, as the model reads them next: a tool call and its error, or an answer and a reply. */
+function repairMessages(plan: StepPlan, attempt: number, feedback: string): ModelMessage[] {
+  const [call] = plan.calls;
+  if (!call) {
+    return [
+      { role: "assistant", content: plan.text || "(no answer)" },
+      { role: "user", content: feedback },
+    ];
+  }
+  const step = attempt;
+  return stepMessages(
+    plan.text,
+    [{ type: "tool_call", step, callId: call.callId, name: call.name, input: call.input }],
+    [{ type: "tool_result", step, callId: call.callId, name: call.name, ok: false, error: feedback, durationMs: 0 }],
+  );
+}
