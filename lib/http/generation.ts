@@ -3,6 +3,7 @@ import type { GenerationEvent } from "@/lib/contract/generation";
 import type { ToolDescription } from "@/lib/contract/requests";
 import { config, modelConfig } from "@/lib/settings/config";
 import { generateTool } from "@/lib/tools/generate";
+import { isBuiltinName } from "@/lib/tools/names";
 import { ApiError } from "./errors";
 import { limitRate } from "./rate-limit";
 
@@ -26,6 +27,9 @@ export function generationResponse(
       "model_not_configured",
       "No model is configured to write tools: set OPENAI_API_KEY, or OPENAI_BASE_URL and TOOLSMITH_MODEL, then restart.",
     );
+  }
+  if (name && isBuiltinName(name)) {
+    throw new ApiError(422, "reserved_name", `"${name}" is a built-in tool; choose another name.`);
   }
   limitRate("generations", identity, request);
   const events = generateTool({

@@ -94,17 +94,21 @@ export async function* generateTool(request: GenerationRequest): AsyncGenerator<
     }
     const answer = readAnswer(plan);
     let outcome: { problem: AttemptProblem; message: string; registration?: Registration };
-    if (answer.ok) {
+    if (!answer.ok) {
+      outcome = { problem: "output", message: answer.message };
+    } else {
       const written = { ...answer.tool, name: request.name ?? answer.tool.name };
       yield { type: "attempt_written", attempt, tool: written };
-      const registration = await register(written, request.ownerId, signal);
-      if (registration.ok) {
-        yield { type: "tool_created", attempt, tool: toolJson(registration.row, noCalls()) };
-        return;
+      if (isBuiltinName(written.name)) {
+        outcome = { problem: "name", message: `"${written.name}" is a built-in tool's name; choose another name.` };
+      } else {
+        const registration = await register(written, request.ownerId, signal);
+        if (registration.ok) {
+          yield { type: "tool_created", attempt, tool: toolJson(registration.row, noCalls()) };
+          return;
+        }
+        outcome = { problem: registration.problem, message: registration.message, registration };
       }
-      outcome = { problem: registration.problem, message: registration.message, registration };
-    } else {
-      outcome = { problem: "output", message: answer.message };
     }
     if (signal.aborted) return;
     failed = {
@@ -141,12 +145,8 @@ function userRequest({ description, name }: GenerationRequest): string {
 const repairRequest = (message: string) =>
   `That attempt was not accepted:\n${message}\nAnswer with the whole tool again, fixed.`;
 
-/** A built-in name cannot be taken; anything else is register_tool's own checks. */
-async function register(tool: WrittenTool, ownerId: string, signal: AbortSignal): Promise<Registration> {
-  if (isBuiltinName(tool.name)) {
-    const message = `"${tool.name}" is a built-in tool's name; choose another name.`;
-    return { ok: false, problem: "schema", message };
-  }
+/** Store the tool in the owner's library, through register_tool's own checks and examples. */
+function register(tool: WrittenTool, ownerId: string, signal: AbortSignal): Promise<Registration> {
   return registerToolVersion(
     {
       ownerId,

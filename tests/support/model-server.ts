@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
  * A scripted OpenAI-compatible server: streaming Chat Completions, with tool-call arguments split across chunks,
  * as real servers send them. A scenario is chosen by the last user message of a request, and its reply by the
  * step within the current turn (the number of assistant messages after that user message), so concurrent runs
- * and conversations each follow their own script.
+ * and conversations each follow their own script. When no scenario has the last user message, one that has the
+ * first is chosen, its step counted from there: a repair loop that answers each attempt with a user message.
  */
 export type Reply =
   | { text?: string; reasoning?: string; toolCalls?: ScriptedCall[]; chunkSize?: number; delayMs?: number }
@@ -82,25 +83,35 @@ export class ModelServer {
     }
     const body = JSON.parse(Buffer.concat(chunks).toString()) as ChatRequest;
     this.requests.push(body);
-    const user = lastUserMessage(body);
+    const last = lastUserMessage(body);
+    const user = this.scenarios.has(last)
+      ? last
+      : (userMessages(body).find((text) => this.scenarios.has(text)) ?? last);
     const span = { user, openedAt: performance.now(), closedAt: Number.NaN };
     this.spans.push(span);
     res.once("close", () => (span.closedAt = performance.now()));
     const scenario = this.scenarios.get(user);
-    const step = stepWithinTurn(body);
+    const step = stepsAfter(body, user);
     const reply: Reply | undefined = typeof scenario === "function" ? scenario(step, body) : scenario?.[step];
     await respond(res, reply ?? { text: `No script for step ${step} of "${user}".` }, body.model);
   }
 }
 
-function lastUserMessage(body: ChatRequest): string {
-  const user = [...body.messages].reverse().find((message) => message.role === "user");
-  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
+const textOf = (message: ChatRequest["messages"][number]) =>
+  typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
+
+function userMessages(body: ChatRequest): string[] {
+  return body.messages.filter((message) => message.role === "user").map(textOf);
 }
 
-function stepWithinTurn(body: ChatRequest): number {
-  const lastUser = body.messages.map((message) => message.role).lastIndexOf("user");
-  return body.messages.slice(lastUser + 1).filter((message) => message.role === "assistant").length;
+function lastUserMessage(body: ChatRequest): string {
+  return userMessages(body).at(-1) ?? '""';
+}
+
+/** The assistant messages after the last user message whose text is `user`. */
+function stepsAfter(body: ChatRequest, user: string): number {
+  const index = body.messages.findLastIndex((message) => message.role === "user" && textOf(message) === user);
+  return body.messages.slice(index + 1).filter((message) => message.role === "assistant").length;
 }
 
 /** One Chat Completions stream chunk, as servers write it (for `raw` replies: `streamChunk({ content: "Hi" })`). */
