@@ -86,6 +86,24 @@ describe("the API contract", () => {
     expect(await status("GET", `/api/tools/${tool.id}`)).toBe(200);
     expect(await status("GET", `/api/tools/${tool.id}/versions`)).toBe(200);
     expect(await status("GET", `/api/tools/${tool.id}/executions`)).toBe(200);
+    const [execution] = (await (await call("GET", `/api/tools/${tool.id}/executions`)).json()).executions;
+    expect(await status("POST", `/api/tools/${tool.id}/examples`, { executionId: execution.id })).toBe(201);
+    expect(await status("POST", `/api/tools/${tool.id}/test`)).toBe(200);
+
+    const description = "Count the words of a text, written for you.";
+    model.script(description, [{ toolCalls: [{ name: "write_tool", args: { ...TOOL, examples: [] } }] }]);
+    model.script("Count the words, done right.", [
+      {
+        toolCalls: [
+          {
+            name: "write_tool",
+            args: { ...TOOL, name: "words_right", examples: [{ input: { text: "a" }, expected_output: 1 }] },
+          },
+        ],
+      },
+    ]);
+    expect(await status("POST", "/api/tools/generate", { description })).toBe(200);
+    expect(await status("POST", "/api/tools", { description: "Count the words, done right." })).toBe(201);
     expect(await status("PATCH", `/api/tools/${tool.id}`, { status: "deprecated" })).toBe(200);
     expect(await status("GET", "/api/audit")).toBe(200);
     expect(await status("GET", "/api/audit/export?format=jsonl")).toBe(200);

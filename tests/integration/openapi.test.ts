@@ -40,12 +40,27 @@ describe("the OpenAPI document", () => {
     expect(described.sort()).toEqual(served.sort());
   });
 
-  it("takes its request schemas from the routes' own: the tool definition's rules are in it", async () => {
+  it("takes its request schemas from the routes' own: the tool definition's rules are in it, and SEAT's shapes", async () => {
     const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
-    const body = document.paths["/api/tools"].post.requestBody.content["application/json"].schema;
-    const schema = body.$ref ? document.components.schemas[body.$ref.split("/").at(-1)] : body;
-    expect(schema.required).toEqual(["name", "description", "parameters_schema", "code"]);
-    expect(schema.properties.name.pattern).toBe("^[a-zA-Z][a-zA-Z0-9_]{0,63}$");
+    const resolve = (schema: { $ref?: string }) =>
+      schema.$ref ? document.components.schemas[schema.$ref.split("/").at(-1)!] : schema;
+    const body = resolve(document.paths["/api/tools"].post.requestBody.content["application/json"].schema);
+    const [withCode, described] = body.anyOf.map(resolve);
+    expect(withCode.required).toEqual(["name", "description", "parameters_schema", "code"]);
+    expect(withCode.properties.name.pattern).toBe("^[a-zA-Z][a-zA-Z0-9_]{0,63}$");
+    expect(described.required).toEqual(["description"]);
+
+    const execute = document.paths["/api/tools/{id}/execute"].post;
+    expect(Object.keys(resolve(execute.requestBody.content["application/json"].schema).properties)).toEqual([
+      "input",
+      "input_data",
+    ]);
+    const run = resolve(execute.responses["200"].content["application/json"].schema);
+    expect(run.required).toEqual(expect.arrayContaining(["success", "output", "error", "execution_time"]));
+    const tool = document.components.schemas.Tool;
+    expect(Object.keys(tool.properties)).toEqual(
+      expect.arrayContaining(["parameters_schema", "input_schema", "stats", "statistics", "examples", "tested"]),
+    );
   });
 
   it("is rendered at /docs from files this app serves", async () => {

@@ -106,7 +106,10 @@ describe("a tool tested before it is trusted", () => {
     const created = await json(await post(alice, "/api/tools", sum), 201);
     expect(created).toMatchObject({ tested: true, examples: sum.examples, version: 1 });
 
-    const offByOne = { ...sum, examples: [{ input: { a: 1, b: 2 }, expected_output: { inputs: [1, 2], sum: 3.0001 } }] };
+    const offByOne = {
+      ...sum,
+      examples: [{ input: { a: 1, b: 2 }, expected_output: { inputs: [1, 2], sum: 3.0001 } }],
+    };
     const refused = await json(await post(alice, "/api/tools", offByOne), 422);
     expect(refused).toMatchObject({
       error: { code: "tool_examples", message: expect.stringContaining('expected {"inputs":[1,2],"sum":3.0001}') },
@@ -124,7 +127,10 @@ describe("a tool tested before it is trusted", () => {
     const ran = await json(await post(alice, `/api/tools/${created.id}/execute`, { input: { celsius: 100 } }), 200);
     expect(ran).toMatchObject({ ok: true, output: 212 });
     const { executions } = await json(await alice.fetch(`/api/tools/${created.id}/executions`), 200);
-    const kept = await json(await post(alice, `/api/tools/${created.id}/examples`, { executionId: executions[0].id }), 201);
+    const kept = await json(
+      await post(alice, `/api/tools/${created.id}/examples`, { executionId: executions[0].id }),
+      201,
+    );
     expect(kept).toMatchObject({ tested: true, examples: [{ input: { celsius: 100 }, expected_output: 212 }] });
     // The same input twice is refused; so is an example the version does not pass.
     await json(await post(alice, `/api/tools/${created.id}/examples`, { executionId: executions[0].id }), 422);
@@ -201,7 +207,10 @@ describe("a tool written from a description", () => {
   it("answers 502, naming the model server's failure", async () => {
     const description = "A tool the model server cannot write.";
     model.script(description, [{ status: 500, body: JSON.stringify({ error: { message: "the GPU caught fire" } }) }]);
-    const failed = await json(await post(alice, "/api/tools/generate", { description }, { accept: "application/json" }), 502);
+    const failed = await json(
+      await post(alice, "/api/tools/generate", { description }, { accept: "application/json" }),
+      502,
+    );
     expect(failed.error.message).toMatch(/answered 500: the GPU caught fire/);
   });
 
@@ -216,7 +225,10 @@ describe("a tool written from a description", () => {
     };
     model.script(`${description}\n\nName the tool word_count.`, [writeTool({ name: "word_count" }), writeTool(words)]);
     const events = await readSse(await post(alice, "/api/tools/generate", { description, name: "word_count" }));
-    expect(events[1].data).toMatchObject({ problem: "output", message: expect.stringMatching(/not valid: description/) });
+    expect(events[1].data).toMatchObject({
+      problem: "output",
+      message: expect.stringMatching(/not valid: description/),
+    });
     expect(events.at(-1)!.data).toMatchObject({ type: "tool_created", tool: { name: "word_count" } });
   });
 
