@@ -1,4 +1,5 @@
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
+import { benchGeneration } from "./generation";
 import { benchLibrarian } from "./librarian";
 import { benchNativeTools } from "./native-tools";
 import { benchScaleOut } from "./scale-out";
@@ -12,6 +13,7 @@ console.log(`# Toolsmith benchmark (${new Date().toISOString()}, Node ${process.
 if (!only || only === "sandbox") await benchSandbox();
 if (!only || only === "registration") await benchRegistration();
 if (!only || only === "cancel") await benchCancel();
+if (!only || only === "generation") await benchGeneration();
 if (!only || only === "stream") await benchStream();
 if (!only || only === "tools") await benchTools();
 if (!only || only === "native") await benchNativeTools();

@@ -7,18 +7,30 @@ import { runExamples, sandboxFailure } from "./registered-tool";
 
 const MAX_SCHEMA_CHARS = 16 * 1024;
 
-export type Registration =
-  | { ok: true; row: ToolRow }
+export type Refusal =
   | { ok: false; problem: "schema" | "compile"; message: string; cancelled?: boolean }
   | { ok: false; problem: "policy"; message: string; violations: Violation[] }
   | { ok: false; problem: "examples"; message: string; outcomes: ExampleOutcome[]; cancelled?: boolean };
 
+export type Registration = { ok: true; row: ToolRow } | Refusal;
+
 /**
- * The one way a tool version comes to exist, from register_tool, generation and the API alike: its parameters
- * schema must be usable, its code must pass the policy and load in the sandbox (defining `run`), and each of its
- * examples must give the expected output; then it is stored, with its examples. A refusal stores nothing.
+ * The one way a tool version comes to exist, from register_tool, generation and the API alike: it passes
+ * `checkToolVersion`, then it is stored, with its examples. A refusal stores nothing.
  */
 export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSignal): Promise<Registration> {
+  const refusal = await checkToolVersion(tool, signal);
+  return refusal ?? { ok: true, row: await saveToolVersion(tool) };
+}
+
+/**
+ * Why a tool version cannot be accepted, if it cannot: its parameters schema must be usable, its code must pass
+ * the policy and load in the sandbox (defining `run`), and each of its examples must give the expected output.
+ */
+export async function checkToolVersion(
+  tool: Omit<NewToolVersion, "ownerId" | "conversationId" | "runId">,
+  signal?: AbortSignal,
+): Promise<Refusal | undefined> {
   const schemaProblem = checkParametersSchema(tool.parametersSchema);
   if (schemaProblem) return { ok: false, problem: "schema", message: `Invalid parameters_schema: ${schemaProblem}` };
 
@@ -57,7 +69,7 @@ export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSi
       cancelled: signal?.aborted,
     };
   }
-  return { ok: true, row: await saveToolVersion(tool) };
+  return undefined;
 }
 
 function checkParametersSchema(schema: Record<string, unknown>): string | undefined {
