@@ -5,7 +5,11 @@ describe("an example's expected output", () => {
   it.each([
     ["0.1 + 0.2 and 0.3", 0.1 + 0.2, 0.3],
     ["numbers within the relative tolerance", 1e12 + 1, 1e12],
-    ["objects whose keys come in another order", { b: [1, { d: 2, c: 3 }], a: "x" }, { a: "x", b: [1, { c: 3, d: 2 }] }],
+    [
+      "objects whose keys come in another order",
+      { b: [1, { d: 2, c: 3 }], a: "x" },
+      { a: "x", b: [1, { c: 3, d: 2 }] },
+    ],
     ["nothing returned and null", undefined, null],
     ["equal strings, booleans and nulls", ["s", true, null], ["s", true, null]],
   ])("matches %s", (_, actual, expected) => expect(matchesExpected(actual, expected)).toBe(true));
