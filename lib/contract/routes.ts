@@ -296,7 +296,10 @@ const routes: ZodOpenApiPathsObject = {
       responses: {
         "200": generationStream,
         "201": json(Tool, "Created: stored in your library with its examples."),
-        "422": json(GenerationRefused, "No attempt passed; the last one's violations or examples. Nothing is stored."),
+        "422": json(
+          z.union([GenerationRefused, ErrorBody]),
+          "No attempt passed (the last one's violations or examples; nothing is stored), or the name is a built-in's.",
+        ),
         ...generationErrors,
         ...errors(400, 401, 415),
       },

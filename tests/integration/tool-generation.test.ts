@@ -204,6 +204,23 @@ describe("a tool written from a description", () => {
     expect((await json(await carol.fetch("/api/tools"), 200)).tools).toEqual([]);
   });
 
+  it("streams from POST /api/tools too, for a client that accepts text/event-stream", async () => {
+    const description = "Convert Celsius to Fahrenheit, in SEAT's form, streamed.";
+    model.script(description, [writeTool({ ...C_TO_F, name: "streamed_c_to_f" })]);
+    const response = await post(alice, "/api/tools", { description }, { accept: "text/event-stream" });
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = await readSse(response);
+    expect(events.map((event) => event.event)).toEqual(["attempt_started", "attempt_written", "tool_created"]);
+  });
+
+  it("refuses a built-in name before asking the model, and a description that is empty", async () => {
+    const reserved = await json(await post(alice, "/api/tools/generate", { description: "x", name: "calculate" }), 422);
+    expect(reserved.error.code).toBe("reserved_name");
+    const empty = await json(await post(alice, "/api/tools", { description: " " }), 400);
+    expect(empty.error.message).toBe("description: description must not be empty");
+    expect(model.requestsFor("x")).toEqual([]);
+  });
+
   it("answers 502, naming the model server's failure", async () => {
     const description = "A tool the model server cannot write.";
     model.script(description, [{ status: 500, body: JSON.stringify({ error: { message: "the GPU caught fire" } }) }]);
@@ -236,10 +253,7 @@ describe("a tool written from a description", () => {
     const description = "Convert Celsius to Fahrenheit, as JSON.";
     const fenced = (tool: object) => ({ text: `Here it is:\n\`\`\`json\n${JSON.stringify(tool)}\n\`\`\`` });
     model.script(description, [fenced(ROUNDS), { text: JSON.stringify(C_TO_F) }]);
-    const created = await json(
-      await post(new Api(chatApp.url), "/api/tools", { description }, { accept: "application/json" }),
-      201,
-    );
+    const created = await json(await post(new Api(chatApp.url), "/api/tools", { description }), 201);
     expect(created).toMatchObject({ name: C_TO_F.name, tested: true });
     const [first, repair] = model.requests.filter((request) =>
       JSON.stringify(request.messages).includes(description),
