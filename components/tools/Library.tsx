@@ -1,11 +1,13 @@
 "use client";
 
-import { Library as LibraryIcon, Search } from "lucide-react";
+import { Library as LibraryIcon, Search, WandSparkles } from "lucide-react";
 import Link from "next/link";
-import { useState } from "react";
+import { useId, useRef, useState } from "react";
 import { api, type Tool } from "@/lib/api/client";
 import { useFilteredPages } from "@/components/ui/useFilteredPages";
 import { PageTitle } from "@/components/ui/PageShell";
+import { UntestedBadge } from "./Examples";
+import { GenerateToolForm } from "./GenerateToolForm";
 import { Signature } from "./Signature";
 
 type Filters = { q: string; status: string; scope: string };
@@ -20,6 +22,9 @@ async function fetchTools({ q, status, scope }: Filters, cursor?: string) {
 /** Every tool a person has: searchable by name and description, filtered by status and scope. */
 export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: string | null } }) {
   const [filters, setFilters] = useState<Filters>({ q: "", status: "", scope: "" });
+  const [creating, setCreating] = useState(false);
+  const formId = useId();
+  const createButton = useRef<HTMLButtonElement>(null);
   const {
     items: tools,
     hasMore,
@@ -34,6 +39,25 @@ export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: str
         The tools the agent made for you, and the ones you added through the API. Tools in the library are offered in
         every conversation.
       </PageTitle>
+      <button
+        ref={createButton}
+        type="button"
+        aria-expanded={creating}
+        aria-controls={creating ? formId : undefined}
+        onClick={() => setCreating(!creating)}
+        className="mt-4 inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      >
+        <WandSparkles className="size-4" aria-hidden /> Create from description
+      </button>
+      {creating && (
+        <GenerateToolForm
+          id={formId}
+          onClose={() => {
+            setCreating(false);
+            createButton.current?.focus();
+          }}
+        />
+      )}
       <div className="mt-4 flex flex-wrap items-center gap-2">
         <label className="flex min-w-60 flex-1 items-center gap-2 rounded-md border border-zinc-300 px-2 dark:border-zinc-700">
           <Search className="size-4 text-zinc-600 dark:text-zinc-400" aria-hidden />
@@ -93,6 +117,7 @@ export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: str
                 </Link>
                 <p className="truncate text-sm text-zinc-600 dark:text-zinc-400">{tool.description}</p>
               </div>
+              {!tool.tested && <UntestedBadge />}
               <span className="text-xs text-zinc-600 dark:text-zinc-400">
                 v{tool.version} · {tool.scope === "library" ? "library" : "one conversation"}
                 {tool.status === "deprecated" && " · deprecated"} · {tool.stats?.executions ?? 0} calls

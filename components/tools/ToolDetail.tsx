@@ -8,8 +8,11 @@ import { api, problemText, type Execution, type Tool, type ToolRun } from "@/lib
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { JsonView } from "@/components/ui/JsonView";
 import { DurationChart } from "./DurationChart";
+import { UntestedBadge } from "./Examples";
+import { ExecutionsTable } from "./ExecutionsTable";
 import { RunForm } from "./RunForm";
 import { Signature } from "./Signature";
+import { ToolExamples } from "./ToolExamples";
 import { VersionDiff } from "./VersionDiff";
 
 interface ToolDetailProps {
@@ -18,7 +21,7 @@ interface ToolDetailProps {
   executions: Execution[];
 }
 
-/** One tool: what it is, how it has done, its versions, and a form to run it. */
+/** One tool: what it is, how it has done, its examples, its versions, and a form to run it. */
 export function ToolDetail({ initial, versions, executions: initialExecutions }: ToolDetailProps) {
   const router = useRouter();
   const [tool, setTool] = useState(initial);
@@ -82,6 +85,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
             Deprecated
           </span>
         )}
+        {!tool.tested && <UntestedBadge />}
       </header>
       <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">{tool.description}</p>
       <div className="mt-2">
@@ -186,6 +190,11 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
         )}
       </Section>
 
+      <Section title="Examples">
+        {/* A kept example makes the last run's outcomes stale: they start afresh. */}
+        <ToolExamples key={tool.examples.length} tool={tool} />
+      </Section>
+
       <Section title="Code">
         <CodeBlock code={tool.code} language="javascript" showLineNumbers />
         <div className="mt-3">
@@ -198,47 +207,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       </Section>
 
       <Section title="Recent calls">
-        {executions.length === 0 ? (
-          <p className="text-sm text-zinc-600 dark:text-zinc-400">No calls yet.</p>
-        ) : (
-          <div tabIndex={0} role="region" aria-label="Recent calls" className="overflow-x-auto">
-            <table className="w-full text-left text-sm" data-testid="tool-executions">
-              <thead className="text-xs text-zinc-600 dark:text-zinc-400">
-                <tr>
-                  <th className="py-1 pr-3 font-medium">When</th>
-                  <th className="py-1 pr-3 font-medium">Version</th>
-                  <th className="py-1 pr-3 font-medium">From</th>
-                  <th className="py-1 pr-3 font-medium">Outcome</th>
-                  <th className="py-1 pr-3 font-medium">Time</th>
-                  <th className="py-1 font-medium">Input</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
-                {executions.map((execution) => (
-                  <tr key={execution.id}>
-                    <td className="py-1.5 pr-3 whitespace-nowrap">{new Date(execution.createdAt).toLocaleString()}</td>
-                    <td className="py-1.5 pr-3">v{execution.version ?? "?"}</td>
-                    <td className="py-1.5 pr-3">
-                      {execution.conversationId ? (
-                        <Link
-                          href={`/c/${execution.conversationId}`}
-                          className="text-sky-700 hover:underline dark:text-sky-400"
-                        >
-                          chat
-                        </Link>
-                      ) : (
-                        execution.source
-                      )}
-                    </td>
-                    <td className="py-1.5 pr-3">{execution.status}</td>
-                    <td className="py-1.5 pr-3 whitespace-nowrap">{execution.durationMs} ms</td>
-                    <td className="max-w-64 truncate py-1.5 font-mono text-xs">{JSON.stringify(execution.input)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ExecutionsTable toolId={tool.id} executions={executions} onKept={setTool} />
       </Section>
     </article>
   );

@@ -1,12 +1,15 @@
 import { Wrench } from "lucide-react";
 import type { RegisteredToolView } from "@/lib/contract/events";
 import { CodeBlock } from "@/components/ui/CodeBlock";
+import { ExampleList, UntestedBadge } from "./Examples";
 import { HighlightCard } from "./HighlightCard";
 import { LibraryActions } from "./LibraryActions";
 import { Signature } from "./Signature";
 
-/** The highlight of a trace: the agent made itself a tool. */
+/** The highlight of a trace: the agent made itself a tool, with the examples it passed (none: untested). */
 export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: RegisteredToolView; codeOpen?: boolean }) {
+  // Logs written before tools had examples have none to show: those tools are untested too.
+  const examples = tool.examples ?? [];
   return (
     <HighlightCard
       tone="emerald"
@@ -15,15 +18,23 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
       ariaLabel={`Tool registered: ${tool.name}`}
       testId="tool-registered"
       badge={
-        <span className="rounded-full bg-emerald-200/80 px-2 py-0.5 text-[11px] font-medium text-emerald-900 dark:bg-emerald-800/70 dark:text-emerald-100">
-          v{tool.version}
-        </span>
+        <>
+          <span className="rounded-full bg-emerald-200/80 px-2 py-0.5 text-[11px] font-medium text-emerald-900 dark:bg-emerald-800/70 dark:text-emerald-100">
+            v{tool.version}
+          </span>
+          {examples.length === 0 && <UntestedBadge />}
+        </>
       }
     >
       <div className="mt-2 text-emerald-950 dark:text-emerald-50">
         <Signature name={tool.name} schema={tool.parametersSchema} />
       </div>
       <p className="mt-1 text-sm text-emerald-900/90 dark:text-emerald-100/80">{tool.description}</p>
+      {examples.length > 0 && (
+        <div className="mt-2 text-emerald-950 dark:text-emerald-50">
+          <ExampleList examples={examples} />
+        </div>
+      )}
       <details className="group mt-2" open={codeOpen}>
         <summary className="cursor-pointer select-none text-xs font-medium text-emerald-800 hover:underline dark:text-emerald-300">
           <span className="group-open:hidden">Show code</span>

@@ -1,4 +1,8 @@
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import type { ToolExample } from "@/lib/contract/events";
+import type { GenerationEvent } from "@/lib/contract/generation";
 import type { SegmentStart } from "@/lib/contract/log";
+import type { ToolDescription } from "@/lib/contract/requests";
 import type {
   ApiToken,
   ApprovalTaken,
@@ -12,9 +16,10 @@ import type {
   Tool,
   ToolPage,
   ToolRun,
+  ToolTestRun,
 } from "@/lib/contract/responses";
 
-export type { ApiToken, AuditEntry, Conversation, ConversationPage, Execution, Tool, ToolRun };
+export type { ApiToken, AuditEntry, Conversation, ConversationPage, Execution, Tool, ToolRun, ToolTestRun };
 
 /**
  * The browser's client of the app's API: every fetch the UI makes goes through here, so components neither build
@@ -58,6 +63,25 @@ const jsonBody = (body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await call(path, init)).json() as Promise<T>;
+
+/** Each event of writing a tool from a description, as it streams; aborting `signal` stops the writing. */
+async function* generateTool(request: ToolDescription, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+  const response = await call("/api/tools/generate", { method: "POST", ...jsonBody(request), signal });
+  const reader = response
+    .body!.pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield JSON.parse(value.data) as GenerationEvent;
+    }
+  } finally {
+    // A reader that stops early (or an abort) leaves nothing open.
+    void reader.cancel().catch(() => {});
+  }
+}
 
 export const api = {
   listConversations: (cursor?: string) =>
@@ -119,6 +143,13 @@ export const api = {
   toolExecutions: (id: string) => json<{ executions: Execution[] }>(`/api/tools/${encodeURIComponent(id)}/executions`),
   runTool: (id: string, input: Record<string, unknown>) =>
     json<ToolRun>(`/api/tools/${encodeURIComponent(id)}/execute`, { method: "POST", ...jsonBody({ input }) }),
+  generateTool,
+  /** Runs a version's examples again: the one shown, so that they match what the page lists. */
+  testTool: (id: string, version: number) =>
+    json<ToolTestRun>(`/api/tools/${encodeURIComponent(id)}/test?version=${version}`, { method: "POST" }),
+  /** Keeps an example on the latest version: a past call's, or one written out; refused (422) when it fails. */
+  keepExample: (id: string, example: { executionId: string } | ToolExample) =>
+    json<Tool>(`/api/tools/${encodeURIComponent(id)}/examples`, { method: "POST", ...jsonBody(example) }),
   audit: (filters: Record<string, string>, cursor?: string) => {
     const params = new URLSearchParams(
       Object.entries({ ...filters, ...(cursor ? { cursor } : {}) }).filter(([, value]) => value),

@@ -40,6 +40,20 @@ for (const colorScheme of ["light", "dark"] as const) {
                 description: "Upper-case a text.",
                 parameters_schema: SCHEMA,
                 code: "function run({ text }) {\n  return text.toUpperCase();\n}",
+                examples: [{ input: { text: "hi" }, expected_output: "HI" }],
+              },
+            },
+            {
+              name: "register_tool",
+              args: {
+                name: "whisper",
+                description: "Lower-case a text.",
+                parameters_schema: SCHEMA,
+                code: "function run({ text }) {\n  return text.toLowerCase();\n}",
+                examples: [
+                  { input: { text: "Hi" }, expected_output: "hi" },
+                  { input: { text: "HI" }, expected_output: "hi…" },
+                ],
               },
             },
             {
@@ -66,7 +80,8 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
       if (narrow) await page.getByRole("button", { name: "Open the reasoning panel" }).click();
       await page.getByTestId("tool-registered").getByText("Show code").click();
-      await expect(page.getByTestId("tool-rejected")).toBeVisible();
+      // one refused by the code policy, one by its examples
+      await expect(page.getByTestId("tool-rejected")).toHaveCount(2);
       await expectAccessible(page, "a conversation with registered and rejected tool cards");
 
       await page.getByRole("tab", { name: /Tools/ }).click();
@@ -116,6 +131,9 @@ for (const colorScheme of ["light", "dark"] as const) {
       await page.getByLabel(/^text/).fill("hello");
       await page.getByRole("button", { name: "Run" }).click();
       await expect(page.getByTestId("run-result")).toContainText("HELLO!");
+      await page.getByRole("button", { name: "Keep as example" }).first().click();
+      await page.getByRole("button", { name: "Run examples" }).click();
+      await expect(page.getByTestId("example-run")).toContainText("Passed");
       await expectAccessible(page, "a tool's page");
       await page.goto("/settings");
       await page.getByLabel("Name").fill("a11y");
@@ -131,4 +149,34 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expectAccessible(page, "the audit log");
     });
   }
+}
+
+for (const colorScheme of ["light", "dark"] as const) {
+  test(`WCAG 2.1 AA in the ${colorScheme} scheme: the tool library's form, with the attempts of a tool never written`, async ({
+    page,
+    servers,
+  }) => {
+    const description = `Upper-case a text, never right (${colorScheme}).`;
+    const written = (code: string) => ({
+      name: "shout",
+      description: "Upper-case a text.",
+      parameters_schema: SCHEMA,
+      code,
+      examples: [{ input: { text: "hi" }, expected_output: "HI" }],
+    });
+    // Every way an attempt fails: the code policy, an example, an answer that is no definition.
+    servers.model.script(description, [
+      { toolCalls: [{ name: "write_tool", args: written("function run() {\n  return process.env;\n}") }] },
+      { toolCalls: [{ name: "write_tool", args: written("function run({ text }) {\n  return text;\n}") }] },
+      { toolCalls: [{ name: "write_tool", args: { name: "shout" } }] },
+    ]);
+    await page.emulateMedia({ colorScheme });
+    await page.goto("/tools");
+    await page.getByRole("button", { name: "Create from description" }).click();
+    await page.getByLabel("Description", { exact: true }).fill(description);
+    await page.getByRole("button", { name: "Write the tool" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "No tool passed its checks" })).toBeVisible();
+    await expect(page.getByTestId("attempt-failure")).toHaveCount(3);
+    await expectAccessible(page, "the tool library's form, after three failed attempts");
+  });
 }

@@ -121,3 +121,55 @@ test("the whole flow works by keyboard alone: send, open a tool card, share, rev
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("button", { name: "Share", exact: true })).toBeFocused();
 });
+
+test("a tool is written from a description by keyboard alone: open the form, fill it, submit, cancel, submit again", async ({
+  page,
+  servers,
+}) => {
+  const description = "Count the words of a text, by keyboard.";
+  const write = {
+    name: "write_tool",
+    args: {
+      name: "word_count",
+      description: "Count the words of a text.",
+      parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      code: "function run({ text }) {\n  return text.split(' ').filter(Boolean).length;\n}",
+      examples: [{ input: { text: "a b  c" }, expected_output: 3 }],
+    },
+  };
+  // The first answer is slow enough to cancel; the second comes at once.
+  let answers = 0;
+  servers.model.script(`${description}\n\nName the tool word_count.`, () =>
+    answers++ === 0
+      ? { text: "x".repeat(100), chunkSize: 1, delayMs: 200, toolCalls: [write] }
+      : { toolCalls: [write] },
+  );
+  await page.goto("/tools");
+  await tabTo(page, /^Create from description$/);
+  await page.keyboard.press("Enter");
+  const field = page.getByLabel("Description", { exact: true });
+  await expect(field).toBeFocused();
+  // Escape closes the form, and the focus goes back to what opened it
+  await page.keyboard.press("Escape");
+  await expect(field).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Create from description" })).toBeFocused();
+
+  await page.keyboard.press("Enter");
+  await page.keyboard.type(description);
+  await page.keyboard.press("Tab");
+  await expect(page.getByLabel("Name (optional)")).toBeFocused();
+  await page.keyboard.type("word_count");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Write the tool" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  const status = page.getByTestId("generation-status");
+  await expect(status).toHaveText("Attempt 1 of 3: the model is writing the tool…");
+  // while it runs, Escape cancels it
+  await page.keyboard.press("Escape");
+  await expect(status).toHaveText("Attempt 1 of 3 was cancelled.");
+  await expect(page.getByRole("button", { name: "Write the tool" })).toBeFocused();
+
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/\/tools\/[^/]+$/);
+  await expect(page.getByRole("heading", { name: "word_count" })).toBeVisible();
+});

@@ -1,0 +1,136 @@
+"use client";
+
+import { Square, WandSparkles } from "lucide-react";
+import { useEffect, useId, useRef, useState } from "react";
+import { attemptStatus, GenerationAttempt } from "./GenerationAttempt";
+import { useToolGeneration, type AttemptView, type GenerationPhase } from "./useToolGeneration";
+
+/** The live status: the latest attempt's, or a word before the first one and after a cancel. */
+function statusText(attempts: AttemptView[], phase: GenerationPhase): string {
+  const last = attempts.at(-1);
+  if (last) return attemptStatus(last, phase);
+  if (phase === "running") return "Starting…";
+  return phase === "cancelled" ? "Cancelled." : "";
+}
+
+/**
+ * Describe a tool, and the model writes it: every attempt shows as it streams (the code, then what failed, then the
+ * repair), and the new tool's page opens once one passes. Escape cancels a run, or closes the form.
+ */
+export function GenerateToolForm({ id, onClose }: { id: string; onClose: () => void }) {
+  const fieldId = useId();
+  const { attempts, phase, problem, start, cancel } = useToolGeneration();
+  const [description, setDescription] = useState("");
+  const [name, setName] = useState("");
+  const descriptionRef = useRef<HTMLTextAreaElement>(null);
+  // Once the tool is made its page is opening: the form takes no second run meanwhile.
+  const busy = phase === "running" || phase === "created";
+
+  // Opened: typing starts in the description.
+  useEffect(() => descriptionRef.current?.focus(), []);
+  // The Cancel button goes when a run ends: the focus it had comes back to the description, not to the page's start.
+  useEffect(() => {
+    if (!busy && document.activeElement === document.body) descriptionRef.current?.focus();
+  }, [busy]);
+
+  const submit = (event: React.FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    void start({ description, ...(name.trim() ? { name: name.trim() } : {}) });
+  };
+  const onKeyDown = (event: React.KeyboardEvent) => {
+    if (event.key !== "Escape") return;
+    event.preventDefault();
+    if (busy) cancel();
+    else onClose();
+  };
+
+  const input =
+    "mt-1 w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm read-only:opacity-70 dark:border-zinc-700 dark:bg-zinc-900";
+  return (
+    <section
+      id={id}
+      aria-labelledby={`${fieldId}-title`}
+      onKeyDown={onKeyDown}
+      className="mt-3 rounded-xl border border-zinc-200 p-4 dark:border-zinc-800"
+    >
+      <h2 id={`${fieldId}-title`} className="text-base font-semibold">
+        Create a tool from a description
+      </h2>
+      <form onSubmit={submit} className="mt-3 space-y-3">
+        <div>
+          <label htmlFor={`${fieldId}-description`} className="block text-sm font-medium">
+            Description
+          </label>
+          <p id={`${fieldId}-hint`} className="text-xs text-zinc-600 dark:text-zinc-400">
+            What the tool does, its inputs and its output. The model writes it with examples, which must pass before it
+            is kept.
+          </p>
+          <textarea
+            ref={descriptionRef}
+            id={`${fieldId}-description`}
+            aria-describedby={`${fieldId}-hint`}
+            required
+            maxLength={4000}
+            rows={3}
+            readOnly={busy}
+            value={description}
+            onChange={(event) => setDescription(event.target.value)}
+            placeholder="e.g. Convert a temperature from Celsius to Fahrenheit"
+            className={input}
+          />
+        </div>
+        <div>
+          <label htmlFor={`${fieldId}-name`} className="block text-sm font-medium">
+            Name (optional)
+          </label>
+          <input
+            id={`${fieldId}-name`}
+            readOnly={busy}
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            placeholder="e.g. celsius_to_fahrenheit"
+            className={`${input} max-w-xs font-mono`}
+          />
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <button
+            type="submit"
+            aria-disabled={busy}
+            className="inline-flex items-center gap-1.5 rounded-lg bg-emerald-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-emerald-800 aria-disabled:opacity-60"
+          >
+            <WandSparkles className="size-4" aria-hidden /> {busy ? "Writing…" : "Write the tool"}
+          </button>
+          {phase === "running" && (
+            <button
+              type="button"
+              onClick={cancel}
+              className="inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+            >
+              <Square className="size-3.5 fill-current" aria-hidden /> Cancel
+            </button>
+          )}
+        </div>
+      </form>
+      <p
+        role="status"
+        className="mt-3 text-sm empty:mt-0 text-zinc-700 dark:text-zinc-300"
+        data-testid="generation-status"
+      >
+        {statusText(attempts, phase)}
+      </p>
+      {problem && (
+        <p role="alert" className="mt-2 whitespace-pre-wrap text-sm text-rose-700 dark:text-rose-300">
+          {problem}
+        </p>
+      )}
+      {attempts.length > 0 && (
+        <ol aria-label="Attempts" className="mt-3 space-y-3">
+          {attempts.map((view) => (
+            <GenerationAttempt key={view.attempt} view={view} phase={phase} />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
