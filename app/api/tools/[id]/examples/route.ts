@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { ToolExample } from "@/lib/contract/events";
 import { MAX_EXAMPLES, NewToolExample } from "@/lib/contract/requests";
 import type { ToolRefused } from "@/lib/contract/responses";
@@ -7,7 +8,7 @@ import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApiError, notFound, route } from "@/lib/http/errors";
 import { toolJson } from "@/lib/tools/api-view";
-import { describeFailures, matchesExpected } from "@/lib/tools/examples";
+import { describeFailures } from "@/lib/tools/examples";
 import { runExamples } from "@/lib/tools/registered-tool";
 
 /**
@@ -22,7 +23,7 @@ export const POST = route(async (request, context: RouteParams) => {
   if (examples.length >= MAX_EXAMPLES) {
     throw new ApiError(422, "too_many_examples", `A tool keeps at most ${MAX_EXAMPLES} examples.`);
   }
-  if (examples.some((kept) => matchesExpected(kept.input, example.input))) {
+  if (examples.some((kept) => isDeepStrictEqual(kept.input, example.input))) {
     throw new ApiError(422, "duplicate_example", "The tool already has an example with this input.");
   }
   const parametersSchema = JSON.parse(tool.parametersSchema) as Record<string, unknown>;
