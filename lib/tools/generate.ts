@@ -40,20 +40,23 @@ const WrittenToolAnswer = ToolDefinition.extend({ examples: z.array(ToolExample)
  * take a JSON schema for the answer (structured output, not strict: parameters_schema and the examples are free-form
  * JSON, which strict mode cannot express). Other servers differ in what response formats they honour, but the
  * agent already needs their tool calling: they are made to call one tool, `write_tool`, whose input is the definition.
+ * Made once: the SDK converts each schema to JSON Schema once per object.
  */
-function answerFormat(api: ModelConfig["api"]) {
-  if (api === "compatible") {
-    const tools: ToolSet = {
-      [WRITE_TOOL]: tool({ description: "Submit the tool you wrote.", inputSchema: WrittenToolAnswer }),
-    };
-    return { tools, toolChoice: { type: "tool", toolName: WRITE_TOOL } as const };
-  }
-  return {
-    tools: {},
+const ANSWER_FORMATS = {
+  structured: {
+    tools: {} as ToolSet,
     output: Output.object({ schema: WrittenToolAnswer, name: "tool" }),
     providerOptions: { openai: { strictJsonSchema: false } },
-  };
-}
+  },
+  forcedCall: {
+    tools: {
+      [WRITE_TOOL]: tool({ description: "Submit the tool you wrote.", inputSchema: WrittenToolAnswer }),
+    } as ToolSet,
+    toolChoice: { type: "tool", toolName: WRITE_TOOL } as const,
+  },
+};
+const answerFormat = (api: ModelConfig["api"]) =>
+  api === "compatible" ? ANSWER_FORMATS.forcedCall : ANSWER_FORMATS.structured;
 
 export interface GenerationRequest {
   ownerId: string;
