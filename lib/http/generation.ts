@@ -8,6 +8,7 @@ import { ApiError } from "./errors";
 import { limitRate } from "./rate-limit";
 
 const encoder = new TextEncoder();
+const HEARTBEAT_MS = 15_000;
 
 /**
  * Write a tool from a description for `identity`, answered as the client asks: a text/event-stream of every attempt
@@ -54,21 +55,33 @@ async function outcome(events: AsyncGenerator<GenerationEvent>): Promise<Respons
   throw new ApiError(499, "abandoned", "The client closed the request.");
 }
 
-/** Each event as an SSE message, numbered from 1; a POST's stream cannot be resumed, so the ids are only an order. */
+/**
+ * Each event as an SSE message, numbered from 1; a POST's stream cannot be resumed, so the ids are only an order.
+ * A comment every HEARTBEAT_MS keeps proxies from closing it while a model thinks.
+ */
 function eventStream(events: AsyncGenerator<GenerationEvent>): Response {
   let id = 0;
+  let heartbeat: NodeJS.Timeout | undefined;
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
+    },
     async pull(controller) {
       try {
         const { done, value } = await events.next();
-        if (done) return controller.close();
+        if (done) {
+          clearInterval(heartbeat);
+          return controller.close();
+        }
         controller.enqueue(encoder.encode(`id: ${++id}\nevent: ${value.type}\ndata: ${JSON.stringify(value)}\n\n`));
       } catch (error) {
         console.error("Writing a tool failed:", error);
+        clearInterval(heartbeat);
         controller.error(error);
       }
     },
     async cancel() {
+      clearInterval(heartbeat);
       await events.return(undefined);
     },
   });
