@@ -21,6 +21,8 @@ export async function readJson<Schema extends z.ZodType>(request: Request, schem
       `Send the body as JSON with the header Content-Type: application/json (got ${type ?? "none"}).`,
     );
   }
+  if (nestingBeyond(text, MAX_JSON_DEPTH))
+    throw badRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   let body: unknown;
   try {
     body = text.trim() === "" ? {} : JSON.parse(text);
@@ -40,6 +42,26 @@ export function checkBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;
+}
+
+/** Deeper JSON than any request needs; everything that walks a body (the checks, zod, Prisma) recurses. */
+const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text opens more than `limit` arrays or objects inside one another: one pass, before it is parsed. */
+function nestingBeyond(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === "[" || char === "{") {
+      if (++depth > limit) return true;
+    } else if (char === "]" || char === "}") depth--;
+  }
+  return false;
 }
 
 async function readText(request: Request, limit: number): Promise<string> {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/lib/contract/routes";
 import { Api } from "../support/api";
 import { missingServerFlags } from "@/server-runtime.mjs";
 import { scriptedApp, type AppServer } from "../support/app-server";
@@ -161,6 +162,58 @@ describe("cookies and bodies that used to answer 500", () => {
     });
     expect(response.status).toBe(415);
     expect(await errorMessage(response)).toMatch(/Content-Type: application\/json/);
+  });
+
+  it("answers a body nested 100,000 levels deep with 400 on every JSON route, and stays healthy", async () => {
+    const tool = await (
+      await visitor.fetch("/api/tools", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "deep_probe",
+          description: "A tool for the probe's routes.",
+          parameters_schema: { type: "object" },
+          code: "function run() { return 1; }",
+        }),
+      })
+    ).json();
+    const { token } = await (
+      await visitor.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })
+    ).json();
+    const ids: Record<string, string> = { id: tool.id, token, approvalId: "none" };
+    const conversationRoutes = /^\/api\/conversations\/\{id\}/;
+    const deep = (open: string, close: string, levels = 100_000) => `${open.repeat(levels)}${close.repeat(levels)}`;
+    // Objects as deep as fit in a body (256 KB): {"":{"":…{}…}}.
+    const bodies = [deep("[", "]"), deep('{"":', "}", 40_000).replace('{"":}', "{}"), `{"content":${deep("[", "]")}}`];
+    const probed: string[] = [];
+    for (const [template, operations] of Object.entries(apiRoutes)) {
+      for (const [method, operation] of Object.entries(operations ?? {})) {
+        if (!(operation as { requestBody?: unknown }).requestBody) continue;
+        const path = template
+          .replace(conversationRoutes, `/api/conversations/${conversationId}`)
+          .replace(/\{(\w+)\}/g, (_, name: string) => ids[name]);
+        for (const body of bodies) {
+          const response = await visitor.fetch(path, {
+            method: method.toUpperCase(),
+            headers: { "content-type": "application/json" },
+            body,
+          });
+          const answer = `${response.status} ${await errorMessage(response)}`;
+          expect(answer, `${method} ${template}`).toMatch(/^400 .*nested more than 64 levels deep/);
+        }
+        probed.push(`${method} ${template}`);
+      }
+    }
+    expect(probed).toContain("post /api/conversations/{id}/messages");
+    // Brackets inside a string are text, however many: a title of them is taken.
+    const title = `[{"\\"${"[".repeat(150)}`;
+    const renamed = await visitor.fetch(`/api/conversations/${conversationId}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title }),
+    });
+    expect(((await renamed.json()) as { title: string }).title).toBe(title);
+    expect((await fetch(`${app.url}/api/health`)).status).toBe(200);
   });
 
   it("stores model text with a lone surrogate, and a title cut inside an emoji", async () => {
