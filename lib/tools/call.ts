@@ -1,6 +1,8 @@
 import type { Execution } from "@/lib/contract/responses";
 import { recordAudit, type AuditDecision } from "@/lib/db/queries/audit";
+import { provider } from "@/lib/db/driver/client";
 import { recordExecution } from "@/lib/db/queries/executions";
+import { takeSharedToken } from "@/lib/db/queries/rate-buckets";
 import { RateLimiter } from "@/lib/platform/token-bucket";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
@@ -76,7 +78,11 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
   const builtin = isBuiltinName(name) ? name : undefined;
   const settings: ToolSettings = (builtin && profile?.tool_config[builtin]) || {};
   if (settings.rate_limit && profile) {
-    const limited = toolLimiter(profile.name, name, settings.rate_limit).take(caller.ownerId);
+    // A count the database cannot take refuses the call: a limit that cannot be checked is not lifted.
+    const limited = await takeToolToken(profile.name, name, settings.rate_limit, caller.ownerId).catch((error) => {
+      console.error(`Could not count a ${name} call against its rate limit:`, error);
+      return { ok: false as const, retryAfterSeconds: 1 };
+    });
     if (!limited.ok) {
       const error = `${name} is rate-limited in the "${profile.name}" profile; try again in ${limited.retryAfterSeconds} s.`;
       return refuse(error, "rate_limited");
@@ -147,9 +153,20 @@ const callStatus = (result: ToolResult) => (result.ok ? "succeeded" : result.can
 
 /** One bucket per profile and tool, keyed by identity. */
 const toolLimiters = new Map<string, RateLimiter>();
-function toolLimiter(profile: string, tool: string, limit: { calls: number; per_seconds: number }): RateLimiter {
+
+/**
+ * One call against a profile's rate limit of a tool, for one identity. On PostgreSQL the count is the database's, so
+ * that every instance shares it; SQLite serves one instance, which counts in memory.
+ */
+async function takeToolToken(
+  profile: string,
+  tool: string,
+  limit: NonNullable<ToolSettings["rate_limit"]>,
+  ownerId: string,
+) {
   const key = `${profile}:${tool}:${limit.calls}/${limit.per_seconds}`;
+  if (provider === "postgresql") return takeSharedToken(`${key}:${ownerId}`, limit.calls, limit.per_seconds);
   let limiter = toolLimiters.get(key);
   if (!limiter) toolLimiters.set(key, (limiter = new RateLimiter(limit.calls, limit.per_seconds * 1000)));
-  return limiter;
+  return limiter.take(ownerId);
 }

@@ -16,13 +16,18 @@ export const QUERY_TIMEOUT_MS = 5_000;
 /** run_code's input for a call that is still running when the test acts. */
 export const SPIN = { code: "const end = Date.now() + 4000; while (Date.now() < end) {} 'spun'" };
 
-/** The built-in default profile, and one that asks before calculating. */
+/** The built-in default profile, one that asks before calculating, and one that allows three calculations a minute. */
 const CONFIG = `profiles:
   - name: default
     tools: [register_tool, calculate, run_code]
   - name: careful
     tools: [calculate]
     approval: [calculate]
+  - name: limited
+    tools: [calculate]
+    tool_config:
+      calculate:
+        rate_limit: { calls: 3, per_seconds: 60 }
 default_profile: default
 `;
 
