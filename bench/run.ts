@@ -1,6 +1,7 @@
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchGeneration } from "./generation";
 import { benchLibrarian } from "./librarian";
+import { benchRateLimits } from "./rate-limits";
 import { benchNativeTools } from "./native-tools";
 import { benchScaleOut } from "./scale-out";
 import { benchThroughput } from "./throughput";
@@ -17,6 +18,7 @@ if (!only || only === "generation") await benchGeneration();
 if (!only || only === "stream") await benchStream();
 if (!only || only === "tools") await benchTools();
 if (!only || only === "native") await benchNativeTools();
+if (!only || only === "rate-limits") await benchRateLimits();
 if (!only || only === "librarian") await benchLibrarian();
 if (!only || only === "scale-out") await benchScaleOut();
 if (!only || only === "throughput") await benchThroughput();
