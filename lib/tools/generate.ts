@@ -69,18 +69,19 @@ export interface GenerationRequest {
   signal: AbortSignal;
 }
 
+type AttemptFailed = Extract<GenerationEvent, { type: "attempt_failed" }>;
+
 /** Write, check, test and store a tool, attempt by attempt; the last event is tool_created or generation_failed. */
 export async function* generateTool(request: GenerationRequest): AsyncGenerator<GenerationEvent> {
   const { model, signal } = request;
-  const format = answerFormat(request.api);
   const messages: ModelMessage[] = [{ role: "user", content: userRequest(request) }];
-  let failed: Extract<GenerationEvent, { type: "attempt_failed" }> | undefined;
+  let failed: AttemptFailed | undefined;
   for (let attempt = 1; attempt <= request.attempts; attempt++) {
     yield { type: "attempt_started", attempt, of: request.attempts };
     let plan: StepPlan;
     try {
       plan = await streamStep({
-        ...format,
+        ...answerFormat(request.api),
         model: model.model,
         system: TOOL_WRITER_PROMPT,
         messages,
@@ -95,34 +96,10 @@ export async function* generateTool(request: GenerationRequest): AsyncGenerator<
       yield { type: "generation_failed", status: 502, body: { error: error.describe() } };
       return;
     }
-    const answer = readAnswer(plan);
-    let outcome: { problem: AttemptProblem; message: string; registration?: Registration };
-    if (!answer.ok) {
-      outcome = { problem: "output", message: answer.message };
-    } else {
-      const written = { ...answer.tool, name: request.name ?? answer.tool.name };
-      yield { type: "attempt_written", attempt, tool: written };
-      if (isBuiltinName(written.name)) {
-        outcome = { problem: "name", message: `"${written.name}" is a built-in tool's name; choose another name.` };
-      } else {
-        const registration = await register(written, request.ownerId, signal);
-        if (registration.ok) {
-          yield { type: "tool_created", attempt, tool: toolJson(registration.row, noCalls()) };
-          return;
-        }
-        outcome = { problem: registration.problem, message: registration.message, registration };
-      }
-    }
-    if (signal.aborted) return;
-    failed = {
-      type: "attempt_failed",
-      attempt,
-      problem: outcome.problem,
-      message: outcome.message,
-      ...details(outcome.registration),
-    };
+    failed = yield* tryAnswer(plan, attempt, request);
+    if (!failed || signal.aborted) return;
     yield failed;
-    messages.push(...repairMessages(plan, attempt, repairRequest(outcome.message)));
+    messages.push(...repairMessages(plan, attempt, repairRequest(failed.message)));
   }
   yield {
     type: "generation_failed",
@@ -137,6 +114,32 @@ export async function* generateTool(request: GenerationRequest): AsyncGenerator<
       failures: failed!.failures,
     },
   };
+}
+
+/** One answer, checked, tested and stored (attempt_written, then tool_created), or why not, to show and repair. */
+async function* tryAnswer(
+  plan: StepPlan,
+  attempt: number,
+  request: GenerationRequest,
+): AsyncGenerator<GenerationEvent, AttemptFailed | undefined> {
+  const failure = (problem: AttemptProblem, message: string, registration?: Registration): AttemptFailed => ({
+    type: "attempt_failed",
+    attempt,
+    problem,
+    message,
+    ...details(registration),
+  });
+  const answer = readAnswer(plan);
+  if (!answer.ok) return failure("output", answer.message);
+  const written = { ...answer.tool, name: request.name ?? answer.tool.name };
+  yield { type: "attempt_written", attempt, tool: written };
+  if (isBuiltinName(written.name)) {
+    return failure("name", `"${written.name}" is a built-in tool's name; choose another name.`);
+  }
+  const registration = await register(written, request.ownerId, request.signal);
+  if (!registration.ok) return failure(registration.problem, registration.message, registration);
+  yield { type: "tool_created", attempt, tool: toolJson(registration.row, noCalls()) };
+  return undefined;
 }
 
 const ignoreDeltas = (_event: AgentEvent) => {};
