@@ -173,6 +173,16 @@ describe("an instance cut off from the database", () => {
       proxy.silenceOpenConnections(200),
     ));
 
+  it("stores a run's events through new connections when the connections it opens during a partition never answer", () =>
+    // Longer than a statement's timeout on the live pool (a quarter of a ten-second lease): a write caught in it times
+    // out and goes again through a new connection, which the partition holds too and which never answers. That costs
+    // the write a timeout, not the run's log; the lease outlasts it all.
+    expectRunOnCThrough(
+      "Stream long on C, whose new connections die mid-run.",
+      (proxy) => proxy.silenceOpenConnections(4_000),
+      { TOOLSMITH_LEASE_MS: "10000" },
+    ));
+
   it("stores a run's events once when a write was stored but its answer never came: the retry finds them there", () =>
     // The next write goes out on one of these connections, is stored, and times out.
     expectRunOnCThrough("Stream long on C, whose answers from the database stop mid-run.", (proxy) =>

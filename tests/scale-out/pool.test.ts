@@ -55,6 +55,17 @@ describe("a pool that drops silent connections", () => {
     await expect(hung).rejects.toThrow("Query read timeout");
   });
 
+  it("gives up on a connection that goes silent as it opens, as on a statement, so that the pool keeps its place", async () => {
+    const { live, proxy } = await warmPoolThroughRelay(1);
+    proxy.hold();
+    await expect(live.pool.query("SELECT 1")).rejects.toThrow("Query read timeout");
+    // The pool opens a new connection for the next statement, into the same partition: given up on, not waited for.
+    await expect(live.pool.query("SELECT 2")).rejects.toThrow("timeout expired");
+    // That connection never answers, even once the partition ends; the next statement goes through a new one.
+    proxy.heal({ reset: false });
+    expect((await live.pool.query("SELECT 3 AS three")).rows).toEqual([{ three: 3 }]);
+  });
+
   it("closes a transaction's connection when its ROLLBACK gets no answer, so that the pool keeps its place", async () => {
     const { live, proxy } = await warmPoolThroughRelay(1);
     const client = new PrismaClient({ adapter: live.prismaAdapter() });

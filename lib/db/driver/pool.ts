@@ -12,14 +12,15 @@ import { answerCode, endsTransaction, WrappedAdapterFactory } from "./sql";
 /**
  * A pool of connections to PostgreSQL that can drop its idle ones: after a partition each silent connection would cost
  * the next statement a timeout in turn, enough to lose a run to the fence (docs/architecture.md, "An instance cut off
- * from the database"). `onSilence`: a statement timed out; a connection in use is left to its own timeout.
+ * from the database"). `onSilence`: a statement timed out; a connection in use is left to its own timeout. A
+ * connection that does not open within a statement's timeout (`query_timeout`) is given up on too.
  */
 export class DatabasePool {
   readonly pool: pg.Pool;
   private readonly idle = new Set<pg.PoolClient>();
 
   constructor(options: pg.PoolConfig, onSilence: () => void) {
-    this.pool = new pg.Pool(options);
+    this.pool = new pg.Pool({ ...options, Client: openingWithin(options.query_timeout) });
     // An idle connection that fails is no statement's failure: the pool drops it, and the next statement opens another.
     this.pool.on("error", () => {});
     this.pool.on("acquire", (client) => this.idle.delete(client));
@@ -54,6 +55,19 @@ export class DatabasePool {
       );
     }
   }
+}
+
+/**
+ * pg's client, giving up on opening its connection after `ms`: one opened into a partition may never answer, and pg
+ * would keep the statement that opened it waiting, and its place in the pool taken, for good. Not pg-pool's own
+ * connectionTimeoutMillis, which also fails statements that wait for a free connection, a sign of load, not silence.
+ */
+function openingWithin(ms: number | undefined): new () => pg.Client {
+  return class extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: ms });
+    }
+  };
 }
 
 /**
