@@ -72,4 +72,14 @@ describe("think, the planning tool", () => {
       expect.arrayContaining(["succeeded", null]),
     );
   });
+
+  it("exports the plan as a quote in Markdown", async () => {
+    const prompt = "Plan, then stop.";
+    model.script(prompt, [{ toolCalls: [{ name: "think", args: { thought: PLAN } }] }, { text: "Planned." }]);
+    const { id } = await api.createConversation();
+    await api.run(id, prompt);
+    const markdown = await (await api.fetch(`/api/conversations/${id}/export?format=md`)).text();
+    expect(markdown).toContain(`📝 **Plan**\n\n> ${PLAN.replace("\n", "\n> ")}\n`);
+    expect(markdown).not.toContain("**Tool call `think`**");
+  });
 });
