@@ -12,9 +12,17 @@ const tones = {
     icon: "bg-rose-600",
     label: "text-rose-800 dark:text-rose-300",
   },
+  violet: {
+    card: "border-violet-300 bg-violet-50 dark:border-violet-800/70 dark:bg-violet-950/40",
+    icon: "bg-violet-600",
+    label: "text-violet-800 dark:text-violet-300",
+  },
 } as const;
 
-/** The cards that stand out in a trace: a tool the agent registered (emerald) or one the policy rejected (rose). */
+/**
+ * The cards that stand out in a trace: a tool the agent registered (emerald), one the policy rejected (rose), the
+ * agent's plan (violet, as its reasoning). Each is named by its label too, never by colour alone.
+ */
 export function HighlightCard({
   tone,
   icon: Icon,

@@ -1,10 +1,11 @@
 import { CheckCircle2, Loader2, Scissors, XCircle } from "lucide-react";
 import { memo } from "react";
-import type { ToolCallView } from "@/lib/trace/state";
+import { planOf, type ToolCallView } from "@/lib/trace/state";
 import { JsonView } from "@/components/ui/JsonView";
 import { ToolRegisteredCard } from "@/components/tools/ToolRegisteredCard";
 import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
 import { ApprovalPrompt } from "./ApprovalPrompt";
+import { PlanCard } from "./PlanCard";
 
 const statusIcon = {
   running: <Loader2 className="size-4 animate-spin text-sky-600 dark:text-sky-400" aria-label="Running" />,
@@ -14,9 +15,13 @@ const statusIcon = {
 
 /**
  * Every tool call, whichever tool: its name, input, then output or error, duration and truncation. What a call
- * produced beyond its result (a registered or rejected tool) is shown by event type, never by tool name.
+ * produced beyond its result (a registered or rejected tool) is shown by event type, never by tool name. The one
+ * card chosen by name is a plan: a think call acts on nothing, its input is all it says, and its name is a
+ * reserved built-in's (planOf), so no registered tool's call is ever taken for one.
  */
 export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCallView }) {
+  const plan = planOf(call);
+  if (plan !== undefined) return <PlanCard thought={plan} />;
   return (
     <article
       data-testid="tool-call"

@@ -37,13 +37,23 @@ const Profile = z.strictObject({
   name: z.string().regex(/^[\w-]{1,64}$/, "a name of letters, digits, _ and -"),
   description: z.string().max(500).optional(),
   tools: z.array(z.enum(BUILTIN_TOOL_NAMES)),
+  think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
   tool_config: z.partialRecord(z.enum(BUILTIN_TOOL_NAMES), ToolSettings).default({}),
   approval: z.array(z.enum(BUILTIN_TOOL_NAMES)).default([]),
 });
-export type AgentProfile = z.infer<typeof Profile>;
+
+/** A profile as runs use it: planning changes nothing, so its tools have think unless it says `think: false`. */
+const AgentProfile = Profile.refine((profile) => profile.think || !profile.tools.includes("think"), {
+  path: ["think"],
+  message: "think: false leaves out the think tool that tools lists; keep one of the two",
+}).transform(({ think, ...profile }) => ({
+  ...profile,
+  tools: think && !profile.tools.includes("think") ? ["think" as const, ...profile.tools] : profile.tools,
+}));
+export type AgentProfile = z.infer<typeof AgentProfile>;
 
 const ConfigFile = z
-  .strictObject({ profiles: z.array(Profile).min(1), default_profile: z.string() })
+  .strictObject({ profiles: z.array(AgentProfile).min(1), default_profile: z.string() })
   .superRefine((file, context) => {
     const names = file.profiles.map((profile) => profile.name);
     names.forEach((name, index) => {
@@ -62,7 +72,7 @@ const ConfigFile = z
       });
   });
 
-/** Without a file: the network tools behind the fetch guard, the code tools, the stores and the file tools. */
+/** Without a file: think, the network tools behind the fetch guard, the code tools, the stores and the file tools. */
 const BUILT_IN = {
   profiles: [
     {

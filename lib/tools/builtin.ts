@@ -7,6 +7,7 @@ import { registerTool } from "./register-tool";
 import { runCode } from "./run-code";
 import { runCommand } from "./run-command";
 import { sendEmail } from "./send-email";
+import { think } from "./think";
 import { webSearch } from "./web-search";
 import { webhook } from "./webhook";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "./names";
@@ -14,6 +15,7 @@ import type { AgentTool } from "./types";
 
 /** Each built-in name's tool: a name without a tool (or a tool without a name in names.ts) does not compile. */
 const byName: { readonly [Name in BuiltinToolName]: AgentTool } = {
+  think,
   register_tool: registerTool,
   calculate,
   run_code: runCode,

@@ -3,6 +3,7 @@
  * reserved-name check read. No registered tool may take one of them.
  */
 export const BUILTIN_TOOL_NAMES = [
+  "think",
   "register_tool",
   "calculate",
   "run_code",

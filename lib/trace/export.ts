@@ -1,7 +1,7 @@
 import { describeFailures } from "@/lib/tools/examples";
 import { signatureText } from "@/lib/tools/signature";
 import type { Trace } from "./load";
-import { answerOf, applyEvents, emptyTrace, type RunView, type ToolCallView } from "./state";
+import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "./state";
 
 export type ExportFormat = "json" | "md";
 
@@ -39,7 +39,7 @@ function runMarkdown(run: RunView): string[] {
   const out = ["", `## Agent · ${run.status.replace("_", " ")}${run.model ? ` · ${run.model}` : ""}`];
   for (const step of run.steps) {
     out.push("", `### Step ${step.step}`);
-    if (step.reasoning) out.push("", ...step.reasoning.split("\n").map((line) => `> ${line}`));
+    if (step.reasoning) out.push("", ...quote(step.reasoning));
     if (step.text) out.push("", step.text);
     for (const call of step.calls) out.push(...callMarkdown(call));
   }
@@ -50,6 +50,8 @@ function runMarkdown(run: RunView): string[] {
 }
 
 function callMarkdown(call: ToolCallView): string[] {
+  const plan = planOf(call);
+  if (plan !== undefined) return ["", "📝 **Plan**", "", ...quote(plan)];
   const status = call.status === "ok" ? "ok" : call.status === "error" ? "failed" : "running";
   const out = [
     "",
@@ -83,6 +85,11 @@ function callMarkdown(call: ToolCallView): string[] {
     out.push("⛔ **Rejected: examples failed:**", "", describeFailures(call.rejected.failures));
   }
   return out;
+}
+
+/** A Markdown quote of every line: the agent's own words, set apart from what it did. */
+function quote(text: string): string[] {
+  return text.split("\n").map((line) => `> ${line}`);
 }
 
 /** A fenced block whose fence is longer than any run of backticks inside. */

@@ -1,5 +1,6 @@
 import type { ExampleOutcome, LoggedEvent, RegisteredToolView, RunStatus, Violation } from "@/lib/contract/events";
 import { startsSegment, type SegmentStart } from "@/lib/contract/log";
+import type { BuiltinToolName } from "@/lib/tools/names";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
 export type TraceEvent = LoggedEvent & { id: number };
@@ -18,6 +19,19 @@ export interface ToolCallView {
   rejected?: RejectedTool;
   /** Set when the profile asked a person first. */
   approval?: { approvalId: string; state: "pending" | "approved" | "denied" };
+}
+
+const PLAN_TOOL = "think" satisfies BuiltinToolName;
+
+/**
+ * The thought of a call of the built-in think, shown as a plan rather than as a tool call. The name is enough:
+ * built-in names are reserved, so no registered tool is called think. A think call that failed or asked a person
+ * is left to the ordinary card, which shows errors and approvals.
+ */
+export function planOf(call: ToolCallView): string | undefined {
+  if (call.name !== PLAN_TOOL || call.status === "error" || call.approval) return undefined;
+  const { thought } = (call.input ?? {}) as { thought?: unknown };
+  return typeof thought === "string" ? thought : undefined;
 }
 
 export interface RejectedTool {

@@ -33,6 +33,7 @@ for (const colorScheme of ["light", "dark"] as const) {
         {
           text: "I will build a tool.",
           toolCalls: [
+            { name: "think", args: { thought: "Write shout and whisper.\nEach with an example." } },
             {
               name: "register_tool",
               args: {
@@ -82,7 +83,8 @@ for (const colorScheme of ["light", "dark"] as const) {
       await page.getByTestId("tool-registered").getByText("Show code").click();
       // one refused by the code policy, one by its examples
       await expect(page.getByTestId("tool-rejected")).toHaveCount(2);
-      await expectAccessible(page, "a conversation with registered and rejected tool cards");
+      await expect(page.getByTestId("plan")).toBeVisible();
+      await expectAccessible(page, "a conversation with plan, registered and rejected tool cards");
 
       await page.getByRole("tab", { name: /Tools/ }).click();
       await expectAccessible(page, "the Tools tab");

@@ -20,6 +20,7 @@ profiles:
         allowed_domains: [example.com]
   - name: careful
     tools: [calculate]
+    think: false
     approval: [calculate]
 default_profile: web
 `;
@@ -57,8 +58,8 @@ describe("agent profiles", () => {
     const listed = await (await api.fetch("/api/profiles")).json();
     expect(listed.defaultProfile).toBe("web");
     expect(listed.profiles.map((profile: { name: string; tools: string[] }) => [profile.name, profile.tools])).toEqual([
-      ["calculator", ["calculate"]],
-      ["web", ["fetch_url", "register_tool"]],
+      ["calculator", ["think", "calculate"]],
+      ["web", ["think", "fetch_url", "register_tool"]],
       ["careful", ["calculate"]],
     ]);
     const unknown = await post("/api/conversations", { profile: "root" });
@@ -83,7 +84,7 @@ describe("agent profiles", () => {
       { text: "Done." },
     ]);
     const events = await api.run(id, prompt);
-    expect(toolNames(prompt)).toEqual(["calculate"]);
+    expect(toolNames(prompt)).toEqual(["calculate", "think"]);
     expect(events[0].data).toMatchObject({ type: "run_started", profile: "calculator" });
     const results = ofType(events, "tool_result");
     expect(results.filter((result) => result.ok)).toHaveLength(1);
@@ -105,7 +106,7 @@ describe("agent profiles", () => {
       { text: "Refused." },
     ]);
     const events = await api.run(id, prompt);
-    expect(toolNames(prompt)).toEqual(["fetch_url", "register_tool"]);
+    expect(toolNames(prompt)).toEqual(["fetch_url", "register_tool", "think"]);
     const results = ofType(events, "tool_result");
     const [fetched, calculated] = ["fetch_url", "calculate"].map((name) =>
       results.find((result) => result.name === name),
@@ -202,6 +203,8 @@ describe("agent profiles", () => {
         { text: "Answered." },
       ]);
       const requested = await waitForApproval(id, prompt);
+      // The profile says think: false.
+      expect(toolNames(prompt)).toEqual(["calculate"]);
       expect(requested.data).toMatchObject({
         tool: "calculate",
         input: { expression: "6 * 7" },

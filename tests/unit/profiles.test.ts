@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import { describe, expect, it } from "vitest";
-import { ConfigFileError, parseProfiles } from "@/lib/settings/profiles";
+import { describe, expect, it, vi } from "vitest";
+import { ConfigFileError, findProfile, parseProfiles } from "@/lib/settings/profiles";
 import { domainRefusal } from "@/lib/tools/fetch-url";
 
 const VALID = `profiles:
@@ -21,7 +21,11 @@ describe("toolsmith.config.example.yaml", () => {
       fs.readFileSync("toolsmith.config.example.yaml", "utf8"),
       "toolsmith.config.example.yaml",
     );
-    expect(parsed.profiles.map((profile) => profile.name)).toEqual(["default", "researcher", "archivist"]);
+    expect(parsed.profiles.map((profile) => [profile.name, profile.tools.includes("think")])).toEqual([
+      ["default", true],
+      ["researcher", true],
+      ["archivist", false],
+    ]);
   });
 });
 
@@ -31,14 +35,47 @@ describe("the profiles file", () => {
     expect(file.default_profile).toBe("coder");
     expect(file.profiles[0]).toMatchObject({
       name: "researcher",
-      tools: ["fetch_url", "calculate"],
+      tools: ["think", "fetch_url", "calculate"],
       tool_config: { fetch_url: { allowed_domains: ["example.com"], rate_limit: { calls: 10, per_seconds: 60 } } },
       approval: [],
     });
   });
 
+  it("gives every profile think, unless it says think: false", () => {
+    const file = parseProfiles(
+      `profiles:
+  - name: plain
+    tools: [calculate]
+  - name: listed
+    tools: [calculate, think]
+  - name: without
+    tools: [calculate]
+    think: false
+  - name: bare
+    tools: []
+default_profile: plain
+`,
+      "toolsmith.config.yaml",
+    );
+    expect(file.profiles.map((profile) => [profile.name, profile.tools])).toEqual([
+      ["plain", ["think", "calculate"]],
+      ["listed", ["calculate", "think"]],
+      ["without", ["calculate"]],
+      ["bare", ["think"]],
+    ]);
+  });
+
+  it("gives think to the built-in default profile, used without a file", () => {
+    vi.stubEnv("TOOLSMITH_CONFIG", "/nonexistent/toolsmith.config.yaml");
+    expect(findProfile(null)).toMatchObject({ name: "default", tools: expect.arrayContaining(["think"]) });
+  });
+
   it.each([
     [VALID.replace("tools: [fetch_url, calculate]", "tools: [fetch_url, telnet]"), /line 3 \(profiles\.0\.tools\.1\)/],
+    [
+      VALID.replace("tools: [register_tool, run_code]", "tools: [register_tool, think]\n    think: false"),
+      /line 10 \(profiles\.1\.think\): think: false leaves out the think tool that tools lists/,
+    ],
     [
       VALID.replace("default_profile: coder", "default_profile: nobody"),
       /line 10 \(default_profile\): no profile is named "nobody"/,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerOf, applyEvents, emptyTrace, type TraceEvent } from "@/lib/trace/state";
+import { answerOf, applyEvents, emptyTrace, planOf, type ToolCallView, type TraceEvent } from "@/lib/trace/state";
 
 const tool = {
   id: "t1",
@@ -85,5 +85,27 @@ describe("the trace reducer", () => {
     const after = applyEvents(before, [events[10]]);
     expect(after.runs[0].steps[0]).toBe(before.runs[0].steps[0]);
     expect(after.runs[0].steps[1]).not.toBe(before.runs[0].steps[1]);
+  });
+});
+
+describe("planOf: the calls the trace shows as a plan", () => {
+  const call = (change: Partial<ToolCallView> = {}): ToolCallView => ({
+    callId: "c1",
+    name: "think",
+    input: { thought: "Write a counter, then call it." },
+    status: "ok",
+    ...change,
+  });
+
+  it("is a think call's thought, while it runs and once acknowledged", () => {
+    expect(planOf(call({ status: "running" }))).toBe("Write a counter, then call it.");
+    expect(planOf(call({ output: "Noted." }))).toBe("Write a counter, then call it.");
+  });
+
+  it("leaves to the ordinary card any other tool, and a think call that failed, asked a person or has no thought", () => {
+    expect(planOf(call({ name: "calculate" }))).toBeUndefined();
+    expect(planOf(call({ status: "error", error: "thought: at most 2000 characters" }))).toBeUndefined();
+    expect(planOf(call({ approval: { approvalId: "a1", state: "pending" } }))).toBeUndefined();
+    expect(planOf(call({ status: "running", input: { thought: 42 } }))).toBeUndefined();
   });
 });
