@@ -1,10 +1,9 @@
 import type { Execution } from "@/lib/contract/responses";
 import { recordAudit, type AuditDecision } from "@/lib/db/queries/audit";
-import { provider } from "@/lib/db/driver/client";
 import { recordExecution } from "@/lib/db/queries/executions";
 import { takeSharedToken } from "@/lib/db/queries/rate-buckets";
 import { RateLimiter } from "@/lib/platform/token-bucket";
-import { config } from "@/lib/settings/config";
+import { config, databaseConfig } from "@/lib/settings/config";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
 import { isBuiltinName } from "./names";
 import { capResult } from "./output";
@@ -165,7 +164,7 @@ async function takeToolToken(
   ownerId: string,
 ) {
   const key = `${profile}:${tool}:${limit.calls}/${limit.per_seconds}`;
-  if (provider === "postgresql") return takeSharedToken(`${key}:${ownerId}`, limit.calls, limit.per_seconds);
+  if (databaseConfig().provider === "postgresql") return takeSharedToken(`${key}:${ownerId}`, limit.calls, limit.per_seconds);
   let limiter = toolLimiters.get(key);
   if (!limiter) toolLimiters.set(key, (limiter = new RateLimiter(limit.calls, limit.per_seconds * 1000)));
   return limiter.take(ownerId);

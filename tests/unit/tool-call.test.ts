@@ -15,6 +15,8 @@ vi.mock("@/lib/db/driver/client", () => {
 });
 vi.mock("@/lib/db/queries/audit", () => ({ recordAudit: vi.fn(async () => {}) }));
 vi.mock("@/lib/db/queries/executions", () => ({ recordExecution: vi.fn(async () => {}) }));
+// SQLite's rate limits are counted in memory; PostgreSQL's shared count is the scale-out tests'.
+vi.mock("@/lib/db/queries/rate-buckets", () => ({ takeSharedToken: vi.fn() }));
 // What loadToolset builds a run's tools from: the stored tools, as rows, and the built-ins (two stand-ins here: the
 // real ones keep their data in the database).
 vi.mock("@/lib/db/queries/tools", () => ({ listOfferedTools: vi.fn(), toolView: vi.fn() }));
