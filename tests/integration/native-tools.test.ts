@@ -1,18 +1,66 @@
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import { scriptedApp, type AppServer } from "../support/app-server";
+import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 
+/** The native tools document's own profiles, as it writes them, and one with the tools that are off by default. */
+const CONFIG = `profiles:
+  - name: researcher
+    tools: [read_file, list_dir]
+    tool_config:
+      read_file:
+        allowed_paths: ["/data/research/**"]
+      list_dir:
+        allowed_paths: ["/data/research/**"]
+  - name: writer
+    tools: [write_file, list_dir, send_email]
+    tool_config:
+      write_file:
+        allowed_paths: ["/output/**"]
+      list_dir:
+        allowed_paths: ["/output/**"]
+      send_email:
+        allowed_recipients: ["team@example.com"]
+  - name: operator
+    tools: [write_file, run_command]
+default_profile: operator
+`;
+
 const model = new ModelServer();
+/** The built-in default profile. */
 let app: AppServer;
+/** CONFIG's profiles, sending email to `mail`. */
+let profiled: AppServer;
+const mail = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ["STARTTLS"],
+  onData(stream, _session, done) {
+    let data = "";
+    stream.on("data", (chunk: Buffer) => (data += chunk));
+    stream.on("end", () => (received.push(data), done()));
+  },
+});
+const received: string[] = [];
 
 beforeAll(async () => {
   await model.start();
+  await new Promise<void>((resolve) => mail.listen(0, "127.0.0.1", resolve));
+  const configFile = path.join(tempDataDir(), "toolsmith.config.yaml");
+  fs.writeFileSync(configFile, CONFIG);
   app = scriptedApp(model.url);
-  await app.start();
+  profiled = scriptedApp(model.url, {
+    TOOLSMITH_CONFIG: configFile,
+    SMTP_URL: `smtp://127.0.0.1:${(mail.server.address() as AddressInfo).port}`,
+  });
+  await Promise.all([app.start(), profiled.start()]);
 });
 afterAll(async () => {
-  await app?.stop();
+  await Promise.all([app?.stop(), profiled?.stop()]);
+  await new Promise<void>((resolve) => mail.close(() => resolve()));
   await model.stop();
 });
 
@@ -35,13 +83,13 @@ describe("key_value tools", () => {
       name: "key_value_set",
       args: { key: "colour", value: { name: "teal", rgb: [0, 128, 128] } },
     });
-    expect(stored).toMatchObject({ ok: true, output: { stored: true, expires_at: null } });
+    expect(stored).toMatchObject({ ok: true, output: { success: true, expires_at: null } });
     expect((await call(alice, a.id, { name: "key_value_get", args: { key: "colour" } }))[0]).toMatchObject({
       output: { found: true, value: { name: "teal", rgb: [0, 128, 128] } },
     });
     // another conversation has its own keys
     expect((await call(alice, b.id, { name: "key_value_get", args: { key: "colour" } }))[0]).toMatchObject({
-      output: { found: false },
+      output: { value: null, found: false },
     });
 
     // a named namespace is shared by the person's conversations, and by nobody else's
@@ -53,19 +101,39 @@ describe("key_value tools", () => {
     const theirs = await bob.createConversation();
     expect(
       (await call(bob, theirs.id, { name: "key_value_get", args: { key: "plan", namespace: "team" } }))[0],
-    ).toMatchObject({ output: { found: false } });
+    ).toMatchObject({ output: { value: null, found: false } });
 
-    await call(alice, a.id, { name: "key_value_set", args: { key: "soon", value: 1, ttl_seconds: 1 } });
+    // the document's ttl, in seconds, and Toolsmith's older name for it
+    const expiring = await call(
+      alice,
+      a.id,
+      { name: "key_value_set", args: { key: "soon", value: 1, ttl: 1 } },
+      { name: "key_value_set", args: { key: "also-soon", value: 2, ttl_seconds: 1 } },
+      { name: "key_value_set", args: { key: "unsure", value: 3, ttl: 1, ttl_seconds: 2 } },
+    );
+    expect(expiring.map((result) => result.output)).toEqual([
+      { success: true, expires_at: expect.any(String) },
+      { success: true, expires_at: expect.any(String) },
+      undefined,
+    ]);
+    expect(expiring[2]).toMatchObject({ ok: false, error: expect.stringContaining("give one of them") });
     await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect((await call(alice, a.id, { name: "key_value_get", args: { key: "soon" } }))[0]).toMatchObject({
-      output: { found: false },
-    });
+    const expired = await call(
+      alice,
+      a.id,
+      { name: "key_value_get", args: { key: "soon" } },
+      { name: "key_value_get", args: { key: "also-soon" } },
+    );
+    expect(expired.map((result) => result.output)).toEqual([
+      { value: null, found: false },
+      { value: null, found: false },
+    ]);
 
     expect((await call(alice, a.id, { name: "key_value_delete", args: { key: "colour" } }))[0]).toMatchObject({
       output: { deleted: true },
     });
     expect((await call(alice, a.id, { name: "key_value_get", args: { key: "colour" } }))[0]).toMatchObject({
-      output: { found: false },
+      output: { value: null, found: false },
     });
   });
 
