@@ -199,3 +199,32 @@ describe("librarian tools", () => {
     ).toMatchObject({ output: { results: [] } });
   });
 });
+
+/** A conversation of `client` under that profile of `profiled`. */
+const conversationOf = async (client: Api, profile: string) => (await client.createConversation(profile)).id;
+
+describe("send_email", () => {
+  it("sends body as HTML with html: true, as the document says, and answers its message_id", async () => {
+    const client = new Api(profiled.url);
+    const id = await conversationOf(client, "writer");
+    const [html, plain, refused] = await call(
+      client,
+      id,
+      {
+        name: "send_email",
+        args: { to: "team@example.com", subject: "Report Ready", body: "<p>Your <b>daily</b> report.</p>", html: true },
+      },
+      { name: "send_email", args: { to: ["team@example.com"], subject: "Plain", body: "Your daily report." } },
+      { name: "send_email", args: { to: "mallory@evil.test", subject: "x", body: "y" } },
+    );
+    expect(html).toMatchObject({ ok: true, output: { message_id: expect.stringMatching(/^<.+>$/) } });
+    expect(plain).toMatchObject({ ok: true, output: { message_id: expect.stringMatching(/^<.+>$/) } });
+    expect(refused).toMatchObject({ ok: false, error: expect.stringContaining("not among the recipients") });
+    const message = (result: typeof html) =>
+      received.find((data) => data.includes(`Message-ID: ${(result.output as { message_id: string }).message_id}`))!;
+    expect(message(html)).toMatch(/^Content-Type: text\/html/m);
+    expect(message(html)).toContain("<p>Your <b>daily</b> report.</p>");
+    expect(message(plain)).toMatch(/^Content-Type: text\/plain/m);
+    expect(received).toHaveLength(2);
+  });
+});

@@ -54,26 +54,35 @@ describe("send_email, through a real SMTP server on loopback", () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("sends text and HTML to allowed recipients, and the server receives them", async () => {
+  it("sends plain text, or the body as HTML with html: true, to allowed recipients, and the server receives them", async () => {
     const sent = await call(
       sendEmail,
-      {
-        to: ["ada@example.com", "bob@team.example.org"],
-        subject: "Weekly report",
-        body: "All green.",
-        html: "<p>All <b>green</b>.</p>",
-      },
+      { to: ["ada@example.com", "bob@team.example.org"], subject: "Weekly report", body: "All green." },
       { allowed_recipients: ["ada@example.com", "@team.example.org"] },
     );
     expect(sent).toMatchObject({
       ok: true,
-      output: { sent: true, accepted: ["ada@example.com", "bob@team.example.org"] },
+      output: { message_id: expect.stringMatching(/^<.+@.+>$/), accepted: ["ada@example.com", "bob@team.example.org"] },
     });
     expect(received).toHaveLength(1);
     expect(received[0].to).toEqual(["ada@example.com", "bob@team.example.org"]);
     expect(received[0].data).toContain("Subject: Weekly report");
-    expect(received[0].data).toContain("All green.");
-    expect(received[0].data).toContain("<b>green</b>");
+    expect(received[0].data).toMatch(/Content-Type: text\/plain/);
+    expect(received[0].data).toContain(`Message-ID: ${sent.output!.message_id}`);
+
+    await call(sendEmail, {
+      to: "ada@example.com",
+      subject: "Report Ready",
+      body: "<p>All <b>green</b>.</p>",
+      html: true,
+    });
+    expect(received[1].data).toMatch(/Content-Type: text\/html/);
+    expect(received[1].data).not.toMatch(/text\/plain|multipart/);
+    expect(received[1].data).toContain("<p>All <b>green</b>.</p>");
+
+    // Toolsmith's own form, kept: an HTML version beside the plain-text body.
+    await call(sendEmail, { to: "ada@example.com", subject: "Both", body: "All green.", html: "<b>green</b>" });
+    expect(received[2].data).toMatch(/multipart\/alternative[\s\S]*text\/plain[\s\S]*All green\.[\s\S]*text\/html/);
   });
 
   it("refuses recipients the profile does not allow, sending nothing", async () => {
