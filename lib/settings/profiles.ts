@@ -22,7 +22,10 @@ const ToolSettings = z.strictObject({
   allowed_paths: z
     .array(z.string().min(1))
     .optional()
-    .describe("Workspace folders the file tools, or collections the librarian tools, may use; absent: all of them."),
+    .describe(
+      "For the file tools, globs over workspace paths, whose root is / (/data/research/**, /output/*.csv; a plain " +
+        "folder allows what is in it); for the librarian tools, collections. Absent: all of them.",
+    ),
   allowed_commands: z.array(z.string().min(1)).optional().describe("Programs run_command may start; absent: any."),
   shell: z.boolean().optional().describe("run_command through sh -c (pipes, globs); off: plain words only."),
   allowed_recipients: z

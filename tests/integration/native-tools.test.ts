@@ -202,6 +202,117 @@ describe("librarian tools", () => {
 
 /** A conversation of `client` under that profile of `profiled`. */
 const conversationOf = async (client: Api, profile: string) => (await client.createConversation(profile)).id;
+const switchProfile = (client: Api, conversationId: string, profile: string) =>
+  client.fetch(`/api/conversations/${conversationId}`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ profile }),
+  });
+
+describe("the file tools, with the native tools document's paths", () => {
+  it("take /data/config.yaml from the workspace's root, as a chroot would, and never leave it", async () => {
+    const client = new Api(app.url);
+    const { id } = await client.createConversation();
+    const [written] = await call(client, id, {
+      name: "write_file",
+      args: { path: "/data/config.yaml", content: "mode: fast\n" },
+    });
+    expect(written).toMatchObject({ ok: true, output: { bytes_written: 11 } });
+    const [read, relative, listed, escaped] = await call(
+      client,
+      id,
+      { name: "read_file", args: { path: "/data/config.yaml" } },
+      { name: "read_file", args: { path: "data/config.yaml" } },
+      { name: "list_dir", args: { path: "/data", pattern: "*.yaml" } },
+      { name: "read_file", args: { path: "/../../etc/passwd" } },
+    );
+    expect(read).toMatchObject({ ok: true, output: { content: "mode: fast\n", encoding: "utf-8" } });
+    expect(relative.output).toEqual(read.output);
+    expect(listed).toMatchObject({ ok: true, output: { entries: [{ name: "config.yaml", type: "file", size: 11 }] } });
+    expect(escaped).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("outside this conversation's workspace"),
+    });
+  });
+
+  it("read_file reads the encoding named, utf-8 by default, and refuses one Node does not know", async () => {
+    const client = new Api(app.url);
+    const { id } = await client.createConversation();
+    const latin1 = Buffer.from("café £5", "latin1");
+    await call(client, id, {
+      name: "write_file",
+      args: { path: "/data/menu.txt", content: latin1.toString("base64"), encoding: "base64" },
+    });
+    const [asUtf8, asLatin1, asBase64, asBinary, unknown] = await call(
+      client,
+      id,
+      { name: "read_file", args: { path: "/data/menu.txt" } },
+      { name: "read_file", args: { path: "/data/menu.txt", encoding: "latin1" } },
+      { name: "read_file", args: { path: "/data/menu.txt", encoding: "base64" } },
+      { name: "read_file", args: { path: "/data/menu.txt", binary: true } },
+      { name: "read_file", args: { path: "/data/menu.txt", encoding: "klingon" } },
+    );
+    expect(asUtf8).toMatchObject({ ok: false, error: expect.stringContaining("is not UTF-8 text; name its encoding") });
+    expect(asLatin1).toMatchObject({ ok: true, output: { content: "café £5", encoding: "latin1", size: 7 } });
+    expect(asBase64).toMatchObject({ ok: true, output: { content: latin1.toString("base64"), encoding: "base64" } });
+    expect(asBinary.output).toEqual(asBase64.output);
+    expect(unknown).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('encoding: "klingon" is not an encoding Node supports; use utf-8,'),
+    });
+  });
+
+  it("keep the document's allowed_paths globs: the researcher reads /data/research/**, the writer writes /output/**", async () => {
+    const client = new Api(profiled.url);
+    const id = await conversationOf(client, "operator");
+    await call(
+      client,
+      id,
+      { name: "write_file", args: { path: "/data/research/paper.md", content: "findings" } },
+      { name: "write_file", args: { path: "/data/secret.txt", content: "keys" } },
+    );
+    expect((await switchProfile(client, id, "researcher")).status).toBe(200);
+    const [paper, secret, root, research, elsewhere] = await call(
+      client,
+      id,
+      { name: "read_file", args: { path: "/data/research/paper.md" } },
+      { name: "read_file", args: { path: "/data/secret.txt" } },
+      { name: "list_dir", args: { path: "/" } },
+      { name: "list_dir", args: { path: "/data/research" } },
+      { name: "list_dir", args: { path: "/output" } },
+    );
+    expect(paper).toMatchObject({ ok: true, output: { content: "findings" } });
+    expect(secret).toMatchObject({
+      ok: false,
+      error: '"/data/secret.txt" (/data/secret.txt) is not in the paths this profile allows (/data/research/**).',
+    });
+    // the folders on the way to what is allowed, and nothing beside them
+    expect(root.output).toMatchObject({ entries: [{ name: "data", type: "dir" }] });
+    expect(research.output).toMatchObject({ entries: [{ name: "paper.md", type: "file" }] });
+    expect(elsewhere).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not in the paths this profile allows"),
+    });
+
+    const writer = await conversationOf(client, "writer");
+    const [result, outside, listed] = await call(
+      client,
+      writer,
+      { name: "write_file", args: { path: "/output/result.txt", content: "Hello, world!" } },
+      { name: "write_file", args: { path: "/logs/agent.log", content: "New entry\n", mode: "append" } },
+      { name: "list_dir", args: { path: "/logs" } },
+    );
+    expect(result).toMatchObject({ ok: true, output: { bytes_written: 13 } });
+    expect(outside).toMatchObject({
+      ok: false,
+      error: '"/logs/agent.log" (/logs/agent.log) is not in the paths this profile allows (/output/**).',
+    });
+    expect(listed).toMatchObject({ ok: false, error: expect.stringContaining("not in the paths this profile allows") });
+    expect((await call(client, writer, { name: "list_dir", args: { path: "/" } }))[0].output).toMatchObject({
+      entries: [{ name: "output", type: "dir" }],
+    });
+  });
+});
 
 describe("send_email", () => {
   it("sends body as HTML with html: true, as the document says, and answers its message_id", async () => {
