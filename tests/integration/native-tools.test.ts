@@ -339,3 +339,39 @@ describe("send_email", () => {
     expect(received).toHaveLength(2);
   });
 });
+
+describe("run_command", () => {
+  it("runs in the document's cwd, a folder of the workspace, and refuses one outside it with the reason", async () => {
+    const client = new Api(profiled.url);
+    const id = await conversationOf(client, "operator");
+    await call(client, id, { name: "write_file", args: { path: "/data/input.csv", content: "a,b\n1,2\n" } });
+    const [listed, counted, outside, missing] = await call(
+      client,
+      id,
+      { name: "run_command", args: { command: "ls", cwd: "/data" } },
+      { name: "run_command", args: { command: "wc -l input.csv", cwd: "data" } },
+      { name: "run_command", args: { command: "ls", cwd: "../" } },
+      { name: "run_command", args: { command: "ls", cwd: "/reports" } },
+    );
+    expect(listed).toMatchObject({
+      ok: true,
+      output: { exit_code: 0, stdout: "input.csv\n", stderr: "", timed_out: false },
+    });
+    expect(counted).toMatchObject({ ok: true, output: { stdout: "2 input.csv\n" } });
+    expect(outside).toMatchObject({ ok: false, error: `cwd: "../" is outside this conversation's workspace.` });
+    expect(missing).toMatchObject({ ok: false, error: expect.stringContaining("does not exist in the workspace") });
+  });
+
+  it("answers a command that runs past its timeout with its output so far and timed_out: true", async () => {
+    const client = new Api(profiled.url);
+    const id = await conversationOf(client, "operator");
+    const [slow] = await call(client, id, {
+      name: "run_command",
+      args: { command: 'sh -c "echo started; echo still going >&2; sleep 30"', timeout: 1 },
+    });
+    expect(slow).toMatchObject({
+      ok: true,
+      output: { exit_code: 137, stdout: "started\n", stderr: "still going\n", timed_out: true },
+    });
+  });
+});
