@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 import { environment } from "./environment.mjs";
@@ -22,7 +22,10 @@ const ToolSettings = z.strictObject({
   allowed_paths: z
     .array(z.string().min(1))
     .optional()
-    .describe("Workspace folders the file tools, or collections the librarian tools, may use; absent: all of them."),
+    .describe(
+      "For the file tools, globs over workspace paths, whose root is / (/data/research/**, /output/*.csv; a plain " +
+        "folder allows what is in it); for the librarian tools, collections. Absent: all of them.",
+    ),
   allowed_commands: z.array(z.string().min(1)).optional().describe("Programs run_command may start; absent: any."),
   shell: z.boolean().optional().describe("run_command through sh -c (pipes, globs); off: plain words only."),
   allowed_recipients: z
@@ -33,13 +36,26 @@ const ToolSettings = z.strictObject({
 });
 export type ToolSettings = z.infer<typeof ToolSettings>;
 
+const notATool = (names: unknown[]) =>
+  `${names.map((name) => JSON.stringify(name)).join(", ")} ${names.length === 1 ? "is not a tool" : "are not tools"}; ` +
+  `the tools are ${BUILTIN_TOOL_NAMES.join(", ")}`;
+const ToolName = z.enum(BUILTIN_TOOL_NAMES, { error: (issue) => notATool([issue.input]) });
+
 const Profile = z.strictObject({
   name: z.string().regex(/^[\w-]{1,64}$/, "a name of letters, digits, _ and -"),
   description: z.string().max(500).optional(),
-  tools: z.array(z.enum(BUILTIN_TOOL_NAMES)),
+  tools: z.array(ToolName),
   think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
-  tool_config: z.partialRecord(z.enum(BUILTIN_TOOL_NAMES), ToolSettings).default({}),
-  approval: z.array(z.enum(BUILTIN_TOOL_NAMES)).default([]),
+  tool_config: z
+    .partialRecord(ToolName, ToolSettings, {
+      // zod reports an unknown key as unrecognized_keys, which its types for a record's issues leave out.
+      error: (issue) => {
+        const { code, keys } = issue as { code: string; keys?: string[] };
+        return code === "unrecognized_keys" && keys ? notATool(keys) : undefined;
+      },
+    })
+    .default({}),
+  approval: z.array(ToolName).default([]),
 });
 
 /** A profile as runs use it: planning changes nothing, so its tools have think unless it says `think: false`. */
@@ -105,20 +121,30 @@ const BUILT_IN = {
 
 export class ConfigFileError extends Error {}
 
-/** Parse a config file's text: its profiles, or a ConfigFileError naming the file, the line and the problem. */
+/** Where an issue is in the file: a map's entry by its key (an unknown key's own), a list's item by itself. */
+function nodeOf(document: Document, issue: z.core.$ZodIssue): { range?: [number, number, number] } | undefined {
+  const at = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
+  const parent = document.getIn(at.slice(0, -1), true);
+  const last = at.at(-1);
+  if (isMap(parent)) return parent.items.find((pair) => isScalar(pair.key) && pair.key.value === last)?.key ?? parent;
+  if (isSeq(parent) && typeof last === "number") return parent.items[last] ?? parent;
+  return (parent ?? document.contents) as { range?: [number, number, number] } | undefined;
+}
+
+/** Parse a config file's text: its profiles, or a ConfigFileError naming the file, the line, the value and the problem. */
 export function parseProfiles(text: string, file: string): z.infer<typeof ConfigFile> {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const at = (offset: number | undefined) => (offset === undefined ? "" : `, line ${lines.linePos(offset).line}`);
   if (document.errors.length > 0)
     throw new ConfigFileError(`${file}${at(document.errors[0].pos[0])}: ${document.errors[0].message}`);
-  const parsed = ConfigFile.safeParse(document.toJS());
+  const parsed = ConfigFile.safeParse(document.toJS(), { reportInput: true });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const node = document.getIn(issue.path as (string | number)[], true) as
-    { range?: [number, number, number] } | undefined;
   const where = issue.path.length ? ` (${issue.path.join(".")})` : "";
-  throw new ConfigFileError(`${file}${at(node?.range?.[0])}${where}: ${issue.message}`);
+  const value = JSON.stringify(issue.input)?.slice(0, 100);
+  const got = typeof issue.input !== "object" && value && !issue.message.includes(value) ? ` (got ${value})` : "";
+  throw new ConfigFileError(`${file}${at(nodeOf(document, issue)?.range?.[0])}${where}: ${issue.message}${got}`);
 }
 
 let loaded: z.infer<typeof ConfigFile> | undefined;

@@ -164,7 +164,8 @@ async function takeToolToken(
   ownerId: string,
 ) {
   const key = `${profile}:${tool}:${limit.calls}/${limit.per_seconds}`;
-  if (databaseConfig().provider === "postgresql") return takeSharedToken(`${key}:${ownerId}`, limit.calls, limit.per_seconds);
+  if (databaseConfig().provider === "postgresql")
+    return takeSharedToken(`${key}:${ownerId}`, limit.calls, limit.per_seconds);
   let limiter = toolLimiters.get(key);
   if (!limiter) toolLimiters.set(key, (limiter = new RateLimiter(limit.calls, limit.per_seconds * 1000)));
   return limiter.take(ownerId);

@@ -5,25 +5,37 @@ import { minimatch } from "minimatch";
 import { z } from "zod";
 import { conversationOf, defineTool } from "./define-tool";
 import type { ToolContext, ToolResult } from "./types";
-import { WorkspaceError, workspaceOf, workspacePath } from "./workspace";
+import { AllowedPaths, WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_ENTRIES = 500;
+const ENCODINGS = "utf-8, utf16le, latin1, ascii, base64, base64url or hex";
 const filePath = z
   .string()
   .min(1)
   .max(1024)
-  .describe("A path inside this conversation's workspace, e.g. notes/todo.md.");
+  .describe("A path in this conversation's workspace, whose root is /: e.g. /data/config.yaml (or data/config.yaml).");
+/** Node's own encodings, in any case: what Buffer reads and writes. */
+const encoding = z
+  .string()
+  .max(32)
+  .refine((name) => Buffer.isEncoding(name), {
+    error: (issue) => `"${String(issue.input).slice(0, 32)}" is not an encoding Node supports; use ${ENCODINGS}`,
+  });
+const isUtf8 = (name: string) => /^utf-?8$/i.test(name);
 
 /** Resolve the path in the conversation's workspace and run `work`; a refused path or a missing file is an observation. */
 async function inWorkspace(
   requested: string,
   context: ToolContext,
-  work: (target: string, root: string) => Promise<ToolResult>,
+  use: "file" | "folder",
+  work: (target: string, root: string, allowed?: AllowedPaths) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   try {
     const root = await workspaceOf(conversationOf(context));
-    return await work(await workspacePath(root, requested, context.settings.allowed_paths), root);
+    const listed = context.settings.allowed_paths;
+    const allowed = listed && new AllowedPaths(listed);
+    return await work(await workspacePath(root, requested, allowed, use), root, allowed);
   } catch (error) {
     if (error instanceof WorkspaceError) return { ok: false, error: error.message };
     const code = (error as NodeJS.ErrnoException).code;
@@ -37,13 +49,20 @@ async function inWorkspace(
 
 export const readFile = defineTool({
   name: "read_file",
-  description: `Read a file of this conversation's workspace (up to ${MAX_FILE_BYTES / 1024} KB): text, or base64 with binary: true.`,
+  description:
+    "Read a file of this conversation's workspace, whose root is / (e.g. /data/config.yaml), up to " +
+    `${MAX_FILE_BYTES / 1024} KB. Returns content: text in the file's encoding (utf-8 unless you name another), ` +
+    "or base64 with binary: true.",
   inputSchema: z.strictObject({
     path: filePath,
-    binary: z.boolean().default(false).describe("Return the bytes as base64."),
+    encoding: encoding.optional().describe(`The file's text encoding: ${ENCODINGS}. Default utf-8.`),
+    binary: z.boolean().default(false).describe("Return the bytes as base64 (the same as encoding: base64)."),
   }),
-  execute: ({ path: requested, binary }, context) =>
-    inWorkspace(requested, context, async (target) => {
+  async execute({ path: requested, encoding: named, binary }, context) {
+    if (binary && named !== undefined && named.toLowerCase() !== "base64")
+      return { ok: false, error: `binary: true reads base64; leave out encoding: ${named}, or binary.` };
+    const chosen = binary ? "base64" : (named ?? "utf-8");
+    return inWorkspace(requested, context, "file", async (target) => {
       // O_NOFOLLOW: a link put in place after the path was checked is refused, not followed.
       const file = await fs.open(target, constants.O_RDONLY | constants.O_NOFOLLOW);
       try {
@@ -51,33 +70,40 @@ export const readFile = defineTool({
         if (size > MAX_FILE_BYTES)
           return { ok: false, error: `${requested} is ${size} bytes; read_file reads up to ${MAX_FILE_BYTES}.` };
         const bytes = await file.readFile();
-        if (binary) return { ok: true, output: { content: bytes.toString("base64"), encoding: "base64", size } };
+        if (!isUtf8(chosen))
+          return { ok: true, output: { content: bytes.toString(chosen as BufferEncoding), encoding: chosen, size } };
         try {
           return {
             ok: true,
-            output: { content: new TextDecoder("utf-8", { fatal: true }).decode(bytes), encoding: "utf-8", size },
+            output: { content: new TextDecoder("utf-8", { fatal: true }).decode(bytes), encoding: chosen, size },
           };
         } catch {
-          return { ok: false, error: `${requested} is not UTF-8 text; read it with binary: true.` };
+          return {
+            ok: false,
+            error: `${requested} is not UTF-8 text; name its encoding (e.g. latin1), or read it with binary: true.`,
+          };
         }
       } finally {
         await file.close();
       }
-    }),
+    });
+  },
 });
 
 export const writeFile = defineTool({
   name: "write_file",
-  description: `Write (or append to) a file of this conversation's workspace, making its folders; files up to ${MAX_FILE_BYTES / 1024} KB.`,
+  description:
+    "Write (or append to) a file of this conversation's workspace, whose root is / (e.g. /output/result.txt), " +
+    `making its folders; files up to ${MAX_FILE_BYTES / 1024} KB. Returns bytes_written.`,
   inputSchema: z.strictObject({
     path: filePath,
-    content: z.string().describe("Text, or base64 with encoding: base64."),
+    content: z.string().describe("The text to write, in the encoding named (base64 for bytes)."),
     mode: z.enum(["overwrite", "append"]).default("overwrite"),
-    encoding: z.enum(["utf-8", "base64"]).default("utf-8"),
+    encoding: encoding.default("utf-8").describe(`How to write content: ${ENCODINGS}.`),
   }),
-  execute: ({ path: requested, content, mode, encoding }, context) =>
-    inWorkspace(requested, context, async (target, root) => {
-      const bytes = Buffer.from(content, encoding === "base64" ? "base64" : "utf8");
+  execute: ({ path: requested, content, mode, encoding: chosen }, context) =>
+    inWorkspace(requested, context, "file", async (target, root, allowed) => {
+      const bytes = Buffer.from(content, chosen as BufferEncoding);
       const existing =
         mode === "append"
           ? await fs.stat(target).then(
@@ -92,7 +118,7 @@ export const writeFile = defineTool({
         };
       await fs.mkdir(path.dirname(target), { recursive: true });
       // The folders just made are checked again: nothing on the way may lead out of the workspace.
-      await workspacePath(root, path.relative(root, target), context.settings.allowed_paths);
+      await workspacePath(root, workspaceName(root, target), allowed);
       const flags =
         constants.O_WRONLY |
         constants.O_CREAT |
@@ -110,16 +136,27 @@ export const writeFile = defineTool({
 
 export const listDir = defineTool({
   name: "list_dir",
-  description: `List a folder of this conversation's workspace (up to ${MAX_ENTRIES} entries), optionally only names matching a glob.`,
+  description:
+    "List a folder of this conversation's workspace, whose root is / (e.g. /data), optionally only the names " +
+    `matching a glob (e.g. *.xml). Returns entries (name, type, size, modified), up to ${MAX_ENTRIES}.`,
   inputSchema: z.strictObject({
-    path: filePath.default("."),
+    path: filePath.default("/"),
     pattern: z.string().max(200).default("*").describe("Glob for the names, e.g. *.csv."),
   }),
   execute: ({ path: requested, pattern }, context) =>
-    inWorkspace(requested, context, async (target) => {
-      const names = (await fs.readdir(target)).filter((name) => minimatch(name, pattern, { dot: true })).sort();
+    inWorkspace(requested, context, "folder", async (target, root, allowed) => {
+      // With allowed_paths, only what the profile allows, and the folders on the way to it.
+      const shown = (await fs.readdir(target, { withFileTypes: true }))
+        .filter((entry) => minimatch(entry.name, pattern, { dot: true }))
+        .filter((entry) => {
+          if (!allowed) return true;
+          const name = workspaceName(root, path.join(target, entry.name));
+          return entry.isDirectory() ? allowed.leadsTo(name) : allowed.allows(name);
+        })
+        .map((entry) => entry.name)
+        .sort();
       const entries = await Promise.all(
-        names.slice(0, MAX_ENTRIES).map(async (name) => {
+        shown.slice(0, MAX_ENTRIES).map(async (name) => {
           const stat = await fs.lstat(path.join(target, name));
           return {
             name,
@@ -129,6 +166,6 @@ export const listDir = defineTool({
           };
         }),
       );
-      return { ok: true, output: { entries, truncated: names.length > MAX_ENTRIES } };
+      return { ok: true, output: { entries, truncated: shown.length > MAX_ENTRIES } };
     }),
 });

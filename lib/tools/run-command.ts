@@ -1,9 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { parse } from "shell-quote";
 import { z } from "zod";
 import { conversationOf, defineTool } from "./define-tool";
 import type { ToolResult } from "./types";
-import { workspaceOf } from "./workspace";
+import { WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
 
 const MAX_TIMEOUT_SECONDS = 120;
 const OUTPUT_BYTES = 64 * 1024;
@@ -13,10 +16,10 @@ const CPU_SECONDS = 60;
 
 /**
  * bubblewrap's sandbox: no network (every namespace unshared), the system read-only, a private /tmp, the
- * conversation's workspace the only writable host folder, no host environment, and the command killed with its
- * whole process group at the timeout.
+ * conversation's workspace the only writable host folder (/work), no host environment, and the command killed with
+ * its whole process group at the timeout. It starts in `folder`, a folder of /work.
  */
-function sandboxArgs(workspace: string): string[] {
+function sandboxArgs(workspace: string, folder: string): string[] {
   return [
     "--unshare-all",
     "--die-with-parent",
@@ -46,7 +49,7 @@ function sandboxArgs(workspace: string): string[] {
     workspace,
     "/work",
     "--chdir",
-    "/work",
+    folder,
     "--clearenv",
     "--setenv",
     "PATH",
@@ -100,17 +103,45 @@ function collect(stream: NodeJS.ReadableStream) {
   return () => ({ text: Buffer.concat(chunks).toString("utf8"), truncated });
 }
 
+/** Where the command starts in the sandbox: `cwd`, a folder of the workspace as the file tools name it; or why not. */
+async function startingFolder(
+  workspace: string,
+  cwd: string | undefined,
+): Promise<{ folder: string } | { refusal: string }> {
+  if (cwd === undefined) return { folder: "/work" };
+  try {
+    const folder = await workspacePath(workspace, cwd);
+    if (!(await fs.stat(folder)).isDirectory()) return { refusal: `cwd "${cwd}" is a file, not a folder.` };
+    return { folder: path.posix.join("/work", workspaceName(workspace, folder)) };
+  } catch (error) {
+    if (error instanceof WorkspaceError) return { refusal: `cwd: ${error.message}` };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return { refusal: `cwd "${cwd}" does not exist in the workspace; make the folder first.` };
+    throw error;
+  }
+}
+
 export const runCommand = defineTool({
   name: "run_command",
   description:
     "Run a command in an isolated sandbox: no network, the system read-only, this conversation's workspace as the " +
-    `writable working folder (/work), ${MEMORY_BYTES / 1024 / 1024} MB of memory, a timeout. Plain words, no shell ` +
-    "features, unless the profile allows a shell. Returns exit_code, stdout and stderr.",
+    `writable folder /work (the file tools' /data is /work/data here), ${MEMORY_BYTES / 1024 / 1024} MB of memory, ` +
+    "a timeout. Plain words, no shell features, unless the profile allows a shell. Returns exit_code, stdout and " +
+    "stderr; a command still running at its timeout is killed and answers what it printed so far, with " +
+    "timed_out: true.",
   inputSchema: z.strictObject({
     command: z.string().min(1).max(4000).describe("e.g. `ls -la` or `wc -l notes.txt`."),
     timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(30).describe("Seconds."),
+    cwd: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe(
+        "The folder to run in, a folder of the workspace named as the file tools do (/data); default its root.",
+      ),
   }),
-  async execute({ command, timeout }, context): Promise<ToolResult> {
+  async execute({ command, timeout, cwd }, context): Promise<ToolResult> {
     const { signal, settings } = context;
     const status = bubblewrapStatus();
     if (!status.available) return { ok: false, error: status.why! };
@@ -123,7 +154,9 @@ export const runCommand = defineTool({
       };
     }
     const workspace = await workspaceOf(conversationOf(context));
-    const child = spawn("bwrap", [...sandboxArgs(workspace), ...words], {
+    const start = await startingFolder(workspace, cwd);
+    if ("refusal" in start) return { ok: false, error: start.refusal };
+    const child = spawn("bwrap", [...sandboxArgs(workspace, start.folder), ...words], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -133,23 +166,24 @@ export const runCommand = defineTool({
     const timer = setTimeout(() => ((timedOut = true), kill()), timeout * 1000);
     signal.addEventListener("abort", kill, { once: true });
     const exitCode = await new Promise<number | null>((resolve) =>
-      child.on("close", (code) => resolve(code)).on("error", () => resolve(null)),
+      child
+        // Killed by a signal: the shell's convention, 128 + its number (137 at the timeout).
+        .on("close", (code, killedBy) => resolve(code ?? (killedBy ? 128 + os.constants.signals[killedBy] : null)))
+        .on("error", () => resolve(null)),
     );
     clearTimeout(timer);
     signal.removeEventListener("abort", kill);
     if (signal.aborted) return { ok: false, error: "The command was stopped: the run was cancelled.", cancelled: true };
     const [out, err] = [stdout(), stderr()];
-    const output = {
-      exit_code: exitCode,
-      stdout: out.text,
-      stderr: err.text,
-      truncated: out.truncated || err.truncated,
+    return {
+      ok: true,
+      output: {
+        exit_code: exitCode,
+        stdout: out.text,
+        stderr: err.text,
+        timed_out: timedOut,
+        truncated: out.truncated || err.truncated,
+      },
     };
-    if (timedOut)
-      return {
-        ok: false,
-        error: `The command ran longer than ${timeout} s and was killed.\n${JSON.stringify(output)}`,
-      };
-    return { ok: true, output };
   },
 });

@@ -25,12 +25,16 @@ function smtp(): Transporter | undefined {
 /** Off unless a profile lists it; the profile's allowed_recipients and rate_limit bound it. */
 export const sendEmail = defineTool({
   name: "send_email",
-  description: "Send an email (plain text, optionally with an HTML part) through the server's SMTP relay.",
+  description:
+    "Send an email through the server's SMTP relay: body is plain text, or HTML with html: true. Returns message_id.",
   inputSchema: z.strictObject({
     to: z.union([z.email(), z.array(z.email()).min(1).max(10)]).describe("One address, or up to 10."),
     subject: z.string().min(1).max(300),
-    body: z.string().min(1).max(100_000).describe("The plain-text body."),
-    html: z.string().max(200_000).optional().describe("An HTML version of the body."),
+    body: z.string().min(1).max(100_000).describe("The body: plain text, or HTML with html: true."),
+    html: z
+      .union([z.boolean(), z.string().max(200_000)])
+      .default(false)
+      .describe("true: body is HTML. Or an HTML version of a plain-text body, and the email carries both."),
   }),
   async execute({ to, subject, body, html }, { settings }) {
     const mailer = smtp();
@@ -43,15 +47,10 @@ export const sendEmail = defineTool({
     const recipients = Array.isArray(to) ? to : [to];
     const refusal = recipients.map((address) => recipientRefusal(address, settings.allowed_recipients)).find(Boolean);
     if (refusal) return { ok: false, error: refusal };
+    const content = html === true ? { html: body } : { text: body, html: html || undefined };
     try {
-      const sent = await mailer.sendMail({
-        from: environment().SMTP_FROM,
-        to: recipients,
-        subject,
-        text: body,
-        html,
-      });
-      return { ok: true, output: { sent: true, message_id: sent.messageId, accepted: sent.accepted } };
+      const sent = await mailer.sendMail({ from: environment().SMTP_FROM, to: recipients, subject, ...content });
+      return { ok: true, output: { message_id: sent.messageId, accepted: sent.accepted } };
     } catch (error) {
       return { ok: false, error: `The SMTP server refused the message: ${(error as Error).message}` };
     }

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { Minimatch } from "minimatch";
 import { workspacesDirectory } from "@/lib/settings/config";
 
 export class WorkspaceError extends Error {}
@@ -21,22 +22,56 @@ export async function removeWorkspace(conversationId: string): Promise<void> {
 
 const inside = (root: string, target: string) => target === root || target.startsWith(root + path.sep);
 
+/** A path as the tools name it: from the workspace's root, which is "/", as in a chroot. */
+export const workspaceName = (root: string, target: string) =>
+  path.posix.join("/", ...path.relative(root, target).split(path.sep));
+
 /**
- * The absolute path a tool may use for `requested`, which is relative to the workspace: no absolute or drive
- * paths, no NUL, nothing that resolves outside (`..`), no link whose target is outside, and, when the profile
- * lists `allowed_paths`, only inside one of those. Throws WorkspaceError with the reason otherwise.
+ * A profile's `allowed_paths`: globs over workspace names, as the native tools document writes them
+ * (`/data/research/**`, `/output/*.csv`). A path is allowed when it, or a folder it is in, matches; an entry without
+ * a leading slash is from the root too, so a plain folder (`notes`) allows everything in it.
  */
-export async function workspacePath(root: string, requested: string, allowedPaths?: string[]): Promise<string> {
+export class AllowedPaths {
+  private readonly globs: Minimatch[];
+
+  constructor(readonly entries: string[]) {
+    // No negation or comments: a path is allowed by any entry, and an entry is only ever a glob.
+    const options = { dot: true, nonegate: true, nocomment: true };
+    this.globs = entries.flatMap((entry) => {
+      const glob = path.posix.join("/", entry.replace(/\\/g, "/"));
+      return [new Minimatch(glob, options), new Minimatch(path.posix.join(glob, "**"), options)];
+    });
+  }
+
+  allows(name: string): boolean {
+    return this.globs.some((glob) => glob.match(name));
+  }
+
+  /** A folder on the way to an allowed path, or in one: list_dir may show it. */
+  leadsTo(folder: string): boolean {
+    return this.globs.some((glob) => glob.match(folder, true));
+  }
+}
+
+/**
+ * The absolute path a tool may use for `requested`, a path in the workspace: "/" is the workspace's root (as in a
+ * chroot), and a path without it is from the root too. No drive paths, no NUL, nothing that resolves outside (`..`),
+ * no link whose target is outside, and, when the profile lists `allowed_paths`, only what they allow (for a folder to
+ * list, also a folder on the way to what they allow). Throws WorkspaceError with the reason otherwise.
+ */
+export async function workspacePath(
+  root: string,
+  requested: string,
+  allowed?: AllowedPaths,
+  use: "file" | "folder" = "file",
+): Promise<string> {
+  const shown = `"${requested.slice(0, 200)}"`;
   if (requested.includes("\0")) throw new WorkspaceError("A path may not contain a NUL character.");
   const portable = requested.replace(/\\/g, "/");
-  if (path.isAbsolute(portable) || /^[a-zA-Z]:/.test(portable)) {
-    throw new WorkspaceError(
-      `Paths are relative to this conversation's workspace; "${requested.slice(0, 200)}" is absolute.`,
-    );
-  }
-  const target = path.resolve(root, portable);
-  if (!inside(root, target))
-    throw new WorkspaceError(`"${requested.slice(0, 200)}" is outside this conversation's workspace.`);
+  if (/^[a-zA-Z]:/.test(portable))
+    throw new WorkspaceError(`${shown} is a drive path; paths are in this conversation's workspace, whose root is /.`);
+  const target = path.resolve(root, portable.replace(/^\/+/, ""));
+  if (!inside(root, target)) throw new WorkspaceError(`${shown} is outside this conversation's workspace.`);
   // The deepest part of the path that exists decides where a link leads.
   let existing = target;
   while (
@@ -47,14 +82,11 @@ export async function workspacePath(root: string, requested: string, allowedPath
   )
     existing = path.dirname(existing);
   if (!inside(root, await fs.realpath(existing)))
-    throw new WorkspaceError(`"${requested.slice(0, 200)}" goes through a link that points outside the workspace.`);
-  if (
-    allowedPaths &&
-    !allowedPaths.some((allowed) => inside(path.resolve(root, allowed.replace(/\\/g, "/")), target))
-  ) {
+    throw new WorkspaceError(`${shown} goes through a link that points outside the workspace.`);
+  const name = workspaceName(root, target);
+  if (allowed && !(use === "folder" ? allowed.leadsTo(name) : allowed.allows(name)))
     throw new WorkspaceError(
-      `"${requested.slice(0, 200)}" is not in the folders this profile allows (${allowedPaths.join(", ")}).`,
+      `${shown} (${name}) is not in the paths this profile allows (${allowed.entries.join(", ")}).`,
     );
-  }
   return target;
 }

@@ -244,11 +244,13 @@ describe("agent profiles", () => {
     );
   });
 
-  it("does not start with a file it cannot use, and says which line is wrong", async () => {
+  it("does not start with a file it cannot use, and says which line is wrong and what is wrong on it", async () => {
     const broken = scriptedApp(model.url, {
       TOOLSMITH_CONFIG: configFile(CONFIG.replace("tools: [calculate]", "tools: [calculate, shell]")),
     });
-    await expect(broken.start()).rejects.toThrow(/toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\)/);
+    await expect(broken.start()).rejects.toThrow(
+      /toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\): "shell" is not a tool; the tools are register_tool, calculate,/,
+    );
     await broken.stop();
   });
 });

@@ -1,9 +1,20 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sendEmail } from "@/lib/tools/send-email";
 import { webSearch } from "@/lib/tools/web-search";
+import { webhook } from "@/lib/tools/webhook";
+
+// The hooks below listen on loopback, which the fetch guard refuses (its own tests cover that): here it dials them.
+vi.mock("@/lib/sandbox/fetch-guard", async (importOriginal) => {
+  const guard = await importOriginal<typeof import("@/lib/sandbox/fetch-guard")>();
+  return {
+    ...guard,
+    guardedFetch: (...[request, options]: Parameters<typeof guard.guardedFetch>) =>
+      guard.guardedFetch(request, { ...options, isAllowed: () => true }),
+  };
+});
 
 /** The settings are parsed once per environment object (lib/settings/environment.mjs): another one is a new object. */
 const setEnv = (changes: Record<string, string | undefined>) => (process.env = { ...process.env, ...changes });
@@ -54,26 +65,35 @@ describe("send_email, through a real SMTP server on loopback", () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("sends text and HTML to allowed recipients, and the server receives them", async () => {
+  it("sends plain text, or the body as HTML with html: true, to allowed recipients, and the server receives them", async () => {
     const sent = await call(
       sendEmail,
-      {
-        to: ["ada@example.com", "bob@team.example.org"],
-        subject: "Weekly report",
-        body: "All green.",
-        html: "<p>All <b>green</b>.</p>",
-      },
+      { to: ["ada@example.com", "bob@team.example.org"], subject: "Weekly report", body: "All green." },
       { allowed_recipients: ["ada@example.com", "@team.example.org"] },
     );
     expect(sent).toMatchObject({
       ok: true,
-      output: { sent: true, accepted: ["ada@example.com", "bob@team.example.org"] },
+      output: { message_id: expect.stringMatching(/^<.+@.+>$/), accepted: ["ada@example.com", "bob@team.example.org"] },
     });
     expect(received).toHaveLength(1);
     expect(received[0].to).toEqual(["ada@example.com", "bob@team.example.org"]);
     expect(received[0].data).toContain("Subject: Weekly report");
-    expect(received[0].data).toContain("All green.");
-    expect(received[0].data).toContain("<b>green</b>");
+    expect(received[0].data).toMatch(/Content-Type: text\/plain/);
+    expect(received[0].data).toContain(`Message-ID: ${sent.output!.message_id}`);
+
+    await call(sendEmail, {
+      to: "ada@example.com",
+      subject: "Report Ready",
+      body: "<p>All <b>green</b>.</p>",
+      html: true,
+    });
+    expect(received[1].data).toMatch(/Content-Type: text\/html/);
+    expect(received[1].data).not.toMatch(/text\/plain|multipart/);
+    expect(received[1].data).toContain("<p>All <b>green</b>.</p>");
+
+    // Toolsmith's own form, kept: an HTML version beside the plain-text body.
+    await call(sendEmail, { to: "ada@example.com", subject: "Both", body: "All green.", html: "<b>green</b>" });
+    expect(received[2].data).toMatch(/multipart\/alternative[\s\S]*text\/plain[\s\S]*All green\.[\s\S]*text\/html/);
   });
 
   it("refuses recipients the profile does not allow, sending nothing", async () => {
@@ -99,6 +119,41 @@ describe("send_email, through a real SMTP server on loopback", () => {
     } finally {
       process.env = configured;
     }
+  });
+});
+
+describe("webhook", () => {
+  let hooks: http.Server;
+  let url = "";
+  const payloads: unknown[] = [];
+  beforeAll(async () => {
+    hooks = http.createServer(async (req, res) => {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      payloads.push(JSON.parse(body));
+      if (req.url === "/json") res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true,"ts":"1"}');
+      else if (req.url === "/long")
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text: "x".repeat(3000) }));
+      else res.writeHead(202, { "content-type": "text/plain" }).end("ok");
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+  });
+  afterAll(() => hooks.close());
+
+  it("answers the reply's body as response: JSON when it is JSON, else text, cut at 2,000 characters", async () => {
+    expect(await call(webhook, { url: `${url}/json`, payload: { text: "Task completed!" } })).toEqual({
+      ok: true,
+      output: { status_code: 200, ok: true, response: { ok: true, ts: "1" }, truncated: false },
+    });
+    expect(payloads.at(-1)).toEqual({ text: "Task completed!" });
+    expect(await call(webhook, { url: `${url}/text`, payload: [1], method: "PUT" })).toEqual({
+      ok: true,
+      output: { status_code: 202, ok: true, response: "ok", truncated: false },
+    });
+    const long = await call(webhook, { url: `${url}/long`, payload: null });
+    expect(long.output).toMatchObject({ truncated: true, response: expect.stringMatching(/^\{"text":"x+$/) });
+    expect((long.output!.response as string).length).toBe(2000);
   });
 });
 

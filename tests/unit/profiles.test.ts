@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { ConfigFileError, findProfile, parseProfiles } from "@/lib/settings/profiles";
 import { domainRefusal } from "@/lib/tools/fetch-url";
+import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 
 const VALID = `profiles:
   - name: researcher
@@ -70,11 +71,45 @@ default_profile: plain
     expect(findProfile(null)).toMatchObject({ name: "default", tools: expect.arrayContaining(["think"]) });
   });
 
+  it("names a tool that does not exist, its line, and the tools there are", () => {
+    const tools = BUILTIN_TOOL_NAMES.join(", ");
+    const problem = (text: string) => {
+      try {
+        parseProfiles(text, "toolsmith.config.yaml");
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(problem(VALID.replace("tools: [fetch_url, calculate]", "tools: [fetch_url, teleport]"))).toBe(
+      `toolsmith.config.yaml, line 3 (profiles.0.tools.1): "teleport" is not a tool; the tools are ${tools}`,
+    );
+    expect(
+      problem(VALID.replace("tools: [register_tool, run_code]", "tools:\n      - run_code\n      - teleport")),
+    ).toMatch(
+      /^toolsmith\.config\.yaml, line 11 \(profiles\.1\.tools\.1\): "teleport" is not a tool; the tools are think, register_tool, /,
+    );
+    expect(problem(VALID.replace("      fetch_url:\n", "      teleport:\n"))).toMatch(
+      /^toolsmith\.config\.yaml, line 5 \(profiles\.0\.tool_config\): "teleport" is not a tool; the tools are /,
+    );
+    const approval = "    tools: [register_tool, run_code]\n    approval: [teleport]\n";
+    expect(problem(VALID.replace("    tools: [register_tool, run_code]\n", approval))).toMatch(
+      /line 10 \(profiles\.1\.approval\.0\): "teleport" is not a tool/,
+    );
+  });
+
   it.each([
     [VALID.replace("tools: [fetch_url, calculate]", "tools: [fetch_url, telnet]"), /line 3 \(profiles\.0\.tools\.1\)/],
     [
       VALID.replace("tools: [register_tool, run_code]", "tools: [register_tool, think]\n    think: false"),
       /line 10 \(profiles\.1\.think\): think: false leaves out the think tool that tools lists/,
+    ],
+    [
+      VALID.replace("tools: [fetch_url, calculate]", "tools: fetch_url"),
+      /line 3 \(profiles\.0\.tools\): .* \(got "fetch_url"\)$/,
+    ],
+    [
+      VALID.replace("allowed_domains:", "allowed_domainz:"),
+      /line 6 \(profiles\.0\.tool_config\.fetch_url\): Unrecognized key: "allowed_domainz"/,
     ],
     [
       VALID.replace("default_profile: coder", "default_profile: nobody"),
@@ -84,7 +119,7 @@ default_profile: plain
       VALID.replace("name: coder", "name: researcher"),
       /line 8 \(profiles\.1\.name\): the profile name "researcher" is used twice/,
     ],
-    [VALID.replace("calls: 10", "calls: 0"), /line 7 .*rate_limit\.calls/],
+    [VALID.replace("calls: 10", "calls: 0"), /line 7 .*rate_limit\.calls.* \(got 0\)$/],
     ["profiles: [\n  - name: a\n    tools: [calculate\n", /line \d+: /],
   ])("names the line and the problem of a file it cannot use (%#)", (text, message) => {
     expect(() => parseProfiles(text, "toolsmith.config.yaml")).toThrow(ConfigFileError);

@@ -15,7 +15,7 @@ beforeAll(async () => {
 
 type Outcome = {
   ok: boolean;
-  output?: { exit_code: number | null; stdout: string; stderr: string };
+  output?: { exit_code: number | null; stdout: string; stderr: string; timed_out: boolean };
   error?: string;
   cancelled?: boolean;
 };
@@ -23,11 +23,12 @@ async function run(
   command: string,
   {
     timeout,
+    cwd,
     settings = {},
     signal = new AbortController().signal,
-  }: { timeout?: number; settings?: object; signal?: AbortSignal } = {},
+  }: { timeout?: number; cwd?: string; settings?: object; signal?: AbortSignal } = {},
 ) {
-  const parsed = runCommand.parse({ command, timeout });
+  const parsed = runCommand.parse({ command, timeout, cwd });
   if (!parsed.ok) throw new Error(parsed.problems.join("; "));
   const context = {
     ownerId: "o",
@@ -45,7 +46,7 @@ describe("run_command in bubblewrap", () => {
   it("runs plain words in the workspace and returns the exit code and output", async () => {
     expect(await run("echo hello sandbox")).toMatchObject({
       ok: true,
-      output: { exit_code: 0, stdout: "hello sandbox\n" },
+      output: { exit_code: 0, stdout: "hello sandbox\n", timed_out: false },
     });
     expect(await run("touch made-here.txt")).toMatchObject({ ok: true });
     expect(fs.existsSync(path.join(workspace(), "made-here.txt"))).toBe(true);
@@ -75,10 +76,38 @@ describe("run_command in bubblewrap", () => {
     expect((await run("ls /etc/passwd")).output!.exit_code).not.toBe(0);
   });
 
-  it("is killed at its timeout, with everything it started", async () => {
+  it("runs in the cwd it is given, a folder of the workspace, and refuses one outside it with the reason", async () => {
+    fs.mkdirSync(path.join(workspace(), "data/raw"), { recursive: true });
+    fs.writeFileSync(path.join(workspace(), "data/raw/input.csv"), "a,b\n");
+    for (const cwd of ["/data/raw", "data/raw", "/data/../data/raw"])
+      expect(await run("ls", { cwd })).toMatchObject({ ok: true, output: { stdout: "input.csv\n" } });
+    expect(await run("pwd", { cwd: "/data" })).toMatchObject({ output: { stdout: "/work/data\n" } });
+    expect(await run("pwd", { cwd: "/" })).toMatchObject({ output: { stdout: "/work\n" } });
+    expect(await run("pwd", { cwd: "../" })).toMatchObject({
+      ok: false,
+      error: 'cwd: "../" is outside this conversation\'s workspace.',
+    });
+    expect(await run("pwd", { cwd: "/../../etc" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("outside"),
+    });
+    expect(await run("pwd", { cwd: "/nowhere" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("does not exist in the workspace"),
+    });
+    expect(await run("pwd", { cwd: "/data/raw/input.csv" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not a folder"),
+    });
+  });
+
+  it("is killed at its timeout, with everything it started, and answers its output so far with timed_out", async () => {
     const started = performance.now();
-    const outcome = await run("sleep 30", { timeout: 1 });
-    expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining("longer than 1 s") });
+    const outcome = await run('sh -c "echo started; echo warming up >&2; sleep 30"', { timeout: 1 });
+    expect(outcome).toEqual({
+      ok: true,
+      output: { exit_code: 137, stdout: "started\n", stderr: "warming up\n", timed_out: true, truncated: false },
+    });
     expect(performance.now() - started).toBeLessThan(3000);
 
     const detached = await run("sleep 31.5 & echo started", { settings: { shell: true } });
