@@ -249,7 +249,7 @@ describe("agent profiles", () => {
       TOOLSMITH_CONFIG: configFile(CONFIG.replace("tools: [calculate]", "tools: [calculate, shell]")),
     });
     await expect(broken.start()).rejects.toThrow(
-      /toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\): "shell" is not a tool; the tools are register_tool, calculate,/,
+      /toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\): "shell" is not a tool; the tools are think, register_tool, calculate,/,
     );
     await broken.stop();
   });
