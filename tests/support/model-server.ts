@@ -9,7 +9,15 @@ import type { AddressInfo } from "node:net";
  * first is chosen, its step counted from there: a repair loop that answers each attempt with a user message.
  */
 export type Reply =
-  | { text?: string; reasoning?: string; toolCalls?: ScriptedCall[]; chunkSize?: number; delayMs?: number }
+  | {
+      text?: string;
+      reasoning?: string;
+      toolCalls?: ScriptedCall[];
+      chunkSize?: number;
+      /** Characters of a call's arguments per chunk (7 by default; Ollama and vLLM send a call whole). */
+      argsChunkSize?: number;
+      delayMs?: number;
+    }
   | { status: number; body?: string }
   | { drop: "after-first-chunk" }
   /** Deltas as fast as the socket takes them, or `delayMs` apart; numbered "i,", or stamped "i@<performance.now()>,". */
@@ -185,7 +193,9 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
     const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
     const callId = `call_${Math.random().toString(36).slice(2, 10)}`;
     send({ tool_calls: [{ index, id: callId, type: "function", function: { name: call.name, arguments: "" } }] });
-    for (const piece of split(args, 7)) send({ tool_calls: [{ index, function: { arguments: piece } }] });
+    for (const piece of split(args, reply.argsChunkSize ?? 7)) {
+      send({ tool_calls: [{ index, function: { arguments: piece } }] });
+    }
   });
   send({}, reply.toolCalls?.length ? "tool_calls" : "stop");
   res.write(
