@@ -325,9 +325,11 @@ describe("event streams", () => {
 
   it("cuts the stream of a client that stops reading, and disconnects it, instead of keeping the run's output for it", async () => {
     await withApp({ TOOLSMITH_CLIENT_STALL_MS: "500" }, async (patient, client) => {
-      const prompt = "Stream six megabytes to a reader that stalls.";
+      const prompt = "Stream twelve megabytes to a reader that stalls.";
       // A second of streaming: the reader follows it live (a log read whole once the run is over goes out as one write).
-      model.script(prompt, [{ text: "x".repeat(6_000_000), chunkSize: 60_000, delayMs: 10 }]);
+      // Twelve: the sockets of a reader that reads nothing take some 4 MB (loopback's send buffer grows to
+      // tcp_wmem's 4 MB), and what is left must be well over the 1 MiB a client may lag; with six it sometimes was not.
+      model.script(prompt, [{ text: "x".repeat(12_000_000), chunkSize: 120_000, delayMs: 10 }]);
       const { id } = await client.createConversation();
       const own = client.send(id, prompt).then((response) => response.text());
       // A reader that takes nothing.
