@@ -3,7 +3,7 @@ import type { ToolExample } from "@/lib/contract/events";
 import { MAX_EXAMPLES, NewToolExample } from "@/lib/contract/requests";
 import type { ToolRefused } from "@/lib/contract/responses";
 import { findToolExecution, toolStats } from "@/lib/db/queries/executions";
-import { findOwnedTool, setToolExamples } from "@/lib/db/queries/tools";
+import { setToolExamples } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApiError, notFound, route } from "@/lib/http/errors";
@@ -16,7 +16,7 @@ import { runExamples } from "@/lib/tools/registered-tool";
  * out. It must pass against that version first, so that every example a tool carries is one it passes.
  */
 export const POST = route(async (request, context: RouteParams) => {
-  const { tool, identity } = await requireTool(request, context);
+  const { tool } = await requireTool(request, context);
   const body = await readJson(request, NewToolExample);
   const example = "executionId" in body ? await exampleOf(tool.lineageId, body.executionId) : body;
   const examples = JSON.parse(tool.examples) as ToolExample[];
@@ -38,9 +38,10 @@ export const POST = route(async (request, context: RouteParams) => {
     };
     return Response.json(refused, { status: 422 });
   }
-  await setToolExamples(tool.id, [...examples, example]);
-  const kept = (await findOwnedTool(tool.lineageId, identity))!;
-  return Response.json(toolJson(kept, (await toolStats([tool.lineageId])).get(tool.lineageId)), { status: 201 });
+  const kept = [...examples, example];
+  await setToolExamples(tool.id, kept);
+  const stats = (await toolStats([tool.lineageId])).get(tool.lineageId);
+  return Response.json(toolJson({ ...tool, examples: JSON.stringify(kept) }, stats), { status: 201 });
 });
 
 /** A past call as an example: only a call that succeeded has an output to expect. */
