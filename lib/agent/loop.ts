@@ -28,6 +28,8 @@ export interface AgentRun {
   caller: { ownerId: string; conversationId: string; runId: string };
   maxSteps: number;
   emit: (event: AgentEvent) => void;
+  /** Now, in epoch ms on the clock the instances share: the times of the model's answer and of each tool call. */
+  now: () => number;
   /** Resolves once every event emitted so far is stored; rejects when they cannot be. */
   stored: () => Promise<void>;
   /** Aborted when the run is cancelled: it reaches the model request, every tool call and their fetches. */
@@ -75,10 +77,11 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
         idle,
         emit,
         signal,
+        now: run.now,
       });
       answer = plan.text;
       if (plan.calls.length === 0) {
-        emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage });
+        emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage, model: plan.timing });
         status = "completed";
         break;
       }
@@ -110,7 +113,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
         input: call.input,
       }));
       messages.push(...stepMessages(plan.text, callEvents, results));
-      emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage });
+      emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage, model: plan.timing });
     }
   } catch (error) {
     if (signal.aborted) {
@@ -125,6 +128,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
 
 /** One call through the tool-call path; its outcome becomes the step's events. */
 async function executeCall({ callId, name, input, problem }: ModelCall, step: number, run: AgentRun) {
+  const startedAt = run.now();
   const { result, durationMs } = await run.tools.call(name, {
     input,
     problem,
@@ -141,6 +145,7 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
     name,
     ok: result.ok,
     durationMs: Math.round(durationMs),
+    startedAt,
     ...(result.ok ? { output: result.output, ...(result.truncated && { truncated: true }) } : { error: result.error }),
   };
   run.emit(observation);

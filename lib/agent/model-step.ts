@@ -22,6 +22,8 @@ export interface StepPlan {
   calls: ModelCall[];
   finishReason: string;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** When the answer's first and last parts arrived, on the instances' shared clock. */
+  timing?: { firstByteAt: number; lastByteAt: number };
 }
 
 type ModelCallOptions = Parameters<typeof streamModelCall>[0];
@@ -40,6 +42,8 @@ export interface StepRequest {
   output?: ModelCallOptions["output"];
   toolChoice?: ModelCallOptions["toolChoice"];
   providerOptions?: ModelCallOptions["providerOptions"];
+  /** The clock of the answer's timing: epoch ms (the run's is the one the instances share). */
+  now?: () => number;
 }
 
 /** The wait before a model request is sent again: half a second, doubling. */
@@ -66,6 +70,7 @@ export async function streamStep({
   output,
   toolChoice,
   providerOptions,
+  now = Date.now,
 }: StepRequest): Promise<StepPlan> {
   const abortSignal = idle.arm(signal);
   try {
@@ -80,7 +85,9 @@ export async function streamStep({
       signal,
     });
     const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
+    let firstByteAt: number | undefined;
     for await (const part of stream) {
+      firstByteAt ??= now();
       switch (part.type) {
         case "reasoning-delta":
           if (part.text) emit({ type: "reasoning_delta", step, delta: part.text });
@@ -114,7 +121,8 @@ export async function streamStep({
     if (plan.finishReason === "unknown" || BROKEN_FINISH.has(plan.finishReason)) {
       throw new Error("The model stream ended before the model finished its answer.");
     }
-    return plan;
+    const lastByteAt = now();
+    return { ...plan, timing: { firstByteAt: firstByteAt ?? lastByteAt, lastByteAt } };
   } catch (error) {
     throw new ModelFailure(idle.timedOut ? new Error(`The model sent nothing for ${idle.ms} ms.`) : error);
   } finally {

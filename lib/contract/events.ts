@@ -59,6 +59,43 @@ export type RegisteredToolView = z.infer<typeof RegisteredToolView>;
 
 const step = z.number().int().min(0);
 const usage = z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() });
+/** A time on the clock the instances share (the database's, lib/db/driver/clock.ts), in milliseconds since the epoch. */
+const epochMs = z.number().int().min(0);
+const modelTiming = z.object({
+  firstByteAt: epochMs.describe("The first part of the model's answer arrived."),
+  lastByteAt: epochMs.describe("Its last part arrived."),
+});
+
+/** Who wrote an annotation or a verdict, as every viewer sees it. */
+export const ReviewAuthor = z.object({
+  key: z.string().describe("Stands for one identity within the conversation; not its id."),
+  name: z.string().describe('The display name the identity set, "Owner", or "Reviewer 1", "Reviewer 2" …'),
+});
+export type ReviewAuthor = z.infer<typeof ReviewAuthor>;
+
+export const Annotation = z
+  .object({
+    id: z.string(),
+    eventId: z.number().int().describe("The annotated event: a step's step_started or a tool call's tool_call."),
+    label: z.string(),
+    note: z.string(),
+    author: ReviewAuthor,
+    at: epochMs,
+  })
+  .meta({ id: "Annotation" });
+export type Annotation = z.infer<typeof Annotation>;
+
+export const Verdict = z
+  .object({
+    id: z.string(),
+    runId: z.string(),
+    verdict: z.enum(["up", "down"]),
+    note: z.string().optional(),
+    author: ReviewAuthor,
+    at: epochMs,
+  })
+  .meta({ id: "Verdict" });
+export type Verdict = z.infer<typeof Verdict>;
 
 export const AgentEvent = z.discriminatedUnion("type", [
   z.object({
@@ -82,6 +119,7 @@ export const AgentEvent = z.discriminatedUnion("type", [
     error: z.string().optional(),
     durationMs: z.number(),
     truncated: z.boolean().optional(),
+    startedAt: epochMs.optional().describe("When the call began (its end is this event's `at`). Absent in older logs."),
   }),
   z.object({ type: z.literal("tool_registered"), step, callId: z.string(), tool: RegisteredToolView }),
   z.object({
@@ -110,7 +148,17 @@ export const AgentEvent = z.discriminatedUnion("type", [
     approvalId: z.string(),
     approved: z.boolean(),
   }),
-  z.object({ type: z.literal("step_finished"), step, finishReason: z.string(), usage: usage.optional() }),
+  z.object({
+    type: z.literal("step_finished"),
+    step,
+    finishReason: z.string(),
+    usage: usage.optional(),
+    model: modelTiming
+      .optional()
+      .describe(
+        "When the step's model call answered; the call began at the step's step_started. Absent in older logs.",
+      ),
+  }),
   z.object({ type: z.literal("error"), message: z.string(), code: z.string() }),
   z
     .object({ type: z.literal("run_resumed"), step, message: z.string(), segment: z.string().optional() })
@@ -119,12 +167,24 @@ export const AgentEvent = z.discriminatedUnion("type", [
         "(an `instance_lost` error follows) when the tool calls of the step after it had started.",
     ),
   z.object({ type: z.literal("run_finished"), status: RunStatus, steps: z.number().int() }),
+  // Reviews: written by people, not by the run, into the log of the conversation; `runId` is the reviewed run's.
+  z.object({ type: z.literal("annotation_added"), annotation: Annotation }),
+  z.object({ type: z.literal("annotation_deleted"), annotationId: z.string() }),
+  z
+    .object({ type: z.literal("verdict_added"), verdict: Verdict })
+    .describe("A reviewer's verdict on the run; it replaces that reviewer's earlier one."),
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 
-/** An event as it travels and is stored: the run it belongs to. */
-export const LoggedEvent = z.intersection(AgentEvent, z.object({ runId: z.string() }));
-export type LoggedEvent = AgentEvent & { runId: string };
+/** An event as it travels and is stored: the run it belongs to, and when it happened. */
+export const LoggedEvent = z.intersection(
+  AgentEvent,
+  z.object({ runId: z.string(), at: epochMs.describe("When the event was emitted, on the instances' shared clock.") }),
+);
+export type LoggedEvent = AgentEvent & { runId: string; at: number };
+
+/** The events people write into a conversation's log, rather than its runs. */
+export type ReviewEvent = Extract<AgentEvent, { type: "annotation_added" | "annotation_deleted" | "verdict_added" }>;
 
 /** An event as a reader gets it: its `id` is its place in the conversation's log (the SSE id). */
 export const IdentifiedEvent = z.intersection(LoggedEvent, z.object({ id: z.number().int() })).meta({ id: "Event" });

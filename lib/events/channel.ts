@@ -1,4 +1,5 @@
 import { config } from "@/lib/settings/config";
+import { databaseClock } from "@/lib/db/driver/clock";
 import { INSERT_ROWS, isStored } from "@/lib/db/queries/events";
 import { isUniqueViolation, UNREACHABLE_BACKOFF, waitsForDatabase } from "@/lib/db/driver/sql";
 import { retry } from "@/lib/platform/retry";
@@ -84,7 +85,8 @@ export class RunChannel {
 
   emit(event: AgentEvent): void {
     if (this.closedBy) return this.refuse(event);
-    const sequenced = { seq: this.nextSeq++, event: { ...event, runId: this.runId } as LoggedEvent };
+    const at = databaseClock.now().getTime();
+    const sequenced = { seq: this.nextSeq++, event: { ...event, runId: this.runId, at } as LoggedEvent };
     this.events.push(sequenced);
     this.unwritten.push(sequenced);
     for (const listener of this.listeners) listener(sequenced);

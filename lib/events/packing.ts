@@ -19,6 +19,8 @@ interface Pack {
   step: number;
   runId: string;
   deltas: string[];
+  /** Each delta's `at`; absent in packs stored before events had it. */
+  ats?: number[];
 }
 
 const isDelta = (event: LoggedEvent): event is Delta => event.type === "text_delta" || event.type === "reasoning_delta";
@@ -42,13 +44,14 @@ export function packEvents(events: SequencedEvent[]): EventRow[] {
         pack.row.lastSeq === seq - 1
       ) {
         body.deltas.push(event.delta);
+        body.ats!.push(event.at);
         pack.row.lastSeq = seq;
         continue;
       }
       closePack();
       pack = {
         row: { seq, lastSeq: seq, runId: event.runId, type: event.type, data: "" },
-        body: { type: event.type, step: event.step, runId: event.runId, deltas: [event.delta] },
+        body: { type: event.type, step: event.step, runId: event.runId, deltas: [event.delta], ats: [event.at] },
       };
       rows.push(pack.row);
       continue;
@@ -60,11 +63,12 @@ export function packEvents(events: SequencedEvent[]): EventRow[] {
   return rows;
 }
 
-export function unpackRow(row: Pick<EventRow, "seq" | "lastSeq" | "data">): SequencedEvent[] {
+/** `storedAt`: when the row was stored, the time of its events in logs written before events carried `at`. */
+export function unpackRow(row: Pick<EventRow, "seq" | "lastSeq" | "data">, storedAt: number): SequencedEvent[] {
   const parsed = JSON.parse(row.data) as LoggedEvent | Pack;
-  if (!("deltas" in parsed)) return [{ seq: row.seq, event: parsed }];
+  if (!("deltas" in parsed)) return [{ seq: row.seq, event: { ...parsed, at: parsed.at ?? storedAt } }];
   return parsed.deltas.map((delta, index) => ({
     seq: row.seq + index,
-    event: { type: parsed.type, step: parsed.step, delta, runId: parsed.runId },
+    event: { type: parsed.type, step: parsed.step, delta, runId: parsed.runId, at: parsed.ats?.[index] ?? storedAt },
   }));
 }

@@ -306,6 +306,7 @@ export class Run {
         caller: { ownerId: this.ownerId, conversationId: this.conversationId, runId: this.id },
         maxSteps: config.maxSteps,
         emit,
+        now: () => databaseClock.now().getTime(),
         stored: () => this.channel.allStored(),
         signal: this.controller.signal,
         requestApproval: (step, callId, tool, input) => this.requestApproval(step, callId, tool, input),

@@ -1,4 +1,12 @@
-import type { ExampleOutcome, LoggedEvent, RegisteredToolView, RunStatus, Violation } from "@/lib/contract/events";
+import type {
+  Annotation,
+  ExampleOutcome,
+  LoggedEvent,
+  RegisteredToolView,
+  RunStatus,
+  Verdict,
+  Violation,
+} from "@/lib/contract/events";
 import { startsSegment, type SegmentStart } from "@/lib/contract/log";
 import type { BuiltinToolName } from "@/lib/tools/names";
 
@@ -6,10 +14,15 @@ import type { BuiltinToolName } from "@/lib/tools/names";
 export type TraceEvent = LoggedEvent & { id: number };
 
 export interface ToolCallView {
+  /** The id of its tool_call event: its permalink (#e{id}) and what annotations name. */
+  eventId: number;
   callId: string;
   name: string;
   input: unknown;
   status: "running" | "ok" | "error";
+  /** When the call began and ended, epoch ms; the start is its tool_call's time in logs without it. */
+  startedAt: number;
+  endedAt?: number;
   output?: unknown;
   error?: string;
   durationMs?: number;
@@ -44,12 +57,19 @@ export interface RejectedTool {
 }
 
 export interface StepView {
+  /** The id of its step_started event: its permalink (#e{id}) and what annotations name. */
+  eventId: number;
   step: number;
   reasoning: string;
   text: string;
   calls: ToolCallView[];
   finishReason?: string;
   usage?: { inputTokens?: number; outputTokens?: number };
+  /** Epoch ms: the model call began (step_started) and its answer's first and last parts arrived. */
+  startedAt: number;
+  model?: { firstByteAt: number; lastByteAt: number };
+  /** The step_finished's time: the step's calls are done too. */
+  endedAt?: number;
 }
 
 export interface RunView {
@@ -63,6 +83,13 @@ export interface RunView {
   error?: { message: string; code: string };
   /** The instance executing the run died and another took it over (run_resumed): what it said. */
   resumed?: string;
+  /** Epoch ms: run_started, and run_finished once it ended. */
+  startedAt: number;
+  endedAt?: number;
+  /** What reviewers wrote, by the id of the event they annotate (a step's or a tool call's), in the log's order. */
+  annotations: Record<number, Annotation[]>;
+  /** Each reviewer's latest verdict on the run, in the order first given. */
+  verdicts: Verdict[];
 }
 
 export interface TraceState {
@@ -108,6 +135,9 @@ function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {
         profile: event.profile,
         status: "running",
         steps: [],
+        startedAt: event.at,
+        annotations: {},
+        verdicts: [],
       },
     ];
   }
@@ -124,17 +154,39 @@ function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {
 function updateRun(run: RunView, event: TraceEvent): RunView {
   switch (event.type) {
     case "step_started":
-      return { ...run, steps: [...run.steps, { step: event.step, reasoning: "", text: "", calls: [] }] };
+      return {
+        ...run,
+        steps: [
+          ...run.steps,
+          { eventId: event.id, step: event.step, reasoning: "", text: "", calls: [], startedAt: event.at },
+        ],
+      };
     case "reasoning_delta":
       return updateStep(run, event.step, (step) => ({ ...step, reasoning: step.reasoning + event.delta }));
     case "text_delta":
       return updateStep(run, event.step, (step) => ({ ...step, text: step.text + event.delta }));
     case "step_finished":
-      return updateStep(run, event.step, (step) => ({ ...step, finishReason: event.finishReason, usage: event.usage }));
+      return updateStep(run, event.step, (step) => ({
+        ...step,
+        finishReason: event.finishReason,
+        usage: event.usage,
+        model: event.model,
+        endedAt: event.at,
+      }));
     case "tool_call":
       return updateStep(run, event.step, (step) => ({
         ...step,
-        calls: [...step.calls, { callId: event.callId, name: event.name, input: event.input, status: "running" }],
+        calls: [
+          ...step.calls,
+          {
+            eventId: event.id,
+            callId: event.callId,
+            name: event.name,
+            input: event.input,
+            status: "running",
+            startedAt: event.at,
+          },
+        ],
       }));
     case "tool_result":
       return updateCall(run, event.step, event.callId, (call) => ({
@@ -144,6 +196,8 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         error: event.error,
         durationMs: event.durationMs,
         truncated: event.truncated,
+        startedAt: event.startedAt ?? call.startedAt,
+        endedAt: event.at,
       }));
     case "tool_registered":
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
@@ -167,10 +221,38 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
     case "run_resumed":
       return { ...run, resumed: event.message };
     case "run_finished":
-      return { ...run, status: event.status };
+      return { ...run, status: event.status, endedAt: event.at };
+    case "annotation_added": {
+      const { eventId } = event.annotation;
+      return {
+        ...run,
+        annotations: { ...run.annotations, [eventId]: [...(run.annotations[eventId] ?? []), event.annotation] },
+      };
+    }
+    case "annotation_deleted":
+      return withoutAnnotation(run, event.annotationId);
+    case "verdict_added": {
+      const { verdict } = event;
+      const index = run.verdicts.findIndex((given) => given.author.key === verdict.author.key);
+      const verdicts = run.verdicts.slice();
+      if (index === -1) verdicts.push(verdict);
+      else verdicts[index] = verdict;
+      return { ...run, verdicts };
+    }
     default:
       return run;
   }
+}
+
+function withoutAnnotation(run: RunView, annotationId: string): RunView {
+  for (const [eventId, list] of Object.entries(run.annotations)) {
+    if (!list.some((annotation) => annotation.id === annotationId)) continue;
+    const rest = list.filter((annotation) => annotation.id !== annotationId);
+    const annotations: RunView["annotations"] = { ...run.annotations, [eventId]: rest };
+    if (rest.length === 0) delete annotations[Number(eventId)];
+    return { ...run, annotations };
+  }
+  return run;
 }
 
 function updateStep(run: RunView, stepNumber: number, change: (step: StepView) => StepView): RunView {

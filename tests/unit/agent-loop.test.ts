@@ -109,11 +109,14 @@ async function run(
 ) {
   const events: AgentEvent[] = [];
   const { model, idleMs = 60_000, ...rest } = options;
+  // A clock that ticks at each reading: the times in the events show when the loop read it.
+  let clock = 1_000;
   const outcome = await runAgent({
     messages: [{ role: "user", content: "What is 2 + 2?" }],
     caller,
     maxSteps: 10,
     emit: (event) => events.push(event),
+    now: () => clock++,
     stored: async () => {},
     signal: new AbortController().signal,
     requestApproval: async () => true,
@@ -136,7 +139,13 @@ describe("the agent loop, with a fake model and fake tools", () => {
       { type: "step_started", step: 1 },
       { type: "text_delta", step: 1, delta: "2 + 2 " },
       { type: "text_delta", step: 1, delta: "= 4." },
-      { type: "step_finished", step: 1, finishReason: "stop", usage: { inputTokens: 10, outputTokens: 5 } },
+      {
+        type: "step_finished",
+        step: 1,
+        finishReason: "stop",
+        usage: { inputTokens: 10, outputTokens: 5 },
+        model: { firstByteAt: 1_000, lastByteAt: 1_001 },
+      },
     ]);
     expect(tools.calls).toEqual([]);
     // The model was asked once, with the system prompt, the conversation and the tools.
@@ -170,11 +179,24 @@ describe("the agent loop, with a fake model and fake tools", () => {
         ok: true,
         output: { value: 4 },
         durationMs: 7,
+        startedAt: 1_002,
       },
-      { type: "step_finished", step: 1, finishReason: "tool-calls", usage: { inputTokens: 10, outputTokens: 5 } },
+      {
+        type: "step_finished",
+        step: 1,
+        finishReason: "tool-calls",
+        usage: { inputTokens: 10, outputTokens: 5 },
+        model: { firstByteAt: 1_000, lastByteAt: 1_001 },
+      },
       { type: "step_started", step: 2 },
       { type: "text_delta", step: 2, delta: "It is 4." },
-      { type: "step_finished", step: 2, finishReason: "stop", usage: { inputTokens: 10, outputTokens: 5 } },
+      {
+        type: "step_finished",
+        step: 2,
+        finishReason: "stop",
+        usage: { inputTokens: 10, outputTokens: 5 },
+        model: { firstByteAt: 1_003, lastByteAt: 1_004 },
+      },
     ]);
 
     // The tool was called once, for the run's owner, in its conversation, with the model's call id.
@@ -232,6 +254,7 @@ describe("the agent loop, with a fake model and fake tools", () => {
       caller,
       maxSteps: 5,
       emit: (event) => events.push(event),
+      now: Date.now,
       stored: () => {
         storedSoFar.push(events.length);
         return stored.promise;
@@ -370,6 +393,7 @@ describe("the agent loop, with a fake model and fake tools", () => {
       ok: false,
       error: "division by zero",
       durationMs: 7,
+      startedAt: 1_002,
     });
     expect(types(events)).not.toContain("error");
     expect(model.doStreamCalls[1].prompt.at(-1)).toEqual({
@@ -624,6 +648,7 @@ describe("the agent loop, with a fake model and fake tools", () => {
         caller,
         maxSteps: 3,
         emit: (event) => events.push(event),
+        now: Date.now,
         stored: async () => {},
         signal: new AbortController().signal,
         requestApproval: async () => true,

@@ -47,7 +47,15 @@ describe("the event log", () => {
 
     const stored = await listEvents(id);
     expect(stored).toEqual(channel.events);
-    expect(stored[41].event).toEqual({ type: "text_delta", step: 1, delta: "d41", runId: "run-1" });
+    expect(stored[41].event).toEqual({
+      type: "text_delta",
+      step: 1,
+      delta: "d41",
+      runId: "run-1",
+      at: channel.events[41].event.at,
+    });
+    // Every event has its time, deltas packed in one row too, on the clock the instances share.
+    expect(stored.every(({ event }) => Math.abs(event.at - Date.now()) < 60_000)).toBe(true);
     // consecutive deltas are stored packed, a few rows for 1200 events
     expect(await db.event.count({ where: { conversationId: id } })).toBeLessThan(20);
     expect(await listEvents(id, 600, 603)).toEqual(channel.events.slice(600, 602));
@@ -187,7 +195,7 @@ describe("the event log", () => {
       { type: "tool_call", step: 1, callId: "c", name: "calculate", input: { expression: "1" } },
       { type: "text_delta", step: 2, delta: "c" },
       { type: "text_delta", step: 3, delta: "d" },
-    ].map((event, index) => ({ seq: index + 10, event: { ...event, runId: "r" } as never }));
+    ].map((event, index) => ({ seq: index + 10, event: { ...event, runId: "r", at: 1_000 + index } as never }));
     const rows = packing.packEvents(events);
     expect(rows.map((row) => [row.seq, row.lastSeq])).toEqual([
       [10, 10],
@@ -197,7 +205,7 @@ describe("the event log", () => {
       [16, 16],
       [17, 17],
     ]);
-    expect(rows.flatMap(packing.unpackRow)).toEqual(events);
+    expect(rows.flatMap((row) => packing.unpackRow(row, 0))).toEqual(events);
   });
 
   it("opens with a comment (its headers go out at once), then formats each message with id, event and data", async () => {
@@ -207,8 +215,9 @@ describe("the event log", () => {
     channel.emit({ type: "error", message: "line one\nline two", code: "x" });
     await channel.end();
     const text = await conversationEventStream(id, { after: 0 }).text();
+    const { at } = channel.events[0].event;
     expect(text).toBe(
-      `: connected\n\nid: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c" })}\n\n`,
+      `: connected\n\nid: 1\nevent: error\ndata: ${JSON.stringify({ type: "error", message: "line one\nline two", code: "x", runId: "run-c", at })}\n\n`,
     );
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent, LoggedEvent } from "@/lib/contract/events";
 import { progressOf } from "@/lib/runs/progress";
 
-const logged = (...events: AgentEvent[]): LoggedEvent[] => events.map((event) => ({ ...event, runId: "run-1" }));
+const logged = (...events: AgentEvent[]): LoggedEvent[] => events.map((event) => ({ ...event, runId: "run-1", at: 0 }));
 
 const started = (step: number): AgentEvent => ({ type: "step_started", step });
 const said = (step: number, delta: string): AgentEvent => ({ type: "text_delta", step, delta });

@@ -31,7 +31,7 @@ const events = [
   { type: "text_delta", step: 2, delta: "HELLO" },
   { type: "text_delta", step: 2, delta: "!" },
   { type: "run_finished", status: "completed", steps: 2 },
-].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
+].map((event, index) => ({ ...event, runId: "r1", id: index + 1, at: 1_000 + 10 * index }) as TraceEvent);
 
 describe("the trace reducer", () => {
   it("shows a run taken over by another instance: the notice, the interrupted step and the step done again", () => {
@@ -49,7 +49,7 @@ describe("the trace reducer", () => {
       { type: "text_delta", step: 1, delta: "A whole answer." },
       { type: "step_finished", step: 1, finishReason: "stop" },
       { type: "run_finished", status: "completed", steps: 1 },
-    ].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
+    ].map((event, index) => ({ ...event, runId: "r1", id: index + 1, at: index }) as TraceEvent);
     const state = applyEvents(emptyTrace, taken);
     // Where the part of the log the second instance wrote begins: a client names it when it reconnects.
     expect(state.segment).toEqual({ id: 4, token: "on-B" });
@@ -73,6 +73,86 @@ describe("the trace reducer", () => {
     expect(answerOf(run)).toBe("HELLO!");
   });
 
+  it("keeps when each step, model call and tool call began and ended, and the ids that link to them", () => {
+    const timed = [
+      { type: "run_started", messageId: "m1", model: "gpt", at: 100 },
+      { type: "step_started", step: 1, at: 110 },
+      { type: "tool_call", step: 1, callId: "c1", name: "a", input: {}, at: 300 },
+      { type: "tool_call", step: 1, callId: "c2", name: "b", input: {}, at: 301 },
+      {
+        type: "tool_result",
+        step: 1,
+        callId: "c2",
+        name: "b",
+        ok: false,
+        error: "no",
+        durationMs: 40,
+        startedAt: 305,
+        at: 345,
+      },
+      { type: "tool_result", step: 1, callId: "c1", name: "a", ok: true, output: 1, durationMs: 90, at: 400 },
+      {
+        type: "step_finished",
+        step: 1,
+        finishReason: "tool-calls",
+        usage: { inputTokens: 10, outputTokens: 5 },
+        model: { firstByteAt: 150, lastByteAt: 290 },
+        at: 401,
+      },
+      { type: "run_finished", status: "completed", steps: 1, at: 410 },
+    ].map((event, index) => ({ ...event, runId: "r1", id: index + 1 }) as TraceEvent);
+    const [run] = applyEvents(emptyTrace, timed).runs;
+    expect(run).toMatchObject({ startedAt: 100, endedAt: 410 });
+    expect(run.steps[0]).toMatchObject({
+      eventId: 2,
+      startedAt: 110,
+      endedAt: 401,
+      model: { firstByteAt: 150, lastByteAt: 290 },
+    });
+    expect(run.steps[0].calls.map(({ eventId, startedAt, endedAt }) => [eventId, startedAt, endedAt])).toEqual([
+      [3, 300, 400],
+      [4, 305, 345],
+    ]);
+  });
+
+  it("shows annotations on the event they name until they are deleted, and each reviewer's latest verdict", () => {
+    const author = (key: string) => ({ key, name: key });
+    const annotation = (id: string, eventId: number, key = "owner") => ({
+      id,
+      eventId,
+      label: "wrong tool",
+      note: `note ${id}`,
+      author: author(key),
+      at: 5,
+    });
+    const verdict = (id: string, given: "up" | "down", key: string) => ({
+      id,
+      runId: "r1",
+      verdict: given,
+      author: author(key),
+      at: 6,
+    });
+    const reviewed = [
+      ...events,
+      ...[
+        { type: "annotation_added", annotation: annotation("a1", 6) },
+        { type: "annotation_added", annotation: annotation("a2", 6, "r-1") },
+        { type: "annotation_added", annotation: annotation("a3", 2) },
+        { type: "verdict_added", verdict: verdict("v1", "up", "owner") },
+        { type: "verdict_added", verdict: verdict("v2", "up", "r-1") },
+        { type: "verdict_added", verdict: verdict("v3", "down", "owner") },
+        { type: "annotation_deleted", annotationId: "a1" },
+        { type: "annotation_deleted", annotationId: "a3" },
+      ].map((event, index) => ({ ...event, runId: "r1", id: events.length + index + 1, at: 9 }) as TraceEvent),
+    ];
+    const [run] = applyEvents(emptyTrace, reviewed).runs;
+    expect(run.annotations).toEqual({ 6: [annotation("a2", 6, "r-1")] });
+    expect(run.verdicts.map(({ id, verdict: given }) => [id, given])).toEqual([
+      ["v3", "down"],
+      ["v2", "up"],
+    ]);
+  });
+
   it("ignores events it has already applied, so a replay or a resume never doubles anything", () => {
     const once = applyEvents(emptyTrace, events);
     const replayed = applyEvents(applyEvents(applyEvents(emptyTrace, events.slice(0, 8)), events.slice(3, 11)), events);
@@ -90,6 +170,8 @@ describe("the trace reducer", () => {
 
 describe("planOf: the calls the trace shows as a plan", () => {
   const call = (change: Partial<ToolCallView> = {}): ToolCallView => ({
+    eventId: 1,
+    startedAt: 0,
     callId: "c1",
     name: "think",
     input: { thought: "Write a counter, then call it." },

@@ -1,7 +1,15 @@
 import { livePrepared, liveSql, provider, sql } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { notifications } from "@/lib/db/driver/notifications";
-import { insertSql, toBoolean, toInt, toOptionalDate, type SqlExecutor, type SqlValue } from "@/lib/db/driver/sql";
+import {
+  insertSql,
+  toBoolean,
+  toDate,
+  toInt,
+  toOptionalDate,
+  type SqlExecutor,
+  type SqlValue,
+} from "@/lib/db/driver/sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
 import type { SequencedEvent } from "@/lib/contract/events";
 import { MAX_EVENT_ID } from "@/lib/contract/log";
@@ -105,12 +113,10 @@ export async function listEvents(
   if (before !== undefined && before <= after + 1) return [];
   // `before` only when given: seq is a 32-bit integer column on PostgreSQL.
   const rows = await client.rows<StoredRow>(
-    `SELECT "seq", "lastSeq", "data" FROM "Event" WHERE "conversationId" = ? AND "lastSeq" > ?${before === undefined ? "" : ` AND "seq" < ?`} ORDER BY "seq"`,
+    `SELECT "seq", "lastSeq", "data", "createdAt" FROM "Event" WHERE "conversationId" = ? AND "lastSeq" > ?${before === undefined ? "" : ` AND "seq" < ?`} ORDER BY "seq"`,
     before === undefined ? [conversationId, after] : [conversationId, after, before],
   );
-  return rows
-    .flatMap((row) => unpackRow(storedRow(row)))
-    .filter(({ seq }) => seq > after && (before === undefined || seq < before));
+  return rows.flatMap(unpackStored).filter(({ seq }) => seq > after && (before === undefined || seq < before));
 }
 
 export async function lastEventSeq(conversationId: string): Promise<number> {
@@ -164,9 +170,11 @@ interface StoredRow {
   seq: unknown;
   lastSeq: unknown;
   data: string;
+  createdAt: unknown;
 }
 
-const storedRow = (row: StoredRow) => ({ seq: toInt(row.seq), lastSeq: toInt(row.lastSeq), data: row.data });
+const unpackStored = (row: StoredRow) =>
+  unpackRow({ seq: toInt(row.seq), lastSeq: toInt(row.lastSeq), data: row.data }, toDate(row.createdAt).getTime());
 
 /**
  * The persisted events of several conversations, each after its own seq, in one query: the feed of a follower hub
@@ -183,13 +191,13 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
           [...after.values()].map((seq) => Math.min(seq, MAX_EVENT_ID)),
         ])
       : await liveSql.rows<Required<StoredRow>>(
-          `SELECT "conversationId", "seq", "lastSeq", "data" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
+          `SELECT "conversationId", "seq", "lastSeq", "data", "createdAt" FROM "Event" WHERE ${[...after].map(() => `("conversationId" = ? AND "lastSeq" > ?)`).join(" OR ")} ORDER BY "conversationId", "seq"`,
           [...after].flat(),
         );
   for (const row of rows)
     events
       .get(row.conversationId)!
-      .push(...unpackRow(storedRow(row)).filter(({ seq }) => seq > after.get(row.conversationId)!));
+      .push(...unpackStored(row).filter(({ seq }) => seq > after.get(row.conversationId)!));
   return events;
 }
 
@@ -199,6 +207,6 @@ export async function listEventsAfter(after: Map<string, number>): Promise<Map<s
  * being flattened into a join, which PostgreSQL hashes over the whole table.
  */
 const EVENTS_AFTER_EACH_POSTGRES =
-  `SELECT "after"."conversationId", "new"."seq", "new"."lastSeq", "new"."data" FROM unnest($1::text[], $2::int[]) AS "after" ("conversationId", "seq") ` +
-  `CROSS JOIN LATERAL (SELECT "seq", "lastSeq", "data" FROM "Event" WHERE "Event"."conversationId" = "after"."conversationId" AND "Event"."lastSeq" > "after"."seq" OFFSET 0) AS "new" ` +
+  `SELECT "after"."conversationId", "new"."seq", "new"."lastSeq", "new"."data", "new"."createdAt" FROM unnest($1::text[], $2::int[]) AS "after" ("conversationId", "seq") ` +
+  `CROSS JOIN LATERAL (SELECT "seq", "lastSeq", "data", "createdAt" FROM "Event" WHERE "Event"."conversationId" = "after"."conversationId" AND "Event"."lastSeq" > "after"."seq" OFFSET 0) AS "new" ` +
   `ORDER BY "after"."conversationId", "new"."seq"`;
