@@ -2,7 +2,7 @@
 
 import { Activity, Link2, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { Suspense, useCallback, useEffect, useRef, useState } from "react";
+import { Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, type ConversationPage } from "@/lib/api/client";
 import type { InitialView } from "@/lib/trace/view";
 import { ExportLinks } from "@/components/share/ExportLinks";
@@ -12,6 +12,7 @@ import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { OwnTraceContext } from "@/components/tools/LibraryActions";
 import { TracePanel } from "@/components/trace/TracePanel";
+import { TraceViewerContext, type TraceViewer } from "@/components/trace/TraceContext";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
 import { MessageList } from "./MessageList";
@@ -56,6 +57,15 @@ export function ChatView({ initial, profiles, conversations: firstPage, modelCon
     initial?.title ??
     "New chat";
   const [sharing, setSharing] = useState(false);
+  const viewer = useMemo<TraceViewer | null>(
+    () =>
+      share
+        ? { source: { shareToken: share.token }, pagePath: `/s/${encodeURIComponent(share.token)}`, owner: false }
+        : conversationId
+          ? { source: { conversationId }, pagePath: `/c/${conversationId}`, owner: true }
+          : null,
+    [share, conversationId],
+  );
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
   const composer = useRef<HTMLTextAreaElement>(null);
   const {
@@ -88,150 +98,152 @@ export function ChatView({ initial, profiles, conversations: firstPage, modelCon
 
   return (
     <OwnTraceContext.Provider value={share ? null : conversationId}>
-      <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
-        {!share && (
-          <div
-            ref={sidebarRef}
-            className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} shrink-0 border-r border-zinc-200 bg-white lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950`}
-            data-testid="sidebar"
-          >
-            <Sidebar
-              list={list}
-              activeId={conversationId}
-              onNewChat={newChat}
-              onDeletedActive={newChat}
-              onNavigate={() => layout.setDrawer("none")}
-            />
-          </div>
-        )}
-
-        <main className="flex min-w-0 flex-1 flex-col">
-          <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-3 dark:border-zinc-800">
-            {!share && (
-              <button
-                type="button"
-                onClick={() => layout.setDrawer("sidebar")}
-                aria-label="Open conversations"
-                className="rounded-md p-1.5 text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800"
-              >
-                <Menu className="size-5" aria-hidden />
-              </button>
-            )}
-            <h2 className="min-w-0 flex-1 truncate text-sm font-medium" data-testid="conversation-title">
-              {title}
-            </h2>
-            {connection === "reconnecting" && (
-              <span className="text-xs text-amber-700 dark:text-amber-400">Reconnecting…</span>
-            )}
-            {source && <ExportLinks source={source} />}
-            {conversationId && !share && (
-              <button
-                type="button"
-                onClick={() => setSharing(true)}
-                className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-              >
-                <Link2 className="size-4" aria-hidden /> Share
-              </button>
-            )}
-            <button
-              type="button"
-              onClick={() => layout.setDrawer("panel")}
-              aria-label="Trace: open the reasoning panel"
-              className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800"
-            >
-              <Activity className="size-4" aria-hidden /> Trace
-            </button>
-            <button
-              type="button"
-              onClick={layout.toggleCollapsed}
-              aria-label={layout.collapsed ? "Show the reasoning panel" : "Hide the reasoning panel"}
-              className="hidden rounded-md p-1.5 text-zinc-600 hover:bg-zinc-100 lg:inline-flex dark:text-zinc-300 dark:hover:bg-zinc-800"
-            >
-              {layout.collapsed ? (
-                <PanelRightOpen className="size-5" aria-hidden />
-              ) : (
-                <PanelRightClose className="size-5" aria-hidden />
-              )}
-            </button>
-          </header>
-          {share && <SharedBanner token={share.token} />}
-          {!modelConfigured && <ModelBanner />}
-
-          <div className="flex min-h-0 flex-1">
-            <section aria-label="Chat" className="relative flex min-w-0 flex-1 flex-col">
-              <div
-                ref={chatRef}
-                onScroll={onChatScroll}
-                className="flex min-h-0 flex-1 flex-col overflow-y-auto"
-                data-testid="chat-scroll"
-              >
-                {messages.length === 0 ? (
-                  <EmptyState onPick={(prompt) => void send(prompt)} />
-                ) : (
-                  // Its own hydration boundary, so the composer and controls respond first.
-                  <Suspense>
-                    <MessageList messages={messages} runs={trace.runs} runStarts={runStarts} />
-                  </Suspense>
-                )}
-              </div>
-              {showJump && <JumpToLatest onClick={jumpToLatest} />}
-              {problem && (
-                <p
-                  role="alert"
-                  className="mx-auto mb-2 w-full max-w-3xl rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/50 dark:text-rose-100"
-                >
-                  {problem}
-                </p>
-              )}
-              {!share && (
-                <Composer
-                  ref={composer}
-                  profile={
-                    profiles && profile
-                      ? { names: profiles.names, current: profile, onChange: chooseProfile }
-                      : undefined
-                  }
-                  running={running}
-                  onSend={send}
-                  onStop={() => void stop()}
-                />
-              )}
-            </section>
-
+      <TraceViewerContext.Provider value={viewer}>
+        <div className="flex h-dvh overflow-hidden bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
+          {!share && (
             <div
-              ref={panelRef}
-              style={{ "--panel-width": `${layout.width}px` } as React.CSSProperties}
-              className={`${layout.drawer === "panel" ? "fixed inset-y-0 right-0 z-40 flex w-[min(100vw,30rem)] shadow-2xl" : "hidden"} border-l border-zinc-200 bg-white lg:relative lg:z-auto lg:w-[var(--panel-width)] lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950 ${layout.collapsed ? "lg:hidden" : "lg:flex"}`}
-              data-testid="panel"
+              ref={sidebarRef}
+              className={`${layout.drawer === "sidebar" ? "fixed inset-y-0 left-0 z-40 flex w-72 shadow-2xl" : "hidden"} shrink-0 border-r border-zinc-200 bg-white lg:static lg:z-auto lg:flex lg:w-64 lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950`}
+              data-testid="sidebar"
             >
-              <div
-                role="separator"
-                aria-orientation="vertical"
-                aria-label="Resize the reasoning panel"
-                onPointerDown={layout.startResize}
-                className="absolute inset-y-0 -left-1 z-10 hidden w-2 cursor-col-resize hover:bg-emerald-400/40 lg:block"
+              <Sidebar
+                list={list}
+                activeId={conversationId}
+                onNewChat={newChat}
+                onDeletedActive={newChat}
+                onNavigate={() => layout.setDrawer("none")}
               />
-              <div className="min-w-0 flex-1">
-                <TracePanel
-                  trace={trace}
-                  tools={tools}
-                  runStarts={runStarts}
-                  onClose={layout.drawer === "panel" ? () => layout.setDrawer("none") : undefined}
+            </div>
+          )}
+
+          <main className="flex min-w-0 flex-1 flex-col">
+            <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-3 dark:border-zinc-800">
+              {!share && (
+                <button
+                  type="button"
+                  onClick={() => layout.setDrawer("sidebar")}
+                  aria-label="Open conversations"
+                  className="rounded-md p-1.5 text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800"
+                >
+                  <Menu className="size-5" aria-hidden />
+                </button>
+              )}
+              <h2 className="min-w-0 flex-1 truncate text-sm font-medium" data-testid="conversation-title">
+                {title}
+              </h2>
+              {connection === "reconnecting" && (
+                <span className="text-xs text-amber-700 dark:text-amber-400">Reconnecting…</span>
+              )}
+              {source && <ExportLinks source={source} />}
+              {conversationId && !share && (
+                <button
+                  type="button"
+                  onClick={() => setSharing(true)}
+                  className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+                >
+                  <Link2 className="size-4" aria-hidden /> Share
+                </button>
+              )}
+              <button
+                type="button"
+                onClick={() => layout.setDrawer("panel")}
+                aria-label="Trace: open the reasoning panel"
+                className="inline-flex items-center gap-1 rounded-md px-2 py-1.5 text-sm text-zinc-600 hover:bg-zinc-100 lg:hidden dark:text-zinc-300 dark:hover:bg-zinc-800"
+              >
+                <Activity className="size-4" aria-hidden /> Trace
+              </button>
+              <button
+                type="button"
+                onClick={layout.toggleCollapsed}
+                aria-label={layout.collapsed ? "Show the reasoning panel" : "Hide the reasoning panel"}
+                className="hidden rounded-md p-1.5 text-zinc-600 hover:bg-zinc-100 lg:inline-flex dark:text-zinc-300 dark:hover:bg-zinc-800"
+              >
+                {layout.collapsed ? (
+                  <PanelRightOpen className="size-5" aria-hidden />
+                ) : (
+                  <PanelRightClose className="size-5" aria-hidden />
+                )}
+              </button>
+            </header>
+            {share && <SharedBanner token={share.token} />}
+            {!modelConfigured && <ModelBanner />}
+
+            <div className="flex min-h-0 flex-1">
+              <section aria-label="Chat" className="relative flex min-w-0 flex-1 flex-col">
+                <div
+                  ref={chatRef}
+                  onScroll={onChatScroll}
+                  className="flex min-h-0 flex-1 flex-col overflow-y-auto"
+                  data-testid="chat-scroll"
+                >
+                  {messages.length === 0 ? (
+                    <EmptyState onPick={(prompt) => void send(prompt)} />
+                  ) : (
+                    // Its own hydration boundary, so the composer and controls respond first.
+                    <Suspense>
+                      <MessageList messages={messages} runs={trace.runs} runStarts={runStarts} />
+                    </Suspense>
+                  )}
+                </div>
+                {showJump && <JumpToLatest onClick={jumpToLatest} />}
+                {problem && (
+                  <p
+                    role="alert"
+                    className="mx-auto mb-2 w-full max-w-3xl rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/50 dark:text-rose-100"
+                  >
+                    {problem}
+                  </p>
+                )}
+                {!share && (
+                  <Composer
+                    ref={composer}
+                    profile={
+                      profiles && profile
+                        ? { names: profiles.names, current: profile, onChange: chooseProfile }
+                        : undefined
+                    }
+                    running={running}
+                    onSend={send}
+                    onStop={() => void stop()}
+                  />
+                )}
+              </section>
+
+              <div
+                ref={panelRef}
+                style={{ "--panel-width": `${layout.width}px` } as React.CSSProperties}
+                className={`${layout.drawer === "panel" ? "fixed inset-y-0 right-0 z-40 flex w-[min(100vw,30rem)] shadow-2xl" : "hidden"} border-l border-zinc-200 bg-white lg:relative lg:z-auto lg:w-[var(--panel-width)] lg:shadow-none dark:border-zinc-800 dark:bg-zinc-950 ${layout.collapsed ? "lg:hidden" : "lg:flex"}`}
+                data-testid="panel"
+              >
+                <div
+                  role="separator"
+                  aria-orientation="vertical"
+                  aria-label="Resize the reasoning panel"
+                  onPointerDown={layout.startResize}
+                  className="absolute inset-y-0 -left-1 z-10 hidden w-2 cursor-col-resize hover:bg-emerald-400/40 lg:block"
                 />
+                <div className="min-w-0 flex-1">
+                  <TracePanel
+                    trace={trace}
+                    tools={tools}
+                    runStarts={runStarts}
+                    onClose={layout.drawer === "panel" ? () => layout.setDrawer("none") : undefined}
+                  />
+                </div>
               </div>
             </div>
-          </div>
-        </main>
+          </main>
 
-        {layout.drawer !== "none" && (
-          <div
-            aria-hidden
-            className="fixed inset-0 z-30 bg-black/40 lg:hidden"
-            onClick={() => layout.setDrawer("none")}
-          />
-        )}
-        {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={closeSharing} />}
-      </div>
+          {layout.drawer !== "none" && (
+            <div
+              aria-hidden
+              className="fixed inset-0 z-30 bg-black/40 lg:hidden"
+              onClick={() => layout.setDrawer("none")}
+            />
+          )}
+          {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={closeSharing} />}
+        </div>
+      </TraceViewerContext.Provider>
     </OwnTraceContext.Provider>
   );
 }

@@ -4,6 +4,7 @@ import type { StepView as Step } from "@/lib/trace/state";
 import { Markdown } from "@/components/ui/Markdown";
 import { LazyMount } from "@/components/ui/LazyMount";
 import { ToolCallCard } from "./ToolCallCard";
+import { CardActions, cardAnchor } from "./CardActions";
 
 /** A tool call card's usual height, for the placeholder of a card not built yet. */
 const CARD_HEIGHT = 230;
@@ -19,7 +20,7 @@ export const StepView = memo(function StepView({
   eagerFrom: number;
 }) {
   return (
-    <li className="relative pl-6" data-testid="trace-step">
+    <li id={cardAnchor(step.eventId)} className="relative pl-6" data-testid="trace-step">
       <span
         aria-hidden
         className="absolute left-0 top-1 grid size-4 place-items-center rounded-full border-2 border-zinc-300 bg-white text-[9px] font-bold text-zinc-500 dark:border-zinc-600 dark:bg-zinc-900"
@@ -34,6 +35,9 @@ export const StepView = memo(function StepView({
             {step.usage.inputTokens ?? "?"} → {step.usage.outputTokens} tokens
           </span>
         )}
+        <span className="ml-auto">
+          <CardActions eventId={step.eventId} label={`step ${step.step}`} />
+        </span>
       </div>
       {step.reasoning && (
         <details className="group mb-2 rounded-lg bg-violet-50 px-3 py-2 dark:bg-violet-950/30" open={live}>

@@ -5,6 +5,7 @@ import { JsonView } from "@/components/ui/JsonView";
 import { ToolRegisteredCard } from "@/components/tools/ToolRegisteredCard";
 import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
 import { ApprovalPrompt } from "./ApprovalPrompt";
+import { CardActions, cardAnchor } from "./CardActions";
 import { PlanCard } from "./PlanCard";
 
 const statusIcon = {
@@ -24,6 +25,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
   if (plan !== undefined) return <PlanCard thought={plan} />;
   return (
     <article
+      id={cardAnchor(call.eventId)}
       data-testid="tool-call"
       data-tool={call.name}
       data-status={call.status}
@@ -42,6 +44,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
             </span>
           )}
           {call.durationMs !== undefined && <span>{formatDuration(call.durationMs)}</span>}
+          <CardActions eventId={call.eventId} label={`the ${call.name} call`} />
         </span>
       </header>
       <div className="space-y-3 p-3">

@@ -1,0 +1,20 @@
+"use client";
+
+import { createContext, useContext } from "react";
+import type { ConversationSource } from "@/lib/api/client";
+
+/**
+ * Who is looking at a trace, and through what: the owner on /c/{id}, or anyone with a share link on /s/{token}.
+ * The cards read it for what they offer (permalinks, review, continue from here) without threading props.
+ */
+export interface TraceViewer {
+  /** The conversation's API base: /api/conversations/{id} for the owner, /api/share/{token} for a link holder. */
+  source: ConversationSource;
+  /** The page the trace is on, for permalinks: /c/{id} or /s/{token}. */
+  pagePath: string;
+  owner: boolean;
+}
+
+export const TraceViewerContext = createContext<TraceViewer | null>(null);
+
+export const useTraceViewer = () => useContext(TraceViewerContext);
