@@ -105,9 +105,13 @@ export const api = {
     call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
   cancelRun: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
-  /** Stored events after `after`, then the live run; `segment`: the last run_started or run_resumed seen (see resumePoint). */
+  /**
+   * Stored events after `after`, then the live run, then (watching) whatever the log gets next; `segment`: the last
+   * run_started or run_resumed seen (see resumePoint).
+   */
   events: (source: ConversationSource, after: number, segment: SegmentStart, signal?: AbortSignal) => {
     const query = new URLSearchParams({
+      watch: "1",
       after: String(after),
       segment: String(segment.id),
       ...(segment.token ? { segmentToken: segment.token } : {}),

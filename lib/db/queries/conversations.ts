@@ -49,6 +49,12 @@ export async function findOwnedConversation(id: string, ownerId: string) {
   return row ? summaryOf(row) : null;
 }
 
+/** Who owns the conversation; undefined when it does not exist. */
+export async function conversationOwner(id: string): Promise<string | undefined> {
+  const [row] = await sql.rows<{ ownerId: string }>(`SELECT "ownerId" FROM "Conversation" WHERE "id" = ?`, [id]);
+  return row?.ownerId;
+}
+
 /** Change a conversation's fields; undefined ones stay as they are. Null when it no longer exists. */
 export async function updateConversation(id: string, change: { title?: string; profile?: string }) {
   const [row] = await sql.rows<SummaryRow>(
