@@ -1,10 +1,11 @@
 import { Brain } from "lucide-react";
 import { memo } from "react";
-import type { StepView as Step } from "@/lib/trace/state";
+import type { RunView, StepView as Step } from "@/lib/trace/state";
 import { Markdown } from "@/components/ui/Markdown";
 import { LazyMount } from "@/components/ui/LazyMount";
 import { ToolCallCard } from "./ToolCallCard";
 import { CardActions, cardAnchor } from "./CardActions";
+import { CardAnnotations } from "./Annotations";
 
 /** A tool call card's usual height, for the placeholder of a card not built yet. */
 const CARD_HEIGHT = 230;
@@ -12,10 +13,13 @@ const CARD_HEIGHT = 230;
 /** `eagerFrom`: calls from this index on are built at once, earlier ones when scrolled near. */
 export const StepView = memo(function StepView({
   step,
+  annotations,
   live,
   eagerFrom,
 }: {
   step: Step;
+  /** The run's annotations, by the event they name. */
+  annotations: RunView["annotations"];
   live: boolean;
   eagerFrom: number;
 }) {
@@ -38,6 +42,9 @@ export const StepView = memo(function StepView({
         <span className="ml-auto">
           <CardActions eventId={step.eventId} label={`step ${step.step}`} />
         </span>
+      </div>
+      <div className="mb-2">
+        <CardAnnotations eventId={step.eventId} annotations={annotations[step.eventId]} label={`step ${step.step}`} />
       </div>
       {step.reasoning && (
         <details className="group mb-2 rounded-lg bg-violet-50 px-3 py-2 dark:bg-violet-950/30" open={live}>
@@ -63,7 +70,7 @@ export const StepView = memo(function StepView({
           {step.calls.map((call, index) => (
             <li key={call.callId}>
               <LazyMount eager={index >= eagerFrom} estimatedHeight={CARD_HEIGHT}>
-                <ToolCallCard call={call} />
+                <ToolCallCard call={call} annotations={annotations[call.eventId]} />
               </LazyMount>
             </li>
           ))}

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { codePolicy } from "@/lib/sandbox/policy";
 import { ToolExample } from "./events";
+import { MAX_NOTE_CHARS } from "./review";
 
 /** Examples a tool version carries, at most; each runs in the sandbox before the version is accepted. */
 export const MAX_EXAMPLES = 10;
@@ -74,6 +75,10 @@ export const NewConversation = z.object({
 export const ConversationListQuery = z.object({
   limit,
   cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),
+  verdict: z
+    .enum(["down"])
+    .optional()
+    .describe("Only conversations with a run that someone (you, or a reviewer through its link) gave a thumbs down."),
 });
 
 export const ConversationChange = z
@@ -162,8 +167,6 @@ export const ToolExecution = z
   .refine((body) => body.input === undefined || body.input_data === undefined, "Send input or input_data, not both.")
   .transform((body) => ({ input: body.input ?? body.input_data ?? {} }));
 
-/** An annotation's note, at most: a short remark for the person who shared the trace, not a document. */
-export const MAX_NOTE_CHARS = 1000;
 const reviewNote = z.string().trim().max(MAX_NOTE_CHARS, `a note is at most ${MAX_NOTE_CHARS} characters`);
 
 /** POST …/annotations: a note on a step or a tool call of the trace. */

@@ -26,10 +26,12 @@ export interface ConversationCursor {
 }
 
 /** Up to `limit` of an identity's conversations, newest first, after a position. */
-export function listConversations(ownerId: string, limit: number, after?: ConversationCursor) {
+/** `thumbsDown`: only those with a run that a reviewer's latest verdict is a thumbs down on. */
+export function listConversations(ownerId: string, limit: number, after?: ConversationCursor, thumbsDown = false) {
   return db.conversation.findMany({
     where: {
       ownerId,
+      ...(thumbsDown ? { verdicts: { some: { verdict: "down" } } } : {}),
       ...(after
         ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
         : {}),
