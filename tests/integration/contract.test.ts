@@ -72,6 +72,14 @@ describe("the API contract", () => {
     expect((await readSse(await api.fetch(`/api/share/${link.token}/events`))).length).toBe(events.length);
     expect(await status("GET", `/api/share/${link.token}/export?format=md`)).toBe(200);
     expect(await status("POST", `/api/share/${link.token}/fork`)).toBe(201);
+    const [step] = events.filter(({ data }) => data.type === "step_started");
+    for (const base of [`/api/conversations/${id}`, `/api/share/${link.token}`]) {
+      const annotation = await (await call("POST", `${base}/annotations`, { eventId: step.id, label: "good" })).json();
+      expect(await status("DELETE", `${base}/annotations/${annotation.id}`)).toBe(204);
+      expect(await status("POST", `${base}/verdicts`, { runId: step.data.runId, verdict: "up" })).toBe(201);
+    }
+    expect(await status("PUT", "/api/display-name", { name: "Contract" })).toBe(200);
+    expect(await status("GET", "/api/display-name")).toBe(200);
     expect(await status("DELETE", `/api/conversations/${id}/share`)).toBe(204);
 
     const tool = await (await call("POST", "/api/tools", { ...TOOL, name: "word_total" })).json();

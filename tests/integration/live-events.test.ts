@@ -234,10 +234,13 @@ describe("a feed's read of several conversations", () => {
     );
     expect([...read.keys()].sort()).toEqual([steps.id, deltas.id, caughtUp.id, empty.id].sort());
     expect(read.get(steps.id)!.map(({ seq }) => seq)).toEqual([2, 3]);
+    // Rows written as logs were before events had `at`: their events take the time they were stored.
+    const at = read.get(deltas.id)![0].event.at;
+    expect(Math.abs(at - Date.now())).toBeLessThan(60_000);
     expect(read.get(deltas.id)).toEqual([
-      { seq: 3, event: { type: "text_delta", step: 1, delta: "b", runId: deltas.id } },
-      { seq: 4, event: { type: "text_delta", step: 1, delta: "c", runId: deltas.id } },
-      { seq: 5, event: { type: "step_started", step: 5, runId: deltas.id } },
+      { seq: 3, event: { type: "text_delta", step: 1, delta: "b", runId: deltas.id, at } },
+      { seq: 4, event: { type: "text_delta", step: 1, delta: "c", runId: deltas.id, at } },
+      { seq: 5, event: { type: "step_started", step: 5, runId: deltas.id, at } },
     ]);
     expect(read.get(caughtUp.id)).toEqual([]);
     expect(read.get(empty.id)).toEqual([]);

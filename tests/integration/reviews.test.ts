@@ -245,6 +245,34 @@ describe("reviews during a run", () => {
   });
 });
 
+describe("reviews while runs start and end", () => {
+  it("each get into the log once, and the log keeps its ids without a gap or a repeat", async () => {
+    const id = (await alice.createConversation()).id;
+    model.script("Answer in a few words.", [{ deltas: 20, numbered: true, delayMs: 2 }]);
+    const first = await alice.run(id, "Answer in a few words.");
+    const [card] = idsOf(first, "step_started");
+    const { token: link } = await (await alice.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    // Runs one after the other, and reviews all along: some taken by a running run, some appended between runs,
+    // some racing a run's claim.
+    const runs = (async () => {
+      for (let i = 0; i < 4; i++) await alice.run(id, "Answer in a few words.");
+    })();
+    const reviews = Array.from({ length: 24 }, async (_, index) => {
+      await new Promise((resolve) => setTimeout(resolve, index * 15));
+      const response = await bob.fetch(`/api/share/${link}/annotations`, post({ eventId: card, label: "good" }));
+      expect(response.status).toBe(201);
+      return (await response.json()).id as string;
+    });
+    const written = await Promise.all(reviews);
+    await runs;
+    const log = await readSse(await alice.events(id));
+    expect(log.map(({ id: seq }) => seq)).toEqual(log.map((_, index) => index + 1));
+    const added = log.filter(({ data }) => data.type === "annotation_added").map(({ data }) => data.annotation);
+    expect((added as { id: string }[]).map(({ id: annotationId }) => annotationId).sort()).toEqual(written.sort());
+    expect(log.filter(({ data }) => data.type === "run_finished")).toHaveLength(5);
+  });
+});
+
 describe("limits", () => {
   it("answers 429 past the reviews a person may write in a minute", async () => {
     const eve = new Api(app.url);
