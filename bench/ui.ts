@@ -167,7 +167,7 @@ export async function benchUi(): Promise<void> {
       `opening the waterfall of a run of ${waterfall.events} events (${waterfall.rows} rows, the first ${waterfall.shown} built): interactive median ${ms(opened.median)}, max ${ms(Math.max(...waterfall.open))} over ${waterfall.open.length} loads (target < 300 ms); ${waterfall.openLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(waterfall.openLongTasks)})`,
     );
     console.log(
-      `  "Show all" rows: median ${ms(all.median)}, max ${ms(Math.max(...waterfall.showAll))}; longest task ${worst(waterfall.showAllLongTasks)}`,
+      `  then "Show all" until all ${waterfall.rows} rows are built: median ${ms(all.median)}, max ${ms(Math.max(...waterfall.showAll))}; ${waterfall.showAllLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(waterfall.showAllLongTasks)})`,
     );
     console.log(
       `JavaScript for the conversation page: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files} files (target ≤ 250 KB)`,
@@ -204,21 +204,29 @@ async function benchWaterfall(api: Api, model: ModelServer, context: BrowserCont
     await page.getByRole("tab", { name: /Trace/ }).click();
     await expectSelected(page, "Trace");
     await page.waitForTimeout(500);
-    const timed = (selector: string) =>
-      page.evaluate(async (target) => {
-        const button = [...document.querySelectorAll("button")].find((element) =>
-          element.textContent?.startsWith(target),
-        )!;
-        const start = performance.now();
-        button.click();
-        await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-        return { start, ms: performance.now() - start };
-      }, selector);
-    const open = await timed("Timeline");
+    // Until `rows` rows are built (at least), then a task queued after the next frame runs: the page answers again.
+    const timed = (label: string, rows: number) =>
+      page.evaluate(
+        async ([target, wanted]) => {
+          const button = [...document.querySelectorAll("button")].find((element) =>
+            element.textContent?.startsWith(target),
+          )!;
+          const start = performance.now();
+          button.click();
+          for (;;) {
+            await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+            if (document.querySelectorAll('[data-testid="waterfall-row"]').length >= wanted) break;
+          }
+          return { start, ms: performance.now() - start };
+        },
+        [label, rows] as const,
+      );
+    const open = await timed("Timeline", 1);
     const rows = page.getByTestId("waterfall-row");
     result.shown = await rows.count();
-    const showAll = await timed("Show all");
-    result.rows = await rows.count();
+    const showAllButton = page.getByRole("button", { name: /^Show all/ });
+    result.rows = Number(/\d+/.exec((await showAllButton.textContent())!)![0]);
+    const showAll = await timed("Show all", result.rows);
     if (attempt > 0) {
       result.open.push(open.ms);
       result.showAll.push(showAll.ms);

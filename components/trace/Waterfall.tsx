@@ -1,7 +1,7 @@
 "use client";
 
 import { ChartGantt, ChevronRight, XCircle } from "lucide-react";
-import { memo, useEffect, useId, useMemo, useState, type MouseEvent } from "react";
+import { memo, startTransition, useEffect, useId, useMemo, useState, type MouseEvent } from "react";
 import type { RunView } from "@/lib/trace/state";
 import {
   costOf,
@@ -98,7 +98,7 @@ function TimelineBody({
             <span>{formatMs(total)}</span>
           </span>
         </div>
-        <ol aria-label="Model and tool calls on the run's time axis" className="mt-1 space-y-px">
+        <ol aria-label="Model and tool calls on the run's time axis" className="mt-1">
           {rows.map((row) => (
             <Row key={`${row.kind}-${row.eventId}`} row={row} total={total} />
           ))}
@@ -106,7 +106,8 @@ function TimelineBody({
         {rows.length < timing.rows.length && (
           <button
             type="button"
-            onClick={() => setShowAll(true)}
+            // A transition: React builds the rows in slices, between which the page stays responsive.
+            onClick={() => startTransition(() => setShowAll(true))}
             className="mt-2 rounded-md px-2 py-1 text-xs font-medium text-sky-800 hover:bg-sky-50 dark:text-sky-300 dark:hover:bg-sky-950/40"
           >
             Show all {timing.rows.length} rows
@@ -149,6 +150,7 @@ const barColour = (row: WaterfallRow) =>
 const Row = memo(function Row({ row, total }: { row: WaterfallRow; total: number }) {
   const duration = row.end - row.start;
   const what = row.kind === "model" ? "model call" : "tool call";
+  const label = row.kind === "model" ? `${row.label} · model` : row.label;
   return (
     <li
       data-testid="waterfall-row"
@@ -156,20 +158,17 @@ const Row = memo(function Row({ row, total }: { row: WaterfallRow; total: number
       data-start={row.start}
       data-end={row.end}
       data-failed={row.failed || undefined}
-      className="grid grid-cols-[minmax(0,9rem)_1fr_4rem] items-center gap-2 text-[11px]"
+      // Rows out of view are neither styled nor laid out: a thousand of them cost what the visible ones do.
+      className="grid h-4 grid-cols-[minmax(0,9rem)_1fr_4rem] items-center gap-2 text-[11px] [contain-intrinsic-size:auto_1rem] [content-visibility:auto]"
     >
       <a
         href={`#${cardAnchor(row.eventId)}`}
         onClick={(event) => revealCard(event, row)}
-        className={`flex min-w-0 items-center gap-1 truncate rounded-sm hover:underline ${row.kind === "tool" ? "pl-3 font-mono" : "font-medium"} ${row.failed ? "text-rose-800 dark:text-rose-300" : "text-zinc-800 dark:text-zinc-200"}`}
+        aria-label={`${label}, ${what}${row.failed ? ", failed" : ""}, from ${formatMs(row.start)} to ${formatMs(row.end)}${row.open ? ", not ended" : ""}`}
+        className={`flex min-w-0 items-center gap-1 rounded-sm hover:underline ${row.kind === "tool" ? "pl-3 font-mono" : "font-medium"} ${row.failed ? "text-rose-800 dark:text-rose-300" : "text-zinc-800 dark:text-zinc-200"}`}
       >
         {row.failed && <XCircle className="size-3 shrink-0" aria-hidden />}
-        <span className="truncate">{row.kind === "model" ? `${row.label} · model` : row.label}</span>
-        <span className="sr-only">
-          , {what}
-          {row.failed ? ", failed" : ""}, from {formatMs(row.start)} to {formatMs(row.end)}
-          {row.open ? ", not ended" : ""}
-        </span>
+        <span className="truncate">{label}</span>
       </a>
       <div aria-hidden className="relative h-3 rounded-sm bg-zinc-100 dark:bg-zinc-800">
         <div

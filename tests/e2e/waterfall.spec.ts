@@ -99,8 +99,8 @@ test("the waterfall of a run with parallel tool calls shows overlapping bars and
   expect(firstModel.end).toBeLessThanOrEqual(Math.min(slow.start, quick.start, broken.start));
   expect(secondModel.start).toBeGreaterThanOrEqual(Math.max(slow.end, quick.end, broken.end));
   // A failure is said in words and shown with an icon, not by colour alone.
-  await expect(timeline.locator('[data-testid="waterfall-row"][data-failed="true"] a')).toContainText(
-    /run_code\s*, tool call, failed, from [\d.]+ m?s to [\d.]+ m?s/,
+  await expect(timeline.locator('[data-testid="waterfall-row"][data-failed="true"] a')).toHaveAccessibleName(
+    /^run_code, tool call, failed, from [\d.]+ m?s to [\d.]+ m?s$/,
   );
 
   // The split: model, tools (overlapping calls once) and the rest, summing to the run's time.
@@ -144,7 +144,7 @@ test("the waterfall of a run with parallel tool calls shows overlapping bars and
   }
 
   // A row leads to its card.
-  await timeline.getByRole("link", { name: /^run_code\s*, tool call, failed/ }).click();
+  await timeline.getByRole("link", { name: /^run_code, tool call, failed/ }).click();
   const failedCard = panel.locator('[data-testid="tool-call"][data-status="error"]');
   await expect(page).toHaveURL(new RegExp(`#${await failedCard.getAttribute("id")}$`));
   await expect(failedCard).toBeInViewport();
