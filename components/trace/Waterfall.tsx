@@ -1,7 +1,7 @@
 "use client";
 
 import { ChartGantt, ChevronRight, XCircle } from "lucide-react";
-import { memo, startTransition, useEffect, useId, useMemo, useState, type MouseEvent } from "react";
+import { memo, startTransition, useDeferredValue, useEffect, useId, useMemo, useState, type MouseEvent } from "react";
 import type { RunView } from "@/lib/trace/state";
 import {
   costOf,
@@ -20,7 +20,7 @@ import { useModelPrice } from "./ModelPrices";
 import { TimeSplit } from "./TimeSplit";
 
 /** Rows built when the timeline opens; a long run's others wait for "Show all", so opening stays one short task. */
-const FIRST_ROWS = 150;
+const FIRST_ROWS = 60;
 
 /**
  * A run's timeline, collapsed under its header: its time split into model, tools and the rest, its tokens and cost,
@@ -28,6 +28,8 @@ const FIRST_ROWS = 150;
  */
 export const Waterfall = memo(function Waterfall({ run, index }: { run: RunView; index: number }) {
   const [open, setOpen] = useState(false);
+  // The button answers at once; a long run's rows are then built in slices, between which the page stays responsive.
+  const built = useDeferredValue(open);
   const price = useModelPrice(run.model);
   const tokens = useMemo(() => runTokens(run), [run]);
   const cost = costOf(tokens, price);
@@ -51,7 +53,7 @@ export const Waterfall = memo(function Waterfall({ run, index }: { run: RunView;
         Timeline
         <span className="font-normal text-zinc-600 dark:text-zinc-400">{summary.join(" · ")}</span>
       </button>
-      {open && <TimelineBody id={regionId} run={run} label={`Run ${index + 1} timeline`} price={price} />}
+      {built && <TimelineBody id={regionId} run={run} label={`Run ${index + 1} timeline`} price={price} />}
     </div>
   );
 });
@@ -89,14 +91,11 @@ function TimelineBody({
       <div>
         <div
           aria-hidden
-          className="grid grid-cols-[minmax(0,9rem)_1fr_4rem] gap-2 text-[10px] tabular-nums text-zinc-600 dark:text-zinc-400"
+          className="ml-34 mr-18 flex justify-between text-[10px] tabular-nums text-zinc-600 dark:text-zinc-400"
         >
-          <span />
-          <span className="flex justify-between">
-            <span>0</span>
-            <span>{formatMs(total / 2)}</span>
-            <span>{formatMs(total)}</span>
-          </span>
+          <span>0</span>
+          <span>{formatMs(total / 2)}</span>
+          <span>{formatMs(total)}</span>
         </div>
         <ol aria-label="Model and tool calls on the run's time axis" className="mt-1">
           {rows.map((row) => (
@@ -159,18 +158,18 @@ const Row = memo(function Row({ row, total }: { row: WaterfallRow; total: number
       data-end={row.end}
       data-failed={row.failed || undefined}
       // Rows out of view are neither styled nor laid out: a thousand of them cost what the visible ones do.
-      className="grid h-4 grid-cols-[minmax(0,9rem)_1fr_4rem] items-center gap-2 text-[11px] [contain-intrinsic-size:auto_1rem] [content-visibility:auto]"
+      className="flex h-4 items-center gap-2 text-[11px] [contain-intrinsic-size:auto_1rem] [content-visibility:auto]"
     >
       <a
         href={`#${cardAnchor(row.eventId)}`}
         onClick={(event) => revealCard(event, row)}
         aria-label={`${label}, ${what}${row.failed ? ", failed" : ""}, from ${formatMs(row.start)} to ${formatMs(row.end)}${row.open ? ", not ended" : ""}`}
-        className={`flex min-w-0 items-center gap-1 rounded-sm hover:underline ${row.kind === "tool" ? "pl-3 font-mono" : "font-medium"} ${row.failed ? "text-rose-800 dark:text-rose-300" : "text-zinc-800 dark:text-zinc-200"}`}
+        className={`w-32 shrink-0 truncate rounded-sm hover:underline ${row.kind === "tool" ? "pl-3 font-mono" : "font-medium"} ${row.failed ? "text-rose-800 dark:text-rose-300" : "text-zinc-800 dark:text-zinc-200"}`}
       >
-        {row.failed && <XCircle className="size-3 shrink-0" aria-hidden />}
-        <span className="truncate">{label}</span>
+        {row.failed && <XCircle className="mr-1 inline size-3 align-[-2px]" aria-hidden />}
+        {label}
       </a>
-      <div aria-hidden className="relative h-3 rounded-sm bg-zinc-100 dark:bg-zinc-800">
+      <div aria-hidden className="relative h-3 flex-1 rounded-sm bg-zinc-100 dark:bg-zinc-800">
         <div
           className={`absolute inset-y-0 min-w-px rounded-sm ${barColour(row)} ${row.open ? "opacity-60" : ""}`}
           style={{ left: `${pct(row.start, total)}%`, width: `${pct(duration, total)}%` }}
@@ -184,7 +183,7 @@ const Row = memo(function Row({ row, total }: { row: WaterfallRow; total: number
           )}
         </div>
       </div>
-      <span className="text-right tabular-nums text-zinc-600 dark:text-zinc-400">
+      <span className="w-16 shrink-0 text-right tabular-nums text-zinc-600 dark:text-zinc-400">
         {formatMs(duration)}
         {row.open && "…"}
       </span>

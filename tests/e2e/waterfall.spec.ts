@@ -23,7 +23,7 @@ async function barsOf(timeline: Locator): Promise<Bar[]> {
       const data = (row as HTMLElement).dataset;
       return {
         kind: data.kind!,
-        label: row.querySelector("a > span")!.textContent!,
+        label: row.querySelector("a")!.textContent!,
         start: Number(data.start),
         end: Number(data.end),
         failed: data.failed === "true",
