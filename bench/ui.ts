@@ -49,13 +49,14 @@ async function observeLongTasks(page: Page): Promise<void> {
   });
 }
 
-async function longTasksSince(page: Page, since: number): Promise<number[]> {
+/** The long tasks that began from `since` (until `until`), by duration. */
+async function longTasksSince(page: Page, since: number, until = Number.MAX_VALUE): Promise<number[]> {
   return page.evaluate(
-    (from) =>
+    ([from, to]) =>
       (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks
-        .filter((t) => t.start >= from)
+        .filter((t) => t.start >= from && t.start < to)
         .map((t) => t.duration),
-    since,
+    [since, until],
   );
 }
 
@@ -232,7 +233,7 @@ async function benchWaterfall(api: Api, model: ModelServer, context: BrowserCont
     if (attempt > 0) {
       result.open.push(open.ms);
       result.showAll.push(showAll.ms);
-      openLongTasks.push(...(await longTasksBetween(page, open.start, showAll.start)));
+      openLongTasks.push(...(await longTasksSince(page, open.start, showAll.start)));
       showAllLongTasks.push(...(await longTasksSince(page, showAll.start)));
     }
     await page.close();
@@ -260,15 +261,5 @@ async function expectSelected(page: Page, tab: string): Promise<void> {
         .find((element) => element.textContent?.includes(name))
         ?.getAttribute("aria-selected") === "true",
     tab,
-  );
-}
-
-async function longTasksBetween(page: Page, from: number, to: number): Promise<number[]> {
-  return page.evaluate(
-    ([start, end]) =>
-      (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks
-        .filter((t) => t.start >= start && t.start < end)
-        .map((t) => t.duration),
-    [from, to],
   );
 }

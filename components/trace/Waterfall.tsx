@@ -145,7 +145,10 @@ const barColour = (row: WaterfallRow) =>
       ? "bg-violet-500 dark:bg-violet-400"
       : "bg-emerald-500 dark:bg-emerald-400";
 
-/** One call: its name (a link to its card), its bar on the run's time axis, its duration. */
+/**
+ * One call: its name (a link to its card), its bar on the run's time axis, its duration. Compared by value: a live
+ * run's text deltas make new rows with the same times, which need not render again.
+ */
 const Row = memo(function Row({ row, total }: { row: WaterfallRow; total: number }) {
   const duration = row.end - row.start;
   const what = row.kind === "model" ? "model call" : "tool call";
@@ -189,7 +192,21 @@ const Row = memo(function Row({ row, total }: { row: WaterfallRow; total: number
       </span>
     </li>
   );
-});
+}, sameRow);
+
+function sameRow(before: { row: WaterfallRow; total: number }, after: { row: WaterfallRow; total: number }) {
+  const [a, b] = [before.row, after.row];
+  return (
+    before.total === after.total &&
+    a.eventId === b.eventId &&
+    a.label === b.label &&
+    a.start === b.start &&
+    a.end === b.end &&
+    a.firstByte === b.firstByte &&
+    a.failed === b.failed &&
+    a.open === b.open
+  );
+}
 
 /**
  * Follow a row's link to its card. A tool call's card far from view is not built yet (LazyMount): bring its place in

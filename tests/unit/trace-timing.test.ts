@@ -36,6 +36,13 @@ const result = (
   },
 ];
 
+const finished = (
+  at: number,
+  step: number,
+  usage: { inputTokens: number; outputTokens: number },
+  model: { firstByteAt: number; lastByteAt: number },
+): [number, Record<string, unknown>] => [at, { type: "step_finished", step, finishReason: "tool-calls", usage, model }];
+
 /**
  * A run of two steps from 1,000 to 2,000: step 1's model call waits 100 ms for its first byte and streams 100 more,
  * then three calls run side by side (1,210–1,500, 1,210–1,300, 1,250–1,600, one failing); step 2's model call runs
@@ -50,27 +57,9 @@ const parallel = runOf(
   result(1_300, 1, "b", 1_210),
   result(1_500, 1, "a", 1_210),
   result(1_600, 1, "c", 1_250, false),
-  [
-    1_610,
-    {
-      type: "step_finished",
-      step: 1,
-      finishReason: "tool-calls",
-      usage: { inputTokens: 1_000, outputTokens: 200 },
-      model: { firstByteAt: 1_100, lastByteAt: 1_200 },
-    },
-  ],
+  finished(1_610, 1, { inputTokens: 1_000, outputTokens: 200 }, { firstByteAt: 1_100, lastByteAt: 1_200 }),
   [1_650, { type: "step_started", step: 2 }],
-  [
-    1_950,
-    {
-      type: "step_finished",
-      step: 2,
-      finishReason: "stop",
-      usage: { inputTokens: 3_000, outputTokens: 800 },
-      model: { firstByteAt: 1_700, lastByteAt: 1_900 },
-    },
-  ],
+  finished(1_950, 2, { inputTokens: 3_000, outputTokens: 800 }, { firstByteAt: 1_700, lastByteAt: 1_900 }),
   [2_000, { type: "run_finished", status: "completed", steps: 2 }],
 );
 
