@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { chromium, type Page } from "@playwright/test";
+import { chromium, type BrowserContext, type Page } from "@playwright/test";
 import { chromiumLaunchOptions } from "../playwright.config";
 import { Api } from "../tests/support/api";
 import { scriptedApp } from "../tests/support/app-server";
@@ -27,6 +27,18 @@ function bigTraceScript(): Reply[] {
   return steps;
 }
 
+/** A run of about 2,000 events for the waterfall: 40 steps of 24 calls each, some 1,000 rows. */
+function manyCallsScript(): Reply[] {
+  const steps: Reply[] = Array.from({ length: 40 }, (_, step) => ({
+    toolCalls: Array.from({ length: 24 }, (_, i) => ({
+      name: "calculate",
+      args: { expression: `${step} + ${i}` },
+    })),
+  }));
+  steps.push({ text: "Done." });
+  return steps;
+}
+
 async function observeLongTasks(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const w = window as unknown as { longTasks: { start: number; duration: number }[] };
@@ -37,13 +49,14 @@ async function observeLongTasks(page: Page): Promise<void> {
   });
 }
 
-async function longTasksSince(page: Page, since: number): Promise<number[]> {
+/** The long tasks that began from `since` (until `until`), by duration. */
+async function longTasksSince(page: Page, since: number, until = Number.MAX_VALUE): Promise<number[]> {
   return page.evaluate(
-    (from) =>
+    ([from, to]) =>
       (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks
-        .filter((t) => t.start >= from)
+        .filter((t) => t.start >= from && t.start < to)
         .map((t) => t.duration),
-    since,
+    [since, until],
   );
 }
 
@@ -66,7 +79,7 @@ function shippedJs(html: string): { files: number; gzipBytes: number } {
 export async function benchUi(): Promise<void> {
   const model = new ModelServer();
   await model.start();
-  const app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "10" });
+  const app = scriptedApp(model.url, { TOOLSMITH_MAX_STEPS: "50" });
   await app.start();
   const browser = await chromium.launch(chromiumLaunchOptions);
   try {
@@ -112,6 +125,8 @@ export async function benchUi(): Promise<void> {
       await page.close();
     }
 
+    const waterfall = await benchWaterfall(api, model, context, app.url);
+
     // Streaming at 200 deltas a second.
     const prompt = "stream at 200 per second";
     model.script(prompt, [{ text: "word ".repeat(1000), chunkSize: 5, delayMs: 5 }]);
@@ -147,6 +162,14 @@ export async function benchUi(): Promise<void> {
     console.log(
       `streaming 1,000 deltas at ~200/s (${streamSeconds.toFixed(1)} s): ${streamLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(streamLongTasks)})`,
     );
+    const opened = summarize(waterfall.open);
+    const all = summarize(waterfall.showAll);
+    console.log(
+      `opening the waterfall of a run of ${waterfall.events} events (${waterfall.rows} rows, the first ${waterfall.shown} built): interactive median ${ms(opened.median)}, max ${ms(Math.max(...waterfall.open))} over ${waterfall.open.length} loads (target < 300 ms); ${waterfall.openLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(waterfall.openLongTasks)})`,
+    );
+    console.log(
+      `  then "Show all" until all ${waterfall.rows} rows are built: median ${ms(all.median)}, max ${ms(Math.max(...waterfall.showAll))}; ${waterfall.showAllLongTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms (longest ${worst(waterfall.showAllLongTasks)})`,
+    );
     console.log(
       `JavaScript for the conversation page: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files} files (target ≤ 250 KB)`,
     );
@@ -155,4 +178,88 @@ export async function benchUi(): Promise<void> {
     await app.stop();
     await model.stop();
   }
+}
+
+/**
+ * Opening a long run's timeline: from the click on its button until the page can take the next input (a task
+ * queued after the render and its frame runs), timed inside the page, with the long tasks meanwhile; then the same
+ * for "Show all".
+ */
+async function benchWaterfall(api: Api, model: ModelServer, context: BrowserContext, appUrl: string) {
+  model.script("many calls", manyCallsScript());
+  const conversation = await api.createConversation();
+  const events = await api.run(conversation.id, "many calls");
+  const result = { events: events.length, rows: 0, shown: 0, open: [] as number[], showAll: [] as number[] };
+  const openLongTasks: number[] = [];
+  const showAllLongTasks: number[] = [];
+  const LOADS = 6;
+  for (let attempt = 0; attempt < LOADS; attempt++) {
+    const page = await context.newPage();
+    await observeLongTasks(page);
+    await page.goto(`${appUrl}/c/${conversation.id}`);
+    const toggle = page.getByRole("button", { name: /^Timeline/ });
+    await toggle.waitFor();
+    // Hydrated: the Tools tab answers a click.
+    await page.getByRole("tab", { name: /Tools/ }).click();
+    await expectSelected(page, "Tools");
+    await page.getByRole("tab", { name: /Trace/ }).click();
+    await expectSelected(page, "Trace");
+    // Opened as a person would: its button in view.
+    await toggle.scrollIntoViewIfNeeded();
+    await quiet(page);
+    // Until `rows` rows are built (at least), then a task queued after the next frame runs: the page answers again.
+    const timed = (label: string, rows: number) =>
+      page.evaluate(
+        async ([target, wanted]) => {
+          const button = [...document.querySelectorAll("button")].find((element) =>
+            element.textContent?.startsWith(target),
+          )!;
+          const start = performance.now();
+          button.click();
+          for (;;) {
+            await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+            if (document.querySelectorAll('[data-testid="waterfall-row"]').length >= wanted) break;
+          }
+          return { start, ms: performance.now() - start };
+        },
+        [label, rows] as const,
+      );
+    const open = await timed("Timeline", 1);
+    const rows = page.getByTestId("waterfall-row");
+    result.shown = await rows.count();
+    const showAllButton = page.getByRole("button", { name: /^Show all/ });
+    result.rows = Number(/\d+/.exec((await showAllButton.textContent())!)![0]);
+    const showAll = await timed("Show all", result.rows);
+    if (attempt > 0) {
+      result.open.push(open.ms);
+      result.showAll.push(showAll.ms);
+      openLongTasks.push(...(await longTasksSince(page, open.start, showAll.start)));
+      showAllLongTasks.push(...(await longTasksSince(page, showAll.start)));
+    }
+    await page.close();
+  }
+  return { ...result, openLongTasks, showAllLongTasks };
+}
+
+/** Until the page has run no long task for a second: what loading and switching tabs started is done. */
+async function quiet(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const tasks = (window as unknown as { longTasks: { start: number; duration: number }[] }).longTasks;
+      const last = tasks.reduce((end, task) => Math.max(end, task.start + task.duration), 0);
+      return performance.now() - last > 1000;
+    },
+    undefined,
+    { polling: 100, timeout: 30_000 },
+  );
+}
+
+async function expectSelected(page: Page, tab: string): Promise<void> {
+  await page.waitForFunction(
+    (name) =>
+      [...document.querySelectorAll('[role="tab"]')]
+        .find((element) => element.textContent?.includes(name))
+        ?.getAttribute("aria-selected") === "true",
+    tab,
+  );
 }

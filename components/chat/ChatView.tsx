@@ -13,6 +13,7 @@ import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { OwnTraceContext } from "@/components/tools/LibraryActions";
 import { TracePanel } from "@/components/trace/TracePanel";
 import { TraceViewerContext, type TraceViewer } from "@/components/trace/TraceContext";
+import { ModelPricesContext, NO_PRICES } from "@/components/trace/ModelPrices";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
 import { MessageList } from "./MessageList";
@@ -237,12 +238,14 @@ export function ChatView({
                   className="absolute inset-y-0 -left-1 z-10 hidden w-2 cursor-col-resize hover:bg-emerald-400/40 lg:block"
                 />
                 <div className="min-w-0 flex-1">
-                  <TracePanel
-                    trace={trace}
-                    tools={tools}
-                    runStarts={runStarts}
-                    onClose={layout.drawer === "panel" ? () => layout.setDrawer("none") : undefined}
-                  />
+                  <ModelPricesContext.Provider value={initial?.prices ?? NO_PRICES}>
+                    <TracePanel
+                      trace={trace}
+                      tools={tools}
+                      runStarts={runStarts}
+                      onClose={layout.drawer === "panel" ? () => layout.setDrawer("none") : undefined}
+                    />
+                  </ModelPricesContext.Provider>
                 </div>
               </div>
             </div>

@@ -3,6 +3,7 @@ import type { RunView } from "@/lib/trace/state";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
 import { RunVerdicts } from "./RunVerdicts";
+import { Waterfall } from "./Waterfall";
 
 /** The last cards of the latest run are built at once; the rest of a long trace is built as it scrolls into view. */
 const EAGER_CARDS = 6;
@@ -50,6 +51,7 @@ export const RunTimeline = memo(function RunTimeline({
           <RunVerdicts run={run} runLabel={`run ${index + 1}`} />
         </div>
       </header>
+      <Waterfall run={run} index={index} />
       {run.steps.length > 0 && (
         <ol className="space-y-4 border-l border-dashed border-zinc-200 pl-0 dark:border-zinc-800 [&>li]:-ml-2">
           {run.steps.map((step, stepIndex) => (

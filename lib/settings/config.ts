@@ -105,6 +105,8 @@ export const config = {
    * and its connection leaves the pool, instead of holding it until TCP gives up. On the live pool: a quarter lease.
    */
   databaseQueryTimeoutMs: settings.TOOLSMITH_DB_QUERY_TIMEOUT_MS,
+  /** US dollars per million input and output tokens, by model id: each run's cost; a model without one, tokens only. */
+  modelPrices: settings.TOOLSMITH_MODEL_PRICES,
   /** The librarian tools' XML documents (lib/librarian). */
   librarian: {
     maxDocumentBytes: settings.TOOLSMITH_LIBRARIAN_DOCUMENT_KB * 1024,

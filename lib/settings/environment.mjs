@@ -24,6 +24,49 @@ const oneOf = (values) => z.enum(values, { error: `${values.slice(0, -1).join(",
 const httpUrl = (example = "") =>
   z.url({ protocol: /^https?$/, error: `an http(s) URL${example && ` such as ${example}`}` });
 
+/** A model's price, in US dollars per million tokens. */
+const modelPrice = z.strictObject({ input: z.number().min(0), output: z.number().min(0) });
+const PRICE_TABLE =
+  '{"<model id>": {"input": <USD per million input tokens>, "output": <USD per million output tokens>}}';
+
+/** The price table: JSON, a model id to its price; a bad entry is named in the error. */
+const modelPrices = z
+  .string()
+  .optional()
+  .transform((text, context) => {
+    if (text === undefined) return {};
+    /** @type {unknown} */
+    let table;
+    try {
+      table = JSON.parse(text);
+    } catch {
+      context.addIssue({ code: "custom", message: `JSON ${PRICE_TABLE}` });
+      return z.NEVER;
+    }
+    if (typeof table !== "object" || table === null || Array.isArray(table)) {
+      context.addIssue({ code: "custom", message: `a JSON object ${PRICE_TABLE}` });
+      return z.NEVER;
+    }
+    /** @type {Record<string, z.output<typeof modelPrice>>} */
+    const prices = {};
+    for (const [model, price] of Object.entries(table)) {
+      const parsed = modelPrice.safeParse(price);
+      if (!parsed.success) {
+        const [issue] = parsed.error.issues;
+        const problem =
+          issue.code === "unrecognized_keys"
+            ? `it has ${issue.keys.map((key) => `"${key}"`).join(", ")}, neither "input" nor "output"`
+            : issue.path.length === 0
+              ? 'it must be {"input": …, "output": …}'
+              : `its "${String(issue.path[0])}" must be a number of dollars, 0 or more`;
+        context.addIssue({ code: "custom", message: `JSON ${PRICE_TABLE}; the entry "${model}" is not: ${problem}` });
+        return z.NEVER;
+      }
+      prices[model] = parsed.data;
+    }
+    return prices;
+  });
+
 const model = {
   OPENAI_API_KEY: z.string().optional().describe("key for OpenAI or a compatible server"),
   OPENAI_BASE_URL: httpUrl("http://localhost:11434/v1").optional().meta({
@@ -45,6 +88,11 @@ const model = {
     .describe(
       "a model connection that receives no byte this long fails the run (SSE comments and keep-alives count, so long reasoning is not cut off)",
     ),
+  TOOLSMITH_MODEL_PRICES: modelPrices.meta({
+    description:
+      'prices per million tokens, for the cost of each run in its timeline: JSON `{"<model id>": {"input": 0.4, "output": 1.6}}` (US dollars); a model without one shows tokens only',
+    defaultText: "none",
+  }),
 };
 
 const agent = {

@@ -1,11 +1,14 @@
+import { config, modelConfig } from "@/lib/settings/config";
 import type { Trace } from "./load";
 import { applyEvents, emptyTrace } from "./state";
+import type { ModelPrices } from "./timing";
 
 /**
  * What a page sends the browser: the event log folded into runs and steps on the server, which is far smaller
  * to send and to hydrate than the events themselves.
  */
 export function initialView({ events, ...trace }: Trace) {
+  const folded = applyEvents(emptyTrace, events);
   return {
     id: trace.id,
     title: trace.title,
@@ -13,8 +16,13 @@ export function initialView({ events, ...trace }: Trace) {
     activeRunId: trace.activeRunId,
     runs: trace.runs.map((run) => ({ id: run.id, createdAt: run.createdAt })),
     messages: trace.messages.map((message) => ({ ...message, role: message.role as "user" | "assistant" })),
-    trace: applyEvents(emptyTrace, events),
+    trace: folded,
+    /** The prices of the models its runs used, and of the next run's: the cost of each run. */
+    prices: pricesOf(new Set([...folded.runs.map((run) => run.model), modelConfig()?.model])),
   };
 }
+
+const pricesOf = (models: Set<string | undefined>): ModelPrices =>
+  Object.fromEntries(Object.entries(config.modelPrices).filter(([model]) => models.has(model)));
 
 export type InitialView = ReturnType<typeof initialView>;

@@ -68,6 +68,41 @@ describe("the settings", () => {
     expect(() => environment({ [name]: value })).toThrow(`${name} must be ${allowed}; got "${value}".`);
   });
 
+  it("read the price table, and name its bad entry", () => {
+    expect(environment({}).TOOLSMITH_MODEL_PRICES).toEqual({});
+    expect(
+      environment({
+        TOOLSMITH_MODEL_PRICES: '{"gpt-4.1-mini": {"input": 0.4, "output": 1.6}, "local": {"input": 0, "output": 0}}',
+      }).TOOLSMITH_MODEL_PRICES,
+    ).toEqual({ "gpt-4.1-mini": { input: 0.4, output: 1.6 }, local: { input: 0, output: 0 } });
+    const table =
+      '{"<model id>": {"input": <USD per million input tokens>, "output": <USD per million output tokens>}}';
+    for (const [value, problem] of [
+      ["0.4", `a JSON object ${table}`],
+      ["{gpt: 1}", `JSON ${table}`],
+      [
+        '{"a": {"input": 1, "output": 2}, "b": {"input": -1, "output": 2}}',
+        `JSON ${table}; the entry "b" is not: its "input" must be a number of dollars, 0 or more`,
+      ],
+      [
+        '{"b": {"input": 1}}',
+        `JSON ${table}; the entry "b" is not: its "output" must be a number of dollars, 0 or more`,
+      ],
+      [
+        '{"b": {"input": 1, "output": "2"}}',
+        `JSON ${table}; the entry "b" is not: its "output" must be a number of dollars, 0 or more`,
+      ],
+      [
+        '{"b": {"input": 1, "output": 2, "cached": 0.1}}',
+        `JSON ${table}; the entry "b" is not: it has "cached", neither "input" nor "output"`,
+      ],
+      ['{"b": 3}', `JSON ${table}; the entry "b" is not: it must be {"input": …, "output": …}`],
+    ])
+      expect(() => environment({ TOOLSMITH_MODEL_PRICES: value })).toThrow(
+        `TOOLSMITH_MODEL_PRICES must be ${problem}; got "${value}".`,
+      );
+  });
+
   it("keep a URL's password out of the message", () => {
     const message = (env: Record<string, string>) => {
       try {
