@@ -13,6 +13,7 @@ import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { OwnTraceContext } from "@/components/tools/LibraryActions";
 import { TracePanel } from "@/components/trace/TracePanel";
 import { TraceViewerContext, type TraceViewer } from "@/components/trace/TraceContext";
+import { usePermalinkOpensPanel } from "@/components/trace/usePermalink";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
 import { MessageList } from "./MessageList";
@@ -67,6 +68,7 @@ export function ChatView({ initial, profiles, conversations: firstPage, modelCon
     [share, conversationId],
   );
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
+  usePermalinkOpensPanel(layout.openPanel);
   const composer = useRef<HTMLTextAreaElement>(null);
   const {
     ref: chatRef,

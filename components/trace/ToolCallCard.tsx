@@ -6,6 +6,8 @@ import { ToolRegisteredCard } from "@/components/tools/ToolRegisteredCard";
 import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
 import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CardActions, cardAnchor } from "./CardActions";
+import { useCardMark, useCardOpened } from "./findStore";
+import { Marked } from "./Marked";
 import { PlanCard } from "./PlanCard";
 
 const statusIcon = {
@@ -21,6 +23,9 @@ const statusIcon = {
  * reserved built-in's (planOf), so no registered tool's call is ever taken for one.
  */
 export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCallView }) {
+  const mark = useCardMark(call.eventId);
+  // A card navigated to shows what it folds; the input's view starts again unfolded (its fold is its own state).
+  const opened = useCardOpened(call.eventId);
   const plan = planOf(call);
   if (plan !== undefined) return <PlanCard thought={plan} />;
   return (
@@ -33,7 +38,9 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
     >
       <header className="flex items-center gap-2 border-b border-zinc-100 px-3 py-2 dark:border-zinc-800">
         {statusIcon[call.status]}
-        <code className="font-mono text-[13px] font-semibold text-zinc-900 dark:text-zinc-100">{call.name}</code>
+        <code className="font-mono text-[13px] font-semibold text-zinc-900 dark:text-zinc-100">
+          <Marked text={call.name} mark={mark} />
+        </code>
         <span className="ml-auto flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
           {call.truncated && (
             <span
@@ -48,7 +55,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
         </span>
       </header>
       <div className="space-y-3 p-3">
-        <JsonView value={call.input} label="Input" foldLarge />
+        <JsonView key={String(opened)} value={call.input} label="Input" foldLarge={!opened} />
         {call.approval && <ApprovalPrompt call={call} />}
         {call.status === "ok" && <JsonView value={call.output} label="Output" />}
         {call.status === "error" && (
@@ -61,11 +68,11 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
               aria-label="Error"
               className="mt-1 max-h-72 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-sky-600 whitespace-pre-wrap break-words rounded-md bg-rose-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-rose-900 dark:bg-rose-950/40 dark:text-rose-100"
             >
-              {call.error}
+              <Marked text={call.error ?? ""} mark={mark} />
             </pre>
           </div>
         )}
-        {call.registered && <ToolRegisteredCard tool={call.registered} />}
+        {call.registered && <ToolRegisteredCard tool={call.registered} codeOpen={opened} />}
         {call.rejected && <ToolRejectedCard rejected={call.rejected} />}
       </div>
     </article>
