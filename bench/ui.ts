@@ -5,27 +5,11 @@ import { chromium, type Page } from "@playwright/test";
 import { chromiumLaunchOptions } from "../playwright.config";
 import { Api } from "../tests/support/api";
 import { scriptedApp } from "../tests/support/app-server";
-import { ModelServer, type Reply } from "../tests/support/model-server";
+import { bigTraceScript } from "../tests/support/trace-scripts";
+import { ModelServer } from "../tests/support/model-server";
 import { ms, summarize } from "./stats";
 
 const LONG_TASK_MS = 50;
-
-/** A run of about 2,000 events: 8 steps of text deltas and bursts of tool calls. */
-function bigTraceScript(): Reply[] {
-  const steps: Reply[] = [];
-  for (let step = 0; step < 7; step++) {
-    steps.push({
-      text: `Step ${step}: ${"checking the numbers one by one ".repeat(5)}`,
-      chunkSize: 1,
-      toolCalls: Array.from({ length: 30 }, (_, i) => ({
-        name: "calculate",
-        args: { expression: `${step} * ${i} + 1` },
-      })),
-    });
-  }
-  steps.push({ text: `Done. ${"All the results are in the trace. ".repeat(14)}`, chunkSize: 1 });
-  return steps;
-}
 
 async function observeLongTasks(page: Page): Promise<void> {
   await page.addInitScript(() => {

@@ -82,6 +82,7 @@ export function useFindCard(eventId: number) {
     mark,
     attributes: {
       "data-find-card": eventId,
+      "data-find": state,
       hidden: state === "hidden",
       tabIndex: target ? -1 : undefined,
       "aria-current": target ? ("true" as const) : undefined,
