@@ -47,6 +47,65 @@ function shippedJs(html: string): { files: number; gzipBytes: number } {
   return { files: unique.length, gzipBytes };
 }
 
+/**
+ * Finding things in the trace at `url` (issue 30): each filter applied, then a search typed a character at a time,
+ * timed inside the page from the input's event to the frame after the toolbar's count and the cards were updated
+ * (React renders a select's or an input's event at once), with the long tasks meanwhile.
+ */
+async function benchFinding(page: Page, url: string, events: number): Promise<void> {
+  await observeLongTasks(page);
+  await page.goto(url);
+  const toolbar = page.getByRole("search", { name: "Find in the trace" });
+  await toolbar.waitFor();
+  // Hydrated: the toolbar answers.
+  await toolbar.getByRole("searchbox").fill("x");
+  await toolbar.getByRole("searchbox").fill("");
+  const since = await page.evaluate(() => performance.now());
+  const timings = await page.evaluate(async () => {
+    const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    const select = document.querySelector<HTMLSelectElement>('select[aria-label="Show"]')!;
+    const search = document.querySelector<HTMLInputElement>('input[type="search"]')!;
+    const count = document.querySelector('[data-testid="match-count"]')!;
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
+    const filters: Record<string, number> = {};
+    for (const value of ["errors", "calls", "tool:calculate", "registrations", "all"]) {
+      const started = performance.now();
+      select.value = value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+      await nextFrame();
+      filters[value] = performance.now() - started;
+    }
+    const keystrokes: { text: string; ms: number; count: string }[] = [];
+    const typed = "3 * 1 + 1";
+    for (let length = 1; length <= typed.length; length++) {
+      const text = typed.slice(0, length);
+      const started = performance.now();
+      setValue.call(search, text);
+      search.dispatchEvent(new Event("input", { bubbles: true }));
+      await nextFrame();
+      keystrokes.push({ text, ms: performance.now() - started, count: count.textContent ?? "" });
+    }
+    return { filters, keystrokes };
+  });
+  await page.waitForTimeout(300);
+  const longTasks = await longTasksSince(page, since);
+  const filterTimes = Object.values(timings.filters);
+  const keyTimes = timings.keystrokes.map((key) => key.ms);
+  console.log(
+    `finding in that trace (${events} events): a filter applied in ${ms(Math.min(...filterTimes))} to ${ms(Math.max(...filterTimes))} (${Object.entries(
+      timings.filters,
+    )
+      .map(([filter, time]) => `${filter} ${time.toFixed(0)}`)
+      .join(", ")} ms; target < 300 ms)`,
+  );
+  console.log(
+    `  search typed a key at a time ("${timings.keystrokes.at(-1)!.text}", ${timings.keystrokes.length} keys, ${timings.keystrokes.map((key) => key.count).join(" / ")}): median ${ms(summarize(keyTimes).median)}, max ${ms(Math.max(...keyTimes))} a key to the updated count (target < 50 ms)`,
+  );
+  console.log(
+    `  ${longTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms meanwhile (longest ${longTasks.length ? `${Math.max(...longTasks).toFixed(0)} ms` : "none"})`,
+  );
+}
+
 export async function benchUi(): Promise<void> {
   const model = new ModelServer();
   await model.start();
@@ -134,6 +193,7 @@ export async function benchUi(): Promise<void> {
     console.log(
       `JavaScript for the conversation page: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files} files (target ≤ 250 KB)`,
     );
+    await benchFinding(await context.newPage(), url, events.length);
   } finally {
     await browser.close();
     await app.stop();
