@@ -34,8 +34,8 @@ export function usePermalink(onLink: (eventId: number) => void): void {
 /** A panel closed (a narrow screen's drawer, a collapsed panel) is opened when the address links to a card. */
 export const usePermalinkOpensPanel = (open: () => void) => usePermalink(open);
 
-/** Frames to wait for a card to be built and hydrated, and for the panel to show, before giving up. */
-const LANDING_FRAMES = 600;
+/** How long to wait for a card to be built and hydrated (a long trace on a slow machine), and the panel to show. */
+const LANDING_WAIT_MS = 30_000;
 
 /**
  * Land on `target` once its card is on the page: built (LazyMount), hydrated (it has aria-current) and displayed.
@@ -62,13 +62,13 @@ export function useLanding(
       return;
     }
     let frame = 0;
-    let frames = 0;
+    const deadline = performance.now() + LANDING_WAIT_MS;
     const attempt = () => {
       const element = document.querySelector<HTMLElement>(`[data-find-card="${target.eventId}"][aria-current]`);
       if (element && element.getClientRects().length > 0) {
         landed.current = target.seq;
         arrive(element, target);
-      } else if (++frames < LANDING_FRAMES) {
+      } else if (performance.now() < deadline) {
         frame = requestAnimationFrame(attempt);
       }
     };

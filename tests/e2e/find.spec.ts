@@ -60,8 +60,8 @@ test("filter, search and next failure on a trace with several failures, by keybo
   await expect(failureCount).toHaveText("3 failures");
   await expect(visibleCalls).toHaveCount(5);
 
-  // From the Trace tab, Tab reaches the filter; an arrow key chooses "Errors only".
-  await panel.getByRole("tab", { name: /Trace/ }).focus();
+  // From the panel's tabs, Tab reaches the filter; an arrow key chooses "Errors only".
+  await panel.getByRole("tab", { name: /Tools/ }).focus();
   await page.keyboard.press("Tab");
   await expect(filter).toBeFocused();
   await page.keyboard.press("ArrowDown");
@@ -76,12 +76,13 @@ test("filter, search and next failure on a trace with several failures, by keybo
   await page.keyboard.press("Tab");
   await expect(search).toBeFocused();
   await page.keyboard.type("calculate");
-  await expect(matchCount).toHaveText("1 of 1");
+  // The failed calculation, and the unknown tool's error, which lists the tools there are.
+  await expect(matchCount).toHaveText("1 of 2");
   await filter.focus();
   await page.keyboard.press("ArrowUp");
   await expect(filter).toHaveValue("all");
   await expect(visibleCalls).toHaveCount(5);
-  await expect(matchCount).toHaveText(/^\d of 3$/);
+  await expect(matchCount).toHaveText(/^\d of 4$/);
   await search.focus();
   await page.keyboard.press("Enter");
   const first = await matchCount.textContent();
@@ -89,8 +90,8 @@ test("filter, search and next failure on a trace with several failures, by keybo
   await expect(matchCount).not.toHaveText(first!);
   await page.keyboard.press("Shift+Enter");
   await expect(matchCount).toHaveText(first!);
-  await expect(panel.locator("mark").filter({ hasText: /^calculate$/i })).toHaveCount(3);
-  await expect(panel.locator('[data-find="match"]')).toHaveCount(3);
+  await expect(panel.locator("mark").filter({ hasText: /^calculate$/i })).toHaveCount(4);
+  await expect(panel.locator('[data-find="match"]')).toHaveCount(4);
 
   // Next failure, from its button: the count says which; the focus stays on the button.
   await page.keyboard.press("Tab"); // previous match
@@ -125,7 +126,7 @@ test("filter, search and next failure on a trace with several failures, by keybo
     await expect(card(page, failed[index])).toHaveAttribute("aria-current", "true");
   }
   await page.keyboard.press("n");
-  await expect(matchCount).toHaveText(/^\d of 3$/);
+  await expect(matchCount).toHaveText(/^\d of 4$/);
   await expect(panel.locator('[data-find-card][aria-current="true"]')).toBeFocused();
   await page.keyboard.press("/");
   await expect(search).toBeFocused();
@@ -167,7 +168,8 @@ test("a permalink to a card deep in a 2,000-event trace scrolls to it and highli
   await expectLandedOn(page, deep);
   await expect(page.locator(`#e${deep}`)).toContainText("0 * 4 + 1");
 
-  // Opened from the link.
+  // Opened from the link (from another page: the same address again would only scroll, as a fragment does).
+  await page.goto("about:blank");
   await page.goto(`/c/${id}#e${deep}`);
   await expectLandedOn(page, deep);
 
@@ -186,6 +188,7 @@ test("a permalink to a card deep in a 2,000-event trace scrolls to it and highli
 
   // On a narrow screen the panel is a drawer, closed: a link opens it.
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("about:blank");
   await page.goto(`/c/${id}#e${deep}`);
   await expect(page.getByTestId("panel")).toBeVisible();
   await expectLandedOn(page, deep);
@@ -222,6 +225,8 @@ test("a permalink to a card of a run still streaming waits for the card, then la
   await page.goto("/");
   const { id } = await (await page.request.post("/api/conversations")).json();
   const running = page.request.post(`/api/conversations/${id}/messages`, { data: { content: prompt } });
+  // The link is opened while the model holds its second answer.
+  await expect.poll(() => servers.model.requestsFor(prompt).length).toBe(2);
   await page.goto(`/c/${id}#e${held}`);
   await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "running");
   await expect(page.getByTestId("tool-call")).toHaveCount(1);
