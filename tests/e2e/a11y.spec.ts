@@ -201,7 +201,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       const toolbar = page.getByRole("search", { name: "Find in the trace" });
       await toolbar.getByRole("combobox", { name: "Show" }).selectOption("errors");
       await toolbar.getByRole("searchbox", { name: "Search the trace" }).fill("calculate");
-      await expect(toolbar.getByTestId("match-count")).toHaveText("1 of 1");
+      await expect(toolbar.getByTestId("match-count")).toHaveText("1 of 2");
       await toolbar.getByRole("button", { name: "Next failure" }).click();
       await expect(page.locator('[data-find-card][aria-current="true"]')).toBeVisible();
       await expectAccessible(page, "the trace with the toolbar, errors only, a search and the current failure");
