@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ChatView } from "@/components/chat/ChatView";
-import { modelConfig } from "@/lib/settings/config";
+import { config, modelConfig } from "@/lib/settings/config";
 import { pageIdentity } from "@/lib/http/access";
 import { profileChoice } from "@/lib/settings/profiles";
 import { conversationPage, NO_CONVERSATIONS } from "@/lib/http/conversation-list";
@@ -18,6 +18,7 @@ export default async function NewChatPage() {
       profiles={profileChoice()}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
+      review={{ labels: config.annotationLabels }}
     />
   );
 }

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { ApiTokens } from "@/components/settings/ApiTokens";
+import { DisplayName } from "@/components/settings/DisplayName";
+import { displayName } from "@/lib/db/queries/reviews";
 import { PageShell } from "@/components/ui/PageShell";
 import { listApiTokens } from "@/lib/db/queries/api-tokens";
 import { pageIdentity } from "@/lib/http/access";
@@ -8,9 +10,10 @@ export const metadata: Metadata = { title: "Settings · Toolsmith" };
 
 export default async function SettingsPage() {
   const identity = await pageIdentity();
-  const tokens = identity ? await listApiTokens(identity) : [];
+  const [tokens, name] = identity ? await Promise.all([listApiTokens(identity), displayName(identity)]) : [[], ""];
   return (
     <PageShell current="/settings">
+      <DisplayName initial={name ?? ""} />
       <ApiTokens
         initial={tokens.map((token) => ({
           ...token,

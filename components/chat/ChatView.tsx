@@ -31,10 +31,19 @@ interface ChatViewProps {
   modelConfigured: boolean;
   /** Set on a shared page: read-only, without sidebar or composer, following through the share token. */
   share?: { token: string };
+  /** The labels annotations may have, and the viewer's author key in this conversation when it is known. */
+  review: { labels: string[]; authorKey?: string };
 }
 
 /** The chat page: sidebar, messages and composer, and the live reasoning panel. */
-export function ChatView({ initial, profiles, conversations: firstPage, modelConfigured, share }: ChatViewProps) {
+export function ChatView({
+  initial,
+  profiles,
+  conversations: firstPage,
+  modelConfigured,
+  share,
+  review,
+}: ChatViewProps) {
   const router = useRouter();
   const conversationId = initial?.id ?? null;
   const list = useConversationList(firstPage);
@@ -58,15 +67,20 @@ export function ChatView({ initial, profiles, conversations: firstPage, modelCon
     initial?.title ??
     "New chat";
   const [sharing, setSharing] = useState(false);
-  const viewer = useMemo<TraceViewer | null>(
-    () =>
-      share
-        ? { source: { shareToken: share.token }, pagePath: `/s/${encodeURIComponent(share.token)}`, owner: false }
-        : conversationId
-          ? { source: { conversationId }, pagePath: `/c/${conversationId}`, owner: true }
-          : null,
-    [share, conversationId],
-  );
+  const [authorKey, setAuthorKey] = useState(review.authorKey);
+  const viewer = useMemo<TraceViewer | null>(() => {
+    const reviewing = { labels: review.labels, authorKey, learnAuthorKey: setAuthorKey };
+    if (share)
+      return {
+        source: { shareToken: share.token },
+        pagePath: `/s/${encodeURIComponent(share.token)}`,
+        owner: false,
+        review: reviewing,
+      };
+    return conversationId
+      ? { source: { conversationId }, pagePath: `/c/${conversationId}`, owner: true, review: reviewing }
+      : null;
+  }, [share, conversationId, review.labels, authorKey]);
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
   usePermalinkOpensPanel(layout.openPanel);
   const composer = useRef<HTMLTextAreaElement>(null);

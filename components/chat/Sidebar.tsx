@@ -1,6 +1,6 @@
 "use client";
 
-import { Check, KeyRound, Library, Link2, MessageSquare, Pencil, Plus, Trash2, X } from "lucide-react";
+import { Check, KeyRound, Library, Link2, MessageSquare, Pencil, Plus, ThumbsDown, Trash2, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 import { api, problemText, type Conversation } from "@/lib/api/client";
@@ -40,9 +40,25 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
           <Plus className="size-4" aria-hidden /> New chat
         </button>
       </div>
+      <div className="px-3 pb-2">
+        <button
+          type="button"
+          aria-pressed={list.thumbsDown}
+          onClick={() => list.showThumbsDown(!list.thumbsDown)}
+          className={`flex w-full items-center gap-2 rounded-lg px-2 py-1 text-xs font-medium ${
+            list.thumbsDown
+              ? "bg-rose-100 text-rose-900 dark:bg-rose-950/60 dark:text-rose-100"
+              : "text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          }`}
+        >
+          <ThumbsDown className="size-3.5" aria-hidden /> Only thumbs down
+        </button>
+      </div>
       <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-3" data-testid="conversation-list">
         {conversations.length === 0 && (
-          <li className="px-3 py-6 text-center text-xs text-zinc-600 dark:text-zinc-400">No conversations yet.</li>
+          <li className="px-3 py-6 text-center text-xs text-zinc-600 dark:text-zinc-400">
+            {list.thumbsDown ? "No conversation has a thumbs down." : "No conversations yet."}
+          </li>
         )}
         {conversations.map((conversation) => (
           <ConversationItem

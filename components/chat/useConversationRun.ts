@@ -97,7 +97,10 @@ export function useConversationRun({
     rebuilding.current = true;
   }, []);
 
-  /** Read `first` (the POST's stream) or open /events, and keep following until the run ends. */
+  /**
+   * Read `first` (the POST's stream) or open /events, and keep following: the run, then whatever the log gets next
+   * (reviews as people write them, a run started in another tab).
+   */
   const follow = useCallback(
     (first?: Response) => {
       if (!source) return;
@@ -110,19 +113,20 @@ export function useConversationRun({
         onResync,
         onState: setConnection,
         onRefused: (error) => setProblem("shareToken" in source ? SHARE_GONE : problemText(error)),
+        watch: true,
       });
     },
     [source, onEvent, onResync],
   );
 
-  // Opened during a run (or reloaded): show what is stored, then keep following live.
+  // What the page showed is stored; follow from there, live.
   useEffect(() => {
-    if (initial?.activeRunId) follow();
+    follow();
     return () => {
       stopFollowing.current();
       if (frame.current !== null) cancelAnimationFrame(frame.current);
     };
-  }, [initial?.activeRunId, follow]);
+  }, [follow]);
 
   const send = useCallback(
     async (content: string): Promise<boolean> => {

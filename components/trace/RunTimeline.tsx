@@ -5,6 +5,7 @@ import { useFindCard, useRunHidden } from "./findStore";
 import { Marked } from "./Marked";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
+import { RunVerdicts } from "./RunVerdicts";
 
 /** The last cards of the latest run are built at once; the rest of a long trace is built as it scrolls into view. */
 const EAGER_CARDS = 6;
@@ -51,6 +52,9 @@ export const RunTimeline = memo(function RunTimeline({
         <span className="ml-auto">
           <RunStatusBadge run={run} startedAt={startedAt} />
         </span>
+        <div className="basis-full">
+          <RunVerdicts run={run} runLabel={`run ${index + 1}`} />
+        </div>
       </header>
       {run.steps.length > 0 && (
         <ol className="space-y-4 border-l border-dashed border-zinc-200 pl-0 dark:border-zinc-800 [&>li]:-ml-2">
@@ -59,6 +63,7 @@ export const RunTimeline = memo(function RunTimeline({
               // A run taken over by another instance may start its interrupted step again: same number, new card.
               key={`${step.step}-${stepIndex}`}
               step={step}
+              annotations={run.annotations}
               live={live && stepIndex === run.steps.length - 1}
               eagerFrom={live ? 0 : eagerFrom[stepIndex]}
             />

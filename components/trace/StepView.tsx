@@ -1,10 +1,12 @@
 import { Brain } from "lucide-react";
 import { memo } from "react";
-import type { StepView as Step, ToolCallView } from "@/lib/trace/state";
+import type { Annotation } from "@/lib/contract/events";
+import type { RunView, StepView as Step, ToolCallView } from "@/lib/trace/state";
 import { Markdown } from "@/components/ui/Markdown";
 import { LazyMount } from "@/components/ui/LazyMount";
 import { ToolCallCard } from "./ToolCallCard";
 import { CardActions, cardAnchor } from "./CardActions";
+import { CardAnnotations } from "./Annotations";
 import { useCardOpened, useFindCard } from "./findStore";
 import { Marked } from "./Marked";
 
@@ -14,10 +16,13 @@ const CARD_HEIGHT = 230;
 /** `eagerFrom`: calls from this index on are built at once, earlier ones when scrolled near. */
 export const StepView = memo(function StepView({
   step,
+  annotations,
   live,
   eagerFrom,
 }: {
   step: Step;
+  /** The run's annotations, by the event they name. */
+  annotations: RunView["annotations"];
   live: boolean;
   eagerFrom: number;
 }) {
@@ -49,6 +54,9 @@ export const StepView = memo(function StepView({
           <CardActions eventId={step.eventId} label={`step ${step.step}`} />
         </span>
       </div>
+      <div className="mb-2">
+        <CardAnnotations eventId={step.eventId} annotations={annotations[step.eventId]} label={`step ${step.step}`} />
+      </div>
       {step.reasoning && (
         <details
           className="group mb-2 rounded-lg bg-violet-50 px-3 py-2 dark:bg-violet-950/30"
@@ -76,7 +84,12 @@ export const StepView = memo(function StepView({
       {step.calls.length > 0 && (
         <ul className="space-y-2">
           {step.calls.map((call, index) => (
-            <CallItem key={call.callId} call={call} eager={index >= eagerFrom} />
+            <CallItem
+              key={call.callId}
+              call={call}
+              annotations={annotations[call.eventId]}
+              eager={index >= eagerFrom}
+            />
           ))}
         </ul>
       )}
@@ -85,12 +98,12 @@ export const StepView = memo(function StepView({
 });
 
 /** A call's place in its step: hidden, ringed or highlighted by what the panel finds, and built at once as a target. */
-function CallItem({ call, eager }: { call: ToolCallView; eager: boolean }) {
+function CallItem({ call, annotations, eager }: { call: ToolCallView; annotations?: Annotation[]; eager: boolean }) {
   const card = useFindCard(call.eventId);
   return (
     <li className={`rounded-xl ${card.className}`} {...card.attributes}>
       <LazyMount eager={eager || card.target} estimatedHeight={CARD_HEIGHT}>
-        <ToolCallCard call={call} />
+        <ToolCallCard call={call} annotations={annotations} />
       </LazyMount>
     </li>
   );

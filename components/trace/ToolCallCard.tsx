@@ -6,6 +6,8 @@ import { ToolRegisteredCard } from "@/components/tools/ToolRegisteredCard";
 import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
 import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CardActions, cardAnchor } from "./CardActions";
+import { CardAnnotations } from "./Annotations";
+import type { Annotation } from "@/lib/contract/events";
 import { useCardMark, useCardOpened } from "./findStore";
 import { Marked } from "./Marked";
 import { PlanCard } from "./PlanCard";
@@ -22,7 +24,13 @@ const statusIcon = {
  * card chosen by name is a plan: a think call acts on nothing, its input is all it says, and its name is a
  * reserved built-in's (planOf), so no registered tool's call is ever taken for one.
  */
-export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCallView }) {
+export const ToolCallCard = memo(function ToolCallCard({
+  call,
+  annotations,
+}: {
+  call: ToolCallView;
+  annotations?: Annotation[];
+}) {
   const mark = useCardMark(call.eventId);
   // A card navigated to shows what it folds; the input's view starts again unfolded (its fold is its own state).
   const opened = useCardOpened(call.eventId);
@@ -74,6 +82,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call }: { call: ToolCal
         )}
         {call.registered && <ToolRegisteredCard tool={call.registered} codeOpen={opened} />}
         {call.rejected && <ToolRejectedCard rejected={call.rejected} />}
+        <CardAnnotations eventId={call.eventId} annotations={annotations} label={`the ${call.name} call`} />
       </div>
     </article>
   );

@@ -13,6 +13,14 @@ export interface TraceViewer {
   /** The page the trace is on, for permalinks: /c/{id} or /s/{token}. */
   pagePath: string;
   owner: boolean;
+  /** Reviewing: the labels an annotation may have, and who the viewer is among the authors (once known). */
+  review: {
+    labels: string[];
+    /** The viewer's author key in this conversation: their own annotations are theirs to delete. */
+    authorKey?: string;
+    /** Learnt from the viewer's first review, on a page that did not know it (a first visit). */
+    learnAuthorKey: (key: string) => void;
+  };
 }
 
 export const TraceViewerContext = createContext<TraceViewer | null>(null);

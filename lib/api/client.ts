@@ -1,5 +1,5 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
-import type { ToolExample } from "@/lib/contract/events";
+import type { Annotation, ToolExample, Verdict } from "@/lib/contract/events";
 import type { GenerationEvent } from "@/lib/contract/generation";
 import type { SegmentStart } from "@/lib/contract/log";
 import type { ToolDescription } from "@/lib/contract/requests";
@@ -84,8 +84,10 @@ async function* generateTool(request: ToolDescription, signal: AbortSignal): Asy
 }
 
 export const api = {
-  listConversations: (cursor?: string) =>
-    json<ConversationPage>(`/api/conversations${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`),
+  listConversations: (cursor?: string, thumbsDown = false) => {
+    const query = new URLSearchParams({ ...(cursor && { cursor }), ...(thumbsDown && { verdict: "down" }) });
+    return json<ConversationPage>(`/api/conversations${query.size > 0 ? `?${query}` : ""}`);
+  },
   createConversation: (profile?: string) =>
     json<Conversation>("/api/conversations", { method: "POST", ...(profile ? jsonBody({ profile }) : {}) }),
   setProfile: (id: string, profile: string) =>
@@ -105,9 +107,13 @@ export const api = {
     call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
   cancelRun: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
-  /** Stored events after `after`, then the live run; `segment`: the last run_started or run_resumed seen (see resumePoint). */
+  /**
+   * Stored events after `after`, then the live run, then (watching) whatever the log gets next; `segment`: the last
+   * run_started or run_resumed seen (see resumePoint).
+   */
   events: (source: ConversationSource, after: number, segment: SegmentStart, signal?: AbortSignal) => {
     const query = new URLSearchParams({
+      watch: "1",
       after: String(after),
       segment: String(segment.id),
       ...(segment.token ? { segmentToken: segment.token } : {}),
@@ -115,6 +121,16 @@ export const api = {
     return call(`${base(source)}/events?${query}`, { signal });
   },
   exportUrl: (source: ConversationSource, format: "md" | "json") => `${base(source)}/export?format=${format}`,
+  /** Reviews, by the owner or through a share link: the log streams them to every viewer (lib/review/). */
+  annotate: (source: ConversationSource, body: { eventId: number; label: string; note: string }) =>
+    json<Annotation>(`${base(source)}/annotations`, { method: "POST", ...jsonBody(body) }),
+  deleteAnnotation: async (source: ConversationSource, annotationId: string) =>
+    void (await call(`${base(source)}/annotations/${encodeURIComponent(annotationId)}`, { method: "DELETE" })),
+  giveVerdict: (source: ConversationSource, body: { runId: string; verdict: "up" | "down"; note?: string }) =>
+    json<Verdict>(`${base(source)}/verdicts`, { method: "POST", ...jsonBody(body) }),
+  displayName: () => json<{ name: string }>("/api/display-name"),
+  setDisplayName: (name: string) =>
+    json<{ name: string }>("/api/display-name", { method: "PUT", ...jsonBody({ name }) }),
   /** The conversation's share link, or null when it has none. */
   shareLink: async (id: string) => {
     try {

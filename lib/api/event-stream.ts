@@ -47,14 +47,17 @@ export interface FollowOptions {
   onState?: (state: FollowState) => void;
   /** The server refused the stream (a 4xx but 429: a revoked share link, a deleted conversation), which ends following. */
   onRefused?: (error: unknown) => void;
+  /** Follow for good: a stream that ends is opened again (a watching one ends only as its server stops). */
+  watch?: boolean;
 }
 
 /** The wait before a reconnect: 250 ms, 500 ms, 1 s … up to 5 s. */
 export const RECONNECT_BACKOFF: Backoff = { initialMs: 250, factor: 2, maxMs: 5_000 };
 
 /**
- * Follow a conversation's events until the stream ends normally: a dropped connection reconnects after the last id
- * seen, with backoff; a 4xx ends it; `resync` starts over from the first event. Returns a stop function.
+ * Follow a conversation's events until the stream ends normally (watching, for good): a dropped connection
+ * reconnects after the last id seen, with backoff; a 4xx ends it; `resync` starts over from the first event.
+ * Returns a stop function.
  */
 export function followEvents({
   first,
@@ -64,6 +67,7 @@ export function followEvents({
   onResync,
   onState = () => {},
   onRefused = () => {},
+  watch = false,
 }: FollowOptions): () => void {
   const controller = new AbortController();
   const { signal } = controller;
@@ -75,10 +79,10 @@ export function followEvents({
         const response = pending ?? (await reconnect(lastSeenId(), signal));
         pending = undefined;
         onState("live");
-        if ((await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal)) !== RESYNC)
-          break;
-        onResync();
-        // At once after a stream that delivered events; a server that only ever says resync is backed off from.
+        const ended = await readEventStream(response, (event) => ((delivered = true), onEvent(event)), signal);
+        if (ended === RESYNC) onResync();
+        else if (!watch) break;
+        // At once after a stream that delivered events; a server that only ever ends or says resync is backed off from.
         failures = delivered ? 0 : failures + 1;
       } catch (error) {
         if (signal.aborted) break;

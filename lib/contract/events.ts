@@ -76,6 +76,7 @@ export type ReviewAuthor = z.infer<typeof ReviewAuthor>;
 export const Annotation = z
   .object({
     id: z.string(),
+    runId: z.string().describe("The run of the annotated event."),
     eventId: z.number().int().describe("The annotated event: a step's step_started or a tool call's tool_call."),
     label: z.string(),
     note: z.string(),
@@ -167,7 +168,8 @@ export const AgentEvent = z.discriminatedUnion("type", [
         "(an `instance_lost` error follows) when the tool calls of the step after it had started.",
     ),
   z.object({ type: z.literal("run_finished"), status: RunStatus, steps: z.number().int() }),
-  // Reviews: written by people, not by the run, into the log of the conversation; `runId` is the reviewed run's.
+  // Reviews: written by people into the conversation's log; the reviewed run is the annotation's or verdict's runId
+  // (the event's own runId is the run that wrote it into the log, when one was running).
   z.object({ type: z.literal("annotation_added"), annotation: Annotation }),
   z.object({ type: z.literal("annotation_deleted"), annotationId: z.string() }),
   z

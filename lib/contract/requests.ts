@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { codePolicy } from "@/lib/sandbox/policy";
 import { ToolExample } from "./events";
+import { MAX_NOTE_CHARS } from "./review";
 
 /** Examples a tool version carries, at most; each runs in the sandbox before the version is accepted. */
 export const MAX_EXAMPLES = 10;
@@ -74,6 +75,10 @@ export const NewConversation = z.object({
 export const ConversationListQuery = z.object({
   limit,
   cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),
+  verdict: z
+    .enum(["down"])
+    .optional()
+    .describe("Only conversations with a run that someone (you, or a reviewer through its link) gave a thumbs down."),
 });
 
 export const ConversationChange = z
@@ -161,3 +166,28 @@ export const ToolExecution = z
   })
   .refine((body) => body.input === undefined || body.input_data === undefined, "Send input or input_data, not both.")
   .transform((body) => ({ input: body.input ?? body.input_data ?? {} }));
+
+const reviewNote = z.string().trim().max(MAX_NOTE_CHARS, `a note is at most ${MAX_NOTE_CHARS} characters`);
+
+/** POST …/annotations: a note on a step or a tool call of the trace. */
+export const NewAnnotation = z.strictObject({
+  eventId: z
+    .number()
+    .int()
+    .min(1)
+    .describe("The annotated card: the id of a step's step_started or of a tool call's tool_call event."),
+  label: z.string().describe("One of the labels the server offers (TOOLSMITH_ANNOTATION_LABELS)."),
+  note: reviewNote.default(""),
+});
+
+/** POST …/verdicts: a thumbs up or down on a run; a reviewer's later verdict on the run replaces theirs. */
+export const NewVerdict = z.strictObject({
+  runId: z.string().min(1).max(100),
+  verdict: z.enum(["up", "down"]),
+  note: reviewNote.optional(),
+});
+
+/** PUT /api/display-name: the name an identity signs its annotations and verdicts with; empty to go back to none. */
+export const DisplayNameBody = z.strictObject({
+  name: z.string().trim().max(60, "a display name is at most 60 characters"),
+});

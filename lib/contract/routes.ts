@@ -7,11 +7,14 @@ import {
   AuditQuery,
   ConversationChange,
   ConversationListQuery,
+  DisplayNameBody,
+  NewAnnotation,
   NewApiToken,
   NewConversation,
   NewMessage,
   NewTool,
   NewToolExample,
+  NewVerdict,
   ToolChange,
   ToolDescription,
   ToolExecution,
@@ -46,6 +49,7 @@ import {
   ToolVersions,
 } from "./responses";
 import { GenerationEvent, GenerationRefused } from "./generation";
+import { Annotation, Verdict } from "./events";
 
 /*
  * The API's routes as data: what each takes and answers, by status. The OpenAPI document is generated from it
@@ -64,6 +68,10 @@ const resumeQuery = z.object({
   segment: z.string().optional().meta({
     description:
       "The id of the last run_started or run_resumed the client saw. When the log has since begun another segment at or before `after` (the instance that ran the run died after showing events it never stored, and another took the run over), the stream is one `resync` message.",
+  }),
+  watch: z.enum(["1"]).optional().meta({
+    description:
+      "Keep the stream open after the run ends, or while none runs: it goes on with every event the log gets (annotations, verdicts, the next runs) until the client closes it.",
   }),
   segmentToken: z.string().regex(SEGMENT_TOKEN).optional().meta({
     description:
@@ -104,6 +112,36 @@ const noContent = { "204": { description: "Done; no body." } };
 function operation(summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">): ZodOpenApiOperationObject {
   return { summary, ...spec };
 }
+
+/** The review routes, the same for the owner (`{id}`) and for a link holder (`{token}`, 404 once revoked). */
+function reviewRoutes(path: z.ZodObject, who: string): ZodOpenApiPathsObject {
+  const annotationPath = path.extend({ annotationId: z.string() });
+  return {
+    annotations: {
+      post: operation(`Annotate a step or a tool call (${who}); streamed as annotation_added`, {
+        requestParams: { path },
+        requestBody: { content: { "application/json": { schema: NewAnnotation } } },
+        responses: { "201": json(Annotation, "The annotation."), ...errors(400, 401, 404, 415, 429, 503) },
+      }),
+    },
+    "annotations/{annotationId}": {
+      delete: operation(`Delete an annotation (${who}: its author, or the owner); streamed as annotation_deleted`, {
+        requestParams: { path: annotationPath },
+        responses: { ...noContent, ...errors(401, 404, 429, 503) },
+      }),
+    },
+    verdicts: {
+      post: operation(`Thumbs up or down on a run (${who}); replaces your earlier one; streamed as verdict_added`, {
+        requestParams: { path },
+        requestBody: { content: { "application/json": { schema: NewVerdict } } },
+        responses: { "201": json(Verdict, "The verdict."), ...errors(400, 401, 404, 415, 429, 503) },
+      }),
+    },
+  };
+}
+
+const under = (prefix: string, paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject =>
+  Object.fromEntries(Object.entries(paths).map(([path, item]) => [`${prefix}/${path}`, item]));
 
 const routes: ZodOpenApiPathsObject = {
   "/api/health": {
@@ -225,6 +263,17 @@ const routes: ZodOpenApiPathsObject = {
         "201": json(Fork, "The copy."),
         ...errors(404, 409, 429),
       },
+    }),
+  },
+  ...under("/api/conversations/{id}", reviewRoutes(id, "the owner")),
+  ...under("/api/share/{token}", reviewRoutes(token, "anyone with the link")),
+  "/api/display-name": {
+    get: operation("The name you sign annotations and verdicts with (none: Owner, or Reviewer N)", {
+      responses: { "200": json(DisplayNameBody, "The name; empty when none."), ...errors(401) },
+    }),
+    put: operation("Set the name you sign annotations and verdicts with; empty to have none", {
+      requestBody: { content: { "application/json": { schema: DisplayNameBody } } },
+      responses: { "200": json(DisplayNameBody, "Set."), ...errors(400, 401, 415) },
     }),
   },
   "/api/audit": {

@@ -17,11 +17,17 @@ export function conversationEventStream(
   { after, segment }: { after: number; segment?: SegmentStart },
   {
     live,
+    watch = false,
     cutWhen,
     onClose,
   }: {
     /** The run's channel, when this instance executes it. */
     live?: RunChannel;
+    /**
+     * Keep following after the run ends, or when none runs: every event stored later (reviews, the next runs, from
+     * any tab or instance) until the client leaves. Otherwise the stream ends with the run, or at once.
+     */
+    watch?: boolean;
     /** Watches for a reason to cut the stream (its share link revoked): calls `cut` then; returns the stop function. */
     cutWhen?: (cut: () => void) => () => void;
     /** Called once the stream has closed, whichever way. */
@@ -34,8 +40,8 @@ export function conversationEventStream(
     const from = segment ? segment.id - (segment.token === undefined ? 0 : 1) : after;
     const sink = segment && from < after ? skippingSeen(client, after, segment) : client;
     const stopFollowing = live
-      ? followChannel(conversationId, from, live, sink)
-      : followStore(conversationId, from, sink);
+      ? followChannel(conversationId, from, live, sink, watch)
+      : followStore(conversationId, from, sink, watch);
     // Cut, not ended: the client reconnects, and is told why (a 404 for a revoked link).
     const stopWatching = cutWhen?.(() => client.fail());
     return () => {
@@ -68,18 +74,24 @@ function skippingSeen(sink: SseSink, after: number, segment: SegmentStart): SseS
   };
 }
 
-function followChannel(conversationId: string, after: number, live: RunChannel, sink: SseSink): () => void {
+function followChannel(
+  conversationId: string,
+  after: number,
+  live: RunChannel,
+  sink: SseSink,
+  watch: boolean,
+): () => void {
   let lastSent = after;
   let replaying = true;
   let liveEnded = false;
   let left = false;
   let stopFollowingStore: (() => void) | undefined;
   const end = () => {
-    if (!left) return sink.close();
+    if (!left && !watch) return sink.close();
     // The run left this instance (its lease lost). Sent events that were never stored are not the log's: the
     // client reads the log again. Sent nothing unstored: follow the run from the store, where it goes on.
-    if (lastSent > live.storedThrough) return sink.resync();
-    stopFollowingStore = followStore(conversationId, lastSent, sink);
+    if (left && lastSent > live.storedThrough) return sink.resync();
+    stopFollowingStore = followStore(conversationId, lastSent, sink, watch);
   };
   const heldBack: SequencedEvent[] = [];
   const send = (event: SequencedEvent) => {
@@ -118,8 +130,10 @@ function followChannel(conversationId: string, after: number, live: RunChannel, 
  * The stored events, and, while a run is running on another instance, the events it stores, through this
  * instance's feed of stored events (announced by LISTEN/NOTIFY, polled every second), until the run's
  * run_finished. A run taken over by a third instance keeps its id, so its follower goes on without a break.
+ * Watching, every event stored later, until the client leaves.
  */
-function followStore(conversationId: string, after: number, sink: SseSink): () => void {
+function followStore(conversationId: string, after: number, sink: SseSink, watch = false): () => void {
+  if (watch) return watchStore(conversationId, after, sink);
   let closed = false;
   let stopFollowing = () => {};
   let endedAt: number | undefined;
@@ -178,6 +192,23 @@ function followStore(conversationId: string, after: number, sink: SseSink): () =
     (error) => fail(error, sink),
   );
   return finish;
+}
+
+/** Every event stored after `after`, as the feed reads them, for as long as the client stays. */
+function watchStore(conversationId: string, after: number, sink: SseSink): () => void {
+  const follower: StoredFollower = {
+    after,
+    deliver(events) {
+      for (const event of events) sink.send(event);
+      follower.after = events.at(-1)!.seq;
+    },
+    idle() {},
+  };
+  const stop = storedFeed.follow(conversationId, follower);
+  return () => {
+    stop();
+    sink.close();
+  };
 }
 
 /** The stream is cut, not ended: the client reconnects after the last event it got, instead of taking it for the end. */

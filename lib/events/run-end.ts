@@ -2,7 +2,7 @@ import { config } from "@/lib/settings/config";
 
 /**
  * How long after a run's row says it finished a new reader still follows it for its run_finished (stored right after
- * the outcome); past it the run is over for readers, and a new run may end its claim (run.ts `endOfLog`).
+ * the outcome); past it the run is over for readers, and a new run may end its claim (run.ts `awaitLogEnd`).
  */
 export const RUN_FINISHING_MS = 2_000;
 

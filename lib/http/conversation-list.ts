@@ -5,12 +5,18 @@ export const CONVERSATIONS_PER_PAGE = 50;
 export const NO_CONVERSATIONS = { conversations: [], nextCursor: null };
 
 /** A page of an identity's conversations as the API and the pages send it (ConversationPage): newest first. */
-export async function conversationPage(identity: string, limit = CONVERSATIONS_PER_PAGE, cursor?: string) {
+export async function conversationPage(
+  identity: string,
+  limit = CONVERSATIONS_PER_PAGE,
+  cursor?: string,
+  thumbsDown = false,
+) {
   const position = decodeCursor(cursor, ["createdAt", "id"]);
   const rows = await listConversations(
     identity,
     limit + 1,
     position && { createdAt: new Date(position.createdAt), id: position.id },
+    thumbsDown,
   );
   const { page, nextCursor } = pageOf(rows, limit, (last) => ({
     createdAt: last.createdAt.toISOString(),

@@ -6,13 +6,14 @@ import { ApiError } from "./errors";
 /** Many people can share one address (an office, a household), so it gets this many times an identity's budget. */
 const ADDRESS_FACTOR = 3;
 
-export type LimitedAction = "conversations" | "messages" | "generations";
+export type LimitedAction = "conversations" | "messages" | "generations" | "reviews";
 
 /** What the 429 says there were too many of. */
 const ACTION_NAMES: Record<LimitedAction, string> = {
   conversations: "new conversations",
   messages: "messages",
   generations: "tools written from descriptions",
+  reviews: "annotations and verdicts",
 };
 
 const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => ({
@@ -23,6 +24,8 @@ const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => 
   // Writing a tool asks the model as a message does, up to a few times: it shares the messages' budget size.
   "generations:identity": new RateLimiter(config.rateLimits.messagesPerMinute),
   "generations:address": new RateLimiter(config.rateLimits.messagesPerMinute * ADDRESS_FACTOR),
+  "reviews:identity": new RateLimiter(config.rateLimits.reviewsPerMinute),
+  "reviews:address": new RateLimiter(config.rateLimits.reviewsPerMinute * ADDRESS_FACTOR),
 }));
 
 /**

@@ -9,6 +9,7 @@ import { config } from "@/lib/settings/config";
 import { dropIdleConnectionsAfterHang, provider } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { notifications, type RunMessage } from "@/lib/db/driver/notifications";
+import type { ReviewEvent } from "@/lib/contract/events";
 import {
   abandonedRuns,
   claimRun,
@@ -45,6 +46,8 @@ export interface LeasedRun {
   /** Settles when the run has ended here, whichever way. */
   readonly done: Promise<void>;
   resolveApproval(approvalId: string, approved: boolean): boolean;
+  /** Write a review into the run's log (lib/review/log.ts); false when the run cannot now. */
+  acceptReview(reviewId: string, event: ReviewEvent): boolean;
 }
 
 /**
@@ -223,6 +226,7 @@ export class RunClaims<Run extends LeasedRun> {
     const run = [...this.local.values()].find((candidate) => candidate.id === message.runId);
     if (!run) return;
     if (message.kind === "cancel") run.cancel();
+    else if (message.kind === "review") run.acceptReview(message.reviewId, message.event);
     else run.resolveApproval(message.approvalId, message.approved);
   }
 

@@ -10,6 +10,7 @@ import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/queries/even
 import { createMessage, listMessages } from "@/lib/db/queries/messages";
 import { endClaimOfFinishedRun, finishRun, runningRun, type AbandonedRun } from "@/lib/db/queries/runs";
 import { RunChannel } from "@/lib/events/channel";
+import type { ReviewEvent } from "@/lib/contract/events";
 import { processWide } from "@/lib/platform/process-wide";
 import { config, modelConfig } from "@/lib/settings/config";
 import { findProfile, type AgentProfile } from "@/lib/settings/profiles";
@@ -24,7 +25,7 @@ export class RunConflictError extends Error {}
 const TAKEN_OVER = "it was taken over";
 /** A message sent right after Stop waits this long for the stopped run to wind down, instead of a 409. */
 const CANCELLED_RUN_GRACE_MS = 2_000;
-/** How often a new run reads whether the previous one has stored its end (endOfLog). */
+/** How often a new run reads whether the previous one has stored its end (awaitLogEnd). */
 const LOG_END_POLL_MS = 25;
 
 const claims = processWide("runClaims", () => new RunClaims<Run>());
@@ -64,6 +65,10 @@ export class Run {
    */
   private leaving?: "abandoned" | "suspended";
   private finishing = false;
+  /** From its run_started or run_resumed on, until it finishes: a review written meanwhile goes into its log. */
+  private reviewable = false;
+  /** The reviews it wrote into its log, by id: a review sent again (from another instance) is written once. */
+  private readonly reviewsWritten = new Set<string>();
   /** The token of the segment of the log this instance writes for the run (lib/contract/events.ts startsSegment). */
   private readonly segment = randomUUID();
 
@@ -98,7 +103,7 @@ export class Run {
   /** After the claim: the log's next seq, the user's message, then the loop, in the background. */
   private async open(conversation: { id: string; title: string }, content: string): Promise<void> {
     try {
-      this.channel.begin((await endOfLog(conversation.id)) + 1);
+      this.channel.begin((await awaitLogEnd(conversation.id)) + 1);
       const message = await createMessage({ conversationId: conversation.id, runId: this.id, role: "user", content });
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
       this.execution = this.execute({ userMessageId: message.id });
@@ -216,6 +221,20 @@ export class Run {
     return true;
   }
 
+  /**
+   * A review written while the run runs goes into the log through its channel, in order with its events (lib/review/
+   * log.ts). False when the run cannot take it (it has not begun, it is finishing or leaving): it is written into the
+   * log once the run has ended.
+   */
+  acceptReview(reviewId: string, event: ReviewEvent): boolean {
+    if (!this.reviewable || this.finishing || this.leaving) return false;
+    if (!this.reviewsWritten.has(reviewId)) {
+      this.reviewsWritten.add(reviewId);
+      this.channel.emit(event);
+    }
+    return true;
+  }
+
   /** Pause a call until its owner approves or denies it (POST .../approvals/{id}); a cancel denies it. */
   private requestApproval(step: number, callId: string, tool: string, input: unknown): Promise<boolean> {
     const approvalId = randomUUID();
@@ -269,6 +288,7 @@ export class Run {
           profile: this.profile.name,
           segment: this.segment,
         });
+        this.reviewable = true;
       } else {
         // Every segment of the log begins with its token, this one too when it only ends the run.
         const { finishedSteps: after, step, toolsStarted, answer } = start.resumeAfter;
@@ -283,6 +303,7 @@ export class Run {
                 : `The server running this run stopped; another one took it over and goes on after step ${after}.`,
           segment: this.segment,
         });
+        this.reviewable = true;
         if (answer !== undefined) return await this.finish({ status: "completed", steps: after, answer });
         if (toolsStarted) {
           emit({
@@ -344,7 +365,7 @@ export class Run {
   private async storeOutcome({ status, steps, answer }: AgentOutcome): Promise<boolean> {
     const deadline = performance.now() + config.leaseMs;
     // The same row and message at every attempt (one whose answer was lost may have stored them), dated as the run
-    // finishes: before the next turn's, should that turn begin while the database is still out of reach (`endOfLog`).
+    // finishes: before the next turn's, should that turn begin while the database is still out of reach (`awaitLogEnd`).
     const finishedAt = databaseClock.now();
     const message = answer && {
       id: randomUUID(),
@@ -366,10 +387,11 @@ export class Run {
 }
 
 /**
- * Where a new run's events begin: after the previous run's run_finished, which it may still be storing; waited for a
- * while, then its claim is ended so that a late write of it is refused (docs/architecture.md, "Start").
+ * Where the log ends, after the previous run's run_finished, which it may still be storing; waited for a while, then
+ * its claim is ended so that a late write of it is refused (docs/architecture.md, "Start"). Where a new run's events
+ * begin, and where a review written while no run runs goes (lib/review/log.ts).
  */
-async function endOfLog(conversationId: string): Promise<number> {
+export async function awaitLogEnd(conversationId: string): Promise<number> {
   const deadline = performance.now() + RUN_FINISHING_MS;
   for (;;) {
     const last = await lastStoredEvent(conversationId);

@@ -65,10 +65,13 @@ export const config = {
     /** Origins whose images answers may show inline; any other image in model or tool text is only a link. */
     imageOrigins: settings.TOOLSMITH_IMAGE_HOSTS,
   },
+  /** The labels of annotations (lib/review/), in the order reviewers are offered them. */
+  annotationLabels: settings.TOOLSMITH_ANNOTATION_LABELS,
   /** Per identity; each client address gets three times as much (lib/http/rate-limit.ts). */
   rateLimits: {
     conversationsPerMinute: settings.TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE,
     messagesPerMinute: settings.TOOLSMITH_RATE_MESSAGES_PER_MINUTE,
+    reviewsPerMinute: settings.TOOLSMITH_RATE_REVIEWS_PER_MINUTE,
     /** Event streams open at once on one instance (a browser tab follows one conversation). */
     openStreams: settings.TOOLSMITH_MAX_OPEN_STREAMS,
   },

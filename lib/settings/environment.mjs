@@ -166,6 +166,27 @@ const server = {
   TOOLSMITH_RATE_MESSAGES_PER_MINUTE: integer(1, 100_000)
     .prefault("30")
     .describe("messages per identity per minute, likewise"),
+  TOOLSMITH_RATE_REVIEWS_PER_MINUTE: integer(1, 100_000)
+    .prefault("30")
+    .describe("annotations, their deletions and verdicts per identity per minute, likewise"),
+  TOOLSMITH_ANNOTATION_LABELS: z
+    .string()
+    .prefault("wrong tool,bad input,hallucinated,good")
+    .transform((list) => [
+      ...new Set(
+        list
+          .split(",")
+          .map((label) => label.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(
+      z
+        .array(z.string().max(40, "a label is at most 40 characters"))
+        .min(1, "give at least one label")
+        .max(20, "at most 20 labels"),
+    )
+    .describe("the labels a reviewer can give an annotation, comma-separated"),
   TOOLSMITH_MAX_OPEN_STREAMS: integer(1, 100_000)
     .prefault("32")
     .describe(

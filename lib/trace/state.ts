@@ -142,7 +142,17 @@ function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {
       },
     ];
   }
-  const index = runs.findLastIndex((run) => run.runId === event.runId);
+  if (event.type === "annotation_deleted") {
+    const index = runs.findIndex((run) => withoutAnnotation(run, event.annotationId) !== run);
+    return index === -1 ? runs : runs.with(index, withoutAnnotation(runs[index], event.annotationId));
+  }
+  const runId =
+    event.type === "annotation_added"
+      ? event.annotation.runId
+      : event.type === "verdict_added"
+        ? event.verdict.runId
+        : event.runId;
+  const index = runs.findLastIndex((run) => run.runId === runId);
   if (index === -1) return runs;
   const run = runs[index];
   const updated = updateRun(run, event);
@@ -230,8 +240,6 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         annotations: { ...run.annotations, [eventId]: [...(run.annotations[eventId] ?? []), event.annotation] },
       };
     }
-    case "annotation_deleted":
-      return withoutAnnotation(run, event.annotationId);
     case "verdict_added": {
       const { verdict } = event;
       const index = run.verdicts.findIndex((given) => given.author.key === verdict.author.key);

@@ -139,7 +139,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expect(page.getByTestId("example-run")).toContainText("Passed");
       await expectAccessible(page, "a tool's page");
       await page.goto("/settings");
-      await page.getByLabel("Name").fill("a11y");
+      await page.getByLabel("Name", { exact: true }).fill("a11y");
       await page.getByRole("button", { name: "Create token" }).click();
       await expect(page.getByTestId("new-token")).toHaveValue(/^tsk_/);
       await expectAccessible(page, "the settings page");

@@ -66,7 +66,7 @@ test("the API reference renders at /docs, and API tokens are made and revoked on
   page,
 }) => {
   await page.goto("/settings");
-  await page.getByLabel("Name").fill("e2e script");
+  await page.getByLabel("Name", { exact: true }).fill("e2e script");
   await page.getByRole("button", { name: "Create token" }).click();
   const token = await page.getByTestId("new-token").inputValue();
   expect(token).toMatch(/^tsk_/);

@@ -23,7 +23,18 @@ const SHOUT = {
 async function snapshot(): Promise<string> {
   const database = await sqlClient(databaseUrl);
   try {
-    const tables = ["Conversation", "Message", "Run", "Event", "Tool", "ToolExecution", "ShareLink"];
+    const tables = [
+      "Conversation",
+      "Message",
+      "Run",
+      "Event",
+      "Tool",
+      "ToolExecution",
+      "ShareLink",
+      "Annotation",
+      "Verdict",
+      "Reviewer",
+    ];
     const rows = [];
     for (const table of tables) rows.push(await database.query(`SELECT * FROM "${table}" ORDER BY 1, 2`));
     return JSON.stringify(rows);
@@ -73,6 +84,9 @@ const probes = (id: string): [string, string, RequestInit?][] => [
   ["revoke share", `/api/conversations/${id}/share`, { method: "DELETE" }],
   ["export json", `/api/conversations/${id}/export?format=json`],
   ["export md", `/api/conversations/${id}/export?format=md`],
+  ["annotate", `/api/conversations/${id}/annotations`, json({ eventId: 2, label: "good" })],
+  ["delete annotation", `/api/conversations/${id}/annotations/an-annotation`, { method: "DELETE" }],
+  ["verdict", `/api/conversations/${id}/verdicts`, json({ runId: "a-run", verdict: "down" })],
   ["page", `/c/${id}`],
 ];
 
@@ -177,8 +191,13 @@ describe("share links", () => {
       `/api/share/${token}/events`,
       `/api/share/${token}/export?format=md`,
       `/api/share/${token}/fork`,
+      `/api/share/${token}/annotations`,
+      `/api/share/${token}/annotations/an-annotation`,
+      `/api/share/${token}/verdicts`,
     ]) {
-      const response = await bob.fetch(target, target.endsWith("fork") ? { method: "POST" } : undefined);
+      const write = /fork|annotations|verdicts/.test(target);
+      const method = target.endsWith("an-annotation") ? "DELETE" : "POST";
+      const response = await bob.fetch(target, write ? { ...json({}), method } : undefined);
       expect(response.status, target).toBe(404);
     }
     expect((await alice.fetch(`/api/conversations/${conversationId}/share`)).status).toBe(404);

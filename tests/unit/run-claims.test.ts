@@ -51,6 +51,7 @@ class FakeRun implements LeasedRun {
   takenOver = vi.fn();
   suspend = vi.fn(async () => {});
   resolveApproval = vi.fn(() => true);
+  acceptReview = vi.fn(() => true);
 
   constructor(readonly conversationId: string) {}
 }
@@ -228,6 +229,9 @@ describe("RunClaims: which run holds each conversation", () => {
     expect(run.cancel).toHaveBeenCalledOnce();
     tell({ kind: "approval", runId: run.id, approvalId: "approval-1", approved: true });
     expect(run.resolveApproval).toHaveBeenCalledExactlyOnceWith("approval-1", true);
+    const review = { type: "annotation_deleted", annotationId: "a-1" } as const;
+    tell({ kind: "review", runId: run.id, reviewId: "deleted:a-1", event: review });
+    expect(run.acceptReview).toHaveBeenCalledExactlyOnceWith("deleted:a-1", review);
     // A run executed elsewhere is not this instance's business.
     tell({ kind: "cancel", runId: "run-elsewhere" });
     expect(run.cancel).toHaveBeenCalledOnce();

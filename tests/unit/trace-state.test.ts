@@ -119,6 +119,7 @@ describe("the trace reducer", () => {
     const author = (key: string) => ({ key, name: key });
     const annotation = (id: string, eventId: number, key = "owner") => ({
       id,
+      runId: "r1",
       eventId,
       label: "wrong tool",
       note: `note ${id}`,
@@ -143,7 +144,8 @@ describe("the trace reducer", () => {
         { type: "verdict_added", verdict: verdict("v3", "down", "owner") },
         { type: "annotation_deleted", annotationId: "a1" },
         { type: "annotation_deleted", annotationId: "a3" },
-      ].map((event, index) => ({ ...event, runId: "r1", id: events.length + index + 1, at: 9 }) as TraceEvent),
+        // Written into the log by a later run that was running: the reviewed run is the annotation's or verdict's.
+      ].map((event, index) => ({ ...event, runId: "r2", id: events.length + index + 1, at: 9 }) as TraceEvent),
     ];
     const [run] = applyEvents(emptyTrace, reviewed).runs;
     expect(run.annotations).toEqual({ 6: [annotation("a2", 6, "r-1")] });

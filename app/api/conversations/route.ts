@@ -12,8 +12,8 @@ export const dynamic = "force-dynamic";
 /** The requester's conversations, newest first, a page at a time. */
 export const GET = route(async (request) => {
   const identity = await requireIdentity(request);
-  const { limit, cursor } = readQuery(request, ConversationListQuery);
-  return Response.json(await conversationPage(identity, limit, cursor));
+  const { limit, cursor, verdict } = readQuery(request, ConversationListQuery);
+  return Response.json(await conversationPage(identity, limit, cursor, verdict === "down"));
 });
 
 export const POST = route(async (request) => {

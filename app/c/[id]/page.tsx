@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/ChatView";
-import { modelConfig } from "@/lib/settings/config";
+import { config, modelConfig } from "@/lib/settings/config";
+import { authorKey } from "@/lib/review/reviews";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
 import { conversationPage } from "@/lib/http/conversation-list";
 import { profileChoice } from "@/lib/settings/profiles";
@@ -20,10 +21,8 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function ConversationPage({ params }: Props) {
   const conversation = await ownedConversationForPage((await params).id);
   if (!conversation) notFound();
-  const [trace, conversations] = await Promise.all([
-    loadTrace(conversation),
-    conversationPage((await pageIdentity())!),
-  ]);
+  const identity = (await pageIdentity())!;
+  const [trace, conversations] = await Promise.all([loadTrace(conversation), conversationPage(identity)]);
   return (
     <ChatView
       key={conversation.id}
@@ -31,6 +30,7 @@ export default async function ConversationPage({ params }: Props) {
       profiles={profileChoice()}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
+      review={{ labels: config.annotationLabels, authorKey: authorKey(conversation.id, identity) }}
     />
   );
 }

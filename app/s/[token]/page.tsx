@@ -2,7 +2,9 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChatView } from "@/components/chat/ChatView";
 import { listMessages } from "@/lib/db/queries/messages";
-import { sharedConversationForPage } from "@/lib/http/access";
+import { pageIdentity, sharedConversationForPage } from "@/lib/http/access";
+import { authorKey } from "@/lib/review/reviews";
+import { config } from "@/lib/settings/config";
 import { NO_CONVERSATIONS } from "@/lib/http/conversation-list";
 import { loadTrace } from "@/lib/trace/load";
 import { initialView } from "@/lib/trace/view";
@@ -34,6 +36,8 @@ export default async function SharedConversationPage({ params }: Props) {
   const { token } = await params;
   const conversation = await sharedConversationForPage(token);
   if (!conversation) notFound();
+  // A first visit has no identity yet (the response brings its cookie): its key is learnt from its first review.
+  const identity = await pageIdentity();
   return (
     <ChatView
       key={conversation.id}
@@ -41,6 +45,7 @@ export default async function SharedConversationPage({ params }: Props) {
       conversations={NO_CONVERSATIONS}
       modelConfigured
       share={{ token }}
+      review={{ labels: config.annotationLabels, authorKey: identity && authorKey(conversation.id, identity) }}
     />
   );
 }

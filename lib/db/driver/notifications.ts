@@ -3,6 +3,7 @@ import pg from "pg";
 import { config, databaseConfig } from "@/lib/settings/config";
 import { processWide } from "@/lib/platform/process-wide";
 import { liveSql, provider } from "./client";
+import type { ReviewEvent } from "@/lib/contract/events";
 
 /**
  * Messages between the instances of one database (LISTEN/NOTIFY; an in-process emitter on SQLite), to every subscriber
@@ -12,6 +13,8 @@ export type Topic = "events" | "runs" | "shares";
 export type RunMessage =
   | { kind: "cancel"; runId: string }
   | { kind: "approval"; runId: string; approvalId: string; approved: boolean }
+  /** A review to write into the run's log (lib/review/log.ts). */
+  | { kind: "review"; runId: string; reviewId: string; event: ReviewEvent }
   /** An instance that is stopping gave up its runs' leases: take them over now. */
   | { kind: "released" };
 

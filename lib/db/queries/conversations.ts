@@ -26,10 +26,12 @@ export interface ConversationCursor {
 }
 
 /** Up to `limit` of an identity's conversations, newest first, after a position. */
-export function listConversations(ownerId: string, limit: number, after?: ConversationCursor) {
+/** `thumbsDown`: only those with a run that a reviewer's latest verdict is a thumbs down on. */
+export function listConversations(ownerId: string, limit: number, after?: ConversationCursor, thumbsDown = false) {
   return db.conversation.findMany({
     where: {
       ownerId,
+      ...(thumbsDown ? { verdicts: { some: { verdict: "down" } } } : {}),
       ...(after
         ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
         : {}),
@@ -47,6 +49,12 @@ export async function findOwnedConversation(id: string, ownerId: string) {
     [id, ownerId],
   );
   return row ? summaryOf(row) : null;
+}
+
+/** Who owns the conversation; undefined when it does not exist. */
+export async function conversationOwner(id: string): Promise<string | undefined> {
+  const [row] = await sql.rows<{ ownerId: string }>(`SELECT "ownerId" FROM "Conversation" WHERE "id" = ?`, [id]);
+  return row?.ownerId;
 }
 
 /** Change a conversation's fields; undefined ones stay as they are. Null when it no longer exists. */

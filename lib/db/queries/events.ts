@@ -1,4 +1,4 @@
-import { livePrepared, liveSql, provider, sql } from "@/lib/db/driver/client";
+import { livePrepared, liveSql, provider, sql, transaction } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { notifications } from "@/lib/db/driver/notifications";
 import {
@@ -11,7 +11,7 @@ import {
   type SqlValue,
 } from "@/lib/db/driver/sql";
 import { unpackRow, type EventRow } from "@/lib/events/packing";
-import type { SequencedEvent } from "@/lib/contract/events";
+import type { LoggedEvent, SequencedEvent } from "@/lib/contract/events";
 import { MAX_EVENT_ID } from "@/lib/contract/log";
 
 /** A row of some conversation's event log. */
@@ -123,9 +123,13 @@ export async function lastEventSeq(conversationId: string): Promise<number> {
   return (await lastStoredEvent(conversationId))?.lastSeq ?? 0;
 }
 
+/** Rows people write into a log (lib/review/): not a run's, so they say nothing of where a run's events end. */
+const REVIEW_TYPES = `'annotation_added', 'annotation_deleted', 'verdict_added'`;
+
 /**
- * The conversation's last stored row: where its log ends, its type (a pack of deltas has its deltas') and run, and
- * when that run finished.
+ * Where the conversation's log ends (its last seq), and its last row of a run's: its type (a pack of deltas has its
+ * deltas'), its run, and when that run finished. Rows of reviews are skipped for the latter: one written while no
+ * run runs comes after a run's end, and one a run wrote comes before its end.
  */
 export async function lastStoredEvent(
   conversationId: string,
@@ -137,8 +141,8 @@ export async function lastStoredEvent(
     finishedAt: unknown;
     claimEnded: unknown;
   }>(
-    `SELECT "Event"."lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt", "Run"."claim" IS NULL AS "claimEnded" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ORDER BY "Event"."seq" DESC LIMIT 1`,
-    [conversationId],
+    `SELECT (SELECT MAX("lastSeq") FROM "Event" WHERE "conversationId" = ?) AS "lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt", "Run"."claim" IS NULL AS "claimEnded" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? AND "Event"."type" NOT IN (${REVIEW_TYPES}) ORDER BY "Event"."seq" DESC LIMIT 1`,
+    [conversationId, conversationId],
   );
   return (
     last && {
@@ -148,6 +152,40 @@ export async function lastStoredEvent(
       claimEnded: toBoolean(last.claimEnded),
     }
   );
+}
+
+/**
+ * Store a review's event at the end of the log, when no run of the conversation runs (a running run writes it,
+ * lib/review/log.ts): its seq, or undefined, and nothing written, when a run runs. The conversation's row is locked
+ * first: a run's claim inserts a Run row, whose foreign key locks that row too, so the claim waits for this to
+ * commit and reads the log's end after it; a claim committed before is seen. Followers are told at commit.
+ */
+export async function appendWhileIdle(conversationId: string, event: LoggedEvent): Promise<number | undefined> {
+  const seq = await transaction(async (tx) => {
+    const client = sql.within(tx);
+    if (provider === "postgresql")
+      await client.rows(`SELECT "id" FROM "Conversation" WHERE "id" = ? FOR UPDATE`, [conversationId]);
+    const running = await client.rows(`SELECT 1 FROM "Run" WHERE "conversationId" = ? AND "status" = 'running'`, [
+      conversationId,
+    ]);
+    if (running.length > 0) return undefined;
+    const [{ lastSeq }] = await client.rows<{ lastSeq: unknown }>(
+      `SELECT COALESCE(MAX("lastSeq"), 0) AS "lastSeq" FROM "Event" WHERE "conversationId" = ?`,
+      [conversationId],
+    );
+    const next = toInt(lastSeq) + 1;
+    await appendEvents(
+      [{ conversationId, seq: next, lastSeq: next, runId: event.runId, type: event.type, data: JSON.stringify(event) }],
+      client,
+    );
+    if (provider === "postgresql") {
+      const { channel, payloads } = notifications.announcement(new Map([[conversationId, next]]));
+      for (const payload of payloads) await client.execute(`SELECT pg_notify(?, ?)`, [channel, payload]);
+    }
+    return next;
+  });
+  if (seq !== undefined && provider === "sqlite") notifications.announceStored(new Map([[conversationId, seq]]));
+  return seq;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { activeRun } from "@/lib/runs/run";
 import { conversationEventStream } from "@/lib/events/replay";
-import { resumePoint, requireConversation, type RouteParams } from "@/lib/http/access";
+import { resumePoint, watching, requireConversation, type RouteParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 import { holdOpenStream } from "@/lib/http/rate-limit";
 
@@ -9,6 +9,7 @@ export const GET = route(async (request, context: RouteParams) => {
   const from = resumePoint(request);
   return conversationEventStream(conversation.id, from, {
     live: activeRun(conversation.id)?.channel,
+    watch: watching(request),
     onClose: holdOpenStream(request, identity),
   });
 });

@@ -1,6 +1,6 @@
 import { activeRun } from "@/lib/runs/run";
 import { conversationEventStream } from "@/lib/events/replay";
-import { resumePoint, requireSharedConversation, type ShareParams } from "@/lib/http/access";
+import { resumePoint, watching, requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { route } from "@/lib/http/errors";
 import { holdOpenStream } from "@/lib/http/rate-limit";
 import { shareWatch } from "@/lib/share/revocation";
@@ -11,6 +11,7 @@ export const GET = route(async (request, context: ShareParams) => {
   const from = resumePoint(request);
   return conversationEventStream(conversation.id, from, {
     live: activeRun(conversation.id)?.channel,
+    watch: watching(request),
     cutWhen: (cut) => shareWatch.watch(token, conversation.id, cut),
     onClose: holdOpenStream(request),
   });

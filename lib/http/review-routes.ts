@@ -1,0 +1,34 @@
+import { readJson } from "@/lib/http/body";
+import { route } from "@/lib/http/errors";
+import { limitRate } from "@/lib/http/rate-limit";
+import { annotate, giveVerdict, removeAnnotation, type Reviewing } from "@/lib/review/reviews";
+import { NewAnnotation, NewVerdict } from "@/lib/contract/requests";
+
+/**
+ * The review routes, the same for the owner (/api/conversations/{id}/…) and for a link holder (/api/share/{token}/…):
+ * only who may review differs, which `reviewer` checks (lib/http/access.ts).
+ */
+export function reviewRoutes<Params extends object>(
+  reviewer: (request: Request, context: { params: Promise<Params> }) => Promise<Reviewing>,
+) {
+  type Context = { params: Promise<Params> };
+  return {
+    annotate: route(async (request, context: Context) => {
+      const reviewing = await reviewer(request, context);
+      limitRate("reviews", reviewing.identity, request);
+      const annotation = await annotate(reviewing, await readJson(request, NewAnnotation));
+      return Response.json(annotation, { status: 201 });
+    }),
+    deleteAnnotation: route(async (request, context: { params: Promise<Params & { annotationId: string }> }) => {
+      const reviewing = await reviewer(request, context);
+      limitRate("reviews", reviewing.identity, request);
+      await removeAnnotation(reviewing, (await context.params).annotationId);
+      return new Response(null, { status: 204 });
+    }),
+    giveVerdict: route(async (request, context: Context) => {
+      const reviewing = await reviewer(request, context);
+      limitRate("reviews", reviewing.identity, request);
+      return Response.json(await giveVerdict(reviewing, await readJson(request, NewVerdict)), { status: 201 });
+    }),
+  };
+}

@@ -1,0 +1,76 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { databaseClock } from "@/lib/db/driver/clock";
+import { notifications } from "@/lib/db/driver/notifications";
+import { appendWhileIdle, lastEventSeq, listEvents } from "@/lib/db/queries/events";
+import { runningRun } from "@/lib/db/queries/runs";
+import { unavailable } from "@/lib/http/errors";
+import { activeRun, awaitLogEnd } from "@/lib/runs/run";
+import type { ReviewEvent } from "@/lib/contract/events";
+
+/** A review sent to the instance that runs the conversation's run is sent again this often until its log has it. */
+const REMOTE_REPEAT_MS = 250;
+/** How long a review waits to be in the log (a run on another instance that does not answer, a run finishing). */
+const WRITE_MS = 5_000;
+/** How often a review waits for a run finishing here to release the conversation. */
+const FINISHING_POLL_MS = 25;
+
+/**
+ * Write a review's event (an annotation, its deletion, a verdict) into the conversation's log, where every viewer
+ * follows it, once. The log has one writer at a time: a running run writes it through its channel, in order with
+ * its own events (here, or on its instance through a notification, confirmed by reading the log); with no run
+ * running it is appended under a lock that a run's claim waits for (queries/events.ts `appendWhileIdle`).
+ * `reviewedRunId` is the run it is about; `reviewId` tells it from any other review, so that a retry never doubles it.
+ */
+export async function writeReview(
+  conversationId: string,
+  reviewedRunId: string,
+  reviewId: string,
+  event: ReviewEvent,
+): Promise<void> {
+  const deadline = performance.now() + WRITE_MS;
+  let sentThrough: number | undefined;
+  for (;;) {
+    const local = activeRun(conversationId);
+    if (local?.acceptReview(reviewId, event)) return local.channel.allStored();
+    const remote = local ? undefined : await runningRun(conversationId);
+    if (remote) {
+      sentThrough ??= await lastEventSeq(conversationId);
+      const message = { kind: "review", runId: remote.id, reviewId, event } as const;
+      await notifications.publish("runs", JSON.stringify(message));
+      await sleep(REMOTE_REPEAT_MS);
+      if (await inLog(conversationId, sentThrough, reviewId)) return;
+    } else if (local) {
+      // Finishing here: it stores its end, then releases the conversation.
+      await sleep(FINISHING_POLL_MS);
+    } else {
+      // A run that finished stores its run_finished after its row's outcome: the review comes after that end.
+      await awaitLogEnd(conversationId);
+      // Sent to a run that was finishing, which may have written it before it ended.
+      if (sentThrough !== undefined && (await inLog(conversationId, sentThrough, reviewId))) return;
+      const stored = { ...event, runId: reviewedRunId, at: databaseClock.now().getTime() };
+      if ((await appendWhileIdle(conversationId, stored)) !== undefined) return;
+    }
+    if (performance.now() > deadline)
+      throw unavailable("The conversation's run did not take the review in time; send it again.", 1);
+  }
+}
+
+/** The id a review event stands under in the log. */
+export function reviewIdOf(event: ReviewEvent): string {
+  switch (event.type) {
+    case "annotation_added":
+      return event.annotation.id;
+    case "annotation_deleted":
+      return `deleted:${event.annotationId}`;
+    case "verdict_added":
+      return event.verdict.id;
+  }
+}
+
+async function inLog(conversationId: string, after: number, reviewId: string): Promise<boolean> {
+  const events = await listEvents(conversationId, after);
+  return events.some(({ event }) => isReview(event) && reviewIdOf(event) === reviewId);
+}
+
+const isReview = (event: { type: string }): event is ReviewEvent =>
+  event.type === "annotation_added" || event.type === "annotation_deleted" || event.type === "verdict_added";
