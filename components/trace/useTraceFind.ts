@@ -2,6 +2,8 @@
 
 import {
   useCallback,
+  useEffect,
+  useEffectEvent,
   useLayoutEffect,
   useMemo,
   useRef,
@@ -12,6 +14,9 @@ import { findInTrace, noQuery, stepThrough, toolNamesOf, type TraceFilter, type 
 import type { TraceState } from "@/lib/trace/state";
 import { FindStore } from "./findStore";
 import { useLanding, usePermalink, type FindTarget } from "./usePermalink";
+
+/** How long typing pauses before the panel goes to the search's first match. */
+const SEARCH_PAUSE_MS = 150;
 
 /**
  * Finding things in the trace panel: the filter and the search, the matches and failures to step through (with the
@@ -39,13 +44,17 @@ export function useTraceFind(
     setTarget((previous) => ({ eventId, focus, seq: (previous?.seq ?? 0) + 1 }));
   }, []);
 
-  // A new search goes to its first match from the card shown now (which stays when it still matches).
-  const [searched, setSearched] = useState(needle);
-  if (searched !== needle) {
-    setSearched(needle);
+  // A search goes to its first match from the card shown now (which stays when it still matches) once typing
+  // pauses: each key only counts and marks, and the panel does not jump, building cards, at every letter.
+  const goToFirstMatch = useEffectEvent(() => {
     const first = stepThrough(found.matches, target ? target.eventId - 1 : null, 1);
-    if (needle && first !== undefined) goTo(first, false);
-  }
+    if (first !== undefined) goTo(first, false);
+  });
+  useEffect(() => {
+    if (!needle) return;
+    const timer = setTimeout(() => goToFirstMatch(), SEARCH_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [needle]);
 
   usePermalink((eventId) => {
     showTrace();
