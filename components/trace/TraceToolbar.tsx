@@ -114,28 +114,13 @@ export function TraceToolbar({
         >
           {matchCount}
         </span>
-        <button
-          type="button"
-          aria-label="Previous match"
-          title="Previous match (Shift+N, or Shift+Enter in the search)"
-          aria-keyshortcuts="Shift+N"
+        <PreviousNext
+          what="match"
+          shortcuts={["Shift+N", "N"]}
+          hints={["Shift+N, or Shift+Enter in the search", "N, or Enter in the search"]}
           disabled={matches.length === 0}
-          onClick={() => find.nextMatch(-1)}
-          className={iconButton}
-        >
-          <ChevronUp className="size-4" aria-hidden />
-        </button>
-        <button
-          type="button"
-          aria-label="Next match"
-          title="Next match (N, or Enter in the search)"
-          aria-keyshortcuts="N"
-          disabled={matches.length === 0}
-          onClick={() => find.nextMatch(1)}
-          className={iconButton}
-        >
-          <ChevronDown className="size-4" aria-hidden />
-        </button>
+          go={(direction) => find.nextMatch(direction)}
+        />
       </div>
       <div className="flex items-center gap-1">
         <TriangleAlert
@@ -149,28 +134,13 @@ export function TraceToolbar({
         >
           {failureCount}
         </span>
-        <button
-          type="button"
-          aria-label="Previous failure"
-          title="Previous failure (K)"
-          aria-keyshortcuts="K"
+        <PreviousNext
+          what="failure"
+          shortcuts={["K", "J"]}
+          hints={["K", "J"]}
           disabled={failures.length === 0}
-          onClick={() => find.nextFailure(-1)}
-          className={iconButton}
-        >
-          <ChevronUp className="size-4" aria-hidden />
-        </button>
-        <button
-          type="button"
-          aria-label="Next failure"
-          title="Next failure (J)"
-          aria-keyshortcuts="J"
-          disabled={failures.length === 0}
-          onClick={() => find.nextFailure(1)}
-          className={iconButton}
-        >
-          <ChevronDown className="size-4" aria-hidden />
-        </button>
+          go={(direction) => find.nextFailure(direction)}
+        />
       </div>
       {find.missing && (
         <p role="status" className="w-full text-xs text-amber-800 dark:text-amber-300">
@@ -179,4 +149,38 @@ export function TraceToolbar({
       )}
     </div>
   );
+}
+
+/** The previous and next buttons of matches or failures, with their shortcuts in their titles and for AT. */
+function PreviousNext({
+  what,
+  shortcuts,
+  hints,
+  disabled,
+  go,
+}: {
+  what: string;
+  shortcuts: [previous: string, next: string];
+  hints: [previous: string, next: string];
+  disabled: boolean;
+  go: (direction: 1 | -1) => void;
+}) {
+  return ([-1, 1] as const).map((direction, index) => {
+    const label = `${direction === 1 ? "Next" : "Previous"} ${what}`;
+    const Icon = direction === 1 ? ChevronDown : ChevronUp;
+    return (
+      <button
+        key={direction}
+        type="button"
+        aria-label={label}
+        title={`${label} (${hints[index]})`}
+        aria-keyshortcuts={shortcuts[index]}
+        disabled={disabled}
+        onClick={() => go(direction)}
+        className={iconButton}
+      >
+        <Icon className="size-4" aria-hidden />
+      </button>
+    );
+  });
 }

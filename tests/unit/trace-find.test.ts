@@ -51,7 +51,8 @@ const log = [
 const trace = applyEvents(emptyTrace, log);
 const find = (query: Partial<TraceQuery>) => findInTrace(trace, { filter: "all", text: "", ...query });
 const hidden = (query: Partial<TraceQuery>) =>
-  [...find(query).cards].filter(([, state]) => state === "hidden")
+  [...find(query).cards]
+    .filter(([, state]) => state === "hidden")
     .map(([id]) => id)
     .sort((a, b) => a - b);
 
