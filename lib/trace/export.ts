@@ -1,5 +1,6 @@
 import { describeFailures } from "@/lib/tools/examples";
 import { signatureText } from "@/lib/tools/signature";
+import type { Annotation } from "@/lib/contract/events";
 import type { Trace } from "./load";
 import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "./state";
 
@@ -7,6 +8,7 @@ export type ExportFormat = "json" | "md";
 
 /** Everything a reader needs to study the conversation elsewhere: messages, events (with their ids) and tools. */
 function traceToJson(trace: Trace) {
+  const { runs } = applyEvents(emptyTrace, trace.events);
   return {
     format: "toolsmith.conversation.v1",
     exportedAt: new Date().toISOString(),
@@ -15,6 +17,9 @@ function traceToJson(trace: Trace) {
     runs: trace.runs,
     events: trace.events,
     tools: trace.tools,
+    // What reviewers wrote, as it stands (deleted ones gone); the events have its history.
+    annotations: runs.flatMap((run) => Object.values(run.annotations).flat()),
+    verdicts: runs.flatMap((run) => run.verdicts),
   };
 }
 
@@ -39,14 +44,34 @@ function runMarkdown(run: RunView): string[] {
   const out = ["", `## Agent · ${run.status.replace("_", " ")}${run.model ? ` · ${run.model}` : ""}`];
   for (const step of run.steps) {
     out.push("", `### Step ${step.step}`);
+    out.push(...annotationsMarkdown(run.annotations[step.eventId]));
     if (step.reasoning) out.push("", ...quote(step.reasoning));
     if (step.text) out.push("", step.text);
-    for (const call of step.calls) out.push(...callMarkdown(call));
+    for (const call of step.calls)
+      out.push(...callMarkdown(call), ...annotationsMarkdown(run.annotations[call.eventId]));
   }
   if (run.error) out.push("", `**Error:** ${run.error.message}`);
   const answer = answerOf(run);
   if (answer && run.status === "completed") out.push("", "### Answer", "", answer);
+  if (run.verdicts.length > 0)
+    out.push(
+      "",
+      "### Verdicts",
+      "",
+      ...run.verdicts.map(
+        (verdict) =>
+          `- ${verdict.verdict === "up" ? "👍" : "👎"} ${verdict.author.name}${verdict.note ? `: ${verdict.note}` : ""}`,
+      ),
+    );
   return out;
+}
+
+/** Reviewers' notes on a step or a call, under it. */
+function annotationsMarkdown(annotations: Annotation[] = []): string[] {
+  return annotations.flatMap((annotation) => [
+    "",
+    `💬 **${annotation.label}** (${annotation.author.name})${annotation.note ? `: ${annotation.note}` : ""}`,
+  ]);
 }
 
 function callMarkdown(call: ToolCallView): string[] {

@@ -1,4 +1,5 @@
 import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type Page } from "@playwright/test";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
@@ -44,4 +45,21 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
   const composer = page.getByLabel("Message", { exact: true });
   await composer.fill(text);
   await composer.press("Enter");
+}
+
+const WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+/** Zero serious or critical WCAG 2.1 AA violations, each listed with its nodes; soft, so one run reports every view. */
+export async function expectAccessible(page: Page, where: string) {
+  // After a client-side navigation Next streams the new page's metadata, which can land a moment after its
+  // content: wait for the title (failing if none comes) rather than let axe catch that moment.
+  await expect(page, `the title of ${where}`).toHaveTitle(/\S/);
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
+  const blocking = violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`,
+    );
+  expect.soft(blocking, `axe on ${where}`).toEqual([]);
 }
