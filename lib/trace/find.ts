@@ -114,6 +114,7 @@ export function findInTrace(trace: TraceState, query: TraceQuery): TraceFind {
     }
     if (!runShown) {
       hiddenRuns.add(run.runId);
+      if (run.error) cards.set(run.error.eventId, "hidden");
       continue;
     }
     if (run.error) {

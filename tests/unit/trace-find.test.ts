@@ -77,10 +77,10 @@ describe("finding things in a trace", () => {
   });
 
   it("tool calls, registrations and one tool by name; a run with nothing shown is hidden", () => {
-    expect(hidden({ filter: "calls" })).toEqual([17, 22]);
+    expect(hidden({ filter: "calls" })).toEqual([17, 22, 24]); // 24: the hidden run's error
     expect(find({ filter: "calls" }).hiddenRuns).toEqual(new Set(["r2"]));
-    expect(hidden({ filter: "registrations" })).toEqual([11, 12, 14, 17, 22]);
-    expect(hidden({ filter: { tool: "shout" } })).toEqual([2, 4, 7, 14, 17, 22]);
+    expect(hidden({ filter: "registrations" })).toEqual([11, 12, 14, 17, 22, 24]);
+    expect(hidden({ filter: { tool: "shout" } })).toEqual([2, 4, 7, 14, 17, 22, 24]);
     // A failure the filter hides is not stepped to.
     expect(find({ filter: { tool: "shout" } }).failures).toEqual([]);
     expect(find({ filter: "registrations" }).failures).toEqual([7]);
