@@ -5,27 +5,11 @@ import { chromium, type BrowserContext, type Page } from "@playwright/test";
 import { chromiumLaunchOptions } from "../playwright.config";
 import { Api } from "../tests/support/api";
 import { scriptedApp } from "../tests/support/app-server";
+import { bigTraceScript } from "../tests/support/trace-scripts";
 import { ModelServer, type Reply } from "../tests/support/model-server";
 import { ms, summarize } from "./stats";
 
 const LONG_TASK_MS = 50;
-
-/** A run of about 2,000 events: 8 steps of text deltas and bursts of tool calls. */
-function bigTraceScript(): Reply[] {
-  const steps: Reply[] = [];
-  for (let step = 0; step < 7; step++) {
-    steps.push({
-      text: `Step ${step}: ${"checking the numbers one by one ".repeat(5)}`,
-      chunkSize: 1,
-      toolCalls: Array.from({ length: 30 }, (_, i) => ({
-        name: "calculate",
-        args: { expression: `${step} * ${i} + 1` },
-      })),
-    });
-  }
-  steps.push({ text: `Done. ${"All the results are in the trace. ".repeat(14)}`, chunkSize: 1 });
-  return steps;
-}
 
 /** A run of about 2,000 events for the waterfall: 40 steps of 24 calls each, some 1,000 rows. */
 function manyCallsScript(): Reply[] {
@@ -74,6 +58,65 @@ function shippedJs(html: string): { files: number; gzipBytes: number } {
     return sum + zlib.gzipSync(fs.readFileSync(file)).length;
   }, 0);
   return { files: unique.length, gzipBytes };
+}
+
+/**
+ * Finding things in the trace at `url` (issue 30): each filter applied, then a search typed a character at a time,
+ * timed inside the page from the input's event to the frame after the toolbar's count and the cards were updated
+ * (React renders a select's or an input's event at once), with the long tasks meanwhile.
+ */
+async function benchFinding(page: Page, url: string, events: number): Promise<void> {
+  await observeLongTasks(page);
+  await page.goto(url);
+  const toolbar = page.getByRole("search", { name: "Find in the trace" });
+  await toolbar.waitFor();
+  // Hydrated: the toolbar answers.
+  await toolbar.getByRole("searchbox").fill("x");
+  await toolbar.getByRole("searchbox").fill("");
+  const since = await page.evaluate(() => performance.now());
+  const timings = await page.evaluate(async () => {
+    // No named functions in here: the bundler would wrap them in a helper the page does not have.
+    const select = document.querySelector<HTMLSelectElement>('select[aria-label="Show"]')!;
+    const search = document.querySelector<HTMLInputElement>('input[type="search"]')!;
+    const count = document.querySelector('[data-testid="match-count"]')!;
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
+    const filters: Record<string, number> = {};
+    for (const value of ["errors", "calls", "tool:calculate", "registrations", "all"]) {
+      const started = performance.now();
+      select.value = value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      filters[value] = performance.now() - started;
+    }
+    const keystrokes: { text: string; ms: number; count: string }[] = [];
+    const typed = "3 * 1 + 1";
+    for (let length = 1; length <= typed.length; length++) {
+      const text = typed.slice(0, length);
+      const started = performance.now();
+      setValue.call(search, text);
+      search.dispatchEvent(new Event("input", { bubbles: true }));
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      keystrokes.push({ text, ms: performance.now() - started, count: count.textContent ?? "" });
+    }
+    return { filters, keystrokes };
+  });
+  await page.waitForTimeout(300);
+  const longTasks = await longTasksSince(page, since);
+  const filterTimes = Object.values(timings.filters);
+  const keyTimes = timings.keystrokes.map((key) => key.ms);
+  console.log(
+    `finding in that trace (${events} events): a filter applied in ${ms(Math.min(...filterTimes))} to ${ms(Math.max(...filterTimes))} (${Object.entries(
+      timings.filters,
+    )
+      .map(([filter, time]) => `${filter} ${time.toFixed(0)}`)
+      .join(", ")} ms; target < 300 ms)`,
+  );
+  console.log(
+    `  search typed a key at a time ("${timings.keystrokes.at(-1)!.text}", ${timings.keystrokes.length} keys, ${timings.keystrokes.map((key) => key.count).join(" / ")}): median ${ms(summarize(keyTimes).median)}, max ${ms(Math.max(...keyTimes))} a key to the updated count (target < 50 ms)`,
+  );
+  console.log(
+    `  ${longTasks.filter((d) => d > LONG_TASK_MS).length} long tasks over ${LONG_TASK_MS} ms meanwhile (longest ${longTasks.length ? `${Math.max(...longTasks).toFixed(0)} ms` : "none"})`,
+  );
 }
 
 export async function benchUi(): Promise<void> {
@@ -173,6 +216,7 @@ export async function benchUi(): Promise<void> {
     console.log(
       `JavaScript for the conversation page: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files} files (target ≤ 250 KB)`,
     );
+    await benchFinding(await context.newPage(), url, events.length);
   } finally {
     await browser.close();
     await app.stop();

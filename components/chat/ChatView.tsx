@@ -14,6 +14,7 @@ import { OwnTraceContext } from "@/components/tools/LibraryActions";
 import { TracePanel } from "@/components/trace/TracePanel";
 import { TraceViewerContext, type TraceViewer } from "@/components/trace/TraceContext";
 import { ModelPricesContext, NO_PRICES } from "@/components/trace/ModelPrices";
+import { usePermalinkOpensPanel } from "@/components/trace/usePermalink";
 import { Composer } from "./Composer";
 import { EmptyState } from "./EmptyState";
 import { MessageList } from "./MessageList";
@@ -82,6 +83,7 @@ export function ChatView({
       : null;
   }, [share, conversationId, review.labels, authorKey]);
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
+  usePermalinkOpensPanel(layout.openPanel);
   const composer = useRef<HTMLTextAreaElement>(null);
   const {
     ref: chatRef,

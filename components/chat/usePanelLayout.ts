@@ -5,6 +5,8 @@ import { useCallback, useEffect, useRef, useState, type PointerEvent } from "rea
 const STORAGE_KEY = "toolsmith.panel";
 const MIN_WIDTH = 320;
 const MAX_WIDTH = 960;
+/** Tailwind's lg: the panel sits beside the chat from here on, and is a drawer below. */
+const WIDE_SCREEN = "(min-width: 64rem)";
 
 /** The reasoning panel's width and collapsed state on wide screens (remembered), and the drawers on narrow ones. */
 export function usePanelLayout() {
@@ -57,6 +59,12 @@ export function usePanelLayout() {
     [collapsed, save, width],
   );
 
+  /** Show the panel (a permalink to a card): on wide screens uncollapsed for this visit, on narrow ones as a drawer. */
+  const openPanel = useCallback(() => {
+    setCollapsed(false);
+    if (!window.matchMedia(WIDE_SCREEN).matches) setDrawer("panel");
+  }, []);
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawer("none");
     window.addEventListener("keydown", onKey);
@@ -78,5 +86,5 @@ export function usePanelLayout() {
     container?.querySelector<HTMLElement>("a[href], button:not([disabled])")?.focus();
   }, [drawer]);
 
-  return { width, collapsed, toggleCollapsed, startResize, drawer, setDrawer, sidebarRef, panelRef };
+  return { width, collapsed, toggleCollapsed, openPanel, startResize, drawer, setDrawer, sidebarRef, panelRef };
 }

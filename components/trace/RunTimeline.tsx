@@ -1,5 +1,8 @@
 import { memo } from "react";
 import type { RunView } from "@/lib/trace/state";
+import { cardAnchor } from "./CardActions";
+import { useFindCard, useRunHidden } from "./findStore";
+import { Marked } from "./Marked";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
 import { RunVerdicts } from "./RunVerdicts";
@@ -20,6 +23,8 @@ export const RunTimeline = memo(function RunTimeline({
   latest: boolean;
 }) {
   const live = run.status === "running";
+  const hidden = useRunHidden(run.runId);
+  const errorCard = useFindCard(run.error?.eventId ?? -1);
   // Index of the first card built at once, per step, counting EAGER_CARDS back from the end of the run.
   let budget = latest ? EAGER_CARDS : 0;
   const eagerFrom = run.steps
@@ -36,6 +41,7 @@ export const RunTimeline = memo(function RunTimeline({
       aria-label={`Run ${index + 1}`}
       className="border-b border-zinc-200 px-4 py-4 last:border-b-0 dark:border-zinc-800"
       data-testid="trace-run"
+      hidden={hidden}
     >
       <header className="mb-3 flex flex-wrap items-center gap-2">
         <h3 className="text-sm font-semibold text-zinc-800 dark:text-zinc-100">Run {index + 1}</h3>
@@ -76,10 +82,12 @@ export const RunTimeline = memo(function RunTimeline({
       )}
       {run.error && (
         <p
+          id={cardAnchor(run.error.eventId)}
           role="alert"
-          className="mt-3 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100"
+          className={`mt-3 rounded-lg border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-900 dark:bg-rose-950/40 dark:text-rose-100 ${errorCard.className}`}
+          {...errorCard.attributes}
         >
-          {run.error.message}
+          <Marked text={run.error.message} mark={errorCard.mark} />
         </p>
       )}
     </section>

@@ -8,6 +8,8 @@ import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CardActions, cardAnchor } from "./CardActions";
 import { CardAnnotations } from "./Annotations";
 import type { Annotation } from "@/lib/contract/events";
+import { useCardMark, useCardOpened } from "./findStore";
+import { Marked } from "./Marked";
 import { PlanCard } from "./PlanCard";
 
 const statusIcon = {
@@ -29,6 +31,9 @@ export const ToolCallCard = memo(function ToolCallCard({
   call: ToolCallView;
   annotations?: Annotation[];
 }) {
+  const mark = useCardMark(call.eventId);
+  // A card navigated to shows what it folds; the input's view starts again unfolded (its fold is its own state).
+  const opened = useCardOpened(call.eventId);
   const plan = planOf(call);
   if (plan !== undefined) return <PlanCard thought={plan} />;
   return (
@@ -41,7 +46,9 @@ export const ToolCallCard = memo(function ToolCallCard({
     >
       <header className="flex items-center gap-2 border-b border-zinc-100 px-3 py-2 dark:border-zinc-800">
         {statusIcon[call.status]}
-        <code className="font-mono text-[13px] font-semibold text-zinc-900 dark:text-zinc-100">{call.name}</code>
+        <code className="font-mono text-[13px] font-semibold text-zinc-900 dark:text-zinc-100">
+          <Marked text={call.name} mark={mark} />
+        </code>
         <span className="ml-auto flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
           {call.truncated && (
             <span
@@ -56,7 +63,7 @@ export const ToolCallCard = memo(function ToolCallCard({
         </span>
       </header>
       <div className="space-y-3 p-3">
-        <JsonView value={call.input} label="Input" foldLarge />
+        <JsonView key={String(opened)} value={call.input} label="Input" foldLarge={!opened} />
         {call.approval && <ApprovalPrompt call={call} />}
         {call.status === "ok" && <JsonView value={call.output} label="Output" />}
         {call.status === "error" && (
@@ -69,11 +76,11 @@ export const ToolCallCard = memo(function ToolCallCard({
               aria-label="Error"
               className="mt-1 max-h-72 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-sky-600 whitespace-pre-wrap break-words rounded-md bg-rose-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-rose-900 dark:bg-rose-950/40 dark:text-rose-100"
             >
-              {call.error}
+              <Marked text={call.error ?? ""} mark={mark} />
             </pre>
           </div>
         )}
-        {call.registered && <ToolRegisteredCard tool={call.registered} />}
+        {call.registered && <ToolRegisteredCard tool={call.registered} codeOpen={opened} />}
         {call.rejected && <ToolRejectedCard rejected={call.rejected} />}
         <CardAnnotations eventId={call.eventId} annotations={annotations} label={`the ${call.name} call`} />
       </div>

@@ -8,7 +8,11 @@ import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { ScrollRootContext } from "@/components/ui/LazyMount";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { ToolsList } from "@/components/tools/ToolsList";
+import { FindStoreContext } from "./findStore";
 import { RunTimeline } from "./RunTimeline";
+import { TraceToolbar } from "./TraceToolbar";
+import type { FindTarget } from "./usePermalink";
+import { useTraceFind } from "./useTraceFind";
 
 interface TracePanelProps {
   trace: TraceState;
@@ -21,6 +25,15 @@ interface TracePanelProps {
 export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps) {
   const [tab, setTab] = useState<"trace" | "tools">("trace");
   const { ref, onScroll, showJump, jumpToLatest } = useStickToBottom<HTMLDivElement>(trace.lastEventId);
+  const { searchBox, ...find } = useTraceFind(trace, {
+    showTrace: () => setTab("trace"),
+    land: (card: HTMLElement, target: FindTarget) => {
+      // A card taller than the panel is shown from its top; the panel stops following the end of a live run.
+      card.scrollIntoView({ block: card.offsetHeight > (ref.current?.clientHeight ?? 0) ? "start" : "center" });
+      onScroll();
+      if (target.focus) card.focus({ preventScroll: true });
+    },
+  });
   const tabClass = (active: boolean) =>
     `inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium ${
       active
@@ -29,7 +42,11 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
     }`;
 
   return (
-    <aside aria-label="Reasoning panel" className="flex h-full min-h-0 flex-col bg-zinc-50/60 dark:bg-zinc-950">
+    <aside
+      aria-label="Reasoning panel"
+      className="flex h-full min-h-0 flex-col bg-zinc-50/60 dark:bg-zinc-950"
+      onKeyDown={find.onPanelKeyDown}
+    >
       <div className="flex items-center gap-1 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
         <div role="tablist" aria-label="Panel view" className="flex items-center gap-1">
           <button
@@ -63,6 +80,7 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
           </button>
         )}
       </div>
+      {tab === "trace" && trace.runs.length > 0 && <TraceToolbar find={find} searchBox={searchBox} />}
       <div className="relative min-h-0 flex-1">
         <div ref={ref} onScroll={onScroll} className="h-full overflow-y-auto" data-testid="trace-scroll">
           {tab === "tools" ? (
@@ -73,18 +91,20 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
             </p>
           ) : (
             <ScrollRootContext.Provider value={ref}>
-              {/* Its own hydration boundary: the panel's controls respond before a long trace has hydrated. */}
-              <Suspense>
-                {trace.runs.map((run, index) => (
-                  <RunTimeline
-                    key={run.runId}
-                    run={run}
-                    index={index}
-                    startedAt={runStarts[run.runId]}
-                    latest={index === trace.runs.length - 1}
-                  />
-                ))}
-              </Suspense>
+              <FindStoreContext.Provider value={find.store}>
+                {/* Its own hydration boundary: the panel's controls respond before a long trace has hydrated. */}
+                <Suspense>
+                  {trace.runs.map((run, index) => (
+                    <RunTimeline
+                      key={run.runId}
+                      run={run}
+                      index={index}
+                      startedAt={runStarts[run.runId]}
+                      latest={index === trace.runs.length - 1}
+                    />
+                  ))}
+                </Suspense>
+              </FindStoreContext.Provider>
             </ScrollRootContext.Provider>
           )}
         </div>

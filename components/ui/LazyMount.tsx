@@ -9,7 +9,8 @@ const PRELOAD_PX = 1500;
 
 /**
  * Render `children` once they come within reach of the scroll container's viewport, a placeholder of the estimated
- * height until then. Long traces open fast because only what can be seen is built; once built, it stays.
+ * height until then. Long traces open fast because only what can be seen is built; once built, it stays. `eager`
+ * turning true builds it at once: a card a link or a search goes to.
  */
 export function LazyMount({
   eager,
@@ -22,6 +23,7 @@ export function LazyMount({
 }) {
   const root = useContext(ScrollRootContext);
   const [mounted, setMounted] = useState(eager);
+  if (eager && !mounted) setMounted(true);
   const placeholder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (mounted || !placeholder.current) return;

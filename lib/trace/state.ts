@@ -80,7 +80,8 @@ export interface RunView {
   profile?: string;
   status: "running" | RunStatus;
   steps: StepView[];
-  error?: { message: string; code: string };
+  /** `eventId`: its error event's, the permalink of the run's failure. */
+  error?: { message: string; code: string; eventId: number };
   /** The instance executing the run died and another took it over (run_resumed): what it said. */
   resumed?: string;
   /** Epoch ms: run_started, and run_finished once it ended. */
@@ -227,7 +228,7 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         approval: { approvalId: event.approvalId, state: event.approved ? "approved" : "denied" },
       }));
     case "error":
-      return { ...run, error: { message: event.message, code: event.code } };
+      return { ...run, error: { message: event.message, code: event.code, eventId: event.id } };
     case "run_resumed":
       return { ...run, resumed: event.message };
     case "run_finished":

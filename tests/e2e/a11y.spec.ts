@@ -1,3 +1,4 @@
+import { FAILURES_SCRIPT } from "../support/trace-scripts";
 import { expect, expectAccessible, sendMessage, test } from "./fixtures";
 
 const SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
@@ -162,4 +163,29 @@ for (const colorScheme of ["light", "dark"] as const) {
     await expect(page.getByTestId("attempt-failure")).toHaveCount(3);
     await expectAccessible(page, "the tool library's form, after three failed attempts");
   });
+}
+
+for (const colorScheme of ["light", "dark"] as const) {
+  for (const width of [1440, 375]) {
+    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: the trace toolbar with a filter, a search and a failure gone to`, async ({
+      page,
+      servers,
+    }) => {
+      const prompt = `Find things accessibly (${colorScheme}, ${width}).`;
+      servers.model.script(prompt, FAILURES_SCRIPT);
+      await page.setViewportSize({ width, height: 900 });
+      await page.emulateMedia({ colorScheme });
+      await page.goto("/");
+      await sendMessage(page, prompt);
+      await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
+      if (width < 1024) await page.getByRole("button", { name: "Open the reasoning panel" }).click();
+      const toolbar = page.getByRole("search", { name: "Find in the trace" });
+      await toolbar.getByRole("combobox", { name: "Show" }).selectOption("errors");
+      await toolbar.getByRole("searchbox", { name: "Search the trace" }).fill("calculate");
+      await expect(toolbar.getByTestId("match-count")).toHaveText("1 of 2");
+      await toolbar.getByRole("button", { name: "Next failure" }).click();
+      await expect(page.locator('[data-find-card][aria-current="true"]')).toBeVisible();
+      await expectAccessible(page, "the trace with the toolbar, errors only, a search and the current failure");
+    });
+  }
 }
