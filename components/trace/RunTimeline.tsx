@@ -1,5 +1,6 @@
 import { memo } from "react";
 import type { RunView } from "@/lib/trace/state";
+import { RunOtlpLink } from "./RunOtlpLink";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
 
@@ -42,7 +43,8 @@ export const RunTimeline = memo(function RunTimeline({
             {run.model}
           </span>
         )}
-        <span className="ml-auto">
+        <span className="ml-auto flex items-center gap-2">
+          {!live && <RunOtlpLink runId={run.runId} index={index} />}
           <RunStatusBadge run={run} startedAt={startedAt} />
         </span>
       </header>

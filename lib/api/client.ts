@@ -115,6 +115,9 @@ export const api = {
     return call(`${base(source)}/events?${query}`, { signal });
   },
   exportUrl: (source: ConversationSource, format: "md" | "json") => `${base(source)}/export?format=${format}`,
+  /** One run as OTLP JSON (the owner's only). */
+  runOtlpUrl: (conversationId: string, runId: string) =>
+    `/api/conversations/${encodeURIComponent(conversationId)}/runs/${encodeURIComponent(runId)}/otlp`,
   /** The conversation's share link, or null when it has none. */
   shareLink: async (id: string) => {
     try {
