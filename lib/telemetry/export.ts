@@ -33,7 +33,11 @@ const EXPORT_DELAY_MS = 1_000;
 /** The trace of one run of the conversation as OTLP JSON (an ExportTraceServiceRequest); undefined for no such run. */
 export async function runOtlpJson(conversationId: string, runId: string): Promise<string | undefined> {
   const spans = await loadRunSpans(conversationId, runId);
-  if (!spans) return undefined;
+  return spans && otlpJson(runId, spans);
+}
+
+/** A run's spans as OTLP JSON, with the ids its export gives them. */
+export async function otlpJson(runId: string, spans: SpanDescription[]): Promise<string> {
   const collected = new InMemorySpanExporter();
   const ids = new RunIds();
   const provider = tracerProvider(ids, new SimpleSpanProcessor({ exporter: collected }));

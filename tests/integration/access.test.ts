@@ -11,6 +11,8 @@ let app: AppServer;
 let alice: Api;
 let bob: Api;
 let conversationId: string;
+/** The run of Alice's conversation, for the routes that name one. */
+let runId: string;
 
 const SHOUT = {
   name: "shout",
@@ -47,7 +49,7 @@ beforeAll(async () => {
     { text: "HI!" },
   ]);
   conversationId = (await alice.createConversation()).id;
-  await alice.run(conversationId, "Make a shout tool and use it.");
+  runId = (await alice.run(conversationId, "Make a shout tool and use it."))[0].data.runId;
 });
 afterAll(async () => {
   await app?.stop();
@@ -73,6 +75,7 @@ const probes = (id: string): [string, string, RequestInit?][] => [
   ["revoke share", `/api/conversations/${id}/share`, { method: "DELETE" }],
   ["export json", `/api/conversations/${id}/export?format=json`],
   ["export md", `/api/conversations/${id}/export?format=md`],
+  ["run as OTLP", `/api/conversations/${id}/runs/${runId}/otlp`],
   ["page", `/c/${id}`],
 ];
 
