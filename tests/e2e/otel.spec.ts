@@ -11,7 +11,7 @@ test("the owner downloads a finished run as OpenTelemetry JSON from its header, 
   await page.goto("/");
   await sendMessage(page, prompt);
 
-  const link = page.getByRole("link", { name: "Download run 1 as OpenTelemetry JSON (OTLP)" });
+  const link = page.getByRole("link", { name: "Download run 1 as OpenTelemetry JSON, OTLP" });
   await expect(link).toBeVisible();
   await link.focus();
   await expect(link).toBeFocused();
