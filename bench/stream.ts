@@ -45,10 +45,14 @@ export async function benchStream(): Promise<void> {
     }
     const bareTimes: number[] = [];
     const appTimes: number[] = [];
+    const cpuBefore = app.cpuMs().process;
     for (let i = 0; i < RUNS; i++) {
       bareTimes.push((await timed(bare))[0]);
       appTimes.push((await timed(throughApp))[0]);
     }
+    // What the server did for the runs, whatever else the machine does: its CPU, the work after a run's end included.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const cpuPerRun = (app.cpuMs().process - cpuBefore) / RUNS;
     const rate = (times: number[]) => DELTAS / (summarize(times).median / 1000);
     const bareRate = rate(bareTimes);
     const appRate = rate(appTimes);
@@ -58,6 +62,7 @@ export async function benchStream(): Promise<void> {
       `through the app (HTTP + SSE + event log): ${Math.round(appRate)} deltas/s (${ms(summarize(appTimes).median)} a run)`,
     );
     console.log(`app / bare: ${((appRate / bareRate) * 100).toFixed(0)}% (target ≥ 80%)`);
+    console.log(`the server's CPU per run: ${ms(cpuPerRun)}`);
     if (receiver) console.log(`exported to OTLP: ${receiver.spans().length} spans so far`);
 
     // 50 runs at once, each on its own conversation, each delta numbered so order can be checked.
