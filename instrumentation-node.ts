@@ -18,10 +18,13 @@ export async function start() {
   const { handOverRuns, startRunLeases } = await import("@/lib/runs/run");
   await startRunLeases();
   // For server.mjs, which calls it on SIGTERM and SIGINT before it exits: the app's modules are Next's to load.
-  // The runs go to another instance; the calls' records gathered for a few milliseconds are stored.
+  // The runs go to another instance; the calls' records gathered for a few milliseconds are stored; the traces of the
+  // runs that finished are sent (lib/telemetry/export.ts).
   const { settleRecordWrites } = await import("@/lib/db/driver/batched-writes");
+  const { flushTelemetry } = await import("@/lib/telemetry/export");
   (globalThis as { toolsmithStop?: () => Promise<void> }).toolsmithStop = async () => {
     await Promise.all([handOverRuns(), settleRecordWrites()]);
+    await flushTelemetry();
   };
   // Start the sandbox threads now, so the first tool call does not pay for them.
   sandboxPool()

@@ -3,6 +3,7 @@ import { streamText } from "ai";
 import { Api } from "../tests/support/api";
 import { scriptedApp } from "../tests/support/app-server";
 import { ModelServer } from "../tests/support/model-server";
+import { OtlpReceiver } from "../tests/support/otlp-receiver";
 import { readSse } from "../tests/support/sse";
 import { ms, summarize, timed } from "./stats";
 
@@ -15,7 +16,10 @@ export async function benchStream(): Promise<void> {
   const model = new ModelServer();
   await model.start();
   model.script("stream", [{ deltas: DELTAS }]);
-  const app = scriptedApp(model.url);
+  // BENCH_OTLP=1: the app also exports every finished run to a local OTLP receiver (what the exporter costs).
+  const receiver = process.env.BENCH_OTLP === "1" ? new OtlpReceiver() : undefined;
+  await receiver?.start();
+  const app = scriptedApp(model.url, receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : {});
   await app.start();
   const api = new Api(app.url);
 
@@ -41,10 +45,14 @@ export async function benchStream(): Promise<void> {
     }
     const bareTimes: number[] = [];
     const appTimes: number[] = [];
+    const cpuBefore = app.cpuMs().process;
     for (let i = 0; i < RUNS; i++) {
       bareTimes.push((await timed(bare))[0]);
       appTimes.push((await timed(throughApp))[0]);
     }
+    // What the server did for the runs, whatever else the machine does: its CPU, the work after a run's end included.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const cpuPerRun = (app.cpuMs().process - cpuBefore) / RUNS;
     const rate = (times: number[]) => DELTAS / (summarize(times).median / 1000);
     const bareRate = rate(bareTimes);
     const appRate = rate(appTimes);
@@ -54,6 +62,8 @@ export async function benchStream(): Promise<void> {
       `through the app (HTTP + SSE + event log): ${Math.round(appRate)} deltas/s (${ms(summarize(appTimes).median)} a run)`,
     );
     console.log(`app / bare: ${((appRate / bareRate) * 100).toFixed(0)}% (target ≥ 80%)`);
+    console.log(`the server's CPU per run: ${ms(cpuPerRun)}`);
+    if (receiver) console.log(`exported to OTLP: ${receiver.spans().length} spans so far`);
 
     // 50 runs at once, each on its own conversation, each delta numbered so order can be checked.
     const conversations = await Promise.all(Array.from({ length: CONCURRENT }, () => api.createConversation()));
@@ -79,5 +89,6 @@ export async function benchStream(): Promise<void> {
   } finally {
     await app.stop();
     await model.stop();
+    await receiver?.stop();
   }
 }

@@ -3,6 +3,7 @@ import type { RunView } from "@/lib/trace/state";
 import { cardAnchor } from "./CardActions";
 import { useFindCard, useRunHidden } from "./findStore";
 import { Marked } from "./Marked";
+import { RunOtlpLink } from "./RunOtlpLink";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
 import { RunVerdicts } from "./RunVerdicts";
@@ -50,7 +51,8 @@ export const RunTimeline = memo(function RunTimeline({
             {run.model}
           </span>
         )}
-        <span className="ml-auto">
+        <span className="ml-auto flex items-center gap-2">
+          {!live && <RunOtlpLink runId={run.runId} index={index} />}
           <RunStatusBadge run={run} startedAt={startedAt} />
         </span>
         <div className="basis-full">

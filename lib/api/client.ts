@@ -131,6 +131,9 @@ export const api = {
   displayName: () => json<{ name: string }>("/api/display-name"),
   setDisplayName: (name: string) =>
     json<{ name: string }>("/api/display-name", { method: "PUT", ...jsonBody({ name }) }),
+  /** One run as OTLP JSON (the owner's only). */
+  runOtlpUrl: (conversationId: string, runId: string) =>
+    `/api/conversations/${encodeURIComponent(conversationId)}/runs/${encodeURIComponent(runId)}/otlp`,
   /** The conversation's share link, or null when it has none. */
   shareLink: async (id: string) => {
     try {

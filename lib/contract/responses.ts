@@ -230,3 +230,37 @@ export type ApiToken = z.infer<typeof ApiToken>;
 export const ApiTokens = z.array(ApiToken);
 export const NewApiTokenAnswer = ApiToken.extend({ token: z.string().describe("Shown this once; stored hashed.") });
 export type NewApiTokenAnswer = z.infer<typeof NewApiTokenAnswer>;
+
+/** An attribute as OTLP/JSON writes it: the value under its type's key (stringValue, intValue, arrayValue …). */
+const OtlpAttribute = z.object({ key: z.string(), value: z.record(z.string(), z.unknown()) });
+const unixNano = z.union([z.string().regex(/^\d+$/), z.number().int()]);
+const OtlpSpan = z.object({
+  traceId: z.string().regex(/^[0-9a-f]{32}$/),
+  spanId: z.string().regex(/^[0-9a-f]{16}$/),
+  parentSpanId: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .optional(),
+  name: z.string(),
+  kind: z.number().int().describe("1 internal, 3 client."),
+  startTimeUnixNano: unixNano,
+  endTimeUnixNano: unixNano,
+  attributes: z.array(OtlpAttribute),
+  status: z.object({ code: z.number().int().describe("0 unset, 2 error."), message: z.string().optional() }),
+});
+export const OtlpTrace = z
+  .object({
+    resourceSpans: z.array(
+      z.object({
+        resource: z.object({ attributes: z.array(OtlpAttribute) }),
+        scopeSpans: z.array(
+          z.object({ scope: z.object({ name: z.string(), version: z.string().optional() }), spans: z.array(OtlpSpan) }),
+        ),
+      }),
+    ),
+  })
+  .meta({
+    id: "OtlpTrace",
+    description:
+      "A run as an OTLP/JSON ExportTraceServiceRequest (opentelemetry-proto), spans after the OpenTelemetry GenAI semantic conventions: invoke_agent, chat, execute_tool.",
+  });

@@ -35,6 +35,7 @@ import {
   Fork,
   Health,
   NewApiTokenAnswer,
+  OtlpTrace,
   Profiles,
   RunStopping,
   ShareLink,
@@ -228,6 +229,15 @@ const routes: ZodOpenApiPathsObject = {
     get: operation("Download as JSON or Markdown", {
       requestParams: { path: id, query: exportQuery },
       responses: { "200": { description: "The file." }, ...errors(400, 404) },
+    }),
+  },
+  "/api/conversations/{id}/runs/{runId}/otlp": {
+    get: operation("Download a run as OpenTelemetry JSON", {
+      requestParams: { path: z.object({ id: z.string(), runId: z.string() }) },
+      responses: {
+        "200": json(OtlpTrace, "The run's trace, as its OTLP export sends it (message content as configured)."),
+        ...errors(404),
+      },
     }),
   },
   "/api/shares": {

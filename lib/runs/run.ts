@@ -14,6 +14,7 @@ import type { ReviewEvent } from "@/lib/contract/events";
 import { processWide } from "@/lib/platform/process-wide";
 import { config, modelConfig } from "@/lib/settings/config";
 import { findProfile, type AgentProfile } from "@/lib/settings/profiles";
+import { exportFinishedRun } from "@/lib/telemetry/export";
 import { loadToolset } from "@/lib/tools/toolset";
 import { RunClaims } from "./claims";
 import { progressOf, type RunProgress } from "./progress";
@@ -351,6 +352,7 @@ export class Run {
       if (!(await this.storeOutcome({ status, steps, answer }))) return this.takenOver();
       this.channel.emit({ type: "run_finished", status, steps });
       await this.channel.end();
+      exportFinishedRun(this.conversationId, this.id);
     } catch (error) {
       console.error(`Run ${this.id} could not close its event log:`, error);
     } finally {

@@ -276,6 +276,35 @@ const librarian = {
     .describe("wall clock of one XML check or query; past it, its thread is terminated"),
 };
 
+// The OpenTelemetry SDK reads the standard variables itself (endpoint, headers, timeout, TLS); they are here to be
+// checked at start-up and documented, and for what the app decides with them (lib/telemetry/export.ts).
+const telemetry = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl("http://localhost:4318")
+    .optional()
+    .describe(
+      "an OTLP/HTTP receiver (a collector, Langfuse, Phoenix), e.g. `http://localhost:4318`; `/v1/traces` is added. Set, every finished run is exported as a trace (see the README's OpenTelemetry)",
+    ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl("http://localhost:4318/v1/traces")
+    .optional()
+    .describe("the full URL traces go to, instead of the above (nothing is added to it)"),
+  OTEL_EXPORTER_OTLP_PROTOCOL: oneOf(["http/protobuf", "http/json"])
+    .prefault("http/protobuf")
+    .describe("how the traces are encoded; `grpc` is not supported"),
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .optional()
+    .describe(
+      "headers of every export, `key=value` pairs separated by commas, values percent-encoded: e.g. `Authorization=Basic%20…`",
+    ),
+  OTEL_SERVICE_NAME: z.string().prefault("toolsmith").describe("the traces' `service.name`"),
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: oneOf(["true", "false"])
+    .transform((flag) => flag === "true")
+    .prefault("false")
+    .describe(
+      "`true` puts what was said and done into the traces: the messages of each model call and each tool call's arguments and result; otherwise they carry names, times, token counts and errors only",
+    ),
+};
+
 /** The variables by topic, in the order the docs list them. */
 export const sections = {
   "The model": model,
@@ -285,9 +314,19 @@ export const sections = {
   "The web server": server,
   "Tools and profiles": tools,
   "The librarian": librarian,
+  OpenTelemetry: telemetry,
 };
 
-const schema = z.object({ ...model, ...agent, ...sandbox, ...storage, ...server, ...tools, ...librarian });
+const schema = z.object({
+  ...model,
+  ...agent,
+  ...sandbox,
+  ...storage,
+  ...server,
+  ...tools,
+  ...librarian,
+  ...telemetry,
+});
 
 /** @typedef {z.output<typeof schema>} Settings */
 

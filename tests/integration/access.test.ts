@@ -11,6 +11,8 @@ let app: AppServer;
 let alice: Api;
 let bob: Api;
 let conversationId: string;
+/** The run of Alice's conversation, for the routes that name one. */
+let runId: string;
 
 const SHOUT = {
   name: "shout",
@@ -58,7 +60,7 @@ beforeAll(async () => {
     { text: "HI!" },
   ]);
   conversationId = (await alice.createConversation()).id;
-  await alice.run(conversationId, "Make a shout tool and use it.");
+  runId = (await alice.run(conversationId, "Make a shout tool and use it."))[0].data.runId;
 });
 afterAll(async () => {
   await app?.stop();
@@ -87,6 +89,7 @@ const probes = (id: string): [string, string, RequestInit?][] => [
   ["annotate", `/api/conversations/${id}/annotations`, json({ eventId: 2, label: "good" })],
   ["delete annotation", `/api/conversations/${id}/annotations/an-annotation`, { method: "DELETE" }],
   ["verdict", `/api/conversations/${id}/verdicts`, json({ runId: "a-run", verdict: "down" })],
+  ["run as OTLP", `/api/conversations/${id}/runs/${runId}/otlp`],
   ["page", `/c/${id}`],
 ];
 

@@ -119,6 +119,15 @@ export async function listEvents(
   return rows.flatMap(unpackStored).filter(({ seq }) => seq > after && (before === undefined || seq < before));
 }
 
+/** The stored events of one run of the conversation, in order; none for a run the conversation does not have. */
+export async function listRunEvents(conversationId: string, runId: string): Promise<SequencedEvent[]> {
+  const rows = await sql.rows<StoredRow>(
+    `SELECT "seq", "lastSeq", "data", "createdAt" FROM "Event" WHERE "conversationId" = ? AND "runId" = ? ORDER BY "seq"`,
+    [conversationId, runId],
+  );
+  return rows.flatMap(unpackStored);
+}
+
 export async function lastEventSeq(conversationId: string): Promise<number> {
   return (await lastStoredEvent(conversationId))?.lastSeq ?? 0;
 }
