@@ -36,8 +36,9 @@ test("a message streams, the registered tool shows as an emerald card, then its 
     { toolCalls: [{ name: "word_count", args: { text: "tools that build tools" } }] },
     {
       text: "There are **4** words.\n\n| text | words |\n| --- | --- |\n| tools that build tools | 4 |",
-      chunkSize: 6,
-      delayMs: 60,
+      // Some 3 s of streaming: long enough to be seen running after the card's checks on a loaded machine.
+      chunkSize: 3,
+      delayMs: 100,
     },
   ]);
   await page.goto("/");
