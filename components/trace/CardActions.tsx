@@ -2,6 +2,7 @@
 
 import { Link2 } from "lucide-react";
 import type { ReactNode } from "react";
+import { ContinueFromHere } from "./ContinueFromHere";
 import { useTraceViewer } from "./TraceContext";
 
 /** A card's anchor: its permalink is the page's address with #e{eventId}. */
@@ -16,6 +17,7 @@ export function CardActions({ eventId, label, children }: { eventId: number; lab
   return (
     <span className="flex items-center gap-1">
       {children}
+      {viewer && <ContinueFromHere viewer={viewer} eventId={eventId} label={label} />}
       {viewer && (
         <a
           href={`${viewer.pagePath}#${cardAnchor(eventId)}`}
