@@ -1,6 +1,6 @@
 import { ExternalLink, GitCompareArrows } from "lucide-react";
 import { PageTitle } from "@/components/ui/PageShell";
-import { cardAnchor } from "@/components/trace/CardActions";
+import { cardAnchor } from "@/components/trace/card-anchor";
 import {
   CALL_FIELDS,
   compareField,

@@ -53,7 +53,7 @@ test("a link holder continues from a step into their own chats, and compares the
   // The new conversation has the steps up to there, its run closed, the tool, and the message that started it.
   await expect(viewer.getByTestId("trace-step")).toHaveCount(1);
   await expect(viewer.getByTestId("tool-registered")).toBeVisible();
-  await expect(viewer.getByTestId("run-status")).toHaveAttribute("data-status", "cancelled");
+  await expect(viewer.getByTestId("trace-run").getByTestId("run-status")).toHaveAttribute("data-status", "cancelled");
   await expect(viewer.getByTestId("user-message")).toHaveText(prompt);
 
   // It goes another way from there: the tool it copied shouts bye.
@@ -122,7 +122,7 @@ test("the owner continues from a tool call of their own conversation; a run of s
   await page.getByRole("button", { name: "Continue from the shout call" }).first().click();
   await expect(page).not.toHaveURL(new RegExp(`${original}$`));
   await expect(page.getByTestId("trace-step")).toHaveCount(2);
-  await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", "cancelled");
+  await expect(page.getByTestId("trace-run").getByTestId("run-status")).toHaveAttribute("data-status", "cancelled");
 
   // The fork's run against the original's: the first two steps are the same, the rest only on the original's side.
   await page.getByRole("link", { name: "Compare run 1 with another run" }).click();
