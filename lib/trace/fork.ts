@@ -2,14 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql, transaction } from "@/lib/db/driver/client";
 import { appendEvents, listEvents } from "@/lib/db/queries/events";
 import { packEvents } from "@/lib/events/packing";
-import type { LoggedEvent, ReviewEvent, RunStatus, SequencedEvent } from "@/lib/contract/events";
-
-/** Reviewers' notes belong to the conversation they were written on: a fork starts without them. */
-const REVIEW_EVENTS: ReadonlySet<string> = new Set<ReviewEvent["type"]>([
-  "annotation_added",
-  "annotation_deleted",
-  "verdict_added",
-]);
+import { isReviewEvent, type LoggedEvent, type RunStatus, type SequencedEvent } from "@/lib/contract/events";
 
 /**
  * How a run copied only up to one of its steps ends: cut short by a person, as Stop ends a run. "completed" would
@@ -34,7 +27,8 @@ export interface ForkedLog {
  * run is cut there and closed. Review events are dropped. Undefined when `throughEventId` names no step or call.
  */
 export function forkedLog(log: SequencedEvent[], throughEventId?: number): ForkedLog | undefined {
-  const events = log.filter(({ event }) => !REVIEW_EVENTS.has(event.type)).map(({ seq, event }) => ({ seq, event }));
+  // Reviewers' notes belong to the conversation they were written on: a fork starts without them.
+  const events = log.filter(({ event }) => !isReviewEvent(event));
   if (throughEventId === undefined) return { events: events.map(({ event }) => event), runIds: runsOf(events) };
 
   const card = events.findIndex(({ seq }) => seq === throughEventId);

@@ -38,34 +38,16 @@ interface Trace {
   runs: { id: string; status: string; steps: number; finishedAt: string | null }[];
 }
 
-/** Reviews written straight into the log, as their routes would (another part of issue 30 builds those). */
-async function writeReviews(conversation: string, runId: string, eventId: number): Promise<void> {
-  const database = await sqlClient(databaseUrl);
-  try {
-    const [{ last }] = await database.query<{ last: number }>(
-      `SELECT MAX("lastSeq") AS "last" FROM "Event" WHERE "conversationId" = ?`,
-      conversation,
-    );
-    const author = { key: "k1", name: "Reviewer 1" };
-    const reviews = [
-      { type: "annotation_added", annotation: { id: "a1", eventId, label: "bug", note: "Too loud.", author, at: 1 } },
-      { type: "verdict_added", verdict: { id: "v1", runId, verdict: "down", author, at: 1 } },
-    ];
-    for (const [index, review] of reviews.entries()) {
-      const seq = Number(last) + index + 1;
-      await database.query(
-        `INSERT INTO "Event" ("conversationId", "seq", "lastSeq", "runId", "type", "data", "createdAt") SELECT "conversationId", ?, ?, "runId", ?, ?, "createdAt" FROM "Event" WHERE "conversationId" = ? AND "seq" = ?`,
-        seq,
-        seq,
-        review.type,
-        JSON.stringify({ ...review, runId, at: Date.now() }),
-        conversation,
-        Number(last),
-      );
-    }
-  } finally {
-    await database.close();
-  }
+/** An annotation on a card and a verdict on its run, through the review routes, which write them into the log. */
+async function review(conversation: string, runId: string, eventId: number): Promise<void> {
+  const post = (path: string, body: unknown) =>
+    alice.fetch(`/api/conversations/${conversation}/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  expect((await post("annotations", { eventId, label: "bad input", note: "Too loud." })).status).toBe(201);
+  expect((await post("verdicts", { runId, verdict: "down" })).status).toBe(201);
 }
 
 const fork = (api: Api, path: string, body?: unknown) =>
@@ -102,11 +84,11 @@ beforeAll(async () => {
   let events = (await trace(alice, conversationId)).events;
   run1 = events[0].runId;
   // Reviews in the middle of the log: a fork drops them and numbers what follows without a gap.
-  await writeReviews(conversationId, run1, find(events, (e) => e.type === "step_started" && e.step === 2).id);
+  await review(conversationId, run1, find(events, (e) => e.type === "step_started" && e.step === 2).id);
   await alice.run(conversationId, "Make it quieter and use it again.");
   events = (await trace(alice, conversationId)).events;
   run2 = events.at(-1)!.runId;
-  await writeReviews(conversationId, run2, events.at(-1)!.id);
+  await review(conversationId, run2, find(events, (e) => e.runId === run2 && e.type === "tool_call").id);
   source = await trace(alice, conversationId);
 });
 afterAll(async () => {

@@ -10,7 +10,7 @@ const logOf = (events: Event[]): SequencedEvent[] =>
 
 const author = { key: "k", name: "Reviewer 1" };
 const review = (runId: string, eventId: number): Event[] => [
-  { type: "annotation_added", runId, annotation: { id: "a1", eventId, label: "bug", note: "", author, at: 1 } },
+  { type: "annotation_added", runId, annotation: { id: "a1", runId, eventId, label: "bug", note: "", author, at: 1 } },
   { type: "verdict_added", runId, verdict: { id: "v1", runId, verdict: "down", author, at: 1 } },
   { type: "annotation_deleted", runId, annotationId: "a1" },
 ];
@@ -107,6 +107,15 @@ describe("what a fork copies of the log", () => {
     ]);
     expect(types(forkedLog(resumed, 2)!.events)).toEqual(["run_started", "step_started", "text_delta", "run_finished"]);
     expect(forkedLog(resumed, 5)!.events).toHaveLength(8);
+  });
+
+  it("ignores reviews a running run took into its log in the middle of a step", () => {
+    // Written through the running run's channel, with its id, between the step's call and its result.
+    const events = log.map(({ event }) => event);
+    const withReviews = logOf([...events.slice(0, 8), ...review("r1", 2), ...events.slice(8)]);
+    const copy = forkedLog(withReviews, 8)!;
+    expect(types(copy.events)).toEqual(types(forkedLog(log, 8)!.events));
+    expect(copy.cut).toMatchObject({ runId: "r1", steps: 2 });
   });
 
   it("names no step from any other event", () => {
