@@ -163,7 +163,7 @@ function CallColumn({ call, side, pair }: { call: ToolCallView; side: Side; pair
       <p className="flex flex-wrap items-center gap-1.5 text-sm">
         <span className="font-mono font-semibold">{call.name}</span>
         <span className="text-xs text-zinc-600 dark:text-zinc-400">{call.status}</span>
-        {side === "left" && <KindBadge kind={pair.kind} />}
+        {side === (pair.left ? "left" : "right") && <KindBadge kind={pair.kind} />}
       </p>
       {CALL_FIELDS.filter((field) => field !== "name").map((field) => {
         // A field neither call has (an output of two failed calls, the error of two that answered) is left out.

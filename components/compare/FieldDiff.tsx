@@ -10,12 +10,9 @@ export function DiffersBadge({ children = "Differs" }: { children?: React.ReactN
 }
 
 /** One side of a field: its text, with the parts the other side does not have marked. */
-export function FieldText({ segments, label }: { segments: Segment[]; label: string }) {
+export function FieldText({ segments }: { segments: Segment[] }) {
   return (
-    <pre
-      aria-label={label}
-      className="whitespace-pre-wrap break-words rounded-md bg-zinc-50 px-2 py-1.5 font-mono text-[12px] leading-5 text-zinc-800 dark:bg-zinc-900 dark:text-zinc-200"
-    >
+    <pre className="whitespace-pre-wrap break-words rounded-md bg-zinc-50 px-2 py-1.5 font-mono text-[12px] leading-5 text-zinc-800 dark:bg-zinc-900 dark:text-zinc-200">
       {segments.map((segment, index) =>
         segment.changed ? (
           <mark
@@ -40,7 +37,7 @@ export function FieldDiff({ name, field, side }: { name: string; field: FieldCom
         {name}
         {field.differs && <DiffersBadge />}
       </div>
-      <FieldText segments={field[side]} label={`${name}, ${side} run`} />
+      <FieldText segments={field[side]} />
     </div>
   );
 }

@@ -15,13 +15,17 @@ export function RunPicker({
   right?: string;
   action: string;
 }) {
+  // The label names the select alone: one wrapped around it would read out the chosen run as part of its name.
   const picker = (name: "a" | "b", label: string, value: string | undefined) => (
-    <label className="flex min-w-0 flex-1 flex-col gap-1 text-sm font-medium">
-      {label}
+    <div className="flex min-w-0 flex-1 flex-col gap-1 text-sm">
+      <label htmlFor={`compare-${name}`} className="font-medium">
+        {label}
+      </label>
       <select
+        id={`compare-${name}`}
         name={name}
         defaultValue={value}
-        className="min-w-0 rounded-md border border-zinc-300 bg-white px-2 py-1.5 font-normal dark:border-zinc-700 dark:bg-zinc-900"
+        className="min-w-0 rounded-md border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
       >
         {groups
           .filter((group) => group.runs.length > 0)
@@ -35,7 +39,7 @@ export function RunPicker({
             </optgroup>
           ))}
       </select>
-    </label>
+    </div>
   );
   return (
     <form action={action} method="get" className="mt-4 flex flex-wrap items-end gap-3" aria-label="Runs to compare">

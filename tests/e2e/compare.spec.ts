@@ -66,7 +66,7 @@ test("a link holder continues from a step into their own chats, and compares the
   await tabUntilFocused(viewer, viewer.getByRole("link", { name: "Compare run 1 with another run" }));
   await viewer.keyboard.press("Enter");
   await expect(viewer).toHaveURL(/\/s\/[\w-]+\/compare\?a=/);
-  const right = viewer.getByLabel("Right run");
+  const right = viewer.getByLabel("Right run", { exact: true });
   await expect(right.locator("optgroup")).toHaveCount(2);
   await expect(right.locator('optgroup[label^="Your fork 1"] option')).toHaveText([
     `Run 1: ${prompt}`,

@@ -1,9 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { ComparisonView } from "@/components/compare/ComparisonView";
-import { PageShell } from "@/components/ui/PageShell";
-import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
-import { comparisonPage, runQuery } from "@/lib/trace/comparison-page";
+import { ComparePage } from "@/components/compare/ComparePage";
+import { ownedConversationForPage } from "@/lib/http/access";
 
 export const dynamic = "force-dynamic";
 
@@ -18,15 +16,5 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function CompareRunsPage({ params, searchParams }: Props) {
   const conversation = await ownedConversationForPage((await params).id);
   if (!conversation) notFound();
-  const path = `/c/${conversation.id}`;
-  const page = await comparisonPage(
-    { viewer: await pageIdentity(), home: conversation, homePath: path },
-    runQuery(await searchParams),
-  );
-  if (!page) notFound();
-  return (
-    <PageShell>
-      <ComparisonView page={page} action={`${path}/compare`} />
-    </PageShell>
-  );
+  return <ComparePage home={conversation} homePath={`/c/${conversation.id}`} searchParams={searchParams} />;
 }

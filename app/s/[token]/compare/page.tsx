@@ -1,9 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { ComparisonView } from "@/components/compare/ComparisonView";
-import { PageShell } from "@/components/ui/PageShell";
-import { pageIdentity, sharedConversationForPage } from "@/lib/http/access";
-import { comparisonPage, runQuery } from "@/lib/trace/comparison-page";
+import { ComparePage } from "@/components/compare/ComparePage";
+import { sharedConversationForPage } from "@/lib/http/access";
 
 export const dynamic = "force-dynamic";
 
@@ -28,15 +26,5 @@ export default async function SharedCompareRunsPage({ params, searchParams }: Pr
   const { token } = await params;
   const conversation = await sharedConversationForPage(token);
   if (!conversation) notFound();
-  const path = `/s/${encodeURIComponent(token)}`;
-  const page = await comparisonPage(
-    { viewer: await pageIdentity(), home: conversation, homePath: path },
-    runQuery(await searchParams),
-  );
-  if (!page) notFound();
-  return (
-    <PageShell>
-      <ComparisonView page={page} action={`${path}/compare`} />
-    </PageShell>
-  );
+  return <ComparePage home={conversation} homePath={`/s/${encodeURIComponent(token)}`} searchParams={searchParams} />;
 }
