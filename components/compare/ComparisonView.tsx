@@ -79,7 +79,7 @@ function RunHeading({ run, side }: { run: ComparedRun; side: Side }) {
       <p className="truncate font-medium">{run.choice.label}</p>
       <p className="text-zinc-600 dark:text-zinc-400">
         <a href={run.pagePath} className="underline underline-offset-2 hover:text-zinc-900 dark:hover:text-zinc-100">
-          {run.conversationTitle}
+          {run.conversationLabel}
         </a>
         {" · "}
         {run.view.status}

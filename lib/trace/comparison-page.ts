@@ -42,7 +42,7 @@ export interface ChoiceGroup {
 
 export interface ComparedRun {
   choice: RunChoice;
-  conversationTitle: string;
+  conversationLabel: string;
   /** Where the run's cards are: its steps link to them (#e{eventId}). */
   pagePath: string;
   view: RunView;
@@ -119,7 +119,7 @@ export async function comparisonPage(
       traces.set(index, applyEvents(emptyTrace, (await loadTrace(source.conversation)).events).runs);
     const view = traces.get(index)!.find((run) => run.runId === runId);
     const choice = groups[index].runs.find((run) => run.runId === runId)!;
-    return view && { choice, conversationTitle: source.conversation.title, pagePath: source.pagePath, view };
+    return view && { choice, conversationLabel: source.label, pagePath: source.pagePath, view };
   };
   const left = await load(leftId);
   const right = rightId === undefined ? undefined : await load(rightId);

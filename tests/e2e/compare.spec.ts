@@ -29,7 +29,12 @@ test("a link holder continues from a step into their own chats, and compares the
     { text: "HI!" },
   ]);
   const other = "Now shout bye instead.";
-  servers.model.script(other, [{ toolCalls: [{ name: "shout", args: { text: "bye" } }] }, { text: "BYE!" }]);
+  // The same path with another word: the tool again (a new version of it in the fork), then bye.
+  servers.model.script(other, [
+    { toolCalls: [{ name: "register_tool", args: SHOUT }] },
+    { toolCalls: [{ name: "shout", args: { text: "bye" } }] },
+    { text: "BYE!" },
+  ]);
 
   // The owner runs and shares the conversation.
   await page.goto("/");
@@ -56,7 +61,7 @@ test("a link holder continues from a step into their own chats, and compares the
   await expect(viewer.getByTestId("trace-run").getByTestId("run-status")).toHaveAttribute("data-status", "cancelled");
   await expect(viewer.getByTestId("user-message")).toHaveText(prompt);
 
-  // It goes another way from there: the tool it copied shouts bye.
+  // It goes another way from there: the tool shouts bye.
   await sendMessage(viewer, other);
   await expect(viewer.getByTestId("assistant-message").last()).toHaveAttribute("data-run-status", "completed");
   await expect(viewer.getByTestId("tool-call").filter({ hasText: "BYE!" })).toBeVisible();
@@ -80,10 +85,11 @@ test("a link holder continues from a step into their own chats, and compares the
   await viewer.keyboard.press("Enter");
   await expect(viewer).toHaveURL(/&b=/);
 
-  // Step 1 registered the tool on the left and shouted on the right; step 2 shouted hi and bye.
-  await expect(viewer.getByTestId("compare-summary")).toHaveText("3 of 3 steps differ.");
+  // Step 2 shouted hi on the left and bye on the right; step 3 answered HI! and BYE!.
+  await expect(viewer.getByTestId("compare-summary")).toHaveText(/^[23] of 3 steps differ\.$/);
   const steps = viewer.getByTestId("compare-step");
-  await expect(steps.nth(2)).toHaveAttribute("data-kind", "only-left");
+  await expect(steps.nth(1)).toHaveAttribute("data-kind", "differs");
+  await expect(steps.nth(2)).toHaveAttribute("data-kind", "differs");
   const shouts = steps.nth(1).getByTestId("compare-call");
   await expect(shouts).toHaveAttribute("data-kind", "differs");
   const input = shouts.locator('[data-field="input"]');
@@ -97,7 +103,7 @@ test("a link holder continues from a step into their own chats, and compares the
   // Each step links to its card in its conversation.
   await steps
     .nth(1)
-    .getByRole("link", { name: /Step 1 of the right run/ })
+    .getByRole("link", { name: /Step 2 of the right run/ })
     .click();
   await expect(viewer).toHaveURL(new RegExp(`${forkPath}#e\\d+$`));
   await context.close();
