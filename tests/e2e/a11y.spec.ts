@@ -212,6 +212,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       await sendMessage(page, first);
       await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
       await sendMessage(page, second);
+      await expect(page.getByTestId("assistant-message")).toHaveCount(2);
       await expect(page.getByTestId("assistant-message").last()).toHaveAttribute("data-run-status", "completed");
 
       const conversation = new URL(page.url()).pathname;
