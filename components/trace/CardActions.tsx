@@ -2,10 +2,11 @@
 
 import { Link2 } from "lucide-react";
 import type { ReactNode } from "react";
+import { cardAnchor } from "./card-anchor";
+import { ContinueFromHere } from "./ContinueFromHere";
 import { useTraceViewer } from "./TraceContext";
 
-/** A card's anchor: its permalink is the page's address with #e{eventId}. */
-export const cardAnchor = (eventId: number) => `e${eventId}`;
+export { cardAnchor };
 
 /**
  * The small actions of a step's or a tool call's card, at the end of its header: the permalink, and what each
@@ -16,6 +17,7 @@ export function CardActions({ eventId, label, children }: { eventId: number; lab
   return (
     <span className="flex items-center gap-1">
       {children}
+      {viewer && <ContinueFromHere viewer={viewer} eventId={eventId} label={label} />}
       {viewer && (
         <a
           href={`${viewer.pagePath}#${cardAnchor(eventId)}`}

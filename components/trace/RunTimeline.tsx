@@ -1,5 +1,6 @@
 import { memo } from "react";
 import type { RunView } from "@/lib/trace/state";
+import { CompareLink } from "@/components/compare/CompareLink";
 import { cardAnchor } from "./CardActions";
 import { useFindCard, useRunHidden } from "./findStore";
 import { Marked } from "./Marked";
@@ -51,6 +52,7 @@ export const RunTimeline = memo(function RunTimeline({
             {run.model}
           </span>
         )}
+        <CompareLink runId={run.runId} index={index} />
         <span className="ml-auto flex items-center gap-2">
           {!live && <RunOtlpLink runId={run.runId} index={index} />}
           <RunStatusBadge run={run} startedAt={startedAt} />

@@ -9,12 +9,12 @@ const LINKS = [
   { href: "/settings", label: "Settings" },
 ] as const;
 
-/** The frame of the pages beside the chat: the library, a tool, settings. */
+/** The frame of the pages beside the chat: the library, a tool, settings; `current`: the link it is under, if any. */
 export function PageShell({
   current,
   children,
 }: {
-  current: (typeof LINKS)[number]["href"];
+  current?: (typeof LINKS)[number]["href"];
   children: React.ReactNode;
 }) {
   return (

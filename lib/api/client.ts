@@ -186,6 +186,9 @@ export const api = {
   createToken: (name: string) => json<NewApiTokenAnswer>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
   forkShared: (token: string) => json<Fork>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
+  /** A copy of the conversation up to the end of the step of this step_started or tool_call event, the viewer's. */
+  continueFrom: (source: ConversationSource, eventId: number) =>
+    json<Fork>(`${base(source)}/fork`, { method: "POST", ...jsonBody({ eventId }) }),
 };
 
 /** A message for the person, whatever was thrown. */

@@ -188,6 +188,9 @@ export type LoggedEvent = AgentEvent & { runId: string; at: number };
 /** The events people write into a conversation's log, rather than its runs. */
 export type ReviewEvent = Extract<AgentEvent, { type: "annotation_added" | "annotation_deleted" | "verdict_added" }>;
 
+export const isReviewEvent = <Event extends { type: string }>(event: Event): event is Event & ReviewEvent =>
+  event.type === "annotation_added" || event.type === "annotation_deleted" || event.type === "verdict_added";
+
 /** An event as a reader gets it: its `id` is its place in the conversation's log (the SSE id). */
 export const IdentifiedEvent = z.intersection(LoggedEvent, z.object({ id: z.number().int() })).meta({ id: "Event" });
 

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { codePolicy } from "@/lib/sandbox/policy";
 import { ToolExample } from "./events";
+import { MAX_EVENT_ID } from "./log";
 import { MAX_NOTE_CHARS } from "./review";
 
 /** Examples a tool version carries, at most; each runs in the sandbox before the version is accepted. */
@@ -97,6 +98,20 @@ export const NewMessage = z.object({
 
 export const ApprovalAnswer = z.strictObject({
   approved: z.boolean({ error: 'approved is required: {"approved": true} or {"approved": false}' }),
+});
+
+/** A fork: the whole conversation, or up to the end of one step ("continue from here"). */
+export const ForkRequest = z.strictObject({
+  eventId: z
+    .number({ error: "eventId must be the id of a step's step_started or a tool call's tool_call event, a number" })
+    .int("eventId must be a whole number")
+    .min(1, "eventId must be at least 1")
+    .max(MAX_EVENT_ID, `eventId must be at most ${MAX_EVENT_ID}`)
+    .optional()
+    .describe(
+      "A step's step_started or a tool call's tool_call: copy up to the end of that step (its run is closed as " +
+        "cancelled there, unless only its end followed). Absent: the whole conversation.",
+    ),
 });
 
 export const NewApiToken = z.strictObject({

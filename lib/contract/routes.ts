@@ -8,6 +8,7 @@ import {
   ConversationChange,
   ConversationListQuery,
   DisplayNameBody,
+  ForkRequest,
   NewAnnotation,
   NewApiToken,
   NewConversation,
@@ -108,6 +109,12 @@ const generationErrors = {
 };
 const exportQuery = z.object({ format: z.enum(["json", "md"]).optional() });
 const token = z.object({ token: z.string() });
+const FORK_DESCRIPTION =
+  "A new conversation of yours: the messages, runs, event log and tool versions, with fresh ids, and without the " +
+  "reviewers' annotations and verdicts. With `eventId` (a step's step_started or a tool call's tool_call) only up " +
+  "to the end of that step: the runs before it, the user's messages up to it, and the tools registered until " +
+  "then; its run ends there as cancelled. 404 when the id names no step or tool call; 409 for a whole copy while " +
+  "a run is in progress. An empty body copies it whole.";
 const noContent = { "204": { description: "Done; no body." } };
 
 function operation(summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">): ZodOpenApiOperationObject {
@@ -225,6 +232,17 @@ const routes: ZodOpenApiPathsObject = {
     }),
     delete: operation("Revoke the link", { requestParams: { path: id }, responses: { ...noContent, ...errors(404) } }),
   },
+  "/api/conversations/{id}/fork": {
+    post: operation("Copy your conversation, whole or up to one of its steps, to try another path", {
+      description: FORK_DESCRIPTION,
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: ForkRequest } } },
+      responses: {
+        "201": json(Fork, "The copy."),
+        ...errors(400, 404, 409, 415, 429),
+      },
+    }),
+  },
   "/api/conversations/{id}/export": {
     get: operation("Download as JSON or Markdown", {
       requestParams: { path: id, query: exportQuery },
@@ -267,11 +285,13 @@ const routes: ZodOpenApiPathsObject = {
     }),
   },
   "/api/share/{token}/fork": {
-    post: operation("Continue a shared conversation in your chats", {
+    post: operation("Continue a shared conversation in your chats, whole or from one of its steps", {
+      description: FORK_DESCRIPTION,
       requestParams: { path: token },
+      requestBody: { content: { "application/json": { schema: ForkRequest } } },
       responses: {
         "201": json(Fork, "The copy."),
-        ...errors(404, 409, 429),
+        ...errors(400, 404, 409, 415, 429),
       },
     }),
   },

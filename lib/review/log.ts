@@ -5,7 +5,7 @@ import { appendWhileIdle, lastEventSeq, listEvents } from "@/lib/db/queries/even
 import { runningRun } from "@/lib/db/queries/runs";
 import { unavailable } from "@/lib/http/errors";
 import { activeRun, awaitLogEnd } from "@/lib/runs/run";
-import type { ReviewEvent } from "@/lib/contract/events";
+import { isReviewEvent, type ReviewEvent } from "@/lib/contract/events";
 
 /** A review sent to the instance that runs the conversation's run is sent again this often until its log has it. */
 const REMOTE_REPEAT_MS = 250;
@@ -69,8 +69,5 @@ export function reviewIdOf(event: ReviewEvent): string {
 
 async function inLog(conversationId: string, after: number, reviewId: string): Promise<boolean> {
   const events = await listEvents(conversationId, after);
-  return events.some(({ event }) => isReview(event) && reviewIdOf(event) === reviewId);
+  return events.some(({ event }) => isReviewEvent(event) && reviewIdOf(event) === reviewId);
 }
-
-const isReview = (event: { type: string }): event is ReviewEvent =>
-  event.type === "annotation_added" || event.type === "annotation_deleted" || event.type === "verdict_added";

@@ -189,3 +189,56 @@ for (const colorScheme of ["light", "dark"] as const) {
     });
   }
 }
+
+for (const colorScheme of ["light", "dark"] as const) {
+  for (const width of [1440, 375]) {
+    test(`WCAG 2.1 AA in the ${colorScheme} scheme at ${width} px: compare runs, owned and shared, and a failed continue`, async ({
+      page,
+      servers,
+    }) => {
+      const first = `Compare me first (${colorScheme}, ${width}).`;
+      const second = `Compare me second (${colorScheme}, ${width}).`;
+      servers.model.script(first, [
+        { toolCalls: [{ name: "think", args: { thought: "One and one." } }] },
+        { text: "Two." },
+      ]);
+      servers.model.script(second, [
+        { toolCalls: [{ name: "think", args: { thought: "Two and two." } }] },
+        { text: "Four." },
+      ]);
+      await page.setViewportSize({ width, height: 900 });
+      await page.emulateMedia({ colorScheme });
+      await page.goto("/");
+      await sendMessage(page, first);
+      await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
+      await sendMessage(page, second);
+      await expect(page.getByTestId("assistant-message")).toHaveCount(2);
+      await expect(page.getByTestId("assistant-message").last()).toHaveAttribute("data-run-status", "completed");
+
+      const conversation = new URL(page.url()).pathname;
+      await page.goto(`${conversation}/compare`);
+      await expect(page.getByTestId("compare-summary")).toBeVisible();
+      await expect(page.locator("mark").first()).toBeVisible();
+      await expectAccessible(page, "the compare page");
+
+      await page.goto(conversation);
+      await page.getByRole("button", { name: "Share", exact: true }).click();
+      const dialog = page.getByRole("dialog", { name: "Share this conversation" });
+      await dialog.getByRole("button", { name: "Create link" }).click();
+      const url = await dialog.getByTestId("share-url").inputValue();
+      await page.goto(`${url}/compare`);
+      await expect(page.getByTestId("compare-summary")).toBeVisible();
+      await expectAccessible(page, "the compare page of a shared conversation");
+
+      // A continue that fails says why, next to its button.
+      await page.goto(conversation);
+      if (width < 1024) await page.getByRole("button", { name: "Open the reasoning panel" }).click();
+      await page.route("**/fork", (route) =>
+        route.fulfill({ status: 429, contentType: "application/json", body: '{"error":{"message":"Slow down."}}' }),
+      );
+      await page.getByRole("button", { name: "Continue from step 1" }).first().click();
+      await expect(page.getByRole("alert").filter({ hasText: "Slow down." })).toBeVisible();
+      await expectAccessible(page, "a card whose continue failed");
+    });
+  }
+}

@@ -91,6 +91,9 @@ const probes = (id: string): [string, string, RequestInit?][] => [
   ["verdict", `/api/conversations/${id}/verdicts`, json({ runId: "a-run", verdict: "down" })],
   ["run as OTLP", `/api/conversations/${id}/runs/${runId}/otlp`],
   ["page", `/c/${id}`],
+  ["fork", `/api/conversations/${id}/fork`, { method: "POST" }],
+  ["continue from a step", `/api/conversations/${id}/fork`, json({ eventId: 2 })],
+  ["compare page", `/c/${id}/compare`],
 ];
 
 describe("ownership", () => {
@@ -197,6 +200,7 @@ describe("share links", () => {
       `/api/share/${token}/annotations`,
       `/api/share/${token}/annotations/an-annotation`,
       `/api/share/${token}/verdicts`,
+      `/s/${token}/compare`,
     ]) {
       const write = /fork|annotations|verdicts/.test(target);
       const method = target.endsWith("an-annotation") ? "DELETE" : "POST";

@@ -82,6 +82,7 @@ describe("the API contract", () => {
     }
     expect(await status("PUT", "/api/display-name", { name: "Contract" })).toBe(200);
     expect(await status("GET", "/api/display-name")).toBe(200);
+    expect(await status("POST", `/api/conversations/${id}/fork`, { eventId: events[1].id })).toBe(201);
     expect(await status("DELETE", `/api/conversations/${id}/share`)).toBe(204);
 
     const tool = await (await call("POST", "/api/tools", { ...TOOL, name: "word_total" })).json();

@@ -83,6 +83,7 @@ describe("requests from other sites", () => {
     ["create a conversation", () => "/api/conversations"],
     ["share", () => `/api/conversations/${conversationId}/share`],
     ["fork", () => "/api/share/some-token/fork"],
+    ["continue from a step", () => `/api/conversations/${conversationId}/fork`],
   ])("a cross-site form that tries to %s gets 403 and no identity cookie", async (_action, path) => {
     const response = await raw(path(), { method: "POST", headers: crossSiteForm, body: "content=hi" });
     expect(response.status).toBe(403);

@@ -57,6 +57,20 @@ export async function conversationOwner(id: string): Promise<string | undefined>
   return row?.ownerId;
 }
 
+/**
+ * An identity's conversations related to one by forking: its forks, and the one it was forked from (when the same
+ * identity owns it), oldest first.
+ */
+export async function relatedConversations(id: string, ownerId: string) {
+  const conversation = await db.conversation.findUnique({ where: { id }, select: { forkedFromId: true } });
+  const source = conversation?.forkedFromId;
+  return db.conversation.findMany({
+    where: { ownerId, OR: [{ forkedFromId: id }, ...(source ? [{ id: source }] : [])] },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { ...summary, forkedFromId: true },
+  });
+}
+
 /** Change a conversation's fields; undefined ones stay as they are. Null when it no longer exists. */
 export async function updateConversation(id: string, change: { title?: string; profile?: string }) {
   const [row] = await sql.rows<SummaryRow>(

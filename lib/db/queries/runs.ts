@@ -75,6 +75,19 @@ export function listRuns(conversationId: string) {
   });
 }
 
+/** The conversation a run belongs to, with its owner: a run's id is enough to find it anywhere. */
+export async function conversationOfRun(runId: string) {
+  const run = await db.run.findUnique({
+    where: { id: runId },
+    select: {
+      conversation: {
+        select: { id: true, ownerId: true, title: true, profile: true, createdAt: true, updatedAt: true },
+      },
+    },
+  });
+  return run?.conversation ?? null;
+}
+
 /** The conversation's running run, on whichever instance executes it. */
 export async function runningRun(
   conversationId: string,
