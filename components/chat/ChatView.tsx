@@ -71,17 +71,19 @@ export function ChatView({
   const [authorKey, setAuthorKey] = useState(review.authorKey);
   const viewer = useMemo<TraceViewer | null>(() => {
     const reviewing = { labels: review.labels, authorKey, learnAuthorKey: setAuthorKey };
+    const toolIdOf = (name: string) => tools.findLast((tool) => tool.name === name)?.toolId;
     if (share)
       return {
         source: { shareToken: share.token },
         pagePath: `/s/${encodeURIComponent(share.token)}`,
         owner: false,
+        toolIdOf,
         review: reviewing,
       };
     return conversationId
-      ? { source: { conversationId }, pagePath: `/c/${conversationId}`, owner: true, review: reviewing }
+      ? { source: { conversationId }, pagePath: `/c/${conversationId}`, owner: true, toolIdOf, review: reviewing }
       : null;
-  }, [share, conversationId, review.labels, authorKey]);
+  }, [share, conversationId, review.labels, authorKey, tools]);
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
   usePermalinkOpensPanel(layout.openPanel);
   const composer = useRef<HTMLTextAreaElement>(null);

@@ -7,6 +7,7 @@ import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
 import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CardActions, cardAnchor } from "./CardActions";
 import { CardAnnotations } from "./Annotations";
+import { KeepFailingExample } from "./KeepFailingExample";
 import type { Annotation } from "@/lib/contract/events";
 import { useCardMark, useCardOpened } from "./findStore";
 import { Marked } from "./Marked";
@@ -83,6 +84,7 @@ export const ToolCallCard = memo(function ToolCallCard({
         {call.registered && <ToolRegisteredCard tool={call.registered} codeOpen={opened} />}
         {call.rejected && <ToolRejectedCard rejected={call.rejected} />}
         <CardAnnotations eventId={call.eventId} annotations={annotations} label={`the ${call.name} call`} />
+        {call.status === "error" && annotations && annotations.length > 0 && <KeepFailingExample call={call} />}
       </div>
     </article>
   );

@@ -13,6 +13,8 @@ export interface TraceViewer {
   /** The page the trace is on, for permalinks: /c/{id} or /s/{token}. */
   pagePath: string;
   owner: boolean;
+  /** The tool id (GET /api/tools/{id}) of a tool the conversation registered, by name: the owner acts on it. */
+  toolIdOf: (name: string) => string | undefined;
   /** Reviewing: the labels an annotation may have, and who the viewer is among the authors (once known). */
   review: {
     labels: string[];

@@ -166,8 +166,11 @@ export const api = {
   /** Runs a version's examples again: the one shown, so that they match what the page lists. */
   testTool: (id: string, version: number) =>
     json<ToolTestRun>(`/api/tools/${encodeURIComponent(id)}/test?version=${version}`, { method: "POST" }),
-  /** Keeps an example on the latest version: a past call's, or one written out; refused (422) when it fails. */
-  keepExample: (id: string, example: { executionId: string } | ToolExample) =>
+  /**
+   * Keeps an example on the latest version: a past call's, or one written out; refused (422) when it fails. With
+   * `failing`, a call that went wrong and what it should have given: refused when the version passes it.
+   */
+  keepExample: (id: string, example: { executionId: string } | ToolExample | (ToolExample & { failing: true })) =>
     json<Tool>(`/api/tools/${encodeURIComponent(id)}/examples`, { method: "POST", ...jsonBody(example) }),
   audit: (filters: Record<string, string>, cursor?: string) => {
     const params = new URLSearchParams(

@@ -58,6 +58,16 @@ export const NewTool = z.union([ToolDefinition, ToolDescription]);
 export const NewToolExample = z.union([
   z.strictObject({ executionId: z.string().max(64).describe("A call from GET /api/tools/{id}/executions.") }),
   ToolExample,
+  z
+    .strictObject({
+      input: z.record(z.string(), z.unknown()),
+      expected_output: z.unknown().describe("What the call should have returned."),
+      failing: z.literal(true),
+    })
+    .describe(
+      "A failing example: a call that went wrong, with the output it should have given. The latest version must " +
+        "fail it (one it passes is an ordinary example); the next version of the tool must pass it.",
+    ),
 ]);
 
 /** Items per page of a listing. */

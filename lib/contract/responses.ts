@@ -121,6 +121,9 @@ export const Tool = z
     code: z.string(),
     examples: z.array(ToolExample).describe("This version's examples; each passed when it was kept."),
     tested: z.boolean().describe("The version has examples, and passed them; false: untested."),
+    failing_examples: z
+      .array(ToolExample)
+      .describe("Calls that went wrong, kept with the output they should have given: the next version must pass them."),
     version: z.number().int(),
     versionId: z.string(),
     scope: z.enum(["conversation", "library"]),

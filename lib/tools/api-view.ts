@@ -22,6 +22,7 @@ export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
     code: row.code,
     examples,
     tested: examples.length > 0,
+    failing_examples: JSON.parse(row.failingExamples) as ToolExample[],
     version: row.version,
     versionId: row.id,
     scope: row.scope as Tool["scope"],

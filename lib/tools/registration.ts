@@ -1,5 +1,6 @@
 import { Validator } from "@cfworker/json-schema";
-import { saveToolVersion, type NewToolVersion, type ToolRow } from "@/lib/db/queries/tools";
+import { isDeepStrictEqual } from "node:util";
+import { keptFailingExamples, saveToolVersion, type NewToolVersion, type ToolRow } from "@/lib/db/queries/tools";
 import { checkCode, formatViolation, runInSandbox, type Violation } from "@/lib/sandbox";
 import type { ExampleOutcome } from "@/lib/contract/events";
 import { describeFailures } from "./examples";
@@ -19,8 +20,16 @@ export type Registration = { ok: true; row: ToolRow } | Refusal;
  * `checkToolVersion`, then it is stored, with its examples. A refusal stores nothing.
  */
 export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSignal): Promise<Registration> {
-  const refusal = await checkToolVersion(tool, signal);
-  return refusal ?? { ok: true, row: await saveToolVersion(tool) };
+  // The calls a person kept as failing examples of the version this one follows: it must pass them too, and they
+  // become its examples.
+  const kept = (await keptFailingExamples(tool.ownerId, tool.conversationId, tool.name)).filter(
+    (example) => !tool.examples.some((own) => isDeepStrictEqual(own.input, example.input)),
+  );
+  const checked = { ...tool, examples: [...tool.examples, ...kept] };
+  const refusal = await checkToolVersion(checked, signal);
+  if (refusal?.problem === "examples" && kept.length > 0)
+    refusal.message += `\n${kept.length} of these examples were kept by a person from calls of the previous version that went wrong: every new version must pass them.`;
+  return refusal ?? { ok: true, row: await saveToolVersion(checked) };
 }
 
 /**

@@ -72,3 +72,48 @@ test("a reviewer annotates through a share link and the owner sees it live; dele
   await expect(reviewer.getByRole("alert").filter({ hasText: "This link no longer works" })).toBeVisible();
   await reviewerContext.close();
 });
+
+test("the owner keeps an annotated call that went wrong as a failing example of the tool", async ({
+  page,
+  servers,
+}) => {
+  const prompt = "Halve minus four with a tool of your own.";
+  servers.model.script(prompt, [
+    {
+      toolCalls: [
+        {
+          name: "register_tool",
+          args: {
+            name: "halve",
+            description: "Half of a number.",
+            parameters_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+            code: "function run({ n }) { if (n < 0) throw new Error('negative'); return n / 2; }",
+          },
+        },
+      ],
+    },
+    { toolCalls: [{ name: "halve", args: { n: -4 } }] },
+    { text: "It failed." },
+  ]);
+  await page.goto("/");
+  await sendMessage(page, prompt);
+  await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
+  const call = page.locator('[data-testid="tool-call"][data-tool="halve"]');
+  await expect(call.getByRole("button", { name: "Keep as a failing example" })).toHaveCount(0);
+  await call.getByRole("button", { name: "Annotate the halve call" }).click();
+  await page
+    .getByRole("form", { name: "Annotate the halve call" })
+    .getByRole("button", { name: "Save annotation" })
+    .click();
+  await call.getByRole("button", { name: "Keep as a failing example" }).click();
+  const form = call.getByRole("form", { name: "Keep this halve call as a failing example" });
+  await form.getByLabel("What it should have returned (JSON)").fill("minus two");
+  await form.getByRole("button", { name: "Keep it" }).click();
+  await expect(form.getByRole("alert")).toContainText("must be JSON");
+  await expectAccessible(page, "the failing example form with its error");
+  await form.getByLabel("What it should have returned (JSON)").fill("-2");
+  await form.getByRole("button", { name: "Keep it" }).click();
+  await expect(call.getByRole("status")).toHaveText(
+    "Kept as a failing example of halve: its next version must pass it.",
+  );
+});

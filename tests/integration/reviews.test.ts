@@ -273,6 +273,62 @@ describe("reviews while runs start and end", () => {
   });
 });
 
+describe("keeping a call that went wrong as a failing example", () => {
+  const halve = (code: string) => ({
+    name: "halve",
+    description: "Half of a number.",
+    parameters_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    code,
+  });
+  const BUGGY = "function run({ n }) { if (n < 0) throw new Error('negative'); return n / 2; }";
+
+  it("is refused unless the tool fails it, and the tool's next version must pass it, which then keeps it", async () => {
+    const id = (await alice.createConversation()).id;
+    model.script("Halve minus four.", [
+      { toolCalls: [{ name: "register_tool", args: halve(BUGGY) }] },
+      { toolCalls: [{ name: "halve", args: { n: -4 } }] },
+      { text: "It failed." },
+    ]);
+    const events = await alice.run(id, "Halve minus four.");
+    const { toolId } = ofType(events, "tool_registered")[0].tool as { toolId: string };
+    const [failedCall] = idsOf(events, "tool_call").slice(-1);
+    expect(ofType(events, "tool_result").at(-1)).toMatchObject({ ok: false });
+    await alice.fetch(`/api/conversations/${id}/annotations`, post({ eventId: failedCall, label: "bad input" }));
+
+    const keep = (body: unknown) => alice.fetch(`/api/tools/${toolId}/examples`, post(body));
+    const passing = await keep({ input: { n: 4 }, expected_output: 2, failing: true });
+    expect(passing.status).toBe(422);
+    expect((await passing.json()).error.message).toMatch(/already gives this output/);
+    const kept = await keep({ input: { n: -4 }, expected_output: -2, failing: true });
+    expect(kept.status).toBe(201);
+    expect(await kept.json()).toMatchObject({
+      failing_examples: [{ input: { n: -4 }, expected_output: -2 }],
+      examples: [],
+    });
+    expect((await keep({ input: { n: -4 }, expected_output: -2, failing: true })).status).toBe(422);
+    expect(
+      (await bob.fetch(`/api/tools/${toolId}/examples`, post({ input: { n: -4 }, expected_output: -2, failing: true })))
+        .status,
+    ).toBe(404);
+
+    model.script("Fix halve.", [
+      { toolCalls: [{ name: "register_tool", args: halve(BUGGY.replace("n / 2", "n / 2 + 0")) }] },
+      { toolCalls: [{ name: "register_tool", args: halve("function run({ n }) { return n / 2; }") }] },
+      { text: "Fixed." },
+    ]);
+    const fixing = await alice.run(id, "Fix halve.");
+    const [refused] = ofType(fixing, "tool_rejected");
+    expect(refused.failures).toEqual([
+      expect.objectContaining({ input: { n: -4 }, expected_output: -2, passed: false }),
+    ]);
+    expect(ofType(fixing, "tool_result")[0].error).toMatch(/kept by a person from calls of the previous version/);
+    expect(ofType(fixing, "tool_registered")).toHaveLength(1);
+    const tool = await (await alice.fetch(`/api/tools/${toolId}`)).json();
+    expect(tool).toMatchObject({ version: 2, tested: true, failing_examples: [] });
+    expect(tool.examples).toEqual([{ input: { n: -4 }, expected_output: -2 }]);
+  });
+});
+
 describe("limits", () => {
   it("answers 429 past the reviews a person may write in a minute", async () => {
     const eve = new Api(app.url);

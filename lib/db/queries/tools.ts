@@ -33,6 +33,7 @@ const view = {
   parametersSchema: true,
   code: true,
   examples: true,
+  failingExamples: true,
   version: true,
   status: true,
   createdAt: true,
@@ -52,6 +53,8 @@ export interface ToolRow {
   code: string;
   /** JSON: ToolExample[]. */
   examples: string;
+  /** JSON: ToolExample[], kept from calls that went wrong; the next version must pass them. */
+  failingExamples: string;
   version: number;
   status: string;
   createdAt: Date;
@@ -113,6 +116,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       code: tool.code.toWellFormed(),
       parametersSchema: JSON.stringify(tool.parametersSchema),
       examples: JSON.stringify(tool.examples),
+      failingExamples: "[]",
       version: (previous ? toInt(previous.version) : 0) + 1,
       status: "active",
       createdAt: databaseClock.now(),
@@ -220,6 +224,28 @@ export async function updateTool(
       ? []
       : [db.tool.updateMany({ where: { lineageId, status: "active" }, data: { description } })]),
   ]);
+}
+
+/** A version's failing examples, replaced: one more kept from a call that went wrong. */
+export async function setFailingExamples(versionId: string, examples: ToolExample[]): Promise<void> {
+  await db.tool.update({ where: { id: versionId }, data: { failingExamples: JSON.stringify(examples) } });
+}
+
+/**
+ * The failing examples of the active version a new version of `name` would follow (as saveToolVersion finds it):
+ * that new version must pass them.
+ */
+export async function keptFailingExamples(
+  ownerId: string,
+  conversationId: string | null,
+  name: string,
+): Promise<ToolExample[]> {
+  const latest = await sql.rows<{ failingExamples: string; scope: string }>(
+    `SELECT "failingExamples", "scope" FROM "Tool" WHERE ${VISIBLE_IN} AND "name" = ? AND "status" = 'active'`,
+    [ownerId, conversationId, name],
+  );
+  const previous = latest.find((row) => row.scope === "conversation") ?? latest[0];
+  return previous ? (JSON.parse(previous.failingExamples) as ToolExample[]) : [];
 }
 
 /** A version's examples, replaced: one more kept from an execution (it passed against this version first). */

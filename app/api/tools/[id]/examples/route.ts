@@ -3,7 +3,7 @@ import type { ToolExample } from "@/lib/contract/events";
 import { MAX_EXAMPLES, NewToolExample } from "@/lib/contract/requests";
 import type { ToolRefused } from "@/lib/contract/responses";
 import { findToolExecution, toolStats } from "@/lib/db/queries/executions";
-import { setToolExamples } from "@/lib/db/queries/tools";
+import { setFailingExamples, setToolExamples } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApiError, notFound, route } from "@/lib/http/errors";
@@ -13,21 +13,45 @@ import { runExamples } from "@/lib/tools/registered-tool";
 
 /**
  * Keep an example on the tool's latest version: a past call's input and output ("keep as example"), or one written
- * out. It must pass against that version first, so that every example a tool carries is one it passes.
+ * out. It must pass against that version first, so that every example a tool carries is one it passes. A failing
+ * example (`failing: true`, "keep as a failing example" on a call that went wrong) must fail it instead: the next
+ * version must pass it (lib/tools/registration.ts).
  */
 export const POST = route(async (request, context: RouteParams) => {
   const { tool } = await requireTool(request, context);
   const body = await readJson(request, NewToolExample);
-  const example = "executionId" in body ? await exampleOf(tool.lineageId, body.executionId) : body;
+  const failing = "failing" in body;
+  const example: ToolExample =
+    "executionId" in body
+      ? await exampleOf(tool.lineageId, body.executionId)
+      : { input: body.input, expected_output: body.expected_output };
   const examples = JSON.parse(tool.examples) as ToolExample[];
-  if (examples.length >= MAX_EXAMPLES) {
-    throw new ApiError(422, "too_many_examples", `A tool keeps at most ${MAX_EXAMPLES} examples.`);
+  const failingExamples = JSON.parse(tool.failingExamples) as ToolExample[];
+  const list = failing ? failingExamples : examples;
+  if (list.length >= MAX_EXAMPLES) {
+    throw new ApiError(
+      422,
+      "too_many_examples",
+      `A tool keeps at most ${MAX_EXAMPLES} ${failing ? "failing " : ""}examples.`,
+    );
   }
-  if (examples.some((kept) => isDeepStrictEqual(kept.input, example.input))) {
+  if ([...examples, ...failingExamples].some((kept) => isDeepStrictEqual(kept.input, example.input))) {
     throw new ApiError(422, "duplicate_example", "The tool already has an example with this input.");
   }
   const parametersSchema = JSON.parse(tool.parametersSchema) as Record<string, unknown>;
   const [outcome] = await runExamples({ code: tool.code, parametersSchema }, [example], request.signal);
+  if (failing) {
+    if (outcome.passed)
+      throw new ApiError(
+        422,
+        "example_passes",
+        `Version ${tool.version} already gives this output: keep it as an ordinary example (without "failing").`,
+      );
+    const kept = [...failingExamples, example];
+    await setFailingExamples(tool.id, kept);
+    const stats = (await toolStats([tool.lineageId])).get(tool.lineageId);
+    return Response.json(toolJson({ ...tool, failingExamples: JSON.stringify(kept) }, stats), { status: 201 });
+  }
   if (!outcome.passed) {
     const refused: ToolRefused = {
       error: {
