@@ -48,7 +48,14 @@ export async function writeReview(
       // Sent to a run that was finishing, which may have written it before it ended.
       if (sentThrough !== undefined && (await inLog(conversationId, sentThrough, reviewId))) return;
       const stored = { ...event, runId: reviewedRunId, at: databaseClock.now().getTime() };
-      if ((await appendWhileIdle(conversationId, stored)) !== undefined) return;
+      try {
+        if ((await appendWhileIdle(conversationId, stored)) !== undefined) return;
+      } catch (error) {
+        // Racing a run's start or end (its rows locked, a deadlock broken, an id taken): read where things are again.
+        if (performance.now() > deadline) throw error;
+        console.error("A review's append was refused; trying again:", error);
+        await sleep(FINISHING_POLL_MS);
+      }
     }
     if (performance.now() > deadline)
       throw unavailable("The conversation's run did not take the review in time; send it again.", 1);
