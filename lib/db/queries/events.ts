@@ -165,7 +165,7 @@ export async function lastStoredEvent(
 
 /**
  * Store a review's event at the end of the log, when no run of the conversation runs (a running run writes it,
- * lib/review/log.ts): its seq, or undefined, and nothing written, when a run runs. The conversation's row is locked
+ * lib/review/log.ts) and the last run's end is stored: its seq, or undefined, and nothing written, when not. The conversation's row is locked
  * first: a run's claim inserts a Run row, whose foreign key locks that row too, so the claim waits for this to
  * commit and reads the log's end after it; a claim committed before is seen. Followers are told at commit.
  */
@@ -178,6 +178,13 @@ export async function appendWhileIdle(conversationId: string, event: LoggedEvent
       conversationId,
     ]);
     if (running.length > 0) return undefined;
+    // A run that finished a moment ago may still be storing its run_finished (waiting for this lock): the review
+    // comes after it, so not yet. A run whose end was given up on has had its claim ended (run.ts `awaitLogEnd`).
+    const [lastOfRun] = await client.rows<{ type: string; claimEnded: unknown }>(
+      `SELECT "Event"."type", "Run"."claim" IS NULL AS "claimEnded" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? AND "Event"."type" NOT IN (${REVIEW_TYPES}) ORDER BY "Event"."seq" DESC LIMIT 1`,
+      [conversationId],
+    );
+    if (lastOfRun && lastOfRun.type !== "run_finished" && !toBoolean(lastOfRun.claimEnded)) return undefined;
     const [{ lastSeq }] = await client.rows<{ lastSeq: unknown }>(
       `SELECT COALESCE(MAX("lastSeq"), 0) AS "lastSeq" FROM "Event" WHERE "conversationId" = ?`,
       [conversationId],
