@@ -191,6 +191,18 @@ export type ReviewEvent = Extract<AgentEvent, { type: "annotation_added" | "anno
 export const isReviewEvent = <Event extends { type: string }>(event: Event): event is Event & ReviewEvent =>
   event.type === "annotation_added" || event.type === "annotation_deleted" || event.type === "verdict_added";
 
+/** The id a review stands under in the log, so that one sent again (a retry, another instance) is written once. */
+export function reviewIdOf(event: ReviewEvent): string {
+  switch (event.type) {
+    case "annotation_added":
+      return event.annotation.id;
+    case "annotation_deleted":
+      return `deleted:${event.annotationId}`;
+    case "verdict_added":
+      return event.verdict.id;
+  }
+}
+
 /** An event as a reader gets it: its `id` is its place in the conversation's log (the SSE id). */
 export const IdentifiedEvent = z.intersection(LoggedEvent, z.object({ id: z.number().int() })).meta({ id: "Event" });
 

@@ -5,7 +5,7 @@ import { appendWhileIdle, lastEventSeq, listEvents } from "@/lib/db/queries/even
 import { runningRun } from "@/lib/db/queries/runs";
 import { unavailable } from "@/lib/http/errors";
 import { activeRun, awaitLogEnd } from "@/lib/runs/run";
-import { isReviewEvent, type ReviewEvent } from "@/lib/contract/events";
+import { isReviewEvent, reviewIdOf, type ReviewEvent } from "@/lib/contract/events";
 
 /** A review sent to the instance that runs the conversation's run is sent again this often until its log has it. */
 const REMOTE_REPEAT_MS = 250;
@@ -19,23 +19,19 @@ const FINISHING_POLL_MS = 25;
  * follows it, once. The log has one writer at a time: a running run writes it through its channel, in order with
  * its own events (here, or on its instance through a notification, confirmed by reading the log); with no run
  * running it is appended under a lock that a run's claim waits for (queries/events.ts `appendWhileIdle`).
- * `reviewedRunId` is the run it is about; `reviewId` tells it from any other review, so that a retry never doubles it.
+ * `reviewedRunId` is the run it is about; its id (`reviewIdOf`) tells it from any other, so a retry never doubles it.
  */
-export async function writeReview(
-  conversationId: string,
-  reviewedRunId: string,
-  reviewId: string,
-  event: ReviewEvent,
-): Promise<void> {
+export async function writeReview(conversationId: string, reviewedRunId: string, event: ReviewEvent): Promise<void> {
+  const reviewId = reviewIdOf(event);
   const deadline = performance.now() + WRITE_MS;
   let sentThrough: number | undefined;
   for (;;) {
     const local = activeRun(conversationId);
-    if (local?.acceptReview(reviewId, event)) return local.channel.allStored();
+    if (local?.acceptReview(event)) return local.channel.allStored();
     const remote = local ? undefined : await runningRun(conversationId);
     if (remote) {
       sentThrough ??= await lastEventSeq(conversationId);
-      const message = { kind: "review", runId: remote.id, reviewId, event } as const;
+      const message = { kind: "review", runId: remote.id, event } as const;
       await notifications.publish("runs", JSON.stringify(message));
       await sleep(REMOTE_REPEAT_MS);
       if (await inLog(conversationId, sentThrough, reviewId)) return;
@@ -59,18 +55,6 @@ export async function writeReview(
     }
     if (performance.now() > deadline)
       throw unavailable("The conversation's run did not take the review in time; send it again.", 1);
-  }
-}
-
-/** The id a review event stands under in the log. */
-export function reviewIdOf(event: ReviewEvent): string {
-  switch (event.type) {
-    case "annotation_added":
-      return event.annotation.id;
-    case "annotation_deleted":
-      return `deleted:${event.annotationId}`;
-    case "verdict_added":
-      return event.verdict.id;
   }
 }
 

@@ -63,7 +63,7 @@ export async function annotate(
     authorId: reviewing.identity,
   });
   const annotation: Annotation = { id: row.id, runId, eventId, label, note, author, at: row.createdAt.getTime() };
-  await writeReview(reviewing.conversationId, runId, annotation.id, { type: "annotation_added", annotation });
+  await writeReview(reviewing.conversationId, runId, { type: "annotation_added", annotation });
   return annotation;
 }
 
@@ -74,7 +74,7 @@ export async function removeAnnotation(reviewing: Reviewing, annotationId: strin
     throw notFound("The annotation");
   await deleteAnnotation(annotation.id);
   const event = { type: "annotation_deleted", annotationId } as const;
-  await writeReview(reviewing.conversationId, annotation.runId, `deleted:${annotationId}`, event);
+  await writeReview(reviewing.conversationId, annotation.runId, event);
 }
 
 export async function giveVerdict(
@@ -99,6 +99,6 @@ export async function giveVerdict(
     author,
     at: databaseClock.now().getTime(),
   };
-  await writeReview(reviewing.conversationId, runId, given.id, { type: "verdict_added", verdict: given });
+  await writeReview(reviewing.conversationId, runId, { type: "verdict_added", verdict: given });
   return given;
 }

@@ -47,7 +47,7 @@ export interface LeasedRun {
   readonly done: Promise<void>;
   resolveApproval(approvalId: string, approved: boolean): boolean;
   /** Write a review into the run's log (lib/review/log.ts); false when the run cannot now. */
-  acceptReview(reviewId: string, event: ReviewEvent): boolean;
+  acceptReview(event: ReviewEvent): boolean;
 }
 
 /**
@@ -226,7 +226,7 @@ export class RunClaims<Run extends LeasedRun> {
     const run = [...this.local.values()].find((candidate) => candidate.id === message.runId);
     if (!run) return;
     if (message.kind === "cancel") run.cancel();
-    else if (message.kind === "review") run.acceptReview(message.reviewId, message.event);
+    else if (message.kind === "review") run.acceptReview(message.event);
     else run.resolveApproval(message.approvalId, message.approved);
   }
 

@@ -10,7 +10,7 @@ import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/queries/even
 import { createMessage, listMessages } from "@/lib/db/queries/messages";
 import { endClaimOfFinishedRun, finishRun, runningRun, type AbandonedRun } from "@/lib/db/queries/runs";
 import { RunChannel } from "@/lib/events/channel";
-import type { ReviewEvent } from "@/lib/contract/events";
+import { reviewIdOf, type ReviewEvent } from "@/lib/contract/events";
 import { processWide } from "@/lib/platform/process-wide";
 import { config, modelConfig } from "@/lib/settings/config";
 import { findProfile, type AgentProfile } from "@/lib/settings/profiles";
@@ -227,8 +227,9 @@ export class Run {
    * log.ts). False when the run cannot take it (it has not begun, it is finishing or leaving): it is written into the
    * log once the run has ended.
    */
-  acceptReview(reviewId: string, event: ReviewEvent): boolean {
+  acceptReview(event: ReviewEvent): boolean {
     if (!this.reviewable || this.finishing || this.leaving) return false;
+    const reviewId = reviewIdOf(event);
     if (!this.reviewsWritten.has(reviewId)) {
       this.reviewsWritten.add(reviewId);
       this.channel.emit(event);

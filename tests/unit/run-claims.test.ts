@@ -230,8 +230,8 @@ describe("RunClaims: which run holds each conversation", () => {
     tell({ kind: "approval", runId: run.id, approvalId: "approval-1", approved: true });
     expect(run.resolveApproval).toHaveBeenCalledExactlyOnceWith("approval-1", true);
     const review = { type: "annotation_deleted", annotationId: "a-1" } as const;
-    tell({ kind: "review", runId: run.id, reviewId: "deleted:a-1", event: review });
-    expect(run.acceptReview).toHaveBeenCalledExactlyOnceWith("deleted:a-1", review);
+    tell({ kind: "review", runId: run.id, event: review });
+    expect(run.acceptReview).toHaveBeenCalledExactlyOnceWith(review);
     // A run executed elsewhere is not this instance's business.
     tell({ kind: "cancel", runId: "run-elsewhere" });
     expect(run.cancel).toHaveBeenCalledOnce();

@@ -14,7 +14,7 @@ export type RunMessage =
   | { kind: "cancel"; runId: string }
   | { kind: "approval"; runId: string; approvalId: string; approved: boolean }
   /** A review to write into the run's log (lib/review/log.ts). */
-  | { kind: "review"; runId: string; reviewId: string; event: ReviewEvent }
+  | { kind: "review"; runId: string; event: ReviewEvent }
   /** An instance that is stopping gave up its runs' leases: take them over now. */
   | { kind: "released" };
 
