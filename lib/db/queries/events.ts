@@ -132,8 +132,13 @@ export async function lastEventSeq(conversationId: string): Promise<number> {
   return (await lastStoredEvent(conversationId))?.lastSeq ?? 0;
 }
 
-/** Rows people write into a log (lib/review/): not a run's, so they say nothing of where a run's events end. */
-const REVIEW_TYPES = `'annotation_added', 'annotation_deleted', 'verdict_added'`;
+/**
+ * The conversation's last row of a run's (rows people write, lib/review/, say nothing of where a run's events end),
+ * with its run: `lastStoredEvent` and `appendWhileIdle` read how the last run's log ends from it.
+ */
+const LAST_RUN_ROW =
+  `FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? ` +
+  `AND "Event"."type" NOT IN ('annotation_added', 'annotation_deleted', 'verdict_added') ORDER BY "Event"."seq" DESC LIMIT 1`;
 
 /**
  * Where the conversation's log ends (its last seq), and its last row of a run's: its type (a pack of deltas has its
@@ -150,7 +155,7 @@ export async function lastStoredEvent(
     finishedAt: unknown;
     claimEnded: unknown;
   }>(
-    `SELECT (SELECT MAX("lastSeq") FROM "Event" WHERE "conversationId" = ?) AS "lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt", "Run"."claim" IS NULL AS "claimEnded" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? AND "Event"."type" NOT IN (${REVIEW_TYPES}) ORDER BY "Event"."seq" DESC LIMIT 1`,
+    `SELECT (SELECT MAX("lastSeq") FROM "Event" WHERE "conversationId" = ?) AS "lastSeq", "Event"."type", "Event"."runId", "Run"."finishedAt", "Run"."claim" IS NULL AS "claimEnded" ${LAST_RUN_ROW}`,
     [conversationId, conversationId],
   );
   return (
@@ -181,7 +186,7 @@ export async function appendWhileIdle(conversationId: string, event: LoggedEvent
     // A run that finished a moment ago may still be storing its run_finished (waiting for this lock): the review
     // comes after it, so not yet. A run whose end was given up on has had its claim ended (run.ts `awaitLogEnd`).
     const [lastOfRun] = await client.rows<{ type: string; claimEnded: unknown }>(
-      `SELECT "Event"."type", "Run"."claim" IS NULL AS "claimEnded" FROM "Event" LEFT JOIN "Run" ON "Run"."id" = "Event"."runId" WHERE "Event"."conversationId" = ? AND "Event"."type" NOT IN (${REVIEW_TYPES}) ORDER BY "Event"."seq" DESC LIMIT 1`,
+      `SELECT "Event"."type", "Run"."claim" IS NULL AS "claimEnded" ${LAST_RUN_ROW}`,
       [conversationId],
     );
     if (lastOfRun && lastOfRun.type !== "run_finished" && !toBoolean(lastOfRun.claimEnded)) return undefined;
