@@ -202,6 +202,16 @@ describe("GET /api/tools/search", () => {
     expect(await search(alice, "no such thing anywhere")).toEqual([]);
   });
 
+  it("reads any text as words, never as the search engine's syntax", async () => {
+    for (const q of ["x² ½ ß Ω 中文 ٣ 💥", '" OR * NEAR( ^col: -', "a & b | !c <-> d:*", '\'; DROP TABLE "Tool"; --']) {
+      const response = await alice.fetch(`/api/tools/search?q=${encodeURIComponent(q)}`);
+      expect(response.status, q).toBe(200);
+    }
+    expect((await search(alice, "celsius AND NOT fahrenheit*")).map((hit) => hit.name)).toContain(
+      "celsius_to_fahrenheit",
+    );
+  });
+
   it("searches the requester's tools only", async () => {
     const bob = new Api(app.url);
     expect(await search(bob, "fahrenheit")).toEqual([]);
