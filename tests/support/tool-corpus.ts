@@ -2521,3 +2521,25 @@ export function syntheticTools(count: number): CorpusTool[] {
   }
   return tools;
 }
+
+export interface RecallFigures {
+  tasks: number;
+  /** Share of the tasks whose right tool came first. */
+  recallAt1: number;
+  /** Share of the tasks whose right tool was among the first 8. */
+  recallAt8: number;
+  misses: { task: string; tool: string; found: string[] }[];
+}
+
+/** Recall of a search over RETRIEVAL_TASKS: `search` gives the names of the best 8 tools for a task, best first. */
+export async function measureRecall(search: (task: string) => Promise<string[]>): Promise<RecallFigures> {
+  let first = 0;
+  const misses: RecallFigures["misses"] = [];
+  for (const { task, tool } of RETRIEVAL_TASKS) {
+    const found = (await search(task)).slice(0, 8);
+    if (found[0] === tool) first++;
+    if (!found.includes(tool)) misses.push({ task, tool, found });
+  }
+  const tasks = RETRIEVAL_TASKS.length;
+  return { tasks, recallAt1: first / tasks, recallAt8: (tasks - misses.length) / tasks, misses };
+}
