@@ -13,11 +13,21 @@ export function identifierWords(identifier: string): string {
     .toLowerCase();
 }
 
-/** The words of a JSON Schema's top-level parameter names. */
+/** The words of a JSON Schema's top-level parameters: their names, descriptions and allowed values. */
 export function parameterWords(schema: Record<string, unknown>): string {
   const properties = schema.properties;
   if (typeof properties !== "object" || properties === null) return "";
-  return Object.keys(properties).map(identifierWords).join(" ");
+  return Object.entries(properties as Record<string, { description?: unknown; enum?: unknown[] }>)
+    .map(([name, property]) =>
+      [
+        identifierWords(name),
+        typeof property?.description === "string" ? property.description : "",
+        ...(Array.isArray(property?.enum) ? property.enum.filter((value) => typeof value === "string") : []),
+      ]
+        .filter(Boolean)
+        .join(" "),
+    )
+    .join(" ");
 }
 
 /*
@@ -34,6 +44,12 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
+/**
+ * Whether a word of a message can say what a tool does: not a stop word, and not a bare number or a lone
+ * character, which are the message's data ("1.78 m and 82 kg"), not a description of the work.
+ */
+const isDescriptive = (word: string) => word.length > 1 && !/^\p{N}+$/u.test(word) && !STOP_WORDS.has(word);
+
 /** Words a query searches for, at most this many: a long message still searches quickly. */
 export const MAX_QUERY_WORDS = 48;
 /** Pairs of neighbouring words, at most this many. */
@@ -42,7 +58,7 @@ const MAX_QUERY_PAIRS = 16;
 const MAX_WORDS_BETWEEN = 2;
 
 export interface QueryTerms {
-  /** Each word once, without stop words: a tool matching any of them is a candidate. */
+  /** Each descriptive word once: a tool matching any of them is a candidate. */
   words: string[];
   /**
    * Neighbouring words as phrases, with the stop words between them, to rank word order: "fahrenheit to celsius"
@@ -56,10 +72,11 @@ export interface QueryTerms {
  * case, split like stored names (`parseCsv` → `parse`, `csv`).
  */
 export function queryTerms(text: string): QueryTerms {
-  const sequence = [...text.matchAll(/[\p{L}\p{N}_]+/gu)].flatMap(([token]) =>
-    identifierWords(token).split(" ").filter(Boolean),
-  );
-  const words = [...new Set(sequence.filter((word) => !STOP_WORDS.has(word)))].slice(0, MAX_QUERY_WORDS);
+  const tokens = [...text.matchAll(/[\p{L}\p{N}_]+/gu)].map(([token]) => token);
+  const sequence = tokens.flatMap((token) => identifierWords(token).split(" ").filter(Boolean));
+  // A token split into words is searched whole as well: "GitHub" is "git hub" to the splitter, "github" in a name.
+  const whole = tokens.map((token) => token.toLowerCase()).filter((token) => /^[\p{L}\p{N}]+$/u.test(token));
+  const words = [...new Set([...sequence, ...whole])].filter(isDescriptive).slice(0, MAX_QUERY_WORDS);
   const pairs = new Set<string>();
   let previous = -1;
   for (let i = 0; i < sequence.length && pairs.size < MAX_QUERY_PAIRS; i++) {

@@ -282,15 +282,18 @@ export type SearchScope = "library" | "owned";
 const searchable = (ownerId: string, scope: SearchScope) =>
   Prisma.sql`t."ownerId" = ${ownerId} AND t."status" = 'active'${scope === "library" ? Prisma.sql` AND t."scope" = 'library' AND t."deprecated" = ${false}` : Prisma.empty}`;
 
-/** PostgreSQL's document of a tool: the same expression as the index "Tool_text_search", so the planner uses it. */
-const TOOL_DOCUMENT = Prisma.raw(
-  `(setweight(to_tsvector('english', t."nameWords"), 'A') || setweight(to_tsvector('english', t."parameterWords"), 'B') || setweight(to_tsvector('english', t."description"), 'C'))`,
-);
+/**
+ * Words this long are matched as prefixes too, stemmed: "borrowing" finds "borrowed", "month" finds "monthly"; a
+ * shorter word is usually a word of its own ("time" would find "timezone").
+ */
+const MIN_PREFIX_CHARS = 5;
 
 /**
- * The ids of the tools matching any of the words (lib/retrieval/words.ts: letters and digits only), best first:
- * SQLite's FTS5 bm25 or PostgreSQL's ts_rank, both stemmed, a word in the name counting most, then in a
- * parameter's name, then in the description; a tool with the query's pairs of words in that order ranks higher.
+ * The ids of the tools matching any of the words (lib/retrieval/words.ts: letters and digits only), best first by
+ * BM25: rare words count more than common ones, a word in the name twice as much as one in the description or
+ * the parameters, and a tool with the query's neighbouring words in that order more; ties by name, so that the
+ * same library always ranks the same way. Stemmed on both providers:
+ * SQLite's FTS5 table "ToolText" (its bm25), PostgreSQL's "searchDocument" tsvector (BM25's idf over ts_rank).
  */
 export async function fullTextToolIds(
   ownerId: string,
@@ -299,24 +302,40 @@ export async function fullTextToolIds(
   limit: number,
 ): Promise<string[]> {
   if (words.length === 0) return [];
-  const rows =
-    provider === "postgresql"
-      ? await db.$queryRaw<{ id: string }[]>`
-          SELECT t."id" FROM "Tool" t, (SELECT ${Prisma.join(
-            [
-              Prisma.sql`to_tsquery('english', ${words.join(" | ")})`,
-              ...pairs.map((pair) => Prisma.sql`phraseto_tsquery('english', ${pair})`),
-            ],
-            " || ",
-          )} AS query) q
-          WHERE ${TOOL_DOCUMENT} @@ q.query AND ${searchable(ownerId, scope)}
-          ORDER BY ts_rank(${TOOL_DOCUMENT}, q.query) DESC, t."id"
-          LIMIT ${limit}`
-      : await db.$queryRaw<{ id: string }[]>`
-          SELECT t."id" FROM "ToolText" JOIN "Tool" t ON t."id" = "ToolText"."toolId"
-          WHERE "ToolText" MATCH ${[...words, ...pairs].map((term) => `"${term}"`).join(" OR ")} AND ${searchable(ownerId, scope)}
-          ORDER BY bm25("ToolText", 0, 4.0, 1.0, 2.0), t."id"
-          LIMIT ${limit}`;
+  const prefix = (word: string) => word.length >= MIN_PREFIX_CHARS;
+  if (provider === "sqlite") {
+    const match = [...words.map((word) => `"${word}"${prefix(word) ? "*" : ""}`), ...pairs.map((pair) => `"${pair}"`)];
+    const rows = await db.$queryRaw<{ id: string }[]>`
+      SELECT t."id", t."name" FROM "ToolText" JOIN "Tool" t ON t."id" = "ToolText"."toolId"
+      WHERE "ToolText" MATCH ${match.join(" OR ")} AND ${searchable(ownerId, scope)}
+      ORDER BY bm25("ToolText", 0, 2.0, 1.0, 1.0), t."name", t."id"
+      LIMIT ${limit}`;
+    return rows.map((row) => row.id);
+  }
+  const terms = [
+    ...words.map((word) => Prisma.sql`to_tsquery('english', ${prefix(word) ? `${word}:*` : word})`),
+    ...pairs.map((pair) => Prisma.sql`phraseto_tsquery('english', ${pair})`),
+  ];
+  // ts_rank's weights are {D, C, B, A}: the description (C) and parameters (B) count half as much as the name (A).
+  const score = terms.map(
+    (term, index) =>
+      Prisma.sql`ln(1 + (total.n - df.${Prisma.raw(`d${index}`)} + 0.5) / (df.${Prisma.raw(`d${index}`)} + 0.5)) * ts_rank('{0, 0.5, 0.5, 1}', c."document", ${term})`,
+  );
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    WITH candidates AS MATERIALIZED (
+      SELECT t."id", t."name", t."searchDocument" AS "document" FROM "Tool" t
+      WHERE t."searchDocument" @@ (${Prisma.join(terms, " || ")}) AND ${searchable(ownerId, scope)}
+    ),
+    total AS (SELECT count(*) AS n FROM "Tool" t WHERE ${searchable(ownerId, scope)}),
+    df AS (SELECT ${Prisma.join(
+      terms.map(
+        (term, index) => Prisma.sql`count(*) FILTER (WHERE "document" @@ ${term}) AS ${Prisma.raw(`d${index}`)}`,
+      ),
+      ", ",
+    )} FROM candidates)
+    SELECT c."id" FROM candidates c, total, df
+    ORDER BY ${Prisma.join(score, " + ")} DESC, c."name", c."id"
+    LIMIT ${limit}`;
   return rows.map((row) => row.id);
 }
 

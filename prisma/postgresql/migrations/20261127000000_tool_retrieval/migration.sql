@@ -22,9 +22,11 @@ CREATE TABLE "ToolEmbedding" (
 -- AddForeignKey
 ALTER TABLE "ToolEmbedding" ADD CONSTRAINT "ToolEmbedding_toolId_fkey" FOREIGN KEY ("toolId") REFERENCES "Tool"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- Full-text index (SQLite uses FTS5): English stemming, the name's words weighted over the parameters' over the
--- description's. lib/db/queries/tool-search.ts writes the same expression, so that the planner uses this index.
-CREATE INDEX "Tool_text_search" ON "Tool" USING GIN ((
+-- Full-text search (SQLite uses FTS5): each version's document, English-stemmed, its words weighted by where they
+-- are (name A, parameters B, description C), kept by PostgreSQL itself and indexed. Not in the Prisma schema: only
+-- lib/db/queries/tools.ts (fullTextToolIds) reads it.
+ALTER TABLE "Tool" ADD COLUMN "searchDocument" tsvector GENERATED ALWAYS AS (
   setweight(to_tsvector('english', "nameWords"), 'A') ||
   setweight(to_tsvector('english', "parameterWords"), 'B') ||
-  setweight(to_tsvector('english', "description"), 'C')));
+  setweight(to_tsvector('english', "description"), 'C')) STORED;
+CREATE INDEX "Tool_searchDocument_idx" ON "Tool" USING GIN ("searchDocument");
