@@ -30,6 +30,7 @@ const INSTRUCTIONS =
  * current stateless revision and, through its stateless fallback, the 2025 ones; each request gets a fresh server.
  */
 export function serveMcp(request: Request, ownerId: string): Promise<Response> {
+  // authInfo is how the SDK hands a caller's identity to the server it builds; the token was checked already.
   return handler.fetch(request, {
     authInfo: { token: "", clientId: "toolsmith-api-token", scopes: [], extra: { ownerId } },
   });

@@ -294,6 +294,37 @@ describe("the MCP endpoint's access", () => {
     }
   });
 
+  it("answers a request it cannot take with a 4xx and a JSON-RPC error, never a 5xx", async () => {
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${app.url}/api/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${aliceToken}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+        body,
+      });
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const cases: Array<[Response, number]> = [
+      [await post("{ not json"), 400],
+      [await post(ping, { "content-type": "text/plain" }), 415],
+      [await post(ping, { accept: "text/html" }), 406],
+      [
+        await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(300_000) } })),
+        413,
+      ],
+    ];
+    for (const [response, status] of cases) {
+      expect(response.status).toBe(status);
+      expect((await response.json()).error.message).toEqual(expect.any(String));
+    }
+    expect((await fetch(`${app.url}/api/mcp`, { headers: { authorization: `Bearer ${aliceToken}` } })).status).toBe(
+      405,
+    );
+  });
+
   it("pages a large library with the SDK's cursor, and refuses a cursor it did not give", async () => {
     const carol = new Api(app.url);
     const { token } = await createToken(carol, "big library");
