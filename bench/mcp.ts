@@ -19,13 +19,7 @@ export async function benchMcp(): Promise<void> {
   const app = scriptedApp("http://127.0.0.1:9/v1");
   await app.start();
   try {
-    const owner = new Api(app.url);
-    const created = await owner.fetch("/api/tokens", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "bench" }),
-    });
-    const { token } = (await created.json()) as { token: string };
+    const { token } = await new Api(app.url).createToken("bench");
     const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     let firstId = "";
     for (let start = 0; start < LIBRARY_SIZE; start += 8) {

@@ -80,13 +80,7 @@ describe.runIf(testProvider === "sqlite")("the MCP conformance suite", () => {
     [node22] = await Promise.all([nodeBinary(), model.start()]);
     app = scriptedApp(model.url);
     await app.start();
-    const owner = new Api(app.url);
-    const created = await owner.fetch("/api/tokens", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "conformance" }),
-    });
-    const { token } = await created.json();
+    const { token } = await new Api(app.url).createToken("conformance");
     const tool = await fetch(`${app.url}/api/tools`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

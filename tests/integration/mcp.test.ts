@@ -61,16 +61,6 @@ const send = async (token: string, path: string, method: string, body?: unknown)
   return { status: response.status, body: text ? JSON.parse(text) : null };
 };
 
-async function createToken(client: Api, name: string): Promise<{ id: string; token: string }> {
-  const response = await client.fetch("/api/tokens", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name }),
-  });
-  expect(response.status).toBe(201);
-  return response.json();
-}
-
 async function createTool(token: string, tool: object): Promise<string> {
   const created = await send(token, "/api/tools", "POST", tool);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -160,8 +150,8 @@ beforeAll(async () => {
   await app.start();
   alice = new Api(app.url);
   bob = new Api(app.url);
-  aliceToken = (await createToken(alice, "mcp client")).token;
-  bobToken = (await createToken(bob, "mcp client")).token;
+  aliceToken = (await alice.createToken("mcp client")).token;
+  bobToken = (await bob.createToken("mcp client")).token;
   for (const tool of [SLUGIFY, STATUS_OF, WORD_STATS, FAILING, RETIRED])
     ids[tool.name] = await createTool(aliceToken, tool);
   expect((await send(aliceToken, `/api/tools/${ids.retired_tool}`, "PATCH", { status: "deprecated" })).status).toBe(
@@ -267,7 +257,7 @@ describe("the MCP endpoint's access", () => {
       expect(refused.headers["www-authenticate"]).toMatch(/^Bearer /);
       expect(JSON.parse(refused.body).error.message).toMatch(settings);
     }
-    const revoked = await createToken(alice, "revoked soon");
+    const revoked = await alice.createToken("revoked soon");
     expect((await rawPost({ authorization: `Bearer ${revoked.token}` })).status).toBe(200);
     expect((await alice.fetch(`/api/tokens/${revoked.id}`, { method: "DELETE" })).status).toBe(204);
     const refused = await rawPost({ authorization: `Bearer ${revoked.token}` });
@@ -327,7 +317,7 @@ describe("the MCP endpoint's access", () => {
 
   it("pages a large library with the SDK's cursor, and refuses a cursor it did not give", async () => {
     const carol = new Api(app.url);
-    const { token } = await createToken(carol, "big library");
+    const { token } = await carol.createToken("big library");
     const names = Array.from({ length: 130 }, (_, index) => `tool_${String(index).padStart(3, "0")}`);
     for (let start = 0; start < names.length; start += 10) {
       await Promise.all(names.slice(start, start + 10).map((name) => createTool(token, { ...SLUGIFY, name })));
