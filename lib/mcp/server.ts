@@ -12,7 +12,6 @@ import { findLibraryToolByName } from "@/lib/db/queries/mcp-tools";
 import { listOwnedTools } from "@/lib/db/queries/tools";
 import { ApiError } from "@/lib/http/errors";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
-import { config } from "@/lib/settings/config";
 import { callTool } from "@/lib/tools/call";
 import { registeredTool } from "@/lib/tools/registered-tool";
 import { toolAnnotations } from "./annotations";
@@ -26,19 +25,19 @@ const INSTRUCTIONS =
   "access to the host; `fetch` to public addresses only, for tools marked open-world).";
 
 /**
- * One HTTP exchange with an MCP client acting for `ownerId` (checked before: lib/mcp/access.ts). The SDK serves the
- * current stateless revision and, through its stateless fallback, the 2025 ones; each request gets a fresh server.
+ * One HTTP exchange with an MCP client acting for `ownerId` (checked before: lib/mcp/access.ts), whose body was read
+ * under the API's rules (lib/http/body.ts). The SDK serves the current stateless revision and, through its
+ * stateless fallback, the 2025 ones; each request gets a fresh server.
  */
-export function serveMcp(request: Request, ownerId: string): Promise<Response> {
+export function serveMcp(request: Request, ownerId: string, body: unknown): Promise<Response> {
   // authInfo is how the SDK hands a caller's identity to the server it builds; the token was checked already.
-  return handler.fetch(request, {
-    authInfo: { token: "", clientId: "toolsmith-api-token", scopes: [], extra: { ownerId } },
-  });
+  const authInfo = { token: "", clientId: "toolsmith-api-token", scopes: [], extra: { ownerId } };
+  return handler.fetch(request, { authInfo, parsedBody: body });
 }
 
 const handler = createMcpHandler((context) => libraryServer(ownerOf(context)), {
-  maxRequestBodySize: config.maxRequestBytes,
-  onerror: (error) => console.error("MCP request failed:", error),
+  // Requests the SDK refused (the client's mistakes, answered 4xx) and transport failures: one line each.
+  onerror: (error) => console.warn(`MCP: ${error.message}`),
 });
 
 function ownerOf({ authInfo }: McpRequestContext): string {
@@ -55,14 +54,33 @@ function ownerOf({ authInfo }: McpRequestContext): string {
  */
 function libraryServer(ownerId: string): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler("tools/list", async ({ params }) => listLibrary(ownerId, params?.cursor));
-  server.setRequestHandler("tools/call", async ({ params }, context) =>
-    server.projectCallToolResult(
-      await callLibraryTool(ownerId, params.name, params.arguments, context.mcpReq.signal),
-      undefined,
+  server.setRequestHandler("tools/list", ({ params }) => answer(() => listLibrary(ownerId, params?.cursor)));
+  server.setRequestHandler("tools/call", ({ params }, context) =>
+    answer(async () =>
+      server.projectCallToolResult(
+        await callLibraryTool(ownerId, params.name, params.arguments, context.mcpReq.signal),
+        undefined,
+      ),
     ),
   );
   return server;
+}
+
+/**
+ * A handler's answer. A failure that is not the client's (the database, say) is logged and answered as an internal
+ * error that leaks nothing, as the API's routes answer 500 (lib/http/errors.ts): the SDK would send its message.
+ */
+async function answer<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    console.error("An MCP request failed:", error);
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      "Something went wrong on the server; the error was logged.",
+    );
+  }
 }
 
 async function listLibrary(

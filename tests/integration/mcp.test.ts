@@ -284,7 +284,7 @@ describe("the MCP endpoint's access", () => {
     }
   });
 
-  it("answers a request it cannot take with a 4xx and a JSON-RPC error, never a 5xx", async () => {
+  it("answers a request it cannot take with a 4xx that says why, never a 5xx", async () => {
     const post = (body: string, headers: Record<string, string> = {}) =>
       fetch(`${app.url}/api/mcp`, {
         method: "POST",
@@ -296,23 +296,26 @@ describe("the MCP endpoint's access", () => {
         },
         body,
       });
+    const call = (args: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slugify","arguments":${args}}}`;
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
-    const cases: Array<[Response, number]> = [
-      [await post("{ not json"), 400],
-      [await post(ping, { "content-type": "text/plain" }), 415],
-      [await post(ping, { accept: "text/html" }), 406],
-      [
-        await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(300_000) } })),
-        413,
-      ],
+    const cases: Array<[Response, number, RegExp]> = [
+      [await post("{ not json"), 400, /must be JSON/],
+      [await post(JSON.stringify({ hello: "world" })), 400, /not a valid JSON-RPC message/],
+      // The API's rules for every body: what walks it (the audit's hash, the sandbox's input) must not overflow.
+      [await post(call(`{"title":${"[".repeat(20_000)}${"]".repeat(20_000)}}`)), 400, /nested more than 64 levels/],
+      [await post(call('{"title":"\\ud800"}')), 400, /unpaired UTF-16 surrogate/],
+      [await post(ping, { "content-type": "text/plain" }), 415, /Content-Type: application\/json/],
+      [await post(ping, { accept: "text/html" }), 406, /accept/i],
+      [await post(JSON.stringify({ ...JSON.parse(ping), params: { pad: "x".repeat(300_000) } })), 413, /over/],
     ];
-    for (const [response, status] of cases) {
-      expect(response.status).toBe(status);
-      expect((await response.json()).error.message).toEqual(expect.any(String));
+    for (const [response, status, message] of cases) {
+      const body = await response.json();
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect(body.error.message).toMatch(message);
     }
-    expect((await fetch(`${app.url}/api/mcp`, { headers: { authorization: `Bearer ${aliceToken}` } })).status).toBe(
-      405,
-    );
+    const get = await fetch(`${app.url}/api/mcp`, { headers: { authorization: `Bearer ${aliceToken}` } });
+    expect(get.status).toBe(405);
   });
 
   it("pages a large library with the SDK's cursor, and refuses a cursor it did not give", async () => {
