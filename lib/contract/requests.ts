@@ -145,7 +145,9 @@ export const ToolSearchQuery = z.object({
     .trim()
     .min(1, "q must not be empty")
     .max(200)
-    .describe("Case-insensitive text in the name or description."),
+    .describe(
+      "What the tool does, in words (matched stemmed, any of them, over name, parameter names and description), or a piece of its name or description.",
+    ),
   limit,
 });
 

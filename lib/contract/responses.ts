@@ -141,7 +141,19 @@ export type Tool = z.infer<typeof Tool>;
 
 export const ToolPage = z.strictObject({ tools: z.array(Tool), nextCursor });
 export type ToolPage = z.infer<typeof ToolPage>;
-export const ToolMatches = z.strictObject({ tools: z.array(Tool) });
+export const ToolMatches = z.strictObject({
+  tools: z.array(
+    Tool.extend({
+      score: z
+        .number()
+        .min(0)
+        .max(1)
+        .describe(
+          "Relevance, best first: 1 when first by words (and by meaning, with an embedding model); 0 when the tool only contains q as a piece of text.",
+        ),
+    }),
+  ),
+});
 export const ToolVersions = z.strictObject({ versions: z.array(Tool) });
 
 export const ToolTotals = z.strictObject({

@@ -386,7 +386,7 @@ const routes: ZodOpenApiPathsObject = {
     }),
   },
   "/api/tools/search": {
-    get: operation("Search your tools by name and description", {
+    get: operation("Search your tools, best match first", {
       requestParams: { query: ToolSearchQuery },
       responses: { "200": json(ToolMatches, "Matches."), ...errors(400, 401) },
     }),

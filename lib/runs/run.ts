@@ -316,10 +316,15 @@ export class Run {
           return await this.finish(outcome);
         }
       }
+      const said = listMessages(this.conversationId);
       const [tools, messages] = await Promise.all([
-        loadToolset(this.conversationId, this.ownerId, this.profile),
-        Promise.all([listMessages(this.conversationId), listEvents(this.conversationId)]).then(([said, events]) =>
-          conversationHistory(said, events, resumed && this.id),
+        // The library tools offered are those that fit the person's message of this run.
+        said.then((rows) => {
+          const request = rows.findLast((row) => row.runId === this.id && row.role === "user")?.content ?? "";
+          return loadToolset(this.conversationId, this.ownerId, this.profile, request);
+        }),
+        Promise.all([said, listEvents(this.conversationId)]).then(([rows, events]) =>
+          conversationHistory(rows, events, resumed && this.id),
         ),
       ]);
       outcome = await runAgent({

@@ -81,8 +81,8 @@ export const config = {
    * server holding a run's whole output for it. (server.mjs disconnects a client that takes nothing for `ms`.)
    */
   sseBacklog: { bytes: 1024 * 1024, ms: settings.TOOLSMITH_CLIENT_STALL_MS },
-  /** Library tools offered to the model in one conversation, newest first (the conversation's own come on top). */
-  maxLibraryTools: settings.TOOLSMITH_MAX_LIBRARY_TOOLS,
+  /** Library tools offered to the model in a run: the best matches for its message (the conversation's own come on top). */
+  retrievedTools: settings.TOOLSMITH_RETRIEVED_TOOLS,
   sandboxWorkers: settings.TOOLSMITH_SANDBOX_WORKERS,
   fetch: {
     timeoutMs: settings.TOOLSMITH_FETCH_TIMEOUT_MS,
@@ -135,6 +135,15 @@ export function modelConfig(): ModelConfig | undefined {
     api: current.TOOLSMITH_MODEL_API ?? byServer,
     maxRetries: current.TOOLSMITH_MODEL_RETRIES,
   };
+}
+
+/** The embedding model tool retrieval uses beside full text, on the chat model's server; undefined: full text alone. */
+export function embeddingConfig(): (ModelConfig & { api: "chat" | "compatible" }) | undefined {
+  const model = environment().TOOLSMITH_EMBEDDING_MODEL;
+  const chat = modelConfig();
+  if (!model || !chat) return undefined;
+  // The Responses API has no embeddings: its server's embeddings endpoint is OpenAI's own.
+  return { ...chat, model, api: chat.api === "compatible" ? "compatible" : "chat" };
 }
 
 export type DatabaseConfig = { provider: "sqlite"; file: string } | { provider: "postgresql"; url: string };

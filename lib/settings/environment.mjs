@@ -100,9 +100,17 @@ const agent = {
   TOOLSMITH_GENERATE_ATTEMPTS: integer(1, 10)
     .prefault("3")
     .describe("attempts at writing a tool from a description (POST /api/tools/generate): the first, then repairs"),
-  TOOLSMITH_MAX_LIBRARY_TOOLS: integer(0, 1000)
-    .prefault("64")
-    .describe("library tools offered to the model in one conversation, newest first"),
+  TOOLSMITH_RETRIEVED_TOOLS: integer(0, 64)
+    .prefault("8")
+    .describe(
+      "library tools offered to the model in a run: the best matches for the person's message (search_tools finds others)",
+    ),
+  TOOLSMITH_EMBEDDING_MODEL: z
+    .string()
+    .optional()
+    .describe(
+      "embedding model on the same server as the chat model (e.g. `text-embedding-3-small`): tool retrieval ranks by meaning as well as by words",
+    ),
   TOOLSMITH_MAX_MESSAGE_CHARS: integer(1, 1_000_000)
     .prefault("32000")
     .describe("longest user message (413 above it); request bodies are capped at 256 KB"),

@@ -6,6 +6,7 @@ import { librarianGet, librarianQuery, librarianSearch, librarianStore } from ".
 import { registerTool } from "./register-tool";
 import { runCode } from "./run-code";
 import { runCommand } from "./run-command";
+import { searchTools } from "./search-tools";
 import { sendEmail } from "./send-email";
 import { think } from "./think";
 import { webSearch } from "./web-search";
@@ -17,6 +18,7 @@ import type { AgentTool } from "./types";
 const byName: { readonly [Name in BuiltinToolName]: AgentTool } = {
   think,
   register_tool: registerTool,
+  search_tools: searchTools,
   calculate,
   run_code: runCode,
   fetch_url: fetchUrl,

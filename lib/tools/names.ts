@@ -5,6 +5,7 @@
 export const BUILTIN_TOOL_NAMES = [
   "think",
   "register_tool",
+  "search_tools",
   "calculate",
   "run_code",
   "fetch_url",

@@ -1,8 +1,11 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
-import { listOfferedTools } from "@/lib/db/queries/tools";
+import { findLibraryTool, listConversationOwnTools } from "@/lib/db/queries/tools";
+import { searchTools } from "@/lib/retrieval/tool-search";
+import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
 import { builtinTools } from "./builtin";
 import { callTool, type CallOutcome, type ToolCall } from "./call";
+import { isBuiltinName } from "./names";
 import { registeredTool } from "./registered-tool";
 import type { AgentTool, ToolRegistry } from "./types";
 
@@ -12,8 +15,9 @@ export type RunCall = Pick<ToolCall, "input" | "problem" | "signal" | "requestAp
 };
 
 /**
- * The tools one run can call: the built-ins its profile allows and the latest version of every tool its
- * conversation registered or its owner keeps in the library. Calls go through the one tool-call path (call.ts).
+ * The tools one run can call: the built-ins its profile allows, the latest version of every tool its conversation
+ * registered, and the library tools that fit the person's message, or that search_tools found, or that the model
+ * calls by name (the owner's library is theirs to use). Calls go through the one tool-call path (call.ts).
  */
 export class Toolset implements ToolRegistry {
   private readonly tools = new Map<string, AgentTool>();
@@ -48,11 +52,11 @@ export class Toolset implements ToolRegistry {
   }
 
   /** Call a tool for the model, under the run's profile. */
-  call(name: string, { caller, ...call }: RunCall): Promise<CallOutcome> {
+  async call(name: string, { caller, ...call }: RunCall): Promise<CallOutcome> {
     return callTool({
       ...call,
       name,
-      tool: this.tools.get(name),
+      tool: this.tools.get(name) ?? (await this.fromLibrary(caller.ownerId, name)),
       caller: { ...caller, source: "chat" },
       profile: this.profile,
       registry: this,
@@ -60,23 +64,45 @@ export class Toolset implements ToolRegistry {
     });
   }
 
+  /** A library tool the run was not offered: the model remembers it from earlier in the conversation. */
+  private async fromLibrary(ownerId: string, name: string): Promise<AgentTool | undefined> {
+    if (isBuiltinName(name)) return undefined;
+    const row = await findLibraryTool(ownerId, name);
+    if (!row) return undefined;
+    this.add(registeredTool(row));
+    return this.tools.get(name);
+  }
+
   unknownToolHint(name: string): string {
     return (
       `There is no tool named "${name}". Available tools: ${this.names().join(", ")}. ` +
-      "If none of them fits, create one with register_tool(name, description, parameters_schema, code), then call it."
+      "Look for one in the library with search_tools; if none fits, create one with " +
+      "register_tool(name, description, parameters_schema, code), then call it."
     );
   }
 }
 
 /**
  * Rebuilt from the database at the start of every run, so a restart or another server sees the same tools: the
- * built-in and native tools the profile allows (the model sees no others), the conversation's own tools and its
- * owner's library (their code runs in the sandbox under any profile).
+ * built-in and native tools the profile allows (the model sees no others) and search_tools, the conversation's own
+ * tools, and the `TOOLSMITH_RETRIEVED_TOOLS` library tools that best fit `request`, the person's message (their
+ * code runs in the sandbox under any profile, so the library and its search are offered under every one).
  */
-export async function loadToolset(conversationId: string, ownerId: string, profile: AgentProfile): Promise<Toolset> {
-  const stored = await listOfferedTools(conversationId, ownerId);
-  const allowed = builtinTools.filter((agentTool) => profile.tools.some((name) => name === agentTool.name));
-  // A stored tool never shadows a built-in one, allowed or not.
-  const builtinNames = new Set(builtinTools.map((agentTool) => agentTool.name));
-  return new Toolset([...allowed, ...stored.filter((row) => !builtinNames.has(row.name)).map(registeredTool)], profile);
+export async function loadToolset(
+  conversationId: string,
+  ownerId: string,
+  profile: AgentProfile,
+  request: string,
+): Promise<Toolset> {
+  const [own, found] = await Promise.all([
+    listConversationOwnTools(conversationId, ownerId),
+    searchTools({ ownerId, query: request, k: config.retrievedTools, scope: "library" }),
+  ]);
+  const allowed = builtinTools.filter(
+    (agentTool) => agentTool.name === "search_tools" || profile.tools.some((name) => name === agentTool.name),
+  );
+  // The conversation's own tool wins a clash of names; a stored tool never shadows a built-in one, allowed or not.
+  const ownNames = new Set(own.map((row) => row.name));
+  const stored = [...own, ...found.map((hit) => hit.tool).filter((row) => !ownNames.has(row.name))];
+  return new Toolset([...allowed, ...stored.filter((row) => !isBuiltinName(row.name)).map(registeredTool)], profile);
 }

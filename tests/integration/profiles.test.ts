@@ -84,7 +84,8 @@ describe("agent profiles", () => {
       { text: "Done." },
     ]);
     const events = await api.run(id, prompt);
-    expect(toolNames(prompt)).toEqual(["calculate", "think"]);
+    // search_tools is offered under every profile, as the library is.
+    expect(toolNames(prompt)).toEqual(["calculate", "search_tools", "think"]);
     expect(events[0].data).toMatchObject({ type: "run_started", profile: "calculator" });
     const results = ofType(events, "tool_result");
     expect(results.filter((result) => result.ok)).toHaveLength(1);
@@ -106,7 +107,7 @@ describe("agent profiles", () => {
       { text: "Refused." },
     ]);
     const events = await api.run(id, prompt);
-    expect(toolNames(prompt)).toEqual(["fetch_url", "register_tool", "think"]);
+    expect(toolNames(prompt)).toEqual(["fetch_url", "register_tool", "search_tools", "think"]);
     const results = ofType(events, "tool_result");
     const [fetched, calculated] = ["fetch_url", "calculate"].map((name) =>
       results.find((result) => result.name === name),
@@ -204,7 +205,7 @@ describe("agent profiles", () => {
       ]);
       const requested = await waitForApproval(id, prompt);
       // The profile says think: false.
-      expect(toolNames(prompt)).toEqual(["calculate"]);
+      expect(toolNames(prompt)).toEqual(["calculate", "search_tools"]);
       expect(requested.data).toMatchObject({
         tool: "calculate",
         input: { expression: "6 * 7" },
@@ -249,7 +250,7 @@ describe("agent profiles", () => {
       TOOLSMITH_CONFIG: configFile(CONFIG.replace("tools: [calculate]", "tools: [calculate, shell]")),
     });
     await expect(broken.start()).rejects.toThrow(
-      /toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\): "shell" is not a tool; the tools are think, register_tool, calculate,/,
+      /toolsmith\.config\.yaml, line 4 \(profiles\.0\.tools\.1\): "shell" is not a tool; the tools are think, register_tool, search_tools, calculate,/,
     );
     await broken.stop();
   });

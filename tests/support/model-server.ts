@@ -48,8 +48,29 @@ export interface AnswerSpan {
   closedAt: number;
 }
 
+/** The dimensions of the default embeddings: one per hashed word. */
+const EMBEDDING_DIMENSIONS = 256;
+
+/**
+ * A stand-in for an embedding model, deterministic: each word (lower case, a trailing "s" dropped) adds one to a
+ * dimension chosen by its hash, so texts that share words are close, and no other pair is.
+ */
+export function wordHashEmbedding(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  for (const [word] of text.toLowerCase().matchAll(/[a-z0-9]+/g)) {
+    let hash = 0;
+    for (const char of word.replace(/s$/, "")) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+    vector[hash % EMBEDDING_DIMENSIONS] += 1;
+  }
+  return vector;
+}
+
 export class ModelServer {
   readonly requests: ChatRequest[] = [];
+  /** The texts of every /v1/embeddings request, in order. */
+  readonly embeddingRequests: { model: string; input: string[] }[] = [];
+  /** How texts are embedded; a test may replace it (with a model of meaning of its own). */
+  embed: (text: string) => number[] = wordHashEmbedding;
   private readonly spans: AnswerSpan[] = [];
   private readonly scenarios = new Map<string, Scenario>();
   private server?: http.Server;
@@ -85,6 +106,27 @@ export class ModelServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url === "/v1/embeddings") {
+      const { model, input } = JSON.parse(Buffer.concat(chunks).toString()) as {
+        model: string;
+        input: string | string[];
+      };
+      const texts = Array.isArray(input) ? input : [input];
+      this.embeddingRequests.push({ model, input: texts });
+      let data;
+      try {
+        data = texts.map((text, index) => ({ object: "embedding", index, embedding: this.embed(text) }));
+      } catch (error) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: String(error) } }));
+        return;
+      }
+      const usage = { prompt_tokens: texts.length, total_tokens: texts.length };
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ object: "list", data, model, usage }));
+      return;
+    }
     if (req.url !== "/v1/chat/completions") {
       res.writeHead(404).end();
       return;

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { recordExecution } from "@/lib/db/queries/executions";
-import { listOfferedTools, type ToolRow } from "@/lib/db/queries/tools";
+import { findLibraryTool, listConversationOwnTools, type ToolRow } from "@/lib/db/queries/tools";
+import { searchTools } from "@/lib/retrieval/tool-search";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
 import { calculate } from "@/lib/tools/calculate";
@@ -17,15 +18,32 @@ vi.mock("@/lib/db/queries/audit", () => ({ recordAudit: vi.fn(async () => {}) })
 vi.mock("@/lib/db/queries/executions", () => ({ recordExecution: vi.fn(async () => {}) }));
 // SQLite's rate limits are counted in memory; PostgreSQL's shared count is the scale-out tests'.
 vi.mock("@/lib/db/queries/rate-buckets", () => ({ takeSharedToken: vi.fn() }));
-// What loadToolset builds a run's tools from: the stored tools, as rows, and the built-ins (two stand-ins here: the
-// real ones keep their data in the database).
-vi.mock("@/lib/db/queries/tools", () => ({ listOfferedTools: vi.fn(), toolView: vi.fn() }));
+// What loadToolset builds a run's tools from: the stored tools, as rows (the conversation's own, the library's that
+// fit the message), and the built-ins (stand-ins here: the real ones keep their data in the database).
+vi.mock("@/lib/db/queries/tools", () => ({
+  listConversationOwnTools: vi.fn(),
+  findLibraryTool: vi.fn(),
+  toolView: vi.fn(),
+}));
+vi.mock("@/lib/retrieval/tool-search", () => ({ searchTools: vi.fn() }));
 vi.mock("@/lib/tools/registered-tool", () => ({
-  registeredTool: (row: { id: string; name: string }) => ({ name: row.name, toolId: row.id, description: "stored" }),
+  registeredTool: (row: { id: string; name: string }) => ({
+    name: row.name,
+    toolId: row.id,
+    description: "stored",
+    parse: (input: unknown) => ({ ok: true, input }),
+    execute: async () => ({ ok: true, output: "stored" }),
+  }),
 }));
 vi.mock("@/lib/tools/builtin", async () => {
   const { calculate } = await import("@/lib/tools/calculate");
-  return { builtinTools: [calculate, { ...calculate, name: "run_code", description: "the built-in run_code" }] };
+  return {
+    builtinTools: [
+      calculate,
+      { ...calculate, name: "run_code", description: "the built-in run_code" },
+      { ...calculate, name: "search_tools", description: "the built-in search_tools" },
+    ],
+  };
 });
 
 const audits = vi.mocked(recordAudit);
@@ -94,8 +112,8 @@ describe("Toolset: a run's tools", () => {
       caller: { ...runCaller, callId: "c9" },
     });
     const hint =
-      'There is no tool named "translate". Available tools: calculate, echo. If none of them fits, create one with ' +
-      "register_tool(name, description, parameters_schema, code), then call it.";
+      'There is no tool named "translate". Available tools: calculate, echo. Look for one in the library with ' +
+      "search_tools; if none fits, create one with register_tool(name, description, parameters_schema, code), then call it.";
     expect(outcome).toMatchObject({ result: { ok: false, error: hint }, decision: "refused" });
     // The model read the refusal as the call's result: the run's call is recorded, as a failed execution.
     expect(audits).toHaveBeenCalledExactlyOnceWith(
@@ -142,15 +160,42 @@ describe("Toolset: a run's tools", () => {
 });
 
 describe("loadToolset: the tools a run is offered", () => {
-  it("offers the built-ins its profile allows and the stored tools, none of which shadows a built-in", async () => {
-    const row = (name: string) => ({ id: `stored-${name}`, name }) as ToolRow;
-    vi.mocked(listOfferedTools).mockResolvedValue([row("calculate"), row("run_code"), row("double")]);
-    const toolset = await loadToolset("conversation-1", "owner-1", profile({ tools: ["calculate"] }));
-    expect(listOfferedTools).toHaveBeenCalledExactlyOnceWith("conversation-1", "owner-1");
-    // run_code is not allowed by the profile; the stored tools that took built-in names are not offered either.
-    expect(toolset.names()).toEqual(["calculate", "double"]);
+  const row = (name: string) => ({ id: `stored-${name}`, name }) as ToolRow;
+
+  it("offers the built-ins its profile allows, search_tools, its own tools and the library's best matches", async () => {
+    vi.mocked(listConversationOwnTools).mockResolvedValue([row("calculate"), row("double")]);
+    vi.mocked(searchTools).mockResolvedValue([
+      { tool: row("run_code"), score: 1 },
+      { tool: { ...row("double"), id: "library-double" }, score: 0.9 },
+      { tool: row("triple"), score: 0.5 },
+    ]);
+    const toolset = await loadToolset("conversation-1", "owner-1", profile({ tools: ["calculate"] }), "triple 7");
+    expect(listConversationOwnTools).toHaveBeenCalledExactlyOnceWith("conversation-1", "owner-1");
+    expect(searchTools).toHaveBeenCalledExactlyOnceWith({
+      ownerId: "owner-1",
+      query: "triple 7",
+      k: config.retrievedTools,
+      scope: "library",
+    });
+    // run_code is not allowed by the profile; the stored tools that took built-in names are not offered either,
+    // and the conversation's own double wins over the library's.
+    expect(toolset.names()).toEqual(["calculate", "search_tools", "double", "triple"]);
     expect(toolset.get("calculate")).toBe(calculate);
     expect(toolset.get("double")?.toolId).toBe("stored-double");
+  });
+
+  it("calls a library tool it was not offered by its name, and no built-in the profile leaves out", async () => {
+    vi.mocked(listConversationOwnTools).mockResolvedValue([]);
+    vi.mocked(searchTools).mockResolvedValue([]);
+    vi.mocked(findLibraryTool).mockImplementation(async (_owner, name) => (name === "halve" ? row("halve") : null));
+    const toolset = await loadToolset("conversation-1", "owner-1", profile({ tools: [] }), "hello");
+    const caller = { ownerId: "owner-1", conversationId: "conversation-1", runId: "run-1" };
+    await toolset.call("halve", { input: {}, caller });
+    expect(toolset.get("halve")?.toolId).toBe("stored-halve");
+    expect(toolset.names()).toEqual(["search_tools", "halve"]);
+    const denied = await toolset.call("run_code", { input: {}, caller });
+    expect(denied.result).toMatchObject({ ok: false, error: expect.stringContaining('no tool named "run_code"') });
+    expect(findLibraryTool).toHaveBeenCalledExactlyOnceWith("owner-1", "halve");
   });
 });
 

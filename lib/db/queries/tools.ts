@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { config } from "@/lib/settings/config";
 import type { RegisteredToolView, ToolExample } from "@/lib/contract/events";
-import { containsIgnoringCase, db, sql, transaction } from "@/lib/db/driver/client";
+import { Prisma } from "@/lib/generated/sqlite/client";
+import { containsIgnoringCase, db, provider, sql, transaction } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
 import type { Tool } from "@/lib/contract/responses";
+import { identifierWords, parameterWords, type QueryTerms } from "@/lib/retrieval/words";
 
 export interface NewToolVersion {
   ownerId: string;
@@ -122,7 +123,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       createdAt: databaseClock.now(),
     };
     await statements.execute(
-      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "examples", "version", "status", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "examples", "version", "status", "createdAt", "nameWords", "parameterWords") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.id,
         row.lineageId,
@@ -139,6 +140,8 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
         row.version,
         row.status,
         row.createdAt,
+        identifierWords(tool.name),
+        parameterWords(tool.parametersSchema),
       ],
     );
     return row;
@@ -146,22 +149,24 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
 }
 
 /**
- * The latest version of every tool a conversation offers the model: its own, then its owner's library, newest
- * first, at most `config.maxLibraryTools` of those. Deprecated tools are not offered.
+ * The latest version of every tool made in a conversation, including those since put in the library: a run offers
+ * them all, next to the library tools that fit its message (lib/retrieval). Deprecated tools are not offered.
  */
-export async function listOfferedTools(conversationId: string, ownerId: string): Promise<ToolRow[]> {
-  const rows = (
-    await sql.rows<Record<keyof ToolRow, unknown>>(
-      `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE ${VISIBLE_IN} AND "status" = 'active' AND "deprecated" = ? ORDER BY "createdAt" DESC`,
-      [ownerId, conversationId, false],
-    )
-  ).map(toolRowOf);
-  const own = rows.filter((row) => row.scope === "conversation");
-  const names = new Set(own.map((row) => row.name));
-  const library = rows
-    .filter((row) => row.scope === "library" && !names.has(row.name))
-    .slice(0, config.maxLibraryTools);
-  return [...own, ...library].reverse();
+export async function listConversationOwnTools(conversationId: string, ownerId: string): Promise<ToolRow[]> {
+  const rows = await sql.rows<Record<keyof ToolRow, unknown>>(
+    `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "ownerId" = ? AND "conversationId" = ? AND "status" = 'active' AND "deprecated" = ? ORDER BY "createdAt"`,
+    [ownerId, conversationId, false],
+  );
+  return rows.map(toolRowOf);
+}
+
+/** The latest version of a library tool by name, if it is offered: a run may call one it was not shown. */
+export async function findLibraryTool(ownerId: string, name: string): Promise<ToolRow | null> {
+  const [row] = await sql.rows<Record<keyof ToolRow, unknown>>(
+    `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "ownerId" = ? AND "name" = ? AND "scope" = 'library' AND "status" = 'active' AND "deprecated" = ? LIMIT 1`,
+    [ownerId, name, false],
+  );
+  return row ? toolRowOf(row) : null;
 }
 
 /** Every version of every tool made in a conversation, for its trace's Tools tab. */
@@ -269,4 +274,89 @@ export function toolView(row: ToolRow): RegisteredToolView {
     version: row.version,
     examples: JSON.parse(row.examples) as ToolExample[],
   };
+}
+
+/** Which tools a search looks at: the library (what runs are offered), or every tool of the owner (the REST API). */
+export type SearchScope = "library" | "owned";
+
+const searchable = (ownerId: string, scope: SearchScope) =>
+  Prisma.sql`t."ownerId" = ${ownerId} AND t."status" = 'active'${scope === "library" ? Prisma.sql` AND t."scope" = 'library' AND t."deprecated" = ${false}` : Prisma.empty}`;
+
+/** PostgreSQL's document of a tool: the same expression as the index "Tool_text_search", so the planner uses it. */
+const TOOL_DOCUMENT = Prisma.raw(
+  `(setweight(to_tsvector('english', t."nameWords"), 'A') || setweight(to_tsvector('english', t."parameterWords"), 'B') || setweight(to_tsvector('english', t."description"), 'C'))`,
+);
+
+/**
+ * The ids of the tools matching any of the words (lib/retrieval/words.ts: letters and digits only), best first:
+ * SQLite's FTS5 bm25 or PostgreSQL's ts_rank, both stemmed, a word in the name counting most, then in a
+ * parameter's name, then in the description; a tool with the query's pairs of words in that order ranks higher.
+ */
+export async function fullTextToolIds(
+  ownerId: string,
+  { words, pairs }: QueryTerms,
+  scope: SearchScope,
+  limit: number,
+): Promise<string[]> {
+  if (words.length === 0) return [];
+  const rows =
+    provider === "postgresql"
+      ? await db.$queryRaw<{ id: string }[]>`
+          SELECT t."id" FROM "Tool" t, (SELECT ${Prisma.join(
+            [
+              Prisma.sql`to_tsquery('english', ${words.join(" | ")})`,
+              ...pairs.map((pair) => Prisma.sql`phraseto_tsquery('english', ${pair})`),
+            ],
+            " || ",
+          )} AS query) q
+          WHERE ${TOOL_DOCUMENT} @@ q.query AND ${searchable(ownerId, scope)}
+          ORDER BY ts_rank(${TOOL_DOCUMENT}, q.query) DESC, t."id"
+          LIMIT ${limit}`
+      : await db.$queryRaw<{ id: string }[]>`
+          SELECT t."id" FROM "ToolText" JOIN "Tool" t ON t."id" = "ToolText"."toolId"
+          WHERE "ToolText" MATCH ${[...words, ...pairs].map((term) => `"${term}"`).join(" OR ")} AND ${searchable(ownerId, scope)}
+          ORDER BY bm25("ToolText", 0, 4.0, 1.0, 2.0), t."id"
+          LIMIT ${limit}`;
+  return rows.map((row) => row.id);
+}
+
+/** SEAT's search: the ids of the tools with `text` in their name or description, ignoring case, by name. */
+export async function substringToolIds(
+  ownerId: string,
+  text: string,
+  scope: SearchScope,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db.tool.findMany({
+    where: {
+      ownerId,
+      status: "active",
+      ...(scope === "library" ? { scope: "library", deprecated: false } : {}),
+      OR: [{ name: containsIgnoringCase(text) }, { description: containsIgnoringCase(text) }],
+    },
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+    take: limit,
+    select: { id: true },
+  });
+  return rows.map((row) => row.id);
+}
+
+/** The text an embedding of each searchable tool is made from, by id. */
+export async function embeddingTexts(ownerId: string, scope: SearchScope): Promise<{ id: string; text: string }[]> {
+  const rows = await db.$queryRaw<{ id: string; nameWords: string; description: string; parameterWords: string }[]>`
+    SELECT t."id", t."nameWords", t."description", t."parameterWords" FROM "Tool" t WHERE ${searchable(ownerId, scope)}`;
+  return rows.map((row) => ({
+    id: row.id,
+    text: `${row.nameWords}: ${row.description}${row.parameterWords ? ` (${row.parameterWords})` : ""}`,
+  }));
+}
+
+/** Tool versions by id, in no particular order. */
+export async function toolsByIds(ids: string[]): Promise<ToolRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql.rows<Record<keyof ToolRow, unknown>>(
+    `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "id" IN (${ids.map(() => "?").join(", ")})`,
+    ids,
+  );
+  return rows.map(toolRowOf);
 }

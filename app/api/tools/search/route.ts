@@ -1,18 +1,23 @@
 import { toolStats } from "@/lib/db/queries/executions";
-import { listOwnedTools } from "@/lib/db/queries/tools";
 import { requireIdentity } from "@/lib/http/access";
 import { ToolSearchQuery } from "@/lib/contract/requests";
 import { route } from "@/lib/http/errors";
 import { readQuery } from "@/lib/http/query";
+import { searchTools } from "@/lib/retrieval/tool-search";
 import { toolJson } from "@/lib/tools/api-view";
 
 export const dynamic = "force-dynamic";
 
-/** SEAT's search: case-insensitive text in a tool's name or description, over the requester's tools. */
+/**
+ * The requester's tools ranked as a run's library tools are (lib/retrieval): by words and, with an embedding model,
+ * by meaning; then those containing `q` as a piece of text, as SEAT's substring search found them.
+ */
 export const GET = route(async (request) => {
   const identity = await requireIdentity(request);
   const { q, limit } = readQuery(request, ToolSearchQuery);
-  const rows = await listOwnedTools(identity, { q, limit });
-  const stats = await toolStats(rows.map((row) => row.lineageId));
-  return Response.json({ tools: rows.map((row) => toolJson(row, stats.get(row.lineageId))) });
+  const hits = await searchTools({ ownerId: identity, query: q, k: limit, scope: "owned" });
+  const stats = await toolStats(hits.map((hit) => hit.tool.lineageId));
+  return Response.json({
+    tools: hits.map(({ tool, score }) => ({ ...toolJson(tool, stats.get(tool.lineageId)), score })),
+  });
 });

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { embed, embedMany, type EmbeddingModel } from "ai";
+import { findEmbeddings, saveEmbeddings, type StoredEmbedding } from "@/lib/db/queries/tool-embeddings";
+import { embeddingTexts, type SearchScope } from "@/lib/db/queries/tools";
+import { processWide } from "@/lib/platform/process-wide";
+import { embeddingConfig } from "@/lib/settings/config";
+
+/** Tools embedded during one search at most: a large library new to a model is embedded over several searches. */
+const MAX_EMBEDDED_PER_SEARCH = 256;
+/** An embedding server that does not answer in this time is left out of the search, which goes on on full text. */
+const EMBEDDING_TIMEOUT_MS = 10_000;
+/** Vectors kept in memory, by tool version: a search compares its query with the whole library. */
+const CACHED_VECTORS = 20_000;
+
+const cache = processWide("toolEmbeddings", () => new Map<string, StoredEmbedding>());
+
+function embeddingModel(): EmbeddingModel | undefined {
+  const config = embeddingConfig();
+  if (!config) return undefined;
+  return config.api === "compatible"
+    ? createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL: config.baseURL ?? "https://api.openai.com/v1",
+        apiKey: config.apiKey,
+      }).embeddingModel(config.model)
+    : createOpenAI({ apiKey: config.apiKey ?? "not-needed", baseURL: config.baseURL }).embedding(config.model);
+}
+
+/**
+ * The ids of the searchable tools closest in meaning to `query`, best first, when an embedding model is configured
+ * (TOOLSMITH_EMBEDDING_MODEL); none otherwise, or when the embedding server fails (the search then ranks by words).
+ */
+export async function toolIdsByMeaning(
+  ownerId: string,
+  query: string,
+  scope: SearchScope,
+  limit: number,
+): Promise<string[]> {
+  const model = embeddingModel();
+  if (!model || !query.trim()) return [];
+  const signal = AbortSignal.timeout(EMBEDDING_TIMEOUT_MS);
+  try {
+    const [{ embedding }, vectors] = await Promise.all([
+      embed({ model, value: query, abortSignal: signal, maxRetries: 1 }),
+      toolVectors(model, ownerId, scope, signal),
+    ]);
+    const target = Float32Array.from(embedding);
+    return vectors
+      .map(({ toolId, vector }) => ({ toolId, similarity: cosine(target, vector) }))
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, limit)
+      .map((entry) => entry.toolId);
+  } catch (error) {
+    console.warn(`Tool search goes on without embeddings: ${error instanceof Error ? error.message : error}`);
+    return [];
+  }
+}
+
+/** The embedding of every searchable tool: from memory, the database, or the model (then stored). */
+async function toolVectors(
+  model: EmbeddingModel,
+  ownerId: string,
+  scope: SearchScope,
+  signal: AbortSignal,
+): Promise<StoredEmbedding[]> {
+  const modelId = typeof model === "string" ? model : model.modelId;
+  const wanted = (await embeddingTexts(ownerId, scope)).map(({ id, text }) => ({ id, text, hash: sha256(text) }));
+  const current = (embedding: StoredEmbedding | undefined, hash: string) =>
+    embedding && embedding.model === modelId && embedding.textHash === hash ? embedding : undefined;
+
+  const notCached = wanted.filter(({ id, hash }) => !current(cache.get(id), hash));
+  const stored = new Map((await findEmbeddings(notCached.map(({ id }) => id))).map((row) => [row.toolId, row]));
+  const missing = notCached.filter(({ id, hash }) => !current(stored.get(id), hash)).slice(0, MAX_EMBEDDED_PER_SEARCH);
+  if (missing.length > 0) {
+    const { embeddings } = await embedMany({
+      model,
+      values: missing.map(({ text }) => text),
+      abortSignal: signal,
+      maxRetries: 1,
+    });
+    const made = missing.map(({ id, hash }, index) => ({
+      toolId: id,
+      model: modelId,
+      textHash: hash,
+      vector: Float32Array.from(embeddings[index]),
+    }));
+    await saveEmbeddings(made);
+    for (const embedding of made) stored.set(embedding.toolId, embedding);
+  }
+  for (const { id } of notCached) {
+    const embedding = stored.get(id);
+    if (embedding) remember(embedding);
+  }
+  return wanted.flatMap(({ id, hash }) => current(cache.get(id), hash) ?? []);
+}
+
+function remember(embedding: StoredEmbedding): void {
+  cache.delete(embedding.toolId);
+  cache.set(embedding.toolId, embedding);
+  // A Map iterates in insertion order: the first key is the one stored longest ago.
+  if (cache.size > CACHED_VECTORS) cache.delete(cache.keys().next().value!);
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return -1;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    normA += a[i] * a[i];
+    normB += b[i] * b[i];
+  }
+  return normA && normB ? dot / Math.sqrt(normA * normB) : 0;
+}
