@@ -60,5 +60,6 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health).*)"],
+  // The MCP endpoint checks Host, Origin and its API token itself (lib/mcp/access.ts), and never takes a cookie.
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health|api/mcp).*)"],
 };

@@ -1,6 +1,7 @@
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchGeneration } from "./generation";
 import { benchLibrarian } from "./librarian";
+import { benchMcp } from "./mcp";
 import { benchRateLimits } from "./rate-limits";
 import { benchRetrieval } from "./retrieval";
 import { benchNativeTools } from "./native-tools";
@@ -22,6 +23,7 @@ if (!only || only === "native") await benchNativeTools();
 if (!only || only === "rate-limits") await benchRateLimits();
 if (!only || only === "librarian") await benchLibrarian();
 if (!only || only === "retrieval") await benchRetrieval();
+if (!only || only === "mcp") await benchMcp();
 if (!only || only === "scale-out") await benchScaleOut();
 if (!only || only === "throughput") await benchThroughput();
 if (!only || only === "ui") await benchUi();

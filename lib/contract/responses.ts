@@ -22,6 +22,9 @@ export const ToolRefused = ErrorBody.extend({
 });
 export type ToolRefused = z.infer<typeof ToolRefused>;
 
+/** POST /api/mcp: a JSON-RPC 2.0 message of the Model Context Protocol, whose specification gives its schemas. */
+export const JsonRpcMessage = z.looseObject({ jsonrpc: z.literal("2.0") }).meta({ id: "JsonRpcMessage" });
+
 export const Health = z.strictObject({
   status: z.literal("ok"),
   sandbox: z.strictObject({
@@ -195,7 +198,7 @@ export const ExecutionStatus = z.enum(["succeeded", "failed", "cancelled"]);
 
 export const Execution = z.strictObject({
   id: z.string(),
-  source: z.enum(["chat", "api"]),
+  source: z.enum(["chat", "api", "mcp"]),
   conversationId: z.string().nullable(),
   status: ExecutionStatus,
   input: z.unknown(),

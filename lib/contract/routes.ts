@@ -35,6 +35,7 @@ import {
   Executions,
   Fork,
   Health,
+  JsonRpcMessage,
   NewApiTokenAnswer,
   OtlpTrace,
   Profiles,
@@ -468,6 +469,30 @@ const routes: ZodOpenApiPathsObject = {
     delete: operation("Revoke a token", {
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/mcp": {
+    post: operation("The tool library as a Model Context Protocol server (Streamable HTTP, stateless)", {
+      description:
+        "Your library tools (latest versions, not deprecated) for MCP clients of revision 2026-07-28 and of the " +
+        "2025 revisions: tools/list (paged by `nextCursor`), tools/call (the same call path as chat and " +
+        "/api/tools/{id}/execute). Needs an API token (`Authorization: Bearer`); the cookie alone is 401. Host and " +
+        "Origin must name TOOLSMITH_PUBLIC_URL or a loopback address, else 403.",
+      requestBody: { content: { "application/json": { schema: JsonRpcMessage } } },
+      responses: {
+        "200": {
+          description: "The JSON-RPC response, as JSON or as an event stream.",
+          content: { "application/json": { schema: JsonRpcMessage }, "text/event-stream": { schema: z.string() } },
+        },
+        "202": { description: "A notification, accepted." },
+        "400": json(
+          z.union([ErrorBody, JsonRpcMessage]),
+          "The body breaks the API's rules (not JSON, nested too deep), or is not a JSON-RPC message the server can take (a JSON-RPC error).",
+        ),
+        "403": json(ErrorBody, "Host or Origin is not this app's (DNS-rebinding protection)."),
+        "406": json(JsonRpcMessage, "The client does not accept application/json and text/event-stream."),
+        ...errors(401, 413, 415),
+      },
     }),
   },
   "/api/openapi.json": {

@@ -24,8 +24,7 @@ export type ShareParams = { params: Promise<{ token: string }> };
 export async function requireIdentity(request: Request): Promise<string> {
   const authorization = request.headers.get("authorization");
   if (authorization !== null) {
-    const [scheme, token] = authorization.split(/\s+/, 2);
-    const identity = scheme.toLowerCase() === "bearer" && token ? await identityOfToken(token) : undefined;
+    const identity = await identityOfBearer(authorization);
     if (!identity)
       throw new ApiError(
         401,
@@ -38,6 +37,12 @@ export async function requireIdentity(request: Request): Promise<string> {
   if (!identity)
     throw new ApiError(401, "no_identity", "This request carries no valid identity cookie; allow cookies and retry.");
   return identity;
+}
+
+/** The identity of an `Authorization: Bearer <API token>` header; undefined for another scheme or a bad token. */
+export async function identityOfBearer(authorization: string): Promise<string | undefined> {
+  const [scheme, token] = authorization.split(/\s+/, 2);
+  return scheme.toLowerCase() === "bearer" && token ? identityOfToken(token) : undefined;
 }
 
 /** The conversation a route names, if the requester owns it; 404 otherwise. */

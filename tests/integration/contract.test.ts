@@ -122,6 +122,14 @@ describe("the API contract", () => {
 
     const token = await (await call("POST", "/api/tokens", { name: "ci" })).json();
     expect(await status("GET", "/api/tokens")).toBe(200);
+    const mcp = (headers: Record<string, string>) =>
+      fetch(`${app.url}/api/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+    expect((await mcp({ authorization: `Bearer ${token.token}` })).status).toBe(200);
+    expect((await mcp({})).status).toBe(401);
     expect(await status("DELETE", `/api/tokens/${token.id}`)).toBe(204);
     expect(await status("DELETE", `/api/conversations/${id}`)).toBe(204);
     expect(await status("GET", `/api/conversations/${id}`)).toBe(404);

@@ -182,6 +182,8 @@ describe("cookies and bodies that used to answer 500", () => {
       await visitor.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })
     ).json();
     const ids: Record<string, string> = { id: tool.id, token, approvalId: "none" };
+    // The MCP server takes an API token, never the cookie.
+    const bearer = { authorization: `Bearer ${(await visitor.createToken("deep probe")).token}` };
     const conversationRoutes = /^\/api\/conversations\/\{id\}/;
     const deep = (open: string, close: string, levels = 100_000) => `${open.repeat(levels)}${close.repeat(levels)}`;
     // Objects as deep as fit in a body (256 KB): {"":{"":…{}…}}.
@@ -196,7 +198,7 @@ describe("cookies and bodies that used to answer 500", () => {
         for (const body of bodies) {
           const response = await visitor.fetch(path, {
             method: method.toUpperCase(),
-            headers: { "content-type": "application/json" },
+            headers: { "content-type": "application/json", ...(template === "/api/mcp" ? bearer : {}) },
             body,
           });
           const answer = `${response.status} ${await errorMessage(response)}`;

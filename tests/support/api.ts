@@ -35,6 +35,17 @@ export class Api {
     return response.json();
   }
 
+  /** A new API token of this identity, e.g. for an MCP client: `{ id, name, token }`. */
+  async createToken(name: string): Promise<{ id: string; token: string }> {
+    const response = await this.fetch("/api/tokens", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
+    if (response.status !== 201) throw new Error(`token failed: ${response.status} ${await response.text()}`);
+    return response.json();
+  }
+
   send(conversationId: string, content: string): Promise<Response> {
     return this.fetch(`/api/conversations/${conversationId}/messages`, {
       method: "POST",

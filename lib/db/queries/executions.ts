@@ -7,7 +7,7 @@ import type { Execution } from "@/lib/contract/responses";
 export type ExecutionStatus = Execution["status"];
 
 export interface ExecutionRecord {
-  /** Where the call came from: a conversation's run, or the API. */
+  /** Where the call came from: a conversation's run, the REST API, or an MCP client. */
   source: Execution["source"];
   conversationId?: string;
   runId?: string;

@@ -160,10 +160,13 @@ export async function listConversationOwnTools(conversationId: string, ownerId: 
   return rows.map(toolRowOf);
 }
 
-/** The latest version of a library tool by name, if it is offered: a run may call one it was not shown. */
+/**
+ * The latest version of a library tool by name, if it is offered: a run may call one it was not shown, and an MCP
+ * client any. Should two library tools share the name (one moved from a conversation), the newest wins.
+ */
 export async function findLibraryTool(ownerId: string, name: string): Promise<ToolRow | null> {
   const [row] = await sql.rows<Record<keyof ToolRow, unknown>>(
-    `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "ownerId" = ? AND "name" = ? AND "scope" = 'library' AND "status" = 'active' AND "deprecated" = ? LIMIT 1`,
+    `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "ownerId" = ? AND "name" = ? AND "scope" = 'library' AND "status" = 'active' AND "deprecated" = ? ORDER BY "createdAt" DESC LIMIT 1`,
     [ownerId, name, false],
   );
   return row ? toolRowOf(row) : null;

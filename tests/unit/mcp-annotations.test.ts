@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { callsFetch, toolAnnotations } from "@/lib/mcp/annotations";
+
+describe("MCP tool annotations from a tool's code", () => {
+  it.each([
+    ["a call", "async function run({ url }) { return (await fetch(url)).status; }"],
+    ["fetch as a value", "const get = fetch; async function run({ url }) { return (await get(url)).ok; }"],
+    ["fetch passed along", "function run({ urls }) { return Promise.all(urls.map(fetch)); }"],
+    ["through this", "async function run({ url }) { return (await this.fetch(url)).ok; }"],
+    ["a computed name", 'async function run({ url }) { return (await this["fetch"](url)).ok; }'],
+    ["a shorthand property", "function run() { const api = { fetch }; return typeof api.fetch; }"],
+  ])("counts %s as reaching the open web", (_case, code) => {
+    expect(callsFetch(code)).toBe(true);
+    expect(toolAnnotations(code)).toEqual({ readOnlyHint: true, openWorldHint: true });
+  });
+
+  it.each([
+    ["no mention", "function run({ a, b }) { return a + b; }"],
+    ["a comment", "// fetch nothing: pure arithmetic\nfunction run({ a }) { return a * 2; }"],
+    ["a string", 'function run() { return "fetch"; }'],
+    ["a parameter of that name, unused", "function run({ fetch }) { return 1; }"],
+    ["code that does not parse", "function run( { return fetch(1) }"],
+  ])("does not count %s", (_case, code) => {
+    expect(callsFetch(code)).toBe(false);
+    expect(toolAnnotations(code)).toEqual({ readOnlyHint: true, openWorldHint: false });
+  });
+});
