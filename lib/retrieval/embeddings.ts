@@ -3,7 +3,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { embed, embedMany, type EmbeddingModel } from "ai";
 import { findEmbeddings, saveEmbeddings, type StoredEmbedding } from "@/lib/db/queries/tool-embeddings";
-import { embeddingTexts, type SearchScope } from "@/lib/db/queries/tools";
+import { embeddingCandidates, embeddingTexts, type SearchScope } from "@/lib/db/queries/tools";
 import { processWide } from "@/lib/platform/process-wide";
 import { embeddingConfig } from "@/lib/settings/config";
 
@@ -58,7 +58,10 @@ export async function toolIdsByMeaning(
   }
 }
 
-/** The embedding of every searchable tool: from memory, the database, or the model (then stored). */
+/**
+ * The embedding of every searchable tool: from memory, the database, or the model (then stored). The database says
+ * which embedding is current by the hash of its text, so a process's cache never serves a replaced one.
+ */
 async function toolVectors(
   model: EmbeddingModel,
   ownerId: string,
@@ -66,34 +69,40 @@ async function toolVectors(
   signal: AbortSignal,
 ): Promise<StoredEmbedding[]> {
   const modelId = typeof model === "string" ? model : model.modelId;
-  const wanted = (await embeddingTexts(ownerId, scope)).map(({ id, text }) => ({ id, text, hash: sha256(text) }));
-  const current = (embedding: StoredEmbedding | undefined, hash: string) =>
-    embedding && embedding.model === modelId && embedding.textHash === hash ? embedding : undefined;
+  const candidates = await embeddingCandidates(ownerId, scope, modelId);
+  const current = new Map(candidates.map(({ id, textHash }) => [id, textHash]));
+  const isCurrent = (embedding: StoredEmbedding | undefined): embedding is StoredEmbedding =>
+    embedding !== undefined && embedding.model === modelId && embedding.textHash === current.get(embedding.toolId);
 
-  const notCached = wanted.filter(({ id, hash }) => !current(cache.get(id), hash));
-  const stored = new Map((await findEmbeddings(notCached.map(({ id }) => id))).map((row) => [row.toolId, row]));
-  const missing = notCached.filter(({ id, hash }) => !current(stored.get(id), hash)).slice(0, MAX_EMBEDDED_PER_SEARCH);
+  const uncached = candidates.filter(({ id, textHash }) => textHash !== null && !isCurrent(cache.get(id)));
+  for (const embedding of await findEmbeddings(uncached.map(({ id }) => id)))
+    if (isCurrent(embedding)) remember(embedding);
+
+  const missing = candidates.filter(({ textHash }) => textHash === null).slice(0, MAX_EMBEDDED_PER_SEARCH);
   if (missing.length > 0) {
+    const texts = await embeddingTexts(missing.map(({ id }) => id));
     const { embeddings } = await embedMany({
       model,
-      values: missing.map(({ text }) => text),
+      values: texts.map(({ text }) => text),
       abortSignal: signal,
       maxRetries: 1,
     });
-    const made = missing.map(({ id, hash }, index) => ({
+    const made = texts.map(({ id, text }, index) => ({
       toolId: id,
       model: modelId,
-      textHash: hash,
+      textHash: sha256(text),
       vector: Float32Array.from(embeddings[index]),
     }));
     await saveEmbeddings(made);
-    for (const embedding of made) stored.set(embedding.toolId, embedding);
+    for (const embedding of made) {
+      current.set(embedding.toolId, embedding.textHash);
+      remember(embedding);
+    }
   }
-  for (const { id } of notCached) {
-    const embedding = stored.get(id);
-    if (embedding) remember(embedding);
-  }
-  return wanted.flatMap(({ id, hash }) => current(cache.get(id), hash) ?? []);
+  return candidates.flatMap(({ id }) => {
+    const embedding = cache.get(id);
+    return isCurrent(embedding) ? [embedding] : [];
+  });
 }
 
 function remember(embedding: StoredEmbedding): void {

@@ -230,7 +230,11 @@ export async function updateTool(
     db.tool.updateMany({ where: { lineageId }, data: everyVersion }),
     ...(description === undefined
       ? []
-      : [db.tool.updateMany({ where: { lineageId, status: "active" }, data: { description } })]),
+      : [
+          db.tool.updateMany({ where: { lineageId, status: "active" }, data: { description } }),
+          // Its embedding was of the old description: the next search embeds it again (lib/retrieval/embeddings.ts).
+          db.toolEmbedding.deleteMany({ where: { tool: { lineageId, status: "active" } } }),
+        ]),
   ]);
 }
 
@@ -363,10 +367,28 @@ export async function substringToolIds(
   return rows.map((row) => row.id);
 }
 
-/** The text an embedding of each searchable tool is made from, by id. */
-export async function embeddingTexts(ownerId: string, scope: SearchScope): Promise<{ id: string; text: string }[]> {
-  const rows = await db.$queryRaw<{ id: string; nameWords: string; description: string; parameterWords: string }[]>`
-    SELECT t."id", t."nameWords", t."description", t."parameterWords" FROM "Tool" t WHERE ${searchable(ownerId, scope)}`;
+/**
+ * Every searchable tool, with the hash of the text `model` embedded for it (null when it has not): ids and hashes
+ * only, since a search reads them all to compare its query with each.
+ */
+export function embeddingCandidates(
+  ownerId: string,
+  scope: SearchScope,
+  model: string,
+): Promise<{ id: string; textHash: string | null }[]> {
+  return db.$queryRaw<{ id: string; textHash: string | null }[]>`
+    SELECT t."id", e."textHash" FROM "Tool" t
+    LEFT JOIN "ToolEmbedding" e ON e."toolId" = t."id" AND e."model" = ${model}
+    WHERE ${searchable(ownerId, scope)}`;
+}
+
+/** The text a tool version's embedding is made from: the words of its name, its description and its parameters. */
+export async function embeddingTexts(ids: string[]): Promise<{ id: string; text: string }[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.tool.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, nameWords: true, description: true, parameterWords: true },
+  });
   return rows.map((row) => ({
     id: row.id,
     text: `${row.nameWords}: ${row.description}${row.parameterWords ? ` (${row.parameterWords})` : ""}`,
