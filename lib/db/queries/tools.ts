@@ -294,6 +294,8 @@ const searchable = (ownerId: string, scope: SearchScope) =>
  * shorter word is usually a word of its own ("time" would find "timezone").
  */
 const MIN_PREFIX_CHARS = 5;
+/** PostgreSQL ranks this many of the tools matching any word closely: those with the rarest words. */
+const SHORTLIST = 200;
 
 /**
  * The ids of the tools matching any of the words (lib/retrieval/words.ts: letters and digits only), best first by
@@ -323,11 +325,11 @@ export async function fullTextToolIds(
     ...words.map((word) => Prisma.sql`to_tsquery('english', ${prefix(word) ? `${word}:*` : word})`),
     ...pairs.map((pair) => Prisma.sql`phraseto_tsquery('english', ${pair})`),
   ];
-  // ts_rank's weights are {D, C, B, A}: the description (C) and parameters (B) count half as much as the name (A).
-  const score = terms.map(
-    (term, index) =>
-      Prisma.sql`ln(1 + (total.n - df.${Prisma.raw(`d${index}`)} + 0.5) / (df.${Prisma.raw(`d${index}`)} + 0.5)) * ts_rank('{0, 0.5, 0.5, 1}', c."document", ${term})`,
-  );
+  const idf = (index: number) => Prisma.raw(`idf.i${index}`);
+  const sum = (each: (term: Prisma.Sql, index: number) => Prisma.Sql) => Prisma.join(terms.map(each), " + ");
+  // BM25's idf of each term over the owner's tools (ts_rank knows none), times how the tool has it: first whether
+  // it does, which is cheap, to shortlist; then ts_rank, whose weights {D, C, B, A} count the description (C) and
+  // parameters (B) half as much as the name (A), over the shortlist only: over thousands of tools it is too slow.
   const rows = await db.$queryRaw<{ id: string }[]>`
     WITH candidates AS MATERIALIZED (
       SELECT t."id", t."name", t."searchDocument" AS "document" FROM "Tool" t
@@ -339,9 +341,21 @@ export async function fullTextToolIds(
         (term, index) => Prisma.sql`count(*) FILTER (WHERE "document" @@ ${term}) AS ${Prisma.raw(`d${index}`)}`,
       ),
       ", ",
-    )} FROM candidates)
-    SELECT c."id" FROM candidates c, total, df
-    ORDER BY ${Prisma.join(score, " + ")} DESC, c."name", c."id"
+    )} FROM candidates),
+    idf AS (SELECT ${Prisma.join(
+      terms.map(
+        (_, index) =>
+          Prisma.sql`ln(1 + (total.n - df.${Prisma.raw(`d${index}`)} + 0.5) / (df.${Prisma.raw(`d${index}`)} + 0.5)) AS ${Prisma.raw(`i${index}`)}`,
+      ),
+      ", ",
+    )} FROM total, df),
+    shortlist AS MATERIALIZED (
+      SELECT c.* FROM candidates c, idf
+      ORDER BY ${sum((term, index) => Prisma.sql`${idf(index)} * (c."document" @@ ${term})::int`)} DESC, c."name", c."id"
+      LIMIT ${SHORTLIST}
+    )
+    SELECT s."id" FROM shortlist s, idf
+    ORDER BY ${sum((term, index) => Prisma.sql`${idf(index)} * ts_rank('{0, 0.5, 0.5, 1}', s."document", ${term})`)} DESC, s."name", s."id"
     LIMIT ${limit}`;
   return rows.map((row) => row.id);
 }
