@@ -16,16 +16,19 @@ const CACHED_VECTORS = 20_000;
 
 const cache = processWide("toolEmbeddings", () => new Map<string, StoredEmbedding>());
 
-function embeddingModel(): EmbeddingModel | undefined {
+/** The configured embedding model, and its id: which vectors it made is stored with them. */
+function embeddingModel(): { model: EmbeddingModel; id: string } | undefined {
   const config = embeddingConfig();
   if (!config) return undefined;
-  return config.api === "compatible"
-    ? createOpenAICompatible({
-        name: "openai-compatible",
-        baseURL: config.baseURL ?? "https://api.openai.com/v1",
-        apiKey: config.apiKey,
-      }).embeddingModel(config.model)
-    : createOpenAI({ apiKey: config.apiKey ?? "not-needed", baseURL: config.baseURL }).embedding(config.model);
+  const model =
+    config.api === "compatible"
+      ? createOpenAICompatible({
+          name: "openai-compatible",
+          baseURL: config.baseURL ?? "https://api.openai.com/v1",
+          apiKey: config.apiKey,
+        }).embeddingModel(config.model)
+      : createOpenAI({ apiKey: config.apiKey ?? "not-needed", baseURL: config.baseURL }).embedding(config.model);
+  return { model, id: config.model };
 }
 
 /**
@@ -38,13 +41,14 @@ export async function toolIdsByMeaning(
   scope: SearchScope,
   limit: number,
 ): Promise<string[]> {
-  const model = embeddingModel();
-  if (!model || !query.trim()) return [];
+  const configured = embeddingModel();
+  if (!configured || !query.trim()) return [];
+  const { model, id } = configured;
   const signal = AbortSignal.timeout(EMBEDDING_TIMEOUT_MS);
   try {
     const [{ embedding }, vectors] = await Promise.all([
       embed({ model, value: query, abortSignal: signal, maxRetries: 1 }),
-      toolVectors(model, ownerId, scope, signal),
+      toolVectors(model, id, ownerId, scope, signal),
     ]);
     const target = Float32Array.from(embedding);
     return vectors
@@ -64,11 +68,11 @@ export async function toolIdsByMeaning(
  */
 async function toolVectors(
   model: EmbeddingModel,
+  modelId: string,
   ownerId: string,
   scope: SearchScope,
   signal: AbortSignal,
 ): Promise<StoredEmbedding[]> {
-  const modelId = typeof model === "string" ? model : model.modelId;
   const candidates = await embeddingCandidates(ownerId, scope, modelId);
   const current = new Map(candidates.map(({ id, textHash }) => [id, textHash]));
   const isCurrent = (embedding: StoredEmbedding | undefined): embedding is StoredEmbedding =>

@@ -1,4 +1,4 @@
-import { fullTextToolIds, substringToolIds, toolsByIds, type SearchScope, type ToolRow } from "@/lib/db/queries/tools";
+import { fullTextToolIds, listOwnedTools, toolsByIds, type SearchScope, type ToolRow } from "@/lib/db/queries/tools";
 import { toolIdsByMeaning } from "./embeddings";
 import { queryTerms } from "./words";
 
@@ -34,11 +34,13 @@ export async function searchTools({ ownerId, query, k, scope }: ToolSearch): Pro
   const [byWords, byMeaning, bySubstring] = await Promise.all([
     fullTextToolIds(ownerId, queryTerms(text), scope, RANKING_DEPTH),
     toolIdsByMeaning(ownerId, text, scope, RANKING_DEPTH),
-    text && text.length <= MAX_SUBSTRING_CHARS ? substringToolIds(ownerId, text, scope, k) : [],
+    text && text.length <= MAX_SUBSTRING_CHARS
+      ? listOwnedTools(ownerId, { q: text, limit: k, ...(scope === "library" && { scope, deprecated: false }) })
+      : [],
   ]);
   const rankings = [byWords, byMeaning].filter((ranking) => ranking.length > 0);
   const ranked = fuseByRank(rankings);
-  for (const id of bySubstring) if (!ranked.has(id)) ranked.set(id, 0);
+  for (const { id } of bySubstring) if (!ranked.has(id)) ranked.set(id, 0);
   const best = [...ranked].slice(0, k);
   const rows = new Map((await toolsByIds(best.map(([id]) => id))).map((row) => [row.id, row]));
   return best.flatMap(([id, score]) => {
@@ -48,7 +50,7 @@ export async function searchTools({ ownerId, query, k, scope }: ToolSearch): Pro
 }
 
 /** Reciprocal rank fusion of rankings (ids best first): ids by fused score, best first, scores scaled to 0–1. */
-export function fuseByRank(rankings: string[][]): Map<string, number> {
+function fuseByRank(rankings: string[][]): Map<string, number> {
   const scores = new Map<string, number>();
   for (const ranking of rankings)
     ranking.forEach((id, index) => scores.set(id, (scores.get(id) ?? 0) + 1 / (FUSION_K + index + 1)));

@@ -51,7 +51,7 @@ const STOP_WORDS = new Set(
 const isDescriptive = (word: string) => word.length > 1 && !/^\p{N}+$/u.test(word) && !STOP_WORDS.has(word);
 
 /** Words a query searches for, at most this many: a long message still searches quickly. */
-export const MAX_QUERY_WORDS = 48;
+const MAX_QUERY_WORDS = 48;
 /** Pairs of neighbouring words, at most this many. */
 const MAX_QUERY_PAIRS = 16;
 /** Stop words a pair may have between its words ("fahrenheit to celsius"). */

@@ -289,8 +289,18 @@ describe("with an embedding model", () => {
     model.embed = () => {
       throw new Error("embedding server down");
     };
+    const before = model.embeddingRequests.length;
     try {
-      expect((await search(owner, "fahrenheit")).length).toBeGreaterThan(0);
+      const found = await search(owner, "fahrenheit");
+      // The embedding server was asked and failed; the answer is the ranking by words.
+      expect(model.embeddingRequests.length).toBeGreaterThan(before);
+      expect(
+        found
+          .slice(0, 2)
+          .map((hit) => hit.name)
+          .sort(),
+      ).toEqual(["celsius_to_fahrenheit", "fahrenheit_to_celsius"]);
+      expect(found[0].score).toBe(1);
     } finally {
       model.embed = embed;
     }

@@ -360,27 +360,6 @@ export async function fullTextToolIds(
   return rows.map((row) => row.id);
 }
 
-/** SEAT's search: the ids of the tools with `text` in their name or description, ignoring case, by name. */
-export async function substringToolIds(
-  ownerId: string,
-  text: string,
-  scope: SearchScope,
-  limit: number,
-): Promise<string[]> {
-  const rows = await db.tool.findMany({
-    where: {
-      ownerId,
-      status: "active",
-      ...(scope === "library" ? { scope: "library", deprecated: false } : {}),
-      OR: [{ name: containsIgnoringCase(text) }, { description: containsIgnoringCase(text) }],
-    },
-    orderBy: [{ name: "asc" }, { id: "asc" }],
-    take: limit,
-    select: { id: true },
-  });
-  return rows.map((row) => row.id);
-}
-
 /**
  * Every searchable tool, with the hash of the text `model` embedded for it (null when it has not): ids and hashes
  * only, since a search reads them all to compare its query with each.
