@@ -3,7 +3,7 @@ import { ChatView } from "@/components/chat/ChatView";
 import { config, modelConfig } from "@/lib/settings/config";
 import { pageIdentity } from "@/lib/http/access";
 import { profileChoice } from "@/lib/settings/profiles";
-import { conversationPage, NO_CONVERSATIONS } from "@/lib/http/conversation-list";
+import { conversationPage, NO_CONVERSATIONS } from "@/lib/conversations/list";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { sandboxPool } from "@/lib/sandbox";
-import { checkToolVersion } from "@/lib/tools/registration";
+import { checkToolVersion } from "@/lib/tools/library/versions";
 import { Api } from "../tests/support/api";
 import { scriptedApp } from "../tests/support/app-server";
 import { ModelServer } from "../tests/support/model-server";

@@ -46,7 +46,7 @@ export async function benchLibrarian(): Promise<void> {
   // A database of its own, migrated like the app's; the tools are imported only after it is named.
   process.env.DATABASE_URL = freshSqliteUrl();
   await prepareDatabase(process.env.DATABASE_URL);
-  const { librarianQuery, librarianSearch, librarianStore } = await import("@/lib/tools/librarian");
+  const { librarianQuery, librarianSearch, librarianStore } = await import("@/lib/tools/native/librarian");
   const { xmlEngine } = await import("@/lib/librarian/xml-engine");
   const context = {
     ownerId: "bench",

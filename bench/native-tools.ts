@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { config } from "@/lib/settings/config";
 import { guardedFetch } from "@/lib/sandbox/fetch-guard";
-import { runCommand } from "@/lib/tools/run-command";
+import { runCommand } from "@/lib/tools/native/run-command";
 import { ms, summarize, timed } from "./stats";
 
 async function sample(count: number, work: () => Promise<unknown>): Promise<number[]> {

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AuditLog } from "@/components/audit/AuditLog";
 import { PageShell } from "@/components/ui/PageShell";
 import { pageIdentity } from "@/lib/http/access";
-import { auditPage } from "@/lib/http/audit-page";
+import { auditPage } from "@/lib/audit/audit-log";
 
 export const metadata: Metadata = { title: "Audit log · Toolsmith" };
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { Library } from "@/components/tools/Library";
 import { PageShell } from "@/components/ui/PageShell";
 import { pageIdentity } from "@/lib/http/access";
-import { toolPage } from "@/lib/http/tool-list";
+import { toolPage } from "@/lib/tools/library/list";
 
 export const metadata: Metadata = { title: "Tool library · Toolsmith" };
 

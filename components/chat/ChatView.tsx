@@ -4,7 +4,7 @@ import { Activity, Link2, Menu, PanelRightClose, PanelRightOpen } from "lucide-r
 import { useRouter } from "next/navigation";
 import { Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, type ConversationPage } from "@/lib/api/client";
-import type { InitialView } from "@/lib/trace/view";
+import type { InitialView } from "@/lib/conversations/initial-view";
 import { ExportLinks } from "@/components/share/ExportLinks";
 import { ShareDialog } from "@/components/share/ShareDialog";
 import { SharedBanner } from "@/components/share/SharedBanner";

@@ -7,7 +7,7 @@ import type { RegisteredToolView } from "@/lib/contract/events";
 import { startsSegment } from "@/lib/contract/log";
 import { followEvents, type FollowState } from "@/lib/api/event-stream";
 import { applyEvents, emptyTrace, isRunning, segmentOf, type TraceEvent } from "@/lib/trace/state";
-import type { InitialView } from "@/lib/trace/view";
+import type { InitialView } from "@/lib/conversations/initial-view";
 import type { ChatMessage } from "./MessageList";
 
 /** Shown to a viewer whose live view the server cut: the link was revoked (or its conversation deleted). */

@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import { PageShell } from "@/components/ui/PageShell";
 import { pageIdentity } from "@/lib/http/access";
-import { comparisonPage, runQuery, type CompareScope } from "@/lib/trace/comparison-page";
+import { comparisonPage, runQuery, type CompareScope } from "@/lib/conversations/comparison";
 import { ComparisonView } from "./ComparisonView";
 
 /** The body of both compare pages, once their conversation is known readable: 404 for a run the viewer cannot read. */

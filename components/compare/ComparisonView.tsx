@@ -10,7 +10,7 @@ import {
   type PairKind,
   type StepPair,
 } from "@/lib/trace/compare";
-import type { ComparedRun, ComparisonPage } from "@/lib/trace/comparison-page";
+import type { ComparedRun, ComparisonPage } from "@/lib/conversations/comparison";
 import type { ToolCallView } from "@/lib/trace/state";
 import { DiffersBadge, FieldDiff } from "./FieldDiff";
 import { RunPicker } from "./RunPicker";

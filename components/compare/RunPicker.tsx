@@ -1,4 +1,4 @@
-import type { ChoiceGroup } from "@/lib/trace/comparison-page";
+import type { ChoiceGroup } from "@/lib/conversations/comparison";
 
 /**
  * The two runs to compare: a plain GET form, so the choice is the page's address (`?a=…&b=…`), which can be linked

@@ -4,7 +4,7 @@ import { INSERT_ROWS, isStored } from "@/lib/db/queries/events";
 import { isUniqueViolation, UNREACHABLE_BACKOFF, waitsForDatabase } from "@/lib/db/driver/sql";
 import { retry } from "@/lib/platform/retry";
 import { eventWriter, RunTakenOverError } from "./event-writer";
-import { packEvents, type EventRow } from "./packing";
+import { packEvents, type EventRow } from "@/lib/db/queries/event-packing";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "@/lib/contract/events";
 import { MAX_EVENT_ID } from "@/lib/contract/log";
 

@@ -1,7 +1,7 @@
 import { BatchedWrites } from "@/lib/db/driver/batched-writes";
 import { appendLiveEvents, INSERT_ROWS, type ClaimedEventRow } from "@/lib/db/queries/events";
 import { processWide } from "@/lib/platform/process-wide";
-import type { EventRow } from "./packing";
+import type { EventRow } from "@/lib/db/queries/event-packing";
 
 /** One run's rows, and the claim the run writes them under. */
 interface RunRows {

@@ -1,5 +1,5 @@
-import type { ExportFormat } from "@/lib/trace/export";
-import { badRequest } from "./errors";
+import type { ExportFormat } from "@/lib/conversations/export";
+import { badRequest } from "./route";
 
 export function exportFormat(request: Request): ExportFormat {
   const format = new URL(request.url).searchParams.get("format") ?? "json";

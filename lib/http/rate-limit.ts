@@ -1,7 +1,7 @@
 import { config } from "@/lib/settings/config";
 import { processWide } from "@/lib/platform/process-wide";
 import { RateLimiter } from "@/lib/platform/token-bucket";
-import { ApiError } from "./errors";
+import { ApiError } from "./route";
 
 /** Many people can share one address (an office, a household), so it gets this many times an identity's budget. */
 const ADDRESS_FACTOR = 3;

@@ -1,6 +1,6 @@
 import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
 import { identityOfBearer } from "@/lib/http/access";
-import { ApiError } from "@/lib/http/errors";
+import { ApiError } from "@/lib/http/route";
 import { config } from "@/lib/settings/config";
 
 const CREATE_TOKEN =

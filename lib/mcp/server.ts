@@ -9,10 +9,10 @@ import {
 } from "@modelcontextprotocol/server";
 import packageJson from "@/package.json";
 import { findLibraryTool, listOwnedTools } from "@/lib/db/queries/tools";
-import { ApiError } from "@/lib/http/errors";
+import { ApiError } from "@/lib/http/route";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
 import { callTool } from "@/lib/tools/call";
-import { registeredTool } from "@/lib/tools/registered-tool";
+import { registeredTool } from "@/lib/tools/library/stored-tool";
 import { toolAnnotations } from "./annotations";
 
 /** Tools per tools/list page: a library can hold thousands, and clients follow `nextCursor`. */

@@ -1,6 +1,6 @@
 import { fullTextToolIds, listOwnedTools, toolsByIds, type SearchScope, type ToolRow } from "@/lib/db/queries/tools";
 import { toolIdsByMeaning } from "./embeddings";
-import { queryTerms } from "./words";
+import { queryTerms } from "@/lib/db/queries/tool-words";
 
 export interface ToolSearch {
   ownerId: string;

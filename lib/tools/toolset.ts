@@ -6,7 +6,7 @@ import type { AgentProfile } from "@/lib/settings/profiles";
 import { builtinTools } from "./builtin";
 import { callTool, type CallOutcome, type ToolCall } from "./call";
 import { isBuiltinName } from "./names";
-import { registeredTool } from "./registered-tool";
+import { registeredTool } from "@/lib/tools/library/stored-tool";
 import type { AgentTool, ToolRegistry } from "./types";
 
 /** What a call from a run brings: whose it is, where it comes from, and a way to ask a person first. */

@@ -1,5 +1,5 @@
 import { diffArrays, diffJson, diffWords, type ChangeObject } from "diff";
-import { matchesExpected } from "@/lib/tools/examples";
+import { matchesExpected } from "@/lib/tools/library/examples";
 import type { RunView, StepView, ToolCallView } from "./state";
 
 /*

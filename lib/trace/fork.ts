@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql, transaction } from "@/lib/db/driver/client";
 import { appendEvents, listEvents } from "@/lib/db/queries/events";
-import { packEvents } from "@/lib/events/packing";
+import { packEvents } from "@/lib/db/queries/event-packing";
 import { isReviewEvent, type LoggedEvent, type RunStatus, type SequencedEvent } from "@/lib/contract/events";
 
 /**

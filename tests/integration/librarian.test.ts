@@ -8,10 +8,10 @@ import { freshDatabaseUrl, prepareDatabase } from "../support/database";
 process.env.DATABASE_URL = freshDatabaseUrl();
 process.env.TOOLSMITH_LIBRARIAN_QUERY_DOCUMENTS = "50";
 
-let tools: typeof import("@/lib/tools/librarian");
+let tools: typeof import("@/lib/tools/native/librarian");
 beforeAll(async () => {
   await prepareDatabase(process.env.DATABASE_URL!);
-  tools = await import("@/lib/tools/librarian");
+  tools = await import("@/lib/tools/native/librarian");
 });
 afterAll(async () => {
   await (await import("@/lib/librarian/xml-engine")).xmlEngine.close();

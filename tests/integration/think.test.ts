@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_THOUGHT_CHARS } from "@/lib/tools/think";
+import { MAX_THOUGHT_CHARS } from "@/lib/tools/native/think";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { calculate } from "@/lib/tools/calculate";
-import { evaluateExpression } from "@/lib/tools/math-expression";
+import { calculate } from "@/lib/tools/native/calculate";
+import { evaluateExpression } from "@/lib/tools/native/math-expression";
 
 describe("evaluateExpression", () => {
   it.each([

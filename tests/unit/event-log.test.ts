@@ -14,7 +14,7 @@ let db: typeof import("@/lib/db/driver/client").db;
 let transaction: typeof import("@/lib/db/driver/client").transaction;
 let listEvents: typeof import("@/lib/db/queries/events").listEvents;
 let appendEvents: typeof import("@/lib/db/queries/events").appendEvents;
-let packing: typeof import("@/lib/events/packing");
+let packing: typeof import("@/lib/db/queries/event-packing");
 
 beforeAll(async () => {
   const migrate = spawnSync("node", ["scripts/migrate.mjs"], { env: process.env, encoding: "utf8" });
@@ -23,7 +23,7 @@ beforeAll(async () => {
   ({ conversationEventStream } = await import("@/lib/events/replay"));
   ({ db, transaction } = await import("@/lib/db/driver/client"));
   ({ listEvents, appendEvents } = await import("@/lib/db/queries/events"));
-  packing = await import("@/lib/events/packing");
+  packing = await import("@/lib/db/queries/event-packing");
 });
 
 async function conversation() {

@@ -2,9 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { sendEmail } from "@/lib/tools/send-email";
-import { webSearch } from "@/lib/tools/web-search";
-import { webhook } from "@/lib/tools/webhook";
+import { sendEmail } from "@/lib/tools/native/send-email";
+import { webSearch } from "@/lib/tools/native/web-search";
+import { webhook } from "@/lib/tools/native/webhook";
 
 // The hooks below listen on loopback, which the fetch guard refuses (its own tests cover that): here it dials them.
 vi.mock("@/lib/sandbox/fetch-guard", async (importOriginal) => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { ConfigFileError, findProfile, parseProfiles } from "@/lib/settings/profiles";
-import { domainRefusal } from "@/lib/tools/fetch-url";
+import { domainRefusal } from "@/lib/tools/native/fetch-url";
 import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 
 const VALID = `profiles:
@@ -153,7 +153,7 @@ describe("webhook", () => {
       settings,
     }) as never;
   const send = async (url: string, settings = {}) => {
-    const { webhook } = await import("@/lib/tools/webhook");
+    const { webhook } = await import("@/lib/tools/native/webhook");
     const parsed = webhook.parse({ url, payload: { hello: "world" } });
     if (!parsed.ok) throw new Error(parsed.problems.join("; "));
     return webhook.execute(parsed.input, context(settings));

@@ -7,10 +7,10 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
 process.env.TOOLSMITH_WORKSPACES_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-run-command-"));
-type RunCommand = typeof import("@/lib/tools/run-command").runCommand;
+type RunCommand = typeof import("@/lib/tools/native/run-command").runCommand;
 let runCommand: RunCommand;
 beforeAll(async () => {
-  ({ runCommand } = await import("@/lib/tools/run-command"));
+  ({ runCommand } = await import("@/lib/tools/native/run-command"));
 });
 
 type Outcome = {

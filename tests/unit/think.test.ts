@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_THOUGHT_CHARS, think } from "@/lib/tools/think";
+import { MAX_THOUGHT_CHARS, think } from "@/lib/tools/native/think";
 import type { ToolContext } from "@/lib/tools/types";
 
 /** A context any use of which throws: a tool that runs under it reads, and so changes, nothing of the run. */

@@ -5,7 +5,7 @@ import { findLibraryTool, listConversationOwnTools, type ToolRow } from "@/lib/d
 import { searchTools } from "@/lib/retrieval/tool-search";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
-import { calculate } from "@/lib/tools/calculate";
+import { calculate } from "@/lib/tools/native/calculate";
 import { callTool, type Caller } from "@/lib/tools/call";
 import { loadToolset, Toolset } from "@/lib/tools/toolset";
 import type { AgentTool, ToolContext, ToolResult } from "@/lib/tools/types";
@@ -26,7 +26,7 @@ vi.mock("@/lib/db/queries/tools", () => ({
   toolView: vi.fn(),
 }));
 vi.mock("@/lib/retrieval/tool-search", () => ({ searchTools: vi.fn() }));
-vi.mock("@/lib/tools/registered-tool", () => ({
+vi.mock("@/lib/tools/library/stored-tool", () => ({
   registeredTool: (row: { id: string; name: string }) => ({
     name: row.name,
     toolId: row.id,
@@ -36,7 +36,7 @@ vi.mock("@/lib/tools/registered-tool", () => ({
   }),
 }));
 vi.mock("@/lib/tools/builtin", async () => {
-  const { calculate } = await import("@/lib/tools/calculate");
+  const { calculate } = await import("@/lib/tools/native/calculate");
   return {
     builtinTools: [
       calculate,

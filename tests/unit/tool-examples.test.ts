@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeFailures, matchesExpected, RELATIVE_TOLERANCE } from "@/lib/tools/examples";
+import { describeFailures, matchesExpected, RELATIVE_TOLERANCE } from "@/lib/tools/library/examples";
 
 describe("an example's expected output", () => {
   it.each([

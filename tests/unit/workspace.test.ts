@@ -6,15 +6,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-workspaces-"));
 process.env.TOOLSMITH_WORKSPACES_DIR = base;
 
-type Workspace = typeof import("@/lib/tools/workspace");
-type Files = typeof import("@/lib/tools/files");
+type Workspace = typeof import("@/lib/tools/native/workspace");
+type Files = typeof import("@/lib/tools/native/files");
 let workspace: Workspace;
 let files: Files;
 let root: string;
 
 beforeAll(async () => {
-  workspace = await import("@/lib/tools/workspace");
-  files = await import("@/lib/tools/files");
+  workspace = await import("@/lib/tools/native/workspace");
+  files = await import("@/lib/tools/native/files");
   root = await workspace.workspaceOf("conversation-1");
   fs.mkdirSync(path.join(root, "notes"), { recursive: true });
   // links a file tool must never follow out of the workspace

@@ -1,7 +1,7 @@
 import { requireIdentity } from "@/lib/http/access";
-import { auditPage } from "@/lib/http/audit-page";
+import { auditPage } from "@/lib/audit/audit-log";
 import { AuditQuery } from "@/lib/contract/requests";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 
 export const dynamic = "force-dynamic";

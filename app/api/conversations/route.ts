@@ -2,8 +2,8 @@ import { createConversation } from "@/lib/db/queries/conversations";
 import { requireIdentity } from "@/lib/http/access";
 import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationListQuery, NewConversation } from "@/lib/contract/requests";
-import { conversationPage } from "@/lib/http/conversation-list";
-import { route } from "@/lib/http/errors";
+import { conversationPage } from "@/lib/conversations/list";
+import { route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { limitRate } from "@/lib/http/rate-limit";
 

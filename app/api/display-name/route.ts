@@ -1,7 +1,7 @@
 import { displayName, setDisplayName } from "@/lib/db/queries/reviews";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { DisplayNameBody } from "@/lib/contract/requests";
 
 /** The name the identity signs its reviews with; "" when it has none. Later reviews carry a new name. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { requireMcpCaller } from "@/lib/mcp/access";
 import { serveMcp } from "@/lib/mcp/server";
 

@@ -1,4 +1,4 @@
-import { openApiDocument } from "@/lib/http/openapi";
+import { openApiDocument } from "@/lib/contract/openapi";
 
 export function GET() {
   return Response.json(openApiDocument);

@@ -1,5 +1,5 @@
 import { requireIdentity } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { listProfiles } from "@/lib/settings/profiles";
 
 /** The agent profiles a conversation can run under, with their tools, and which one is the default. */

@@ -1,6 +1,6 @@
 import { listShareLinks } from "@/lib/db/queries/share-links";
 import { requireIdentity } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { publicOrigin } from "@/lib/http/origin";
 import { shareUrl } from "@/lib/share/url";
 

@@ -1,7 +1,7 @@
 import { createApiToken, listApiTokens } from "@/lib/db/queries/api-tokens";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { NewApiToken } from "@/lib/contract/requests";
 
 export const GET = route(async (request) => Response.json(await listApiTokens(await requireIdentity(request))));

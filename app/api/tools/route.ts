@@ -4,13 +4,13 @@ import { checkBody, readJson } from "@/lib/http/body";
 import { ToolDefinition, ToolDescription, ToolListQuery } from "@/lib/contract/requests";
 import type { ToolRefused } from "@/lib/contract/responses";
 import { noCalls } from "@/lib/db/queries/executions";
-import { ApiError, route } from "@/lib/http/errors";
-import { acceptsEventStream, generationResponse } from "@/lib/http/generation";
+import { ApiError, route } from "@/lib/http/route";
+import { acceptsEventStream, generationResponse } from "@/lib/agent/tool-writer-response";
 import { readQuery } from "@/lib/http/query";
-import { toolPage } from "@/lib/http/tool-list";
-import { toolJson } from "@/lib/tools/api-view";
+import { toolPage } from "@/lib/tools/library/list";
+import { toolJson } from "@/lib/tools/library/wire";
 import { isBuiltinName } from "@/lib/tools/names";
-import { registerToolVersion } from "@/lib/tools/registration";
+import { registerToolVersion } from "@/lib/tools/library/versions";
 
 export const dynamic = "force-dynamic";
 

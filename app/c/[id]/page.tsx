@@ -4,10 +4,10 @@ import { ChatView } from "@/components/chat/ChatView";
 import { config, modelConfig } from "@/lib/settings/config";
 import { authorKey } from "@/lib/review/reviews";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
-import { conversationPage } from "@/lib/http/conversation-list";
+import { conversationPage } from "@/lib/conversations/list";
 import { profileChoice } from "@/lib/settings/profiles";
-import { loadTrace } from "@/lib/trace/load";
-import { initialView } from "@/lib/trace/view";
+import { loadTrace } from "@/lib/conversations/trace";
+import { initialView } from "@/lib/conversations/initial-view";
 
 export const dynamic = "force-dynamic";
 

@@ -5,9 +5,9 @@ import { listMessages } from "@/lib/db/queries/messages";
 import { pageIdentity, sharedConversationForPage } from "@/lib/http/access";
 import { authorKey } from "@/lib/review/reviews";
 import { config } from "@/lib/settings/config";
-import { NO_CONVERSATIONS } from "@/lib/http/conversation-list";
-import { loadTrace } from "@/lib/trace/load";
-import { initialView } from "@/lib/trace/view";
+import { NO_CONVERSATIONS } from "@/lib/conversations/list";
+import { loadTrace } from "@/lib/conversations/trace";
+import { initialView } from "@/lib/conversations/initial-view";
 
 export const dynamic = "force-dynamic";
 

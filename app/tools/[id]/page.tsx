@@ -6,7 +6,7 @@ import { PageShell } from "@/components/ui/PageShell";
 import { listToolExecutions, toolStats } from "@/lib/db/queries/executions";
 import { findOwnedTool, listToolVersions } from "@/lib/db/queries/tools";
 import { pageIdentity } from "@/lib/http/access";
-import { executionJson, toolJson } from "@/lib/tools/api-view";
+import { executionJson, toolJson } from "@/lib/tools/library/wire";
 
 type Props = { params: Promise<{ id: string }> };
 

@@ -10,7 +10,7 @@ import {
   type SqlExecutor,
   type SqlValue,
 } from "@/lib/db/driver/sql";
-import { unpackRow, type EventRow } from "@/lib/events/packing";
+import { unpackRow, type EventRow } from "@/lib/db/queries/event-packing";
 import type { LoggedEvent, SequencedEvent } from "@/lib/contract/events";
 import { MAX_EVENT_ID } from "@/lib/contract/log";
 

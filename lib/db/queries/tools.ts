@@ -5,7 +5,7 @@ import { containsIgnoringCase, db, provider, sql, transaction } from "@/lib/db/d
 import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
 import type { Tool } from "@/lib/contract/responses";
-import { identifierWords, parameterWords, type QueryTerms } from "@/lib/retrieval/words";
+import { identifierWords, parameterWords, type QueryTerms } from "@/lib/db/queries/tool-words";
 
 export interface NewToolVersion {
   ownerId: string;

@@ -1,9 +1,9 @@
 import { stringify } from "csv-stringify/sync";
 import { requireIdentity } from "@/lib/http/access";
 import { AuditEntry } from "@/lib/contract/responses";
-import { auditPage } from "@/lib/http/audit-page";
+import { auditPage } from "@/lib/audit/audit-log";
 import { AuditExportQuery } from "@/lib/contract/requests";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 
 export const dynamic = "force-dynamic";

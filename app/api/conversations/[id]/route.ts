@@ -3,9 +3,9 @@ import { deleteConversation, updateConversation } from "@/lib/db/queries/convers
 import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationChange } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
-import { conflict, notFound, route } from "@/lib/http/errors";
-import { removeWorkspace } from "@/lib/tools/workspace";
-import { loadTrace } from "@/lib/trace/load";
+import { conflict, notFound, route } from "@/lib/http/route";
+import { removeWorkspace } from "@/lib/tools/native/workspace";
+import { loadTrace } from "@/lib/conversations/trace";
 
 export const GET = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);

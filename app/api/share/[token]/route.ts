@@ -1,6 +1,6 @@
 import { requireSharedConversation, type ShareParams } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
-import { loadTrace } from "@/lib/trace/load";
+import { route } from "@/lib/http/route";
+import { loadTrace } from "@/lib/conversations/trace";
 
 /** The shared conversation, read-only: messages, events and tools. */
 export const GET = route(async (_request, context: ShareParams) =>

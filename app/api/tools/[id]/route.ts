@@ -3,9 +3,9 @@ import { deleteTool, updateTool } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolChange, ToolVersionQuery } from "@/lib/contract/requests";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
-import { toolJson } from "@/lib/tools/api-view";
+import { toolJson } from "@/lib/tools/library/wire";
 
 /** The tool with its statistics: its latest version, or `?version=N`. */
 export const GET = route(async (request, context: RouteParams) => {

@@ -1,8 +1,8 @@
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolDescription } from "@/lib/contract/requests";
-import { route } from "@/lib/http/errors";
-import { generationResponse } from "@/lib/http/generation";
+import { route } from "@/lib/http/route";
+import { generationResponse } from "@/lib/agent/tool-writer-response";
 
 export const dynamic = "force-dynamic";
 

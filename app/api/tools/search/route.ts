@@ -1,10 +1,10 @@
 import { toolStats } from "@/lib/db/queries/executions";
 import { requireIdentity } from "@/lib/http/access";
 import { ToolSearchQuery } from "@/lib/contract/requests";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { searchTools } from "@/lib/retrieval/tool-search";
-import { toolJson } from "@/lib/tools/api-view";
+import { toolJson } from "@/lib/tools/library/wire";
 
 export const dynamic = "force-dynamic";
 

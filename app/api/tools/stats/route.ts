@@ -1,6 +1,6 @@
 import { ownerToolTotals } from "@/lib/db/queries/executions";
 import { requireIdentity } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 

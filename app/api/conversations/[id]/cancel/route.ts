@@ -1,6 +1,6 @@
 import { stopRun } from "@/lib/runs/remote";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
-import { conflict, route } from "@/lib/http/errors";
+import { conflict, route } from "@/lib/http/route";
 
 /** Stop the conversation's run, whichever instance executes it. */
 export const POST = route(async (request, context: RouteParams) => {

@@ -1,7 +1,7 @@
 import { activeRun } from "@/lib/runs/run";
 import { conversationEventStream } from "@/lib/events/replay";
 import { resumePoint, watching, requireConversation, type RouteParams } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { holdOpenStream } from "@/lib/http/rate-limit";
 
 export const GET = route(async (request, context: RouteParams) => {

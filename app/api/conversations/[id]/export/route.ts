@@ -1,8 +1,8 @@
 import { requireConversation, type RouteParams } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { exportFormat } from "@/lib/http/export-format";
-import { exportResponse } from "@/lib/trace/export";
-import { loadTrace } from "@/lib/trace/load";
+import { exportResponse } from "@/lib/conversations/export";
+import { loadTrace } from "@/lib/conversations/trace";
 
 export const GET = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);

@@ -1,6 +1,6 @@
 import { ensureShareLink, findShareLink, revokeShareLink } from "@/lib/db/queries/share-links";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
-import { notFound, route } from "@/lib/http/errors";
+import { notFound, route } from "@/lib/http/route";
 import { publicOrigin } from "@/lib/http/origin";
 import { shareUrl } from "@/lib/share/url";
 

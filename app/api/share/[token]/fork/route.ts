@@ -1,6 +1,6 @@
 import { requireIdentity, requireSharedConversation, type ShareParams } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
-import { answerFork } from "@/lib/http/fork";
+import { route } from "@/lib/http/route";
+import { answerFork } from "@/lib/conversations/fork";
 
 /**
  * "Continue in my chats", or "Continue from here" with `{ eventId }`: a copy, with its events and tools, owned by

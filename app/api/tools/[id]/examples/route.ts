@@ -6,10 +6,10 @@ import { findToolExecution, toolStats } from "@/lib/db/queries/executions";
 import { setFailingExamples, setToolExamples } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { ApiError, notFound, route } from "@/lib/http/errors";
-import { toolJson } from "@/lib/tools/api-view";
-import { describeFailures } from "@/lib/tools/examples";
-import { runExamples } from "@/lib/tools/registered-tool";
+import { ApiError, notFound, route } from "@/lib/http/route";
+import { toolJson } from "@/lib/tools/library/wire";
+import { describeFailures } from "@/lib/tools/library/examples";
+import { runExamples } from "@/lib/tools/library/stored-tool";
 
 /**
  * Keep an example on the tool's latest version: a past call's input and output ("keep as example"), or one written

@@ -1,10 +1,10 @@
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolExecution, ToolVersionQuery } from "@/lib/contract/requests";
-import { ApiError, route } from "@/lib/http/errors";
+import { ApiError, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { callTool } from "@/lib/tools/call";
-import { registeredTool } from "@/lib/tools/registered-tool";
+import { registeredTool } from "@/lib/tools/library/stored-tool";
 
 /**
  * Run the tool (its latest version, or `?version=N`) through the same call path as chat: the sandbox's limits, the

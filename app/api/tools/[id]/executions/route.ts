@@ -1,9 +1,9 @@
 import { listToolExecutions } from "@/lib/db/queries/executions";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { ToolExecutionsQuery } from "@/lib/contract/requests";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
-import { executionJson } from "@/lib/tools/api-view";
+import { executionJson } from "@/lib/tools/library/wire";
 
 /** The most recent calls of the tool, from chat and the API, newest first. */
 export const GET = route(async (request, context: RouteParams) => {

@@ -2,9 +2,9 @@ import type { ToolExample } from "@/lib/contract/events";
 import { ToolVersionQuery } from "@/lib/contract/requests";
 import type { ToolTestRun } from "@/lib/contract/responses";
 import { requireTool, type RouteParams } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
-import { runExamples } from "@/lib/tools/registered-tool";
+import { runExamples } from "@/lib/tools/library/stored-tool";
 
 /** Run a version's examples again (the latest, or `?version=N`): each with what the tool returns today. */
 export const POST = route(async (request, context: RouteParams) => {

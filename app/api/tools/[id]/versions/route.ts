@@ -1,7 +1,7 @@
 import { listToolVersions } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
-import { route } from "@/lib/http/errors";
-import { toolJson } from "@/lib/tools/api-view";
+import { route } from "@/lib/http/route";
+import { toolJson } from "@/lib/tools/library/wire";
 
 /** Every version, oldest first. */
 export const GET = route(async (request, context: RouteParams) => {

@@ -2,7 +2,7 @@ import { answerApproval } from "@/lib/runs/remote";
 import { requireConversation } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApprovalAnswer } from "@/lib/contract/requests";
-import { conflict, route, unavailable } from "@/lib/http/errors";
+import { conflict, route, unavailable } from "@/lib/http/route";
 
 type ApprovalParams = { params: Promise<{ id: string; approvalId: string }> };
 

@@ -1,5 +1,5 @@
 import { requireConversation } from "@/lib/http/access";
-import { notFound, route } from "@/lib/http/errors";
+import { notFound, route } from "@/lib/http/route";
 import { runOtlpJson } from "@/lib/telemetry/export";
 
 type RunParams = { params: Promise<{ id: string; runId: string }> };

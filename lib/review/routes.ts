@@ -1,5 +1,5 @@
 import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/errors";
+import { route } from "@/lib/http/route";
 import { limitRate } from "@/lib/http/rate-limit";
 import { annotate, giveVerdict, removeAnnotation, type Reviewing } from "@/lib/review/reviews";
 import { NewAnnotation, NewVerdict } from "@/lib/contract/requests";

@@ -1,7 +1,7 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { z } from "zod";
 import { environment } from "@/lib/settings/environment.mjs";
-import { defineTool } from "./define-tool";
+import { defineTool } from "@/lib/tools/define-tool";
 
 /** `address` is listed itself, or its domain is listed as "@domain". */
 export function recipientRefusal(address: string, allowed: string[] | undefined): string | undefined {

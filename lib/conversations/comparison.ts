@@ -1,9 +1,9 @@
 import { relatedConversations } from "@/lib/db/queries/conversations";
 import { listMessages } from "@/lib/db/queries/messages";
 import { conversationOfRun, listRuns } from "@/lib/db/queries/runs";
-import { compareRuns, type RunComparison } from "./compare";
-import { loadTrace } from "./load";
-import { applyEvents, emptyTrace, type RunView } from "./state";
+import { compareRuns, type RunComparison } from "@/lib/trace/compare";
+import { loadTrace } from "./trace";
+import { applyEvents, emptyTrace, type RunView } from "@/lib/trace/state";
 
 /*
  * What the compare pages (/c/{id}/compare and /s/{token}/compare, `?a={runId}&b={runId}`) show: the two runs

@@ -1,6 +1,6 @@
 import { listAudit, type AuditQuery } from "@/lib/db/queries/audit";
-import { auditJson } from "@/lib/tools/api-view";
-import { decodeCursor, pageOf } from "./cursor";
+import { auditJson } from "@/lib/tools/library/wire";
+import { decodeCursor, pageOf } from "@/lib/http/cursor";
 
 /** A page of an identity's audit log, newest first, with the next page's cursor. */
 export async function auditPage(

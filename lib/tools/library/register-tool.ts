@@ -2,10 +2,10 @@ import { ToolDefinition } from "@/lib/contract/requests";
 import { config } from "@/lib/settings/config";
 import { toolView } from "@/lib/db/queries/tools";
 import { isBuiltinName } from "@/lib/tools/names";
-import { conversationOf, defineTool } from "./define-tool";
-import { registeredTool } from "./registered-tool";
-import { registerToolVersion, type Registration } from "./registration";
-import type { ToolRejection } from "./types";
+import { conversationOf, defineTool } from "@/lib/tools/define-tool";
+import { registeredTool } from "./stored-tool";
+import { registerToolVersion, type Registration } from "./versions";
+import type { ToolRejection } from "@/lib/tools/types";
 
 const { timeoutMs, memoryBytes } = config.sandbox;
 

@@ -1,7 +1,7 @@
 import { toolStats } from "@/lib/db/queries/executions";
 import { listOwnedTools, type ToolScope } from "@/lib/db/queries/tools";
-import { toolJson } from "@/lib/tools/api-view";
-import { decodeCursor, pageOf } from "./cursor";
+import { toolJson } from "@/lib/tools/library/wire";
+import { decodeCursor, pageOf } from "@/lib/http/cursor";
 
 export interface ToolListRequest {
   status?: "active" | "deprecated";

@@ -8,10 +8,10 @@ import type { ModelSession } from "@/lib/agent/model";
 import { ModelFailure, streamStep, type StepPlan } from "@/lib/agent/model-step";
 import { noCalls } from "@/lib/db/queries/executions";
 import type { ModelConfig } from "@/lib/settings/config";
-import { toolJson } from "./api-view";
-import { isBuiltinName } from "./names";
-import { TOOL_CODE_RULES } from "./register-tool";
-import { registerToolVersion, type Registration } from "./registration";
+import { toolJson } from "@/lib/tools/library/wire";
+import { isBuiltinName } from "@/lib/tools/names";
+import { TOOL_CODE_RULES } from "@/lib/tools/library/register-tool";
+import { registerToolVersion, type Registration } from "@/lib/tools/library/versions";
 
 /**
  * Writing a tool from a description, SEAT's flow with a repair loop: the model writes the tool with examples, the

@@ -1,7 +1,7 @@
 import { config, modelConfig } from "@/lib/settings/config";
-import type { Trace } from "./load";
-import { applyEvents, emptyTrace } from "./state";
-import type { ModelPrices } from "./timing";
+import type { Trace } from "./trace";
+import { applyEvents, emptyTrace } from "@/lib/trace/state";
+import type { ModelPrices } from "@/lib/trace/timing";
 
 /**
  * What a page sends the browser: the event log folded into runs and steps on the server, which is far smaller

@@ -1,5 +1,5 @@
 import { listConversations } from "@/lib/db/queries/conversations";
-import { decodeCursor, pageOf } from "./cursor";
+import { decodeCursor, pageOf } from "@/lib/http/cursor";
 
 export const CONVERSATIONS_PER_PAGE = 50;
 export const NO_CONVERSATIONS = { conversations: [], nextCursor: null };

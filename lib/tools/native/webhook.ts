@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
 import { guardedFetch, type FetchReply } from "@/lib/sandbox/fetch-guard";
-import { defineTool } from "./define-tool";
+import { defineTool } from "@/lib/tools/define-tool";
 import { domainRefusal } from "./fetch-url";
 
 const RESPONSE_CHARS = 2000;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
 import { environment } from "@/lib/settings/environment.mjs";
-import { defineTool } from "./define-tool";
+import { defineTool } from "@/lib/tools/define-tool";
 
 export interface SearchResult {
   title: string;

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { searchTools as searchLibrary } from "@/lib/retrieval/tool-search";
-import { defineTool } from "./define-tool";
-import { isBuiltinName } from "./names";
-import { registeredTool } from "./registered-tool";
-import { signatureText } from "./signature";
+import { defineTool } from "@/lib/tools/define-tool";
+import { isBuiltinName } from "@/lib/tools/names";
+import { registeredTool } from "./stored-tool";
+import { signatureText } from "@/lib/tools/signature";
 
 export const DEFAULT_FOUND_TOOLS = 5;
 export const MAX_FOUND_TOOLS = 20;

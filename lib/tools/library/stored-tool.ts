@@ -4,7 +4,7 @@ import { toolView, type ToolRow } from "@/lib/db/queries/tools";
 import { runInSandbox, type SandboxResult } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
-import type { AgentTool, InputCheck, ToolResult } from "./types";
+import type { AgentTool, InputCheck, ToolResult } from "@/lib/tools/types";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
 export function registeredTool(row: ToolRow): AgentTool {

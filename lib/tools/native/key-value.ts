@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { countKeys, deleteValue, getValue, keyExists, setValue } from "@/lib/db/queries/key-value";
-import { conversationOf, defineTool } from "./define-tool";
-import type { ToolContext } from "./types";
+import { conversationOf, defineTool } from "@/lib/tools/define-tool";
+import type { ToolContext } from "@/lib/tools/types";
 
 const MAX_VALUE_BYTES = 64 * 1024;
 const MAX_KEYS_PER_NAMESPACE = 1000;

@@ -8,8 +8,8 @@ import { config } from "@/lib/settings/config";
 import { countDocuments, documentsIn, findDocument, searchDocuments, storeDocument } from "@/lib/db/queries/librarian";
 import { collectionPath, collectionRefusal, documentName, documentPath, pathOf } from "@/lib/librarian/paths";
 import { XmlError, xmlEngine } from "@/lib/librarian/xml-engine";
-import { defineTool } from "./define-tool";
-import type { ToolResult } from "./types";
+import { defineTool } from "@/lib/tools/define-tool";
+import type { ToolResult } from "@/lib/tools/types";
 
 const { librarian: limits } = config;
 

@@ -2,10 +2,10 @@ import { openModel } from "@/lib/agent/model";
 import type { GenerationEvent } from "@/lib/contract/generation";
 import type { ToolDescription } from "@/lib/contract/requests";
 import { config, modelConfig } from "@/lib/settings/config";
-import { generateTool } from "@/lib/tools/generate";
+import { generateTool } from "@/lib/agent/tool-writer";
 import { isBuiltinName } from "@/lib/tools/names";
-import { ApiError } from "./errors";
-import { limitRate } from "./rate-limit";
+import { ApiError } from "@/lib/http/route";
+import { limitRate } from "@/lib/http/rate-limit";
 
 const encoder = new TextEncoder();
 const HEARTBEAT_MS = 15_000;

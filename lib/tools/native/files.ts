@@ -3,8 +3,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { minimatch } from "minimatch";
 import { z } from "zod";
-import { conversationOf, defineTool } from "./define-tool";
-import type { ToolContext, ToolResult } from "./types";
+import { conversationOf, defineTool } from "@/lib/tools/define-tool";
+import type { ToolContext, ToolResult } from "@/lib/tools/types";
 import { AllowedPaths, WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
 
 const MAX_FILE_BYTES = 1024 * 1024;

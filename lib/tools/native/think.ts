@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool";
+import { defineTool } from "@/lib/tools/define-tool";
 
 /** Room for a plan of a few steps; longer is a draft of the work itself, which belongs in the work's own calls. */
 export const MAX_THOUGHT_CHARS = 2000;

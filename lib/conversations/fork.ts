@@ -1,9 +1,9 @@
 import { ForkRequest } from "@/lib/contract/requests";
 import { hasRunningRun } from "@/lib/runs/remote";
 import { forkConversation } from "@/lib/trace/fork";
-import { readJson } from "./body";
-import { conflict, notFound } from "./errors";
-import { limitRate } from "./rate-limit";
+import { readJson } from "@/lib/http/body";
+import { conflict, notFound } from "@/lib/http/route";
+import { limitRate } from "@/lib/http/rate-limit";
 
 /**
  * The answer of both fork routes (the owner's and a link holder's): the copy, owned by `identity`, of the whole

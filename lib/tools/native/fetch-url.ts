@@ -2,7 +2,7 @@ import { z } from "zod";
 import { config } from "@/lib/settings/config";
 import type { ToolSettings } from "@/lib/settings/profiles";
 import { guardedFetch } from "@/lib/sandbox/fetch-guard";
-import { defineTool } from "./define-tool";
+import { defineTool } from "@/lib/tools/define-tool";
 
 /** `host` is `domain` or one of its subdomains. */
 const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { parse } from "shell-quote";
 import { z } from "zod";
-import { conversationOf, defineTool } from "./define-tool";
-import type { ToolResult } from "./types";
+import { conversationOf, defineTool } from "@/lib/tools/define-tool";
+import type { ToolResult } from "@/lib/tools/types";
 import { WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
 
 const MAX_TIMEOUT_SECONDS = 120;

@@ -1,8 +1,8 @@
-import { describeFailures } from "@/lib/tools/examples";
+import { describeFailures } from "@/lib/tools/library/examples";
 import { signatureText } from "@/lib/tools/signature";
 import type { Annotation } from "@/lib/contract/events";
-import type { Trace } from "./load";
-import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "./state";
+import type { Trace } from "./trace";
+import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "@/lib/trace/state";
 
 export type ExportFormat = "json" | "md";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool";
+import { defineTool } from "@/lib/tools/define-tool";
 import { evaluateExpression } from "./math-expression";
 
 export const calculate = defineTool({
