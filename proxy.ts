@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { ApiError } from "@/lib/http/route";
+import { ApiError } from "@/lib/platform/errors";
 import { isForeignRequest, publicOrigin } from "@/lib/http/origin";
 import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
 import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/http/identity";

@@ -71,7 +71,7 @@ export function ChatView({
   const [authorKey, setAuthorKey] = useState(review.authorKey);
   const viewer = useMemo<TraceViewer | null>(() => {
     const reviewing = { labels: review.labels, authorKey, learnAuthorKey: setAuthorKey };
-    const toolIdOf = (name: string) => tools.findLast((tool) => tool.name === name)?.toolId;
+    const toolIdOf = (name: string) => tools.findLast((tool) => tool.name === name)?.id;
     if (share)
       return {
         source: { shareToken: share.token },

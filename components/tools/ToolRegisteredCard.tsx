@@ -43,7 +43,7 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
         <CodeBlock code={tool.code} language="javascript" showLineNumbers className="mt-2" />
       </details>
       {/* Logs written before events carried the tool's id have no page to link to. */}
-      {tool.toolId && <LibraryActions toolId={tool.toolId} name={tool.name} />}
+      <LibraryActions toolId={tool.id} name={tool.name} />
     </HighlightCard>
   );
 }

@@ -1,14 +1,15 @@
+import { sseResponse } from "@/lib/events/sse";
+import { answer } from "@/lib/http/route";
+import { Tool } from "@/lib/contract/responses";
 import { openModel } from "@/lib/agent/model";
-import type { GenerationEvent } from "@/lib/contract/generation";
+import { GenerationFailure, type GenerationEvent } from "@/lib/contract/generation";
 import type { ToolDescription } from "@/lib/contract/requests";
 import { config, modelConfig } from "@/lib/settings/config";
 import { generateTool } from "@/lib/agent/tool-writer";
 import { isBuiltinName } from "@/lib/tools/names";
-import { ApiError } from "@/lib/http/route";
+import { reservedName } from "@/lib/tools/library/wire";
+import { ApiError } from "@/lib/platform/errors";
 import { limitRate } from "@/lib/http/rate-limit";
-
-const encoder = new TextEncoder();
-const HEARTBEAT_MS = 15_000;
 
 /**
  * Write a tool from a description for `identity`, answered as the client asks: a text/event-stream of every attempt
@@ -29,9 +30,7 @@ export function generationResponse(
       "No model is configured to write tools: set OPENAI_API_KEY, or OPENAI_BASE_URL and TOOLSMITH_MODEL, then restart.",
     );
   }
-  if (name && isBuiltinName(name)) {
-    throw new ApiError(422, "reserved_name", `"${name}" is a built-in tool; choose another name.`);
-  }
+  if (name && isBuiltinName(name)) throw reservedName(name);
   limitRate("generations", identity, request);
   const events = generateTool({
     ownerId: identity,
@@ -48,8 +47,8 @@ export function generationResponse(
 /** The JSON answer: the last event's. */
 async function outcome(events: AsyncGenerator<GenerationEvent>): Promise<Response> {
   for await (const event of events) {
-    if (event.type === "tool_created") return Response.json(event.tool, { status: 201 });
-    if (event.type === "generation_failed") return Response.json(event.body, { status: event.status });
+    if (event.type === "tool_created") return answer(Tool, event.tool, 201);
+    if (event.type === "generation_failed") return answer(GenerationFailure, event.body, event.status);
   }
   // The generator ends without an outcome only when the request was abandoned; nobody reads this.
   throw new ApiError(499, "abandoned", "The client closed the request.");
@@ -57,40 +56,21 @@ async function outcome(events: AsyncGenerator<GenerationEvent>): Promise<Respons
 
 /**
  * Each event as an SSE message, numbered from 1; a POST's stream cannot be resumed, so the ids are only an order.
- * A comment every HEARTBEAT_MS keeps proxies from closing it while a model thinks.
+ * Leaving ends the generator, and the request's signal has stopped the model and the sandbox.
  */
 function eventStream(events: AsyncGenerator<GenerationEvent>): Response {
-  let id = 0;
-  let heartbeat: NodeJS.Timeout | undefined;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
-    },
-    async pull(controller) {
+  return sseResponse<{ seq: number; event: GenerationEvent }>((sink) => {
+    void (async () => {
+      let seq = 0;
       try {
-        const { done, value } = await events.next();
-        if (done) {
-          clearInterval(heartbeat);
-          return controller.close();
-        }
-        controller.enqueue(encoder.encode(`id: ${++id}\nevent: ${value.type}\ndata: ${JSON.stringify(value)}\n\n`));
+        for await (const event of events) sink.send({ seq: ++seq, event });
+        sink.close();
       } catch (error) {
         console.error("Writing a tool failed:", error);
-        clearInterval(heartbeat);
-        controller.error(error);
+        sink.fail();
       }
-    },
-    async cancel() {
-      clearInterval(heartbeat);
-      await events.return(undefined);
-    },
-  });
-  return new Response(body, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      "x-accel-buffering": "no",
-    },
+    })();
+    return () => void events.return(undefined);
   });
 }
 

@@ -1,5 +1,5 @@
-import { listAudit, type AuditQuery } from "@/lib/db/queries/audit";
-import { auditJson } from "@/lib/tools/library/wire";
+import type { AuditEntry } from "@/lib/contract/responses";
+import { listAudit, type AuditQuery, type AuditRow } from "@/lib/db/queries/audit";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
 
 /** A page of an identity's audit log, newest first, with the next page's cursor. */
@@ -19,3 +19,11 @@ export async function auditPage(
   }));
   return { entries: page.map(auditJson), nextCursor };
 }
+
+/** An audit entry as the API, the export and the audit page show it. */
+export const auditJson = ({ createdAt, decision, outcome, ...entry }: AuditRow): AuditEntry => ({
+  time: createdAt.toISOString(),
+  ...entry,
+  decision: decision as AuditEntry["decision"],
+  outcome: outcome as AuditEntry["outcome"],
+});

@@ -43,8 +43,8 @@ export type ToolExample = z.infer<typeof ToolExample>;
 
 /** A tool version as the trace shows it. */
 export const RegisteredToolView = z.object({
-  id: z.string().describe("This version's id."),
-  toolId: z.string().describe("The tool's id (shared by its versions), as the /api/tools routes know it."),
+  id: z.string().describe("The tool's id (shared by its versions), as the /api/tools routes know it."),
+  versionId: z.string().describe("This version's id."),
   name: z.string(),
   description: z.string(),
   parametersSchema: z.record(z.string(), z.unknown()),

@@ -31,6 +31,8 @@ export const GenerationRefused = ErrorBody.extend({
   failures: z.array(ExampleOutcome).optional(),
 }).meta({ id: "GenerationRefused" });
 export type GenerationRefused = z.infer<typeof GenerationRefused>;
+/** The JSON answer of a generation that did not give a tool: 422 refused, or 502 when the model server failed. */
+export const GenerationFailure = z.union([GenerationRefused, ErrorBody]);
 
 export const GenerationEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("attempt_started"), attempt, of: z.number().int().describe("The attempts allowed.") }),
@@ -47,7 +49,7 @@ export const GenerationEvent = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("generation_failed"),
     status: z.union([z.literal(422), z.literal(502)]).describe("The status the JSON answer has."),
-    body: z.union([GenerationRefused, ErrorBody]),
+    body: GenerationFailure,
   }),
 ]);
 export type GenerationEvent = z.infer<typeof GenerationEvent>;

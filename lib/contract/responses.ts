@@ -51,7 +51,7 @@ const Message = z.strictObject({
   createdAt: time,
 });
 
-const RunSummary = z.strictObject({
+export const RunSummary = z.strictObject({
   id: z.string(),
   status: z.union([RunStatus, z.literal("running")]),
   model: z.string(),
@@ -59,6 +59,7 @@ const RunSummary = z.strictObject({
   createdAt: time,
   finishedAt: time.nullable(),
 });
+export type RunSummary = z.infer<typeof RunSummary>;
 
 /** A conversation with everything a reader needs: GET /api/conversations/{id} and a share link's GET. */
 export const ConversationTrace = Conversation.extend({

@@ -1,8 +1,10 @@
+import { answer } from "@/lib/http/route";
+import { Fork } from "@/lib/contract/responses";
 import { ForkRequest } from "@/lib/contract/requests";
 import { hasRunningRun } from "@/lib/runs/remote";
 import { forkConversation } from "@/lib/trace/fork";
 import { readJson } from "@/lib/http/body";
-import { conflict, notFound } from "@/lib/http/route";
+import { conflict, notFound } from "@/lib/platform/errors";
 import { limitRate } from "@/lib/http/rate-limit";
 
 /**
@@ -17,5 +19,5 @@ export async function answerFork(request: Request, conversationId: string, ident
     throw conflict("A run of this conversation is in progress; fork it when it has finished.");
   const fork = await forkConversation(conversationId, identity, { throughEventId: eventId });
   if (!fork) throw notFound(`A step or tool call with event id ${eventId} in this conversation`);
-  return Response.json({ ...fork, url: `/c/${fork.id}` }, { status: 201 });
+  return answer(Fork, { ...fork, url: `/c/${fork.id}` }, 201);
 }

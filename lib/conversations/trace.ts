@@ -1,9 +1,11 @@
+import type { RunSummary } from "@/lib/contract/responses";
 import { activeRun } from "@/lib/runs/run";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { listEvents } from "@/lib/db/queries/events";
 import { listMessages } from "@/lib/db/queries/messages";
 import { listRuns } from "@/lib/db/queries/runs";
-import { listConversationTools, toolView } from "@/lib/db/queries/tools";
+import { listConversationTools } from "@/lib/db/queries/tools";
+import { toolView } from "@/lib/tools/library/wire";
 import { runAwaitingItsEnd } from "@/lib/events/run-end";
 
 /**
@@ -43,7 +45,8 @@ export async function loadTrace(conversation: {
     messages,
     events,
     tools: tools.map((tool) => ({ ...toolView(tool), status: tool.status, createdAt: tool.createdAt })),
-    runs,
+    // The status is text in the database, written only from the values the contract lists.
+    runs: runs.map((run) => ({ ...run, status: run.status as RunSummary["status"] })),
   };
 }
 

@@ -5,12 +5,18 @@ import { RESYNC } from "@/lib/contract/log";
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();
 
-function formatSse({ seq, event }: SequencedEvent): string {
+/** One SSE message: an event with its number in the stream (for a run's events, their seq in the log). */
+interface SseMessage {
+  seq: number;
+  event: { type: string };
+}
+
+function formatSse({ seq, event }: SseMessage): string {
   return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-export interface SseSink {
-  send(event: SequencedEvent): void;
+export interface SseSink<Message extends SseMessage = SequencedEvent> {
+  send(message: Message): void;
   close(): void;
   /**
    * Close with a `resync` message: events this stream sent are not the log's (their run left the instance before
@@ -29,7 +35,10 @@ const resyncMessage = `id: 0\nevent: ${RESYNC}\ndata: ${JSON.stringify({ type: R
  * A text/event-stream response. `start` gets a sink and returns a cleanup, called when the stream closes or the
  * client goes away. Events sent in the same tick go out as one chunk: a burst of deltas costs one write.
  */
-export function sseResponse(start: (sink: SseSink) => (() => void) | void, init?: ResponseInit): Response {
+export function sseResponse<Message extends SseMessage = SequencedEvent>(
+  start: (sink: SseSink<Message>) => (() => void) | void,
+  init?: ResponseInit,
+): Response {
   let cleanup: (() => void) | void;
   let heartbeat: NodeJS.Timeout;
   let stalled: NodeJS.Timeout | undefined;

@@ -7,7 +7,7 @@ import { findOwnedTool } from "@/lib/db/queries/tools";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
 import { identityOf } from "@/lib/http/identity";
 import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/contract/log";
-import { ApiError, badRequest, notFound } from "./route";
+import { ApiError, badRequest, notFound } from "@/lib/platform/errors";
 
 /**
  * Who may see what. Every conversation route and page goes through here: a conversation is found only for its

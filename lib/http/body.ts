@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { config } from "@/lib/settings/config";
 import { findProfile, listProfiles } from "@/lib/settings/profiles";
-import { ApiError, badRequest, invalidInput, tooLarge } from "./route";
+import { ApiError, badRequest, invalidInput, tooLarge } from "@/lib/platform/errors";
 
 /**
  * Read a JSON body of at most `config.maxRequestBytes`, and check it against a schema. It must say it is JSON

@@ -1,4 +1,4 @@
-import { badRequest } from "./route";
+import { badRequest } from "@/lib/platform/errors";
 
 /** An opaque page cursor: the position a page ended at, as base64url JSON. */
 const encodeCursor = (position: Record<string, string>) => Buffer.from(JSON.stringify(position)).toString("base64url");

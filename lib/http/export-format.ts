@@ -1,5 +1,5 @@
 import type { ExportFormat } from "@/lib/conversations/export";
-import { badRequest } from "./route";
+import { badRequest } from "@/lib/platform/errors";
 
 export function exportFormat(request: Request): ExportFormat {
   const format = new URL(request.url).searchParams.get("format") ?? "json";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { invalidInput } from "./route";
+import { invalidInput } from "@/lib/platform/errors";
 
 /** A request's query string, checked against a schema: 400 with the first problem otherwise. */
 export function readQuery<Schema extends z.ZodType>(request: Request, schema: Schema): z.infer<Schema> {

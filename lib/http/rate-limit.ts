@@ -1,7 +1,7 @@
 import { config } from "@/lib/settings/config";
 import { processWide } from "@/lib/platform/process-wide";
 import { RateLimiter } from "@/lib/platform/token-bucket";
-import { ApiError } from "./route";
+import { ApiError } from "@/lib/platform/errors";
 
 /** Many people can share one address (an office, a household), so it gets this many times an identity's budget. */
 const ADDRESS_FACTOR = 3;
@@ -44,9 +44,7 @@ export function limitRate(action: LimitedAction, identity: string, request: Requ
         429,
         "rate_limited",
         `Too many ${ACTION_NAMES[action]} in a minute; try again in ${outcome.retryAfterSeconds} s.`,
-        {
-          "retry-after": String(outcome.retryAfterSeconds),
-        },
+        { headers: { "retry-after": String(outcome.retryAfterSeconds) } },
       );
     }
   }
@@ -81,7 +79,7 @@ export function holdOpenStream(request: Request, identity?: string): () => void 
       429,
       "too_many_streams",
       `Too many event streams open at once ${full.limit}; close some tabs, or the streams a script left open.`,
-      { "retry-after": "5" },
+      { headers: { "retry-after": "5" } },
     );
   }
   for (const { key } of held) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);

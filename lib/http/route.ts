@@ -1,34 +1,5 @@
-/** An error a route can answer with: a status and a message a person can act on. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    private readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-  }
-
-  toResponse(): Response {
-    return Response.json(
-      { error: { code: this.code, message: this.message } },
-      { status: this.status, headers: this.headers },
-    );
-  }
-}
-
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} was not found.`);
-export const badRequest = (message: string) => new ApiError(400, "bad_request", message);
-export const conflict = (message: string) => new ApiError(409, "conflict", message);
-export const tooLarge = (message: string) => new ApiError(413, "too_large", message);
-export const unavailable = (message: string, retryAfterSeconds: number) =>
-  new ApiError(503, "unavailable", message, { "retry-after": String(retryAfterSeconds) });
-
-/** A request that fails its schema: 400 with the first problem and where it is (`prefix` marks query parameters). */
-export function invalidInput(issues: { path: PropertyKey[]; message: string }[], prefix = ""): ApiError {
-  const [issue] = issues;
-  return badRequest(`${issue.path.length ? `${prefix}${issue.path.map(String).join(".")}: ` : ""}${issue.message}`);
-}
+import type { z } from "zod";
+import { ApiError } from "@/lib/platform/errors";
 
 type Handler<Context> = (request: Request, context: Context) => Promise<Response>;
 
@@ -47,4 +18,19 @@ export function route<Context>(handler: Handler<Context>): Handler<Context> {
       ).toResponse();
     }
   };
+}
+
+/** What a route may send for a schema's value: a Date where a string goes, since Response.json writes it as one. */
+type Sendable<T> = T extends string ? T | Date : T extends object ? { [Key in keyof T]: Sendable<T[Key]> } : T;
+
+/**
+ * A route's JSON answer, typed by the schema the contract gives it (lib/contract/responses.ts), so that a route
+ * cannot drift from what the OpenAPI document and the browser's client say it answers.
+ */
+export function answer<Schema extends z.ZodType>(
+  schema: Schema,
+  body: Sendable<z.output<Schema>>,
+  status = 200,
+): Response {
+  return Response.json(body, { status });
 }

@@ -1,6 +1,6 @@
 import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
 import { identityOfBearer } from "@/lib/http/access";
-import { ApiError } from "@/lib/http/route";
+import { ApiError } from "@/lib/platform/errors";
 import { config } from "@/lib/settings/config";
 
 const CREATE_TOKEN =
@@ -36,11 +36,11 @@ export async function requireMcpCaller(request: Request): Promise<string> {
   if (identity) return identity;
   if (authorization === null) {
     throw new ApiError(401, "no_token", `This MCP server needs a personal API token. ${CREATE_TOKEN}`, {
-      "www-authenticate": 'Bearer realm="toolsmith"',
+      headers: { "www-authenticate": 'Bearer realm="toolsmith"' },
     });
   }
   throw new ApiError(401, "invalid_token", `The API token is not valid or was revoked. ${CREATE_TOKEN}`, {
-    "www-authenticate": 'Bearer realm="toolsmith", error="invalid_token"',
+    headers: { "www-authenticate": 'Bearer realm="toolsmith", error="invalid_token"' },
   });
 }
 

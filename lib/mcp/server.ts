@@ -9,10 +9,10 @@ import {
 } from "@modelcontextprotocol/server";
 import packageJson from "@/package.json";
 import { findLibraryTool, listOwnedTools } from "@/lib/db/queries/tools";
-import { ApiError } from "@/lib/http/route";
+import { ApiError } from "@/lib/platform/errors";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
 import { callTool } from "@/lib/tools/call";
-import { registeredTool } from "@/lib/tools/library/stored-tool";
+import { storedTool } from "@/lib/tools/library/stored-tool";
 import { toolAnnotations } from "./annotations";
 
 /** Tools per tools/list page: a library can hold thousands, and clients follow `nextCursor`. */
@@ -141,7 +141,7 @@ async function callLibraryTool(
     );
   const { result } = await callTool({
     name,
-    tool: registeredTool(row),
+    tool: storedTool(row),
     input: input ?? {},
     caller: { ownerId, source: "mcp" },
     signal,

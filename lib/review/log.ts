@@ -3,7 +3,7 @@ import { databaseClock } from "@/lib/db/driver/clock";
 import { notifications } from "@/lib/db/driver/notifications";
 import { appendWhileIdle, lastEventSeq, listEvents } from "@/lib/db/queries/events";
 import { runningRun } from "@/lib/db/queries/runs";
-import { unavailable } from "@/lib/http/route";
+import { unavailable } from "@/lib/platform/errors";
 import { activeRun, awaitLogEnd } from "@/lib/runs/run";
 import { isReviewEvent, reviewIdOf, type ReviewEvent } from "@/lib/contract/events";
 

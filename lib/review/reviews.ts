@@ -10,7 +10,7 @@ import {
   upsertVerdict,
 } from "@/lib/db/queries/reviews";
 import { databaseClock } from "@/lib/db/driver/clock";
-import { badRequest, notFound } from "@/lib/http/route";
+import { badRequest, notFound } from "@/lib/platform/errors";
 import { config } from "@/lib/settings/config";
 import type { Annotation, ReviewAuthor, Verdict } from "@/lib/contract/events";
 import type { NewAnnotation, NewVerdict } from "@/lib/contract/requests";

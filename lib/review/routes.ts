@@ -1,5 +1,6 @@
+import { Annotation, Verdict } from "@/lib/contract/events";
 import { readJson } from "@/lib/http/body";
-import { route } from "@/lib/http/route";
+import { answer, route } from "@/lib/http/route";
 import { limitRate } from "@/lib/http/rate-limit";
 import { annotate, giveVerdict, removeAnnotation, type Reviewing } from "@/lib/review/reviews";
 import { NewAnnotation, NewVerdict } from "@/lib/contract/requests";
@@ -17,7 +18,7 @@ export function reviewRoutes<Params extends object>(
       const reviewing = await reviewer(request, context);
       limitRate("reviews", reviewing.identity, request);
       const annotation = await annotate(reviewing, await readJson(request, NewAnnotation));
-      return Response.json(annotation, { status: 201 });
+      return answer(Annotation, annotation, 201);
     }),
     deleteAnnotation: route(async (request, context: { params: Promise<Params & { annotationId: string }> }) => {
       const reviewing = await reviewer(request, context);
@@ -28,7 +29,7 @@ export function reviewRoutes<Params extends object>(
     giveVerdict: route(async (request, context: Context) => {
       const reviewing = await reviewer(request, context);
       limitRate("reviews", reviewing.identity, request);
-      return Response.json(await giveVerdict(reviewing, await readJson(request, NewVerdict)), { status: 201 });
+      return answer(Verdict, await giveVerdict(reviewing, await readJson(request, NewVerdict)), 201);
     }),
   };
 }

@@ -1,2 +1,13 @@
+import type { ShareLink, SharedLink } from "@/lib/contract/responses";
+
 /** The one place that builds a share link's address, on the server (from the public origin) and in the browser. */
 export const shareUrl = (origin: string, token: string) => `${origin}/s/${token}`;
+
+/** A conversation's link as POST and GET /api/conversations/{id}/share answer it. */
+export const shareLinkJson = (origin: string, token: string): ShareLink => ({ token, url: shareUrl(origin, token) });
+
+/** One of the requester's links as GET /api/shares lists it. */
+export const sharedLinkJson = (origin: string, link: Omit<SharedLink, "url" | "createdAt"> & { createdAt: Date }) => ({
+  ...link,
+  url: shareUrl(origin, link.token),
+});

@@ -138,7 +138,7 @@ function record({ name, tool, input, caller, profile }: ToolCall, outcome: CallO
     runId: caller.runId,
     callId: caller.callId,
     toolName: name,
-    toolId: tool?.toolId,
+    versionId: tool?.versionId,
     input,
     output: result.ok ? result.output : undefined,
     error: result.ok ? undefined : result.error,

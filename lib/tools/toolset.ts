@@ -6,7 +6,7 @@ import type { AgentProfile } from "@/lib/settings/profiles";
 import { builtinTools } from "./builtin";
 import { callTool, type CallOutcome, type ToolCall } from "./call";
 import { isBuiltinName } from "./names";
-import { registeredTool } from "@/lib/tools/library/stored-tool";
+import { storedTool } from "@/lib/tools/library/stored-tool";
 import type { AgentTool, ToolRegistry } from "./types";
 
 /** What a call from a run brings: whose it is, where it comes from, and a way to ask a person first. */
@@ -69,7 +69,7 @@ export class Toolset implements ToolRegistry {
     if (isBuiltinName(name)) return undefined;
     const row = await findLibraryTool(ownerId, name);
     if (!row) return undefined;
-    this.add(registeredTool(row));
+    this.add(storedTool(row));
     return this.tools.get(name);
   }
 
@@ -104,5 +104,5 @@ export async function loadToolset(
   // The conversation's own tool wins a clash of names; a stored tool never shadows a built-in one, allowed or not.
   const ownNames = new Set(own.map((row) => row.name));
   const stored = [...own, ...found.map((hit) => hit.tool).filter((row) => !ownNames.has(row.name))];
-  return new Toolset([...allowed, ...stored.filter((row) => !isBuiltinName(row.name)).map(registeredTool)], profile);
+  return new Toolset([...allowed, ...stored.filter((row) => !isBuiltinName(row.name)).map(storedTool)], profile);
 }

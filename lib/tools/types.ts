@@ -49,8 +49,8 @@ export interface AgentTool<Input = unknown> {
   parametersSchema: JSONSchema7;
   /** Runs alone, before the step's other calls, because it changes the tool set they dispatch against. */
   changesToolset?: boolean;
-  /** The stored tool behind a registered tool. */
-  toolId?: string;
+  /** The stored version behind a registered tool. */
+  versionId?: string;
   parse(input: unknown): InputCheck<Input>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

@@ -161,8 +161,8 @@ export async function forkConversation(
       if (copy.type === "tool_registered") {
         copy.tool = {
           ...copy.tool,
-          id: toolIds.get(copy.tool.id) ?? copy.tool.id,
-          toolId: lineageIds.get(copy.tool.toolId) ?? copy.tool.toolId,
+          id: lineageIds.get(copy.tool.id) ?? copy.tool.id,
+          versionId: toolIds.get(copy.tool.versionId) ?? copy.tool.versionId,
         };
       }
       // Numbered anew, without the gaps the dropped review events would leave.

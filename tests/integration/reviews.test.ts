@@ -290,7 +290,7 @@ describe("keeping a call that went wrong as a failing example", () => {
       { text: "It failed." },
     ]);
     const events = await alice.run(id, "Halve minus four.");
-    const { toolId } = ofType(events, "tool_registered")[0].tool as { toolId: string };
+    const { id: toolId } = ofType(events, "tool_registered")[0].tool as { id: string };
     const [failedCall] = idsOf(events, "tool_call").slice(-1);
     expect(ofType(events, "tool_result").at(-1)).toMatchObject({ ok: false });
     await alice.fetch(`/api/conversations/${id}/annotations`, post({ eventId: failedCall, label: "bad input" }));

@@ -87,7 +87,7 @@ describe("a tool tested before it is trusted", () => {
     expect(registered.tool).toMatchObject({ version: 1, examples: C_TO_F.examples });
 
     // The rejected attempt left no version: the accepted one is the first, and it is tested.
-    const tool = await json(await alice.fetch(`/api/tools/${(registered.tool as { toolId: string }).toolId}`), 200);
+    const tool = await json(await alice.fetch(`/api/tools/${(registered.tool as { id: string }).id}`), 200);
     expect(tool).toMatchObject({ version: 1, tested: true, examples: C_TO_F.examples });
   });
 

@@ -259,8 +259,8 @@ describe("the library in chat", () => {
     ]);
     const a = await owner.createConversation();
     const events = await owner.run(a.id, make);
-    const [registered] = ofType(events, "tool_registered") as unknown as { tool: { toolId: string } }[];
-    const toolId = registered.tool.toolId;
+    const [registered] = ofType(events, "tool_registered") as unknown as { tool: { id: string } }[];
+    const toolId = registered.tool.id;
     expect((await json(await owner.fetch(`/api/tools/${toolId}`), 200)).scope).toBe("conversation");
 
     const use = "Slugify 'In B'.";

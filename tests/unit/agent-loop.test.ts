@@ -328,8 +328,8 @@ describe("the agent loop, with a fake model and fake tools", () => {
 
   it("says when a tool was registered or rejected", async () => {
     const view = {
-      id: "v1",
-      toolId: "t1",
+      id: "t1",
+      versionId: "v1",
       name: "double",
       description: "Doubles",
       parametersSchema: {},

@@ -23,13 +23,12 @@ vi.mock("@/lib/db/queries/rate-buckets", () => ({ takeSharedToken: vi.fn() }));
 vi.mock("@/lib/db/queries/tools", () => ({
   listConversationOwnTools: vi.fn(),
   findLibraryTool: vi.fn(),
-  toolView: vi.fn(),
 }));
 vi.mock("@/lib/retrieval/tool-search", () => ({ searchTools: vi.fn() }));
 vi.mock("@/lib/tools/library/stored-tool", () => ({
-  registeredTool: (row: { id: string; name: string }) => ({
+  storedTool: (row: { id: string; name: string }) => ({
     name: row.name,
-    toolId: row.id,
+    versionId: row.id,
     description: "stored",
     parse: (input: unknown) => ({ ok: true, input }),
     execute: async () => ({ ok: true, output: "stored" }),
@@ -71,7 +70,7 @@ function storedTool(
     name,
     description: `the ${name} tool`,
     parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-    toolId: `stored-${name}`,
+    versionId: `stored-${name}`,
     parse: (input) =>
       typeof (input as { text?: unknown })?.text === "string"
         ? { ok: true, input }
@@ -120,7 +119,7 @@ describe("Toolset: a run's tools", () => {
       expect.objectContaining({ tool: "translate", decision: "refused", reason: hint, outcome: undefined }),
     );
     expect(executions).toHaveBeenCalledExactlyOnceWith(
-      expect.objectContaining({ source: "chat", callId: "c9", toolName: "translate", toolId: undefined, error: hint }),
+      expect.objectContaining({ source: "chat", callId: "c9", toolName: "translate", versionId: undefined, error: hint }),
     );
   });
 
@@ -142,7 +141,7 @@ describe("Toolset: a run's tools", () => {
     );
     // A registered tool gets no built-in's settings.
     await toolset.call("echo", { input: { text: "hi" }, caller: { ...runCaller, callId: "c2" } });
-    expect(executions).toHaveBeenLastCalledWith(expect.objectContaining({ source: "chat", toolId: "stored-echo" }));
+    expect(executions).toHaveBeenLastCalledWith(expect.objectContaining({ source: "chat", versionId: "stored-echo" }));
   });
 
   it("lets a call add a tool, which the model is offered and can call next", async () => {
@@ -181,7 +180,7 @@ describe("loadToolset: the tools a run is offered", () => {
     // and the conversation's own double wins over the library's.
     expect(toolset.names()).toEqual(["calculate", "search_tools", "double", "triple"]);
     expect(toolset.get("calculate")).toBe(calculate);
-    expect(toolset.get("double")?.toolId).toBe("stored-double");
+    expect(toolset.get("double")?.versionId).toBe("stored-double");
   });
 
   it("calls a library tool it was not offered by its name, and no built-in the profile leaves out", async () => {
@@ -191,7 +190,7 @@ describe("loadToolset: the tools a run is offered", () => {
     const toolset = await loadToolset("conversation-1", "owner-1", profile({ tools: [] }), "hello");
     const caller = { ownerId: "owner-1", conversationId: "conversation-1", runId: "run-1" };
     await toolset.call("halve", { input: {}, caller });
-    expect(toolset.get("halve")?.toolId).toBe("stored-halve");
+    expect(toolset.get("halve")?.versionId).toBe("stored-halve");
     expect(toolset.names()).toEqual(["search_tools", "halve"]);
     const denied = await toolset.call("run_code", { input: {}, caller });
     expect(denied.result).toMatchObject({ ok: false, error: expect.stringContaining('no tool named "run_code"') });
@@ -229,7 +228,7 @@ describe("callTool: the one path of every tool call", () => {
       runId: "run-1",
       callId: "call-1",
       toolName: "calculate",
-      toolId: undefined,
+      versionId: undefined,
       input: { expression: "2 + 2" },
       output: 4,
       error: undefined,
@@ -436,7 +435,7 @@ describe("callTool: the one path of every tool call", () => {
       expect.objectContaining({ decision: "allowed", outcome: "failed", reason: undefined }),
     );
     expect(executions).toHaveBeenCalledExactlyOnceWith(
-      expect.objectContaining({ status: "failed", error: "flaky failed: the disk is full", toolId: "stored-flaky" }),
+      expect.objectContaining({ status: "failed", error: "flaky failed: the disk is full", versionId: "stored-flaky" }),
     );
   });
 

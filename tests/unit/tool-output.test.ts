@@ -20,8 +20,8 @@ describe("capResult: a tool's result as the model, the trace and the API see it"
 
   it("keeps what else the result says (a registered tool)", () => {
     const registered = {
-      id: "v",
-      toolId: "t",
+      id: "t",
+      versionId: "v",
       name: "x",
       description: "d",
       parametersSchema: {},

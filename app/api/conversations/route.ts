@@ -1,9 +1,10 @@
+import { Conversation, ConversationPage } from "@/lib/contract/responses";
 import { createConversation } from "@/lib/db/queries/conversations";
 import { requireIdentity } from "@/lib/http/access";
 import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationListQuery, NewConversation } from "@/lib/contract/requests";
 import { conversationPage } from "@/lib/conversations/list";
-import { route } from "@/lib/http/route";
+import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { limitRate } from "@/lib/http/rate-limit";
 
@@ -13,14 +14,13 @@ export const dynamic = "force-dynamic";
 export const GET = route(async (request) => {
   const identity = await requireIdentity(request);
   const { limit, cursor, verdict } = readQuery(request, ConversationListQuery);
-  return Response.json(await conversationPage(identity, limit, cursor, verdict === "down"));
+  return answer(ConversationPage, await conversationPage(identity, limit, cursor, verdict === "down"));
 });
 
 export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
   limitRate("conversations", identity, request);
   const { title, profile } = await readJson(request, NewConversation);
-  return Response.json(await createConversation(identity, { title, profile: profile && knownProfile(profile) }), {
-    status: 201,
-  });
+  const created = await createConversation(identity, { title, profile: profile && knownProfile(profile) });
+  return answer(Conversation, created, 201);
 });

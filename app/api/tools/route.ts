@@ -1,14 +1,14 @@
+import { Tool, ToolPage } from "@/lib/contract/responses";
 import { requireIdentity } from "@/lib/http/access";
 import { z } from "zod";
 import { checkBody, readJson } from "@/lib/http/body";
 import { ToolDefinition, ToolDescription, ToolListQuery } from "@/lib/contract/requests";
-import type { ToolRefused } from "@/lib/contract/responses";
 import { noCalls } from "@/lib/db/queries/executions";
-import { ApiError, route } from "@/lib/http/route";
+import { answer, route } from "@/lib/http/route";
 import { acceptsEventStream, generationResponse } from "@/lib/agent/tool-writer-response";
 import { readQuery } from "@/lib/http/query";
 import { toolPage } from "@/lib/tools/library/list";
-import { toolJson } from "@/lib/tools/library/wire";
+import { reservedName, toolJson, toolRefused } from "@/lib/tools/library/wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import { registerToolVersion } from "@/lib/tools/library/versions";
 
@@ -16,7 +16,7 @@ export const dynamic = "force-dynamic";
 
 /** The requester's tools (latest versions), by name, a page at a time; `nextCursor` fetches the next page. */
 export const GET = route(async (request) =>
-  Response.json(await toolPage(await requireIdentity(request), readQuery(request, ToolListQuery))),
+  answer(ToolPage, await toolPage(await requireIdentity(request), readQuery(request, ToolListQuery))),
 );
 
 /**
@@ -35,9 +35,7 @@ export const POST = route(async (request) => {
 });
 
 async function createFromCode(definition: ToolDefinition, identity: string, signal: AbortSignal) {
-  if (isBuiltinName(definition.name)) {
-    throw new ApiError(422, "reserved_name", `"${definition.name}" is a built-in tool; choose another name.`);
-  }
+  if (isBuiltinName(definition.name)) throw reservedName(definition.name);
   const registration = await registerToolVersion(
     {
       ownerId: identity,
@@ -51,16 +49,6 @@ async function createFromCode(definition: ToolDefinition, identity: string, sign
     },
     signal,
   );
-  if (!registration.ok) {
-    const refused: ToolRefused = {
-      error: { code: `tool_${registration.problem}`, message: registration.message },
-      violations:
-        registration.problem === "policy"
-          ? registration.violations.map(({ message, line, column }) => ({ message, line, column }))
-          : undefined,
-      failures: registration.problem === "examples" ? registration.outcomes : undefined,
-    };
-    return Response.json(refused, { status: 422 });
-  }
-  return Response.json(toolJson(registration.row, noCalls()), { status: 201 });
+  if (!registration.ok) throw toolRefused(registration);
+  return answer(Tool, toolJson(registration.row, noCalls()), 201);
 }

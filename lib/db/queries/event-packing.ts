@@ -66,9 +66,19 @@ export function packEvents(events: SequencedEvent[]): EventRow[] {
 /** `storedAt`: when the row was stored, the time of its events in logs written before events carried `at`. */
 export function unpackRow(row: Pick<EventRow, "seq" | "lastSeq" | "data">, storedAt: number): SequencedEvent[] {
   const parsed = JSON.parse(row.data) as LoggedEvent | Pack;
-  if (!("deltas" in parsed)) return [{ seq: row.seq, event: { ...parsed, at: parsed.at ?? storedAt } }];
+  if (!("deltas" in parsed)) return [{ seq: row.seq, event: upgraded({ ...parsed, at: parsed.at ?? storedAt }) }];
   return parsed.deltas.map((delta, index) => ({
     seq: row.seq + index,
     event: { type: parsed.type, step: parsed.step, delta, runId: parsed.runId, at: parsed.ats?.[index] ?? storedAt },
   }));
+}
+
+/**
+ * An event as the contract says it today. Logs before 2026-11-28 stored a registered tool with `id` = the version and
+ * `toolId` = the tool; `id` now means the tool everywhere, as in the /api/tools routes.
+ */
+function upgraded(event: LoggedEvent): LoggedEvent {
+  if (event.type !== "tool_registered" || !("toolId" in event.tool)) return event;
+  const { toolId, id, ...tool } = event.tool as typeof event.tool & { toolId: string };
+  return { ...event, tool: { ...tool, id: toolId, versionId: id } };
 }

@@ -13,8 +13,8 @@ export interface ExecutionRecord {
   runId?: string;
   callId?: string;
   toolName: string;
-  /** The stored tool version that ran; absent for built-ins. */
-  toolId?: string;
+  /** The stored tool version that ran (its row's `toolId` column); absent for built-ins. */
+  versionId?: string;
   input: unknown;
   output?: unknown;
   error?: string;
@@ -51,7 +51,7 @@ export async function recordExecution(record: ExecutionRecord): Promise<void> {
     record.runId ?? null,
     record.callId ?? null,
     record.toolName,
-    record.toolId ?? null,
+    record.versionId ?? null,
     JSON.stringify(record.input ?? null),
     record.output === undefined ? null : JSON.stringify(record.output),
     record.error?.toWellFormed() ?? null,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RegisteredToolView, ToolExample } from "@/lib/contract/events";
+import type { ToolExample } from "@/lib/contract/events";
 import { Prisma } from "@/lib/generated/sqlite/client";
 import { containsIgnoringCase, db, provider, sql, transaction } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
@@ -267,20 +267,6 @@ export async function setToolExamples(versionId: string, examples: ToolExample[]
 
 export async function deleteTool(lineageId: string): Promise<void> {
   await db.tool.deleteMany({ where: { lineageId } });
-}
-
-/** A stored tool as the trace and the UI show it. */
-export function toolView(row: ToolRow): RegisteredToolView {
-  return {
-    id: row.id,
-    toolId: row.lineageId,
-    name: row.name,
-    description: row.description,
-    parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
-    code: row.code,
-    version: row.version,
-    examples: JSON.parse(row.examples) as ToolExample[],
-  };
 }
 
 /** Which tools a search looks at: the library (what runs are offered), or every tool of the owner (the REST API). */

@@ -1,9 +1,9 @@
 import { ToolDefinition } from "@/lib/contract/requests";
 import { config } from "@/lib/settings/config";
-import { toolView } from "@/lib/db/queries/tools";
+import { toolView } from "./wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import { conversationOf, defineTool } from "@/lib/tools/define-tool";
-import { registeredTool } from "./stored-tool";
+import { storedTool } from "./stored-tool";
 import { registerToolVersion, type Registration } from "./versions";
 import type { ToolRejection } from "@/lib/tools/types";
 
@@ -61,7 +61,7 @@ export const registerTool = defineTool({
       };
     }
     const { row } = registration;
-    context.tools?.add(registeredTool(row));
+    context.tools?.add(storedTool(row));
     return {
       ok: true,
       output: {

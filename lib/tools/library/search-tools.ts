@@ -2,7 +2,7 @@ import { z } from "zod";
 import { searchTools as searchLibrary } from "@/lib/retrieval/tool-search";
 import { defineTool } from "@/lib/tools/define-tool";
 import { isBuiltinName } from "@/lib/tools/names";
-import { registeredTool } from "./stored-tool";
+import { storedTool } from "./stored-tool";
 import { signatureText } from "@/lib/tools/signature";
 
 export const DEFAULT_FOUND_TOOLS = 5;
@@ -37,8 +37,7 @@ export const searchTools = defineTool({
   changesToolset: true,
   async execute({ query, k = DEFAULT_FOUND_TOOLS }, { ownerId, tools }) {
     const hits = await searchLibrary({ ownerId, query, k, scope: "library" });
-    for (const { tool } of hits)
-      if (!isBuiltinName(tool.name) && !tools?.get(tool.name)) tools?.add(registeredTool(tool));
+    for (const { tool } of hits) if (!isBuiltinName(tool.name) && !tools?.get(tool.name)) tools?.add(storedTool(tool));
     const found = hits.map(({ tool, score }) => ({
       name: tool.name,
       signature: signatureText(tool.name, JSON.parse(tool.parametersSchema) as Record<string, unknown>),

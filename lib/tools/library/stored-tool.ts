@@ -1,19 +1,20 @@
 import type { JSONSchema7 } from "ai";
 import { Validator } from "@cfworker/json-schema";
-import { toolView, type ToolRow } from "@/lib/db/queries/tools";
+import type { ToolRow } from "@/lib/db/queries/tools";
+import { toolView } from "./wire";
 import { runInSandbox, type SandboxResult } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
 import type { AgentTool, InputCheck, ToolResult } from "@/lib/tools/types";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
-export function registeredTool(row: ToolRow): AgentTool {
+export function storedTool(row: ToolRow): AgentTool {
   const view = toolView(row);
   return {
     name: view.name,
     description: view.description,
     parametersSchema: view.parametersSchema as JSONSchema7,
-    toolId: view.id,
+    versionId: view.versionId,
     parse: inputChecker(view.parametersSchema),
     execute: (input, { signal }) => runToolCode(view.code, input, signal),
   };

@@ -1,13 +1,30 @@
-import type { ToolExample } from "@/lib/contract/events";
-import type { AuditEntry, Execution, SeatStatistics, Tool } from "@/lib/contract/responses";
-import type { AuditRow } from "@/lib/db/queries/audit";
+import type { ExampleOutcome, RegisteredToolView, ToolExample } from "@/lib/contract/events";
+import type { Execution, SeatStatistics, Tool, ToolRefused, ToolRun } from "@/lib/contract/responses";
 import type { listToolExecutions, ToolStats } from "@/lib/db/queries/executions";
 import type { ToolRow } from "@/lib/db/queries/tools";
+import { ApiError } from "@/lib/platform/errors";
+import type { ToolResult } from "@/lib/tools/types";
+import type { Refusal } from "./versions";
 
 /*
- * Rows as the API answers with them (lib/contract/responses.ts). The database keeps enumerations as text, written
- * only from the values the contract lists; these functions are where the text becomes the contract's type.
+ * A tool's rows as the API and the trace show them (lib/contract/responses.ts, events.ts). `id` is the tool's
+ * everywhere (every version shares it); `versionId` names one version. The database keeps enumerations as text,
+ * written only from the values the contract lists; these functions are where the text becomes the contract's type.
  */
+
+/** A tool version as the trace shows it (`tool_registered`) and the conversation's tool list. */
+export function toolView(row: ToolRow): RegisteredToolView {
+  return {
+    id: row.lineageId,
+    versionId: row.id,
+    name: row.name,
+    description: row.description,
+    parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
+    code: row.code,
+    version: row.version,
+    examples: JSON.parse(row.examples) as ToolExample[],
+  };
+}
 
 /** A tool as the /api/tools routes answer with it: `id` is the tool's (every version shares it). */
 export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
@@ -68,10 +85,35 @@ export function executionJson({
   };
 }
 
-/** An audit entry as the API, the export and the audit page show it. */
-export const auditJson = ({ createdAt, decision, outcome, ...entry }: AuditRow): AuditEntry => ({
-  time: createdAt.toISOString(),
-  ...entry,
-  decision: decision as AuditEntry["decision"],
-  outcome: outcome as AuditEntry["outcome"],
+/** A call from the API (POST /api/tools/{id}/execute): the result, and SEAT's names for it beside ours. */
+export const toolRunJson = (result: ToolResult, durationMs: number): ToolRun => ({
+  ok: result.ok,
+  output: result.ok ? result.output : null,
+  error: result.ok ? null : result.error,
+  truncated: result.ok && Boolean(result.truncated),
+  durationMs: Math.round(durationMs),
+  success: result.ok,
+  execution_time: Number((durationMs / 1000).toFixed(4)),
 });
+
+/** 422: a name only a built-in tool has. */
+export const reservedName = (name: string) =>
+  new ApiError(422, "reserved_name", `"${name}" is a built-in tool; choose another name.`);
+
+/** 422 (ToolRefused): a tool version the policy, the sandbox or its examples refused. */
+export function toolRefused(refusal: Refusal): ApiError {
+  const details: Omit<ToolRefused, "error"> = {
+    violations:
+      refusal.problem === "policy"
+        ? refusal.violations.map(({ message, line, column }) => ({ message, line, column }))
+        : undefined,
+    failures: refusal.problem === "examples" ? refusal.outcomes : undefined,
+  };
+  return new ApiError(422, `tool_${refusal.problem}`, refusal.message, { details });
+}
+
+/** 422 (ToolRefused): an example the tool's latest version does not pass, so it is not kept. */
+export const exampleRefused = (message: string, outcome: ExampleOutcome) =>
+  new ApiError(422, "example_failed", message, {
+    details: { failures: [outcome] } satisfies Omit<ToolRefused, "error">,
+  });

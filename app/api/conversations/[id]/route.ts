@@ -1,15 +1,17 @@
+import { Conversation, ConversationTrace } from "@/lib/contract/responses";
 import { hasRunningRun } from "@/lib/runs/remote";
 import { deleteConversation, updateConversation } from "@/lib/db/queries/conversations";
 import { knownProfile, readJson } from "@/lib/http/body";
 import { ConversationChange } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
-import { conflict, notFound, route } from "@/lib/http/route";
+import { conflict, notFound } from "@/lib/platform/errors";
+import { answer, route } from "@/lib/http/route";
 import { removeWorkspace } from "@/lib/tools/native/workspace";
 import { loadTrace } from "@/lib/conversations/trace";
 
 export const GET = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
-  return Response.json(await loadTrace(conversation));
+  return answer(ConversationTrace, await loadTrace(conversation));
 });
 
 export const PATCH = route(async (request, context: RouteParams) => {
@@ -17,7 +19,7 @@ export const PATCH = route(async (request, context: RouteParams) => {
   const { title, profile } = await readJson(request, ConversationChange);
   const changed = await updateConversation(conversation.id, { title, profile: profile && knownProfile(profile) });
   if (!changed) throw notFound("The conversation");
-  return Response.json(changed);
+  return answer(Conversation, changed);
 });
 
 export const DELETE = route(async (request, context: RouteParams) => {

@@ -1,8 +1,9 @@
+import { ConversationTrace } from "@/lib/contract/responses";
 import { requireSharedConversation, type ShareParams } from "@/lib/http/access";
-import { route } from "@/lib/http/route";
+import { answer, route } from "@/lib/http/route";
 import { loadTrace } from "@/lib/conversations/trace";
 
 /** The shared conversation, read-only: messages, events and tools. */
 export const GET = route(async (_request, context: ShareParams) =>
-  Response.json(await loadTrace(await requireSharedConversation(context))),
+  answer(ConversationTrace, await loadTrace(await requireSharedConversation(context))),
 );

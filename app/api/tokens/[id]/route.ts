@@ -1,6 +1,7 @@
 import { deleteApiToken } from "@/lib/db/queries/api-tokens";
 import { requireIdentity, type RouteParams } from "@/lib/http/access";
-import { notFound, route } from "@/lib/http/route";
+import { notFound } from "@/lib/platform/errors";
+import { route } from "@/lib/http/route";
 
 export const DELETE = route(async (request, { params }: RouteParams) => {
   const identity = await requireIdentity(request);

@@ -1,9 +1,10 @@
+import { Tool } from "@/lib/contract/responses";
 import { toolStats } from "@/lib/db/queries/executions";
 import { deleteTool, updateTool } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolChange, ToolVersionQuery } from "@/lib/contract/requests";
-import { route } from "@/lib/http/route";
+import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { toolJson } from "@/lib/tools/library/wire";
 
@@ -11,7 +12,7 @@ import { toolJson } from "@/lib/tools/library/wire";
 export const GET = route(async (request, context: RouteParams) => {
   const { version } = readQuery(request, ToolVersionQuery);
   const { tool } = await requireTool(request, context, version);
-  return Response.json(toolJson(tool, (await toolStats([tool.lineageId])).get(tool.lineageId)));
+  return answer(Tool, toolJson(tool, (await toolStats([tool.lineageId])).get(tool.lineageId)));
 });
 
 /** Deprecate or reactivate, move to or from the library, or describe it anew. */
@@ -24,7 +25,7 @@ export const PATCH = route(async (request, context: RouteParams) => {
     deprecated: status === undefined ? undefined : status === "deprecated",
   });
   const { tool: updated } = await requireTool(request, context);
-  return Response.json(toolJson(updated, (await toolStats([tool.lineageId])).get(tool.lineageId)));
+  return answer(Tool, toolJson(updated, (await toolStats([tool.lineageId])).get(tool.lineageId)));
 });
 
 /** Every version goes; conversations that showed it keep their traces. */

@@ -1,7 +1,8 @@
+import { ToolMatches } from "@/lib/contract/responses";
 import { toolStats } from "@/lib/db/queries/executions";
 import { requireIdentity } from "@/lib/http/access";
 import { ToolSearchQuery } from "@/lib/contract/requests";
-import { route } from "@/lib/http/route";
+import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { searchTools } from "@/lib/retrieval/tool-search";
 import { toolJson } from "@/lib/tools/library/wire";
@@ -17,7 +18,7 @@ export const GET = route(async (request) => {
   const { q, limit } = readQuery(request, ToolSearchQuery);
   const hits = await searchTools({ ownerId: identity, query: q, k: limit, scope: "owned" });
   const stats = await toolStats(hits.map((hit) => hit.tool.lineageId));
-  return Response.json({
+  return answer(ToolMatches, {
     tools: hits.map(({ tool, score }) => ({ ...toolJson(tool, stats.get(tool.lineageId)), score })),
   });
 });

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { notFound, route } from "@/lib/http/route";
+import { notFound } from "@/lib/platform/errors";
+import { route } from "@/lib/http/route";
 
 const DIST = path.join(process.cwd(), "node_modules", "swagger-ui-dist");
 /** Starts Swagger UI on /api/openapi.json, without the online validator (it would call an outside server). */

@@ -4,7 +4,8 @@ import { conversationEventStream } from "@/lib/events/replay";
 import { readJson } from "@/lib/http/body";
 import { NewMessage } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
-import { conflict, route, tooLarge } from "@/lib/http/route";
+import { conflict, tooLarge } from "@/lib/platform/errors";
+import { route } from "@/lib/http/route";
 import { limitRate } from "@/lib/http/rate-limit";
 
 /** Start a run and stream its events. The run goes on if the client leaves; /events picks it up again. */

@@ -1,13 +1,14 @@
+import { Tool } from "@/lib/contract/responses";
 import { isDeepStrictEqual } from "node:util";
 import type { ToolExample } from "@/lib/contract/events";
 import { MAX_EXAMPLES, NewToolExample } from "@/lib/contract/requests";
-import type { ToolRefused } from "@/lib/contract/responses";
 import { findToolExecution, toolStats } from "@/lib/db/queries/executions";
 import { setFailingExamples, setToolExamples } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
-import { ApiError, notFound, route } from "@/lib/http/route";
-import { toolJson } from "@/lib/tools/library/wire";
+import { ApiError, notFound } from "@/lib/platform/errors";
+import { answer, route } from "@/lib/http/route";
+import { exampleRefused, toolJson } from "@/lib/tools/library/wire";
 import { describeFailures } from "@/lib/tools/library/examples";
 import { runExamples } from "@/lib/tools/library/stored-tool";
 
@@ -50,22 +51,18 @@ export const POST = route(async (request, context: RouteParams) => {
     const kept = [...failingExamples, example];
     await setFailingExamples(tool.id, kept);
     const stats = (await toolStats([tool.lineageId])).get(tool.lineageId);
-    return Response.json(toolJson({ ...tool, failingExamples: JSON.stringify(kept) }, stats), { status: 201 });
+    return answer(Tool, toolJson({ ...tool, failingExamples: JSON.stringify(kept) }, stats), 201);
   }
   if (!outcome.passed) {
-    const refused: ToolRefused = {
-      error: {
-        code: "example_failed",
-        message: `Version ${tool.version} does not give this output, so it was not kept:\n${describeFailures([outcome])}`,
-      },
-      failures: [outcome],
-    };
-    return Response.json(refused, { status: 422 });
+    throw exampleRefused(
+      `Version ${tool.version} does not give this output, so it was not kept:\n${describeFailures([outcome])}`,
+      outcome,
+    );
   }
   const kept = [...examples, example];
   await setToolExamples(tool.id, kept);
   const stats = (await toolStats([tool.lineageId])).get(tool.lineageId);
-  return Response.json(toolJson({ ...tool, examples: JSON.stringify(kept) }, stats), { status: 201 });
+  return answer(Tool, toolJson({ ...tool, examples: JSON.stringify(kept) }, stats), 201);
 });
 
 /** A past call as an example: only a call that succeeded has an output to expect. */

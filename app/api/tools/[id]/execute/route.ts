@@ -1,10 +1,13 @@
+import { ToolRun } from "@/lib/contract/responses";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolExecution, ToolVersionQuery } from "@/lib/contract/requests";
-import { ApiError, route } from "@/lib/http/route";
+import { ApiError } from "@/lib/platform/errors";
+import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { callTool } from "@/lib/tools/call";
-import { registeredTool } from "@/lib/tools/library/stored-tool";
+import { storedTool } from "@/lib/tools/library/stored-tool";
+import { toolRunJson } from "@/lib/tools/library/wire";
 
 /**
  * Run the tool (its latest version, or `?version=N`) through the same call path as chat: the sandbox's limits, the
@@ -16,7 +19,7 @@ export const POST = route(async (request, context: RouteParams) => {
   const { input } = await readJson(request, ToolExecution);
   const { result, invalidInput, durationMs } = await callTool({
     name: tool.name,
-    tool: registeredTool(tool),
+    tool: storedTool(tool),
     input,
     caller: { ownerId: identity, source: "api" },
     signal: request.signal,
@@ -25,13 +28,5 @@ export const POST = route(async (request, context: RouteParams) => {
     const problems = invalidInput.join("; ");
     throw new ApiError(400, "invalid_input", `The input does not match the tool's parameters_schema: ${problems}.`);
   }
-  return Response.json({
-    ok: result.ok,
-    output: result.ok ? result.output : null,
-    error: result.ok ? null : result.error,
-    truncated: result.ok && Boolean(result.truncated),
-    durationMs: Math.round(durationMs),
-    success: result.ok,
-    execution_time: Number((durationMs / 1000).toFixed(4)),
-  });
+  return answer(ToolRun, toolRunJson(result, durationMs));
 });

@@ -1,8 +1,8 @@
 import type { ToolExample } from "@/lib/contract/events";
 import { ToolVersionQuery } from "@/lib/contract/requests";
-import type { ToolTestRun } from "@/lib/contract/responses";
+import { ToolTestRun } from "@/lib/contract/responses";
 import { requireTool, type RouteParams } from "@/lib/http/access";
-import { route } from "@/lib/http/route";
+import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { runExamples } from "@/lib/tools/library/stored-tool";
 
@@ -15,10 +15,9 @@ export const POST = route(async (request, context: RouteParams) => {
     JSON.parse(tool.examples) as ToolExample[],
     request.signal,
   );
-  const answer: ToolTestRun = {
+  return answer(ToolTestRun, {
     version: tool.version,
     passed: outcomes.length > 0 && outcomes.every((outcome) => outcome.passed),
     outcomes,
-  };
-  return Response.json(answer);
+  });
 });

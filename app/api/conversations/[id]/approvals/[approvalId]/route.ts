@@ -1,8 +1,10 @@
+import { ApprovalTaken } from "@/lib/contract/responses";
 import { answerApproval } from "@/lib/runs/remote";
 import { requireConversation } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ApprovalAnswer } from "@/lib/contract/requests";
-import { conflict, route, unavailable } from "@/lib/http/route";
+import { conflict, unavailable } from "@/lib/platform/errors";
+import { answer, route } from "@/lib/http/route";
 
 type ApprovalParams = { params: Promise<{ id: string; approvalId: string }> };
 
@@ -18,5 +20,5 @@ export const POST = route(async (request, context: ApprovalParams) => {
     );
   if (outcome === "unconfirmed")
     throw unavailable("The server running this conversation did not confirm the answer; send it again.", 1);
-  return Response.json({ approvalId, approved });
+  return answer(ApprovalTaken, { approvalId, approved });
 });

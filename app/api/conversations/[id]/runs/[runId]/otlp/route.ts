@@ -1,5 +1,6 @@
 import { requireConversation } from "@/lib/http/access";
-import { notFound, route } from "@/lib/http/route";
+import { notFound } from "@/lib/platform/errors";
+import { route } from "@/lib/http/route";
 import { runOtlpJson } from "@/lib/telemetry/export";
 
 type RunParams = { params: Promise<{ id: string; runId: string }> };
