@@ -15,13 +15,15 @@ export async function start() {
   const { tuneDatabase } = await import("@/lib/db/driver/client");
   await tuneDatabase();
   // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/runs/claims.ts).
-  const { handOverRuns, startRunLeases } = await import("@/lib/runs/run");
+  const { handOverRuns, onRunFinished, startRunLeases } = await import("@/lib/runs/run");
+  // A finished run's trace goes to the OTLP receiver when one is configured (lib/telemetry/export.ts).
+  const { exportFinishedRun, flushTelemetry } = await import("@/lib/telemetry/export");
+  onRunFinished(exportFinishedRun);
   await startRunLeases();
   // For server.mjs, which calls it on SIGTERM and SIGINT before it exits: the app's modules are Next's to load.
   // The runs go to another instance; the calls' records gathered for a few milliseconds are stored; the traces of the
   // runs that finished are sent (lib/telemetry/export.ts).
   const { settleRecordWrites } = await import("@/lib/db/driver/batched-writes");
-  const { flushTelemetry } = await import("@/lib/telemetry/export");
   (globalThis as { toolsmithStop?: () => Promise<void> }).toolsmithStop = async () => {
     await Promise.all([handOverRuns(), settleRecordWrites()]);
     await flushTelemetry();
@@ -46,8 +48,9 @@ async function startupProblem(): Promise<string | undefined> {
     return error.message;
   }
   const { ConfigFileError, loadProfiles } = await import("@/lib/settings/profiles");
+  const { BUILTIN_TOOL_NAMES } = await import("@/lib/tools/names");
   try {
-    loadProfiles();
+    loadProfiles(BUILTIN_TOOL_NAMES);
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw error;
     return error.message;

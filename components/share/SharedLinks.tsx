@@ -3,7 +3,7 @@
 import { ArrowLeft, Link2 } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { api, ApiError, problemText } from "@/lib/api/client";
+import { api, FailedRequest, problemText } from "@/lib/api/client";
 import { shareUrl } from "@/lib/share/url";
 import { CopyButton } from "@/components/ui/CopyButton";
 
@@ -22,7 +22,7 @@ export function SharedLinks({ initial }: { initial: SharedLink[] }) {
       await api.revokeShareLink(link.conversation.id);
     } catch (error) {
       // 404: already revoked elsewhere, which is what was asked.
-      if (!(error instanceof ApiError && error.status === 404)) return setProblem(problemText(error));
+      if (!(error instanceof FailedRequest && error.status === 404)) return setProblem(problemText(error));
     }
     setLinks((list) => list.filter((item) => item.token !== link.token));
   };

@@ -23,9 +23,9 @@ export type { ApiToken, AuditEntry, Conversation, ConversationPage, Execution, T
 
 /**
  * The browser's client of the app's API: every fetch the UI makes goes through here, so components neither build
- * URLs nor read error bodies. A failed request throws ApiError with the server's message.
+ * URLs nor read error bodies. A failed request throws a FailedRequest with the server's message.
  */
-export class ApiError extends Error {
+export class FailedRequest extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -43,13 +43,13 @@ const base = (source: ConversationSource) =>
     : `/api/conversations/${encodeURIComponent(source.conversationId)}`;
 
 /** The server's `{ error: { message } }`, or a sentence about the status when the body says nothing. */
-export async function errorFrom(response: Response): Promise<ApiError> {
+export async function errorFrom(response: Response): Promise<FailedRequest> {
   const body = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
   const message =
     typeof body?.error?.message === "string"
       ? body.error.message
       : `The server answered ${response.status} ${response.statusText}.`.trim();
-  return new ApiError(response.status, message);
+  return new FailedRequest(response.status, message);
 }
 
 async function call(path: string, init: RequestInit = {}): Promise<Response> {
@@ -139,7 +139,7 @@ export const api = {
     try {
       return await json<ShareLink>(`/api/conversations/${encodeURIComponent(id)}/share`);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return null;
+      if (error instanceof FailedRequest && error.status === 404) return null;
       throw error;
     }
   },

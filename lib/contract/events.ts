@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Violation } from "@/lib/sandbox/policy";
 
 /*
  * The SSE contract: every event a run streams, and replays, by type. The server emits these, the browser folds
@@ -9,8 +10,8 @@ export const RunStatus = z.enum(["completed", "max_steps", "error", "cancelled"]
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** A place in tool code the policy refuses, 1-based. */
-export const Violation = z.object({ message: z.string(), line: z.number().int(), column: z.number().int() });
-export type Violation = z.infer<typeof Violation>;
+// A violation is the sandbox policy's (what it refuses and where); the events carry it as it is.
+export { Violation };
 
 /** How one example of a tool went: what the tool returned (or the error it failed with), against what was expected. */
 export const ExampleOutcome = z

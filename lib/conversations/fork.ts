@@ -2,7 +2,8 @@ import { answer } from "@/lib/http/route";
 import { Fork } from "@/lib/contract/responses";
 import { ForkRequest } from "@/lib/contract/requests";
 import { hasRunningRun } from "@/lib/runs/remote";
-import { forkConversation } from "@/lib/trace/fork";
+import { forkConversation } from "@/lib/db/queries/conversations";
+import { forkedLog } from "@/lib/trace/fork";
 import { readJson } from "@/lib/http/body";
 import { conflict, notFound } from "@/lib/platform/errors";
 import { limitRate } from "@/lib/http/rate-limit";
@@ -17,7 +18,7 @@ export async function answerFork(request: Request, conversationId: string, ident
   // A step's events are stored as it goes, so a fork up to a step need not wait for its run; a whole one must.
   if (eventId === undefined && (await hasRunningRun(conversationId)))
     throw conflict("A run of this conversation is in progress; fork it when it has finished.");
-  const fork = await forkConversation(conversationId, identity, { throughEventId: eventId });
+  const fork = await forkConversation(conversationId, identity, (log) => forkedLog(log, eventId));
   if (!fork) throw notFound(`A step or tool call with event id ${eventId} in this conversation`);
   return answer(Fork, { ...fork, url: `/c/${fork.id}` }, 201);
 }

@@ -1,8 +1,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { dataDirectory } from "@/lib/settings/config";
-import { environment } from "@/lib/settings/environment.mjs";
+import { dataDirectory, identitySecret } from "@/lib/settings/config";
 
 /**
  * Who is asking: an anonymous identity per browser, carried in a signed cookie. This is the one place that knows
@@ -19,7 +18,7 @@ let cachedSecret: Buffer | undefined;
 /** TOOLSMITH_SECRET, or a random secret generated once and kept in the data directory. */
 function secret(): Buffer {
   if (cachedSecret) return cachedSecret;
-  const configured = environment().TOOLSMITH_SECRET;
+  const configured = identitySecret();
   if (configured) return (cachedSecret = Buffer.from(configured));
   const file = path.join(dataDirectory(), "identity-secret");
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -1,5 +1,4 @@
-import { config } from "@/lib/settings/config";
-import { environment } from "@/lib/settings/environment.mjs";
+import { config, isDevelopment } from "@/lib/settings/config";
 
 /**
  * The Content-Security-Policy of every response: scripts only from this app and only with this response's nonce
@@ -9,7 +8,7 @@ import { environment } from "@/lib/settings/environment.mjs";
 export function contentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${environment().NODE_ENV === "development" ? " 'unsafe-eval'" : ""}`,
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${isDevelopment() ? " 'unsafe-eval'" : ""}`,
     // React sets style attributes (panel width, virtual lists); stylesheets come from here.
     "style-src 'self' 'unsafe-inline'",
     ["img-src 'self' data:", ...config.web.imageOrigins].join(" "),

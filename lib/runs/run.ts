@@ -14,12 +14,23 @@ import { reviewIdOf, type ReviewEvent } from "@/lib/contract/events";
 import { processWide } from "@/lib/platform/process-wide";
 import { config, modelConfig } from "@/lib/settings/config";
 import { findProfile, type AgentProfile } from "@/lib/settings/profiles";
-import { exportFinishedRun } from "@/lib/telemetry/export";
 import { loadToolset } from "@/lib/tools/toolset";
 import { RunClaims } from "./claims";
 import { progressOf, type RunProgress } from "./progress";
 import { RUN_FINISHING_MS, runAwaitingItsEnd } from "@/lib/events/run-end";
 import { titleFrom } from "./title";
+
+/** Told of each run whose end is stored, on the instance that stored it; whatever copy of this module ran it. */
+type FinishedRunListener = (conversationId: string, runId: string) => void;
+const finishedRunListeners = processWide("finishedRunListeners", () => new Set<FinishedRunListener>());
+
+/**
+ * Call `listener` once each run's end is stored, its events readable: start-up hands finished runs to the
+ * OpenTelemetry export this way (instrumentation-node.ts), so that runs need not know who reads them after.
+ */
+export function onRunFinished(listener: FinishedRunListener): void {
+  finishedRunListeners.add(listener);
+}
 
 export class RunConflictError extends Error {}
 
@@ -358,7 +369,7 @@ export class Run {
       if (!(await this.storeOutcome({ status, steps, answer }))) return this.takenOver();
       this.channel.emit({ type: "run_finished", status, steps });
       await this.channel.end();
-      exportFinishedRun(this.conversationId, this.id);
+      for (const listener of finishedRunListeners) listener(this.conversationId, this.id);
     } catch (error) {
       console.error(`Run ${this.id} could not close its event log:`, error);
     } finally {

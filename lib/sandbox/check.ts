@@ -1,7 +1,6 @@
 import { parse, type Node } from "acorn";
 import { full } from "acorn-walk";
-import { codePolicy } from "./policy";
-import type { Violation } from "@/lib/contract/events";
+import { codePolicy, type Violation } from "./policy";
 
 export type { Violation };
 

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * What tool code may not say: layer 1 of the sandbox, checked before the code is stored or run. QuickJS is the real
  * boundary; this makes obvious escapes fail early, with a line and column the model can act on.
@@ -56,3 +58,7 @@ export const codePolicy = {
   /** May be read (Array.prototype.slice) but never assigned through. */
   writeProtectedProperties: new Set(["prototype"]),
 } as const;
+
+/** Where the code breaks the policy, for a person or a model to fix: a message, a line and a column. */
+export const Violation = z.object({ message: z.string(), line: z.number().int(), column: z.number().int() });
+export type Violation = z.infer<typeof Violation>;

@@ -146,6 +146,38 @@ export function embeddingConfig(): (ModelConfig & { api: "chat" | "compatible" }
   return { ...chat, model, api: chat.api === "compatible" ? "compatible" : "chat" };
 }
 
+/** The key that signs identity cookies, when set; each instance otherwise makes its own (lib/http/identity.ts). */
+export const identitySecret = (): string | undefined => environment().TOOLSMITH_SECRET;
+
+/** Under `next dev`: React's dev tooling needs eval, which the Content-Security-Policy then allows. */
+export const isDevelopment = (): boolean => environment().NODE_ENV === "development";
+
+/** send_email's SMTP server (e.g. smtp://user:pass@mail.example.com:587) and sender; no url, no email. */
+export function smtpConfig(): { url?: string; from: string } {
+  const { SMTP_URL: url, SMTP_FROM: from } = environment();
+  return { url, from };
+}
+
+/** web_search's provider: a SearXNG instance, else Brave's API with its key; neither, no search. */
+export function webSearchConfig(): { searxngUrl?: string; braveApiKey?: string } {
+  const { TOOLSMITH_SEARXNG_URL: searxngUrl, TOOLSMITH_BRAVE_API_KEY: braveApiKey } = environment();
+  return { searxngUrl, braveApiKey };
+}
+
+/**
+ * The OpenTelemetry export: on when an OTLP endpoint is set (the SDK's exporters read the standard OTEL_ variables
+ * themselves), in the protocol it names, and whether a span may carry the person's message.
+ */
+export function telemetryConfig() {
+  const settings = environment();
+  return {
+    enabled: Boolean(settings.OTEL_EXPORTER_OTLP_ENDPOINT || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+    protocol: settings.OTEL_EXPORTER_OTLP_PROTOCOL,
+    serviceName: settings.OTEL_SERVICE_NAME,
+    captureContent: settings.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+  };
+}
+
 export type DatabaseConfig = { provider: "sqlite"; file: string } | { provider: "postgresql"; url: string };
 
 /**

@@ -2,12 +2,13 @@
  * Agent profiles, after the native tools document's organism.yaml: which tools a conversation's runs may use, and
  * each tool's settings. Read once from TOOLSMITH_CONFIG (default toolsmith.config.yaml in the working directory);
  * without a file, the built-in default applies. An invalid file stops start-up with the line and the problem.
+ * Start-up gives the tools' names (lib/tools/names.ts), so that settings need not know the tools.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
-import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
+import { processWide } from "@/lib/platform/process-wide";
 import { environment } from "./environment.mjs";
 
 const ToolSettings = z.strictObject({
@@ -36,57 +37,67 @@ const ToolSettings = z.strictObject({
 });
 export type ToolSettings = z.infer<typeof ToolSettings>;
 
-const notATool = (names: unknown[]) =>
+const notATool = (names: unknown[], toolNames: readonly string[]) =>
   `${names.map((name) => JSON.stringify(name)).join(", ")} ${names.length === 1 ? "is not a tool" : "are not tools"}; ` +
-  `the tools are ${BUILTIN_TOOL_NAMES.join(", ")}`;
-const ToolName = z.enum(BUILTIN_TOOL_NAMES, { error: (issue) => notATool([issue.input]) });
+  `the tools are ${toolNames.join(", ")}`;
 
-const Profile = z.strictObject({
-  name: z.string().regex(/^[\w-]{1,64}$/, "a name of letters, digits, _ and -"),
-  description: z.string().max(500).optional(),
-  tools: z.array(ToolName),
-  think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
-  tool_config: z
-    .partialRecord(ToolName, ToolSettings, {
-      // zod reports an unknown key as unrecognized_keys, which its types for a record's issues leave out.
-      error: (issue) => {
-        const { code, keys } = issue as { code: string; keys?: string[] };
-        return code === "unrecognized_keys" && keys ? notATool(keys) : undefined;
-      },
-    })
-    .default({}),
-  approval: z.array(ToolName).default([]),
-});
+/** The file's schema: with `toolNames`, a profile may name only those tools; without, any (start-up checked them). */
+function configFile(toolNames?: readonly string[]) {
+  const ToolName = toolNames
+    ? z.enum(toolNames as [string, ...string[]], { error: (issue) => notATool([issue.input], toolNames) })
+    : z.string();
+  const Profile = z.strictObject({
+    name: z.string().regex(/^[\w-]{1,64}$/, "a name of letters, digits, _ and -"),
+    description: z.string().max(500).optional(),
+    tools: z.array(ToolName),
+    think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
+    tool_config: z
+      .partialRecord(ToolName, ToolSettings, {
+        // zod reports an unknown key as unrecognized_keys, which its types for a record's issues leave out.
+        error: (issue) => {
+          const { code, keys } = issue as { code: string; keys?: string[] };
+          return code === "unrecognized_keys" && keys && toolNames ? notATool(keys, toolNames) : undefined;
+        },
+      })
+      .default({}),
+    approval: z.array(ToolName).default([]),
+  });
 
-/** A profile as runs use it: planning changes nothing, so its tools have think unless it says `think: false`. */
-const AgentProfile = Profile.refine((profile) => profile.think || !profile.tools.includes("think"), {
-  path: ["think"],
-  message: "think: false leaves out the think tool that tools lists; keep one of the two",
-}).transform(({ think, ...profile }) => ({
-  ...profile,
-  tools: think && !profile.tools.includes("think") ? ["think" as const, ...profile.tools] : profile.tools,
-}));
-export type AgentProfile = z.infer<typeof AgentProfile>;
+  /** A profile as runs use it: planning changes nothing, so its tools have think unless it says `think: false`. */
+  const AgentProfile = Profile.refine((profile) => profile.think || !profile.tools.includes("think"), {
+    path: ["think"],
+    message: "think: false leaves out the think tool that tools lists; keep one of the two",
+  }).transform(({ think, ...profile }) => ({
+    ...profile,
+    tools: think && !profile.tools.includes("think") ? ["think", ...profile.tools] : profile.tools,
+  }));
 
-const ConfigFile = z
-  .strictObject({ profiles: z.array(AgentProfile).min(1), default_profile: z.string() })
-  .superRefine((file, context) => {
-    const names = file.profiles.map((profile) => profile.name);
-    names.forEach((name, index) => {
-      if (names.indexOf(name) !== index)
+  return z
+    .strictObject({ profiles: z.array(AgentProfile).min(1), default_profile: z.string() })
+    .superRefine((file, context) => {
+      const names = file.profiles.map((profile) => profile.name);
+      names.forEach((name, index) => {
+        if (names.indexOf(name) !== index)
+          context.addIssue({
+            code: "custom",
+            path: ["profiles", index, "name"],
+            message: `the profile name "${name}" is used twice`,
+          });
+      });
+      if (!names.includes(file.default_profile))
         context.addIssue({
           code: "custom",
-          path: ["profiles", index, "name"],
-          message: `the profile name "${name}" is used twice`,
+          path: ["default_profile"],
+          message: `no profile is named "${file.default_profile}"`,
         });
     });
-    if (!names.includes(file.default_profile))
-      context.addIssue({
-        code: "custom",
-        path: ["default_profile"],
-        message: `no profile is named "${file.default_profile}"`,
-      });
-  });
+}
+type ParsedFile = z.infer<ReturnType<typeof configFile>>;
+/** A profile as runs use it; a tool in its tool_config has settings (zod types a partial record's values optional). */
+export type AgentProfile = Omit<ParsedFile["profiles"][number], "tool_config"> & {
+  tool_config: Record<string, ToolSettings>;
+};
+type ConfigFile = Omit<ParsedFile, "profiles"> & { profiles: AgentProfile[] };
 
 /** Without a file: think, the network tools behind the fetch guard, the code tools, the stores and the file tools. */
 const BUILT_IN = {
@@ -117,7 +128,7 @@ const BUILT_IN = {
     },
   ],
   default_profile: "default",
-} satisfies z.input<typeof ConfigFile>;
+} satisfies z.input<ReturnType<typeof configFile>>;
 
 export class ConfigFileError extends Error {}
 
@@ -132,14 +143,14 @@ function nodeOf(document: Document, issue: z.core.$ZodIssue): { range?: [number,
 }
 
 /** Parse a config file's text: its profiles, or a ConfigFileError naming the file, the line, the value and the problem. */
-export function parseProfiles(text: string, file: string): z.infer<typeof ConfigFile> {
+export function parseProfiles(text: string, file: string, toolNames: readonly string[]): ConfigFile {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const at = (offset: number | undefined) => (offset === undefined ? "" : `, line ${lines.linePos(offset).line}`);
   if (document.errors.length > 0)
     throw new ConfigFileError(`${file}${at(document.errors[0].pos[0])}: ${document.errors[0].message}`);
-  const parsed = ConfigFile.safeParse(document.toJS(), { reportInput: true });
-  if (parsed.success) return parsed.data;
+  const parsed = configFile(toolNames).safeParse(document.toJS(), { reportInput: true });
+  if (parsed.success) return parsed.data as ConfigFile;
   const issue = parsed.error.issues[0];
   const where = issue.path.length ? ` (${issue.path.join(".")})` : "";
   const value = JSON.stringify(issue.input)?.slice(0, 100);
@@ -147,20 +158,24 @@ export function parseProfiles(text: string, file: string): z.infer<typeof Config
   throw new ConfigFileError(`${file}${at(nodeOf(document, issue)?.range?.[0])}${where}: ${issue.message}${got}`);
 }
 
-let loaded: z.infer<typeof ConfigFile> | undefined;
+/** The profiles, read once per process: by start-up, which checks the tools' names, or else by the first use. */
+const loaded = processWide("profiles", () => ({ file: undefined as ConfigFile | undefined }));
 
-function profiles() {
-  if (loaded) return loaded;
+function readProfiles(toolNames?: readonly string[]): ConfigFile {
   // A file chosen when the server runs, not part of the build: the ignore comment keeps Next's build from tracing
   // (and warning about) every file of the project as a possible target.
   const file = path.resolve(/* turbopackIgnore: true */ environment().TOOLSMITH_CONFIG);
-  loaded = fs.existsSync(file) ? parseProfiles(fs.readFileSync(file, "utf8"), file) : ConfigFile.parse(BUILT_IN);
-  return loaded;
+  if (!fs.existsSync(file)) return configFile().parse(BUILT_IN) as ConfigFile;
+  return toolNames
+    ? parseProfiles(fs.readFileSync(file, "utf8"), file, toolNames)
+    : (configFile().parse(parseDocument(fs.readFileSync(file, "utf8")).toJS()) as ConfigFile);
 }
 
-/** Read and check the profiles now: start-up calls this, so a bad file stops the server instead of a run. */
-export function loadProfiles(): void {
-  profiles();
+const profiles = () => (loaded.file ??= readProfiles());
+
+/** Read and check the profiles now, against the tools there are: start-up calls this, so a bad file stops the server. */
+export function loadProfiles(toolNames: readonly string[]): void {
+  loaded.file = readProfiles(toolNames);
 }
 
 export function listProfiles(): { profiles: AgentProfile[]; defaultProfile: string } {

@@ -16,8 +16,7 @@ import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conv
 import { listRunEvents } from "@/lib/db/queries/events";
 import { listMessages } from "@/lib/db/queries/messages";
 import { processWide } from "@/lib/platform/process-wide";
-import { modelConfig } from "@/lib/settings/config";
-import { environment } from "@/lib/settings/environment.mjs";
+import { modelConfig, telemetryConfig } from "@/lib/settings/config";
 import { applyEvents, emptyTrace } from "@/lib/trace/state";
 import { modelProvider, runSpans, type SpanDescription } from "./spans";
 
@@ -77,11 +76,10 @@ interface Exporting {
 
 /** The process's exporting provider, when an endpoint is set. The exporters read the standard variables themselves. */
 function exportingProvider(): Exporting | undefined {
-  const settings = environment();
-  if (!settings.OTEL_EXPORTER_OTLP_ENDPOINT && !settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  const settings = telemetryConfig();
+  if (!settings.enabled) return undefined;
   return processWide("telemetryExport", () => {
-    const exporter =
-      settings.OTEL_EXPORTER_OTLP_PROTOCOL === "http/json" ? new JsonTraceExporter() : new ProtobufTraceExporter();
+    const exporter = settings.protocol === "http/json" ? new JsonTraceExporter() : new ProtobufTraceExporter();
     const ids = new RunIds();
     const processor = new BatchSpanProcessor({ exporter, scheduledDelayMillis: EXPORT_DELAY_MS });
     return { provider: tracerProvider(ids, processor), ids, pending: new Set() };
@@ -90,7 +88,7 @@ function exportingProvider(): Exporting | undefined {
 
 function tracerProvider(ids: RunIds, processor: SpanProcessor): TracerProvider {
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: environment().OTEL_SERVICE_NAME }))
+    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: telemetryConfig().serviceName }))
     .merge(detectResources({ detectors: [envDetector] }));
   return new TracerProvider({ resource, idGenerator: ids, spanProcessors: [processor] });
 }
@@ -103,7 +101,7 @@ async function loadRunSpans(conversationId: string, runId: string): Promise<Span
     events.map(({ seq, event }) => ({ ...event, id: seq })),
   ).runs.find((found) => found.runId === runId);
   if (!run) return undefined;
-  const captureContent = environment().OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT;
+  const { captureContent } = telemetryConfig();
   const userMessage = captureContent
     ? (await listMessages(conversationId)).find((message) => message.runId === runId && message.role === "user")
         ?.content

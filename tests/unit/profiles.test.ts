@@ -21,6 +21,7 @@ describe("toolsmith.config.example.yaml", () => {
     const parsed = parseProfiles(
       fs.readFileSync("toolsmith.config.example.yaml", "utf8"),
       "toolsmith.config.example.yaml",
+      BUILTIN_TOOL_NAMES,
     );
     expect(parsed.profiles.map((profile) => [profile.name, profile.tools.includes("think")])).toEqual([
       ["default", true],
@@ -32,7 +33,7 @@ describe("toolsmith.config.example.yaml", () => {
 
 describe("the profiles file", () => {
   it("reads profiles, their tools and their settings", () => {
-    const file = parseProfiles(VALID, "toolsmith.config.yaml");
+    const file = parseProfiles(VALID, "toolsmith.config.yaml", BUILTIN_TOOL_NAMES);
     expect(file.default_profile).toBe("coder");
     expect(file.profiles[0]).toMatchObject({
       name: "researcher",
@@ -57,6 +58,7 @@ describe("the profiles file", () => {
 default_profile: plain
 `,
       "toolsmith.config.yaml",
+      BUILTIN_TOOL_NAMES,
     );
     expect(file.profiles.map((profile) => [profile.name, profile.tools])).toEqual([
       ["plain", ["think", "calculate"]],
@@ -75,7 +77,7 @@ default_profile: plain
     const tools = BUILTIN_TOOL_NAMES.join(", ");
     const problem = (text: string) => {
       try {
-        parseProfiles(text, "toolsmith.config.yaml");
+        parseProfiles(text, "toolsmith.config.yaml", BUILTIN_TOOL_NAMES);
       } catch (error) {
         return (error as Error).message;
       }
@@ -122,8 +124,8 @@ default_profile: plain
     [VALID.replace("calls: 10", "calls: 0"), /line 7 .*rate_limit\.calls.* \(got 0\)$/],
     ["profiles: [\n  - name: a\n    tools: [calculate\n", /line \d+: /],
   ])("names the line and the problem of a file it cannot use (%#)", (text, message) => {
-    expect(() => parseProfiles(text, "toolsmith.config.yaml")).toThrow(ConfigFileError);
-    expect(() => parseProfiles(text, "toolsmith.config.yaml")).toThrow(message);
+    expect(() => parseProfiles(text, "toolsmith.config.yaml", BUILTIN_TOOL_NAMES)).toThrow(ConfigFileError);
+    expect(() => parseProfiles(text, "toolsmith.config.yaml", BUILTIN_TOOL_NAMES)).toThrow(message);
   });
 });
 

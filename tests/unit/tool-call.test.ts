@@ -119,7 +119,13 @@ describe("Toolset: a run's tools", () => {
       expect.objectContaining({ tool: "translate", decision: "refused", reason: hint, outcome: undefined }),
     );
     expect(executions).toHaveBeenCalledExactlyOnceWith(
-      expect.objectContaining({ source: "chat", callId: "c9", toolName: "translate", versionId: undefined, error: hint }),
+      expect.objectContaining({
+        source: "chat",
+        callId: "c9",
+        toolName: "translate",
+        versionId: undefined,
+        error: hint,
+      }),
     );
   });
 

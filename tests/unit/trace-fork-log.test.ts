@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "@/lib/contract/events";
-import { CUT_RUN_STATUS, forkedLog } from "@/lib/trace/fork";
+import { CUT_RUN_STATUS } from "@/lib/contract/log";
+import { forkedLog } from "@/lib/trace/fork";
 
 type Event = AgentEvent & { runId: string; at?: number };
 

@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { z } from "zod";
-import { environment } from "@/lib/settings/environment.mjs";
+import { smtpConfig } from "@/lib/settings/config";
 import { defineTool } from "@/lib/tools/define-tool";
 
 /** `address` is listed itself, or its domain is listed as "@domain". */
@@ -16,7 +16,7 @@ export function recipientRefusal(address: string, allowed: string[] | undefined)
 let transport: Transporter | undefined;
 /** One SMTP connection pool per process, from SMTP_URL (e.g. smtp://user:pass@mail.example.com:587). */
 function smtp(): Transporter | undefined {
-  const url = environment().SMTP_URL;
+  const { url } = smtpConfig();
   if (!url) return undefined;
   transport ??= nodemailer.createTransport(url);
   return transport;
@@ -49,7 +49,7 @@ export const sendEmail = defineTool({
     if (refusal) return { ok: false, error: refusal };
     const content = html === true ? { html: body } : { text: body, html: html || undefined };
     try {
-      const sent = await mailer.sendMail({ from: environment().SMTP_FROM, to: recipients, subject, ...content });
+      const sent = await mailer.sendMail({ from: smtpConfig().from, to: recipients, subject, ...content });
       return { ok: true, output: { message_id: sent.messageId, accepted: sent.accepted } };
     } catch (error) {
       return { ok: false, error: `The SMTP server refused the message: ${(error as Error).message}` };

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { config } from "@/lib/settings/config";
-import { environment } from "@/lib/settings/environment.mjs";
+import { config, webSearchConfig } from "@/lib/settings/config";
 import { defineTool } from "@/lib/tools/define-tool";
 
 export interface SearchResult {
@@ -56,9 +55,9 @@ const brave = (key: string): SearchProvider => ({
 });
 
 function provider(): SearchProvider | undefined {
-  const { TOOLSMITH_SEARXNG_URL: base, TOOLSMITH_BRAVE_API_KEY: key } = environment();
-  if (base) return searxng(base);
-  return key ? brave(key) : undefined;
+  const { searxngUrl, braveApiKey } = webSearchConfig();
+  if (searxngUrl) return searxng(searxngUrl);
+  return braveApiKey ? brave(braveApiKey) : undefined;
 }
 
 export const webSearch = defineTool({
