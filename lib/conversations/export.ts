@@ -1,3 +1,4 @@
+import { badRequest } from "@/lib/platform/errors";
 import { describeFailures } from "@/lib/tools/library/examples";
 import { signatureText } from "@/lib/tools/signature";
 import type { Annotation } from "@/lib/contract/events";
@@ -142,4 +143,11 @@ export function exportResponse(trace: Trace, format: string | null): Response {
   return Response.json(traceToJson(trace), {
     headers: { "content-disposition": `attachment; filename="${name}.json"` },
   });
+}
+
+/** `?format=json` (the default) or `md`. */
+export function exportFormat(request: Request): ExportFormat {
+  const format = new URL(request.url).searchParams.get("format") ?? "json";
+  if (format !== "json" && format !== "md") throw badRequest('format must be "json" or "md".');
+  return format;
 }

@@ -1,7 +1,6 @@
 import { headers } from "next/headers";
 import { cache } from "react";
-import { conversationOwner, findOwnedConversation } from "@/lib/db/queries/conversations";
-import type { Reviewing } from "@/lib/review/reviews";
+import { findOwnedConversation } from "@/lib/db/queries/conversations";
 import { findSharedConversation } from "@/lib/db/queries/share-links";
 import { findOwnedTool } from "@/lib/db/queries/tools";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
@@ -85,21 +84,6 @@ export async function requireSharedConversation({ params }: ShareParams) {
   const conversation = await findSharedConversation((await params).token);
   if (!conversation) throw notFound("The shared conversation");
   return conversation;
-}
-
-/** The owner reviewing their conversation's trace (lib/review/). */
-export async function requireOwnReview(request: Request, context: RouteParams): Promise<Reviewing> {
-  const { conversation, identity } = await requireConversation(request, context);
-  return { conversationId: conversation.id, ownerId: identity, identity };
-}
-
-/** Someone reviewing through a share link: they need an identity to sign with, and the link must stand. */
-export async function requireSharedReview(request: Request, context: ShareParams): Promise<Reviewing> {
-  const identity = await requireIdentity(request);
-  const conversation = await requireSharedConversation(context);
-  const ownerId = await conversationOwner(conversation.id);
-  if (!ownerId) throw notFound("The shared conversation");
-  return { conversationId: conversation.id, ownerId, identity };
 }
 
 /** `?watch=1`: the event stream stays open after the run, for whatever the log gets next (lib/events/replay.ts). */

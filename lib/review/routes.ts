@@ -1,9 +1,33 @@
 import { Annotation, Verdict } from "@/lib/contract/events";
+import {
+  requireConversation,
+  requireIdentity,
+  requireSharedConversation,
+  type RouteParams,
+  type ShareParams,
+} from "@/lib/http/access";
+import { conversationOwner } from "@/lib/db/queries/conversations";
 import { readJson } from "@/lib/http/body";
+import { notFound } from "@/lib/platform/errors";
 import { answer, route } from "@/lib/http/route";
 import { limitRate } from "@/lib/http/rate-limit";
 import { annotate, giveVerdict, removeAnnotation, type Reviewing } from "@/lib/review/reviews";
 import { NewAnnotation, NewVerdict } from "@/lib/contract/requests";
+
+/** The owner reviewing their conversation's trace (lib/review/). */
+export async function requireOwnReview(request: Request, context: RouteParams): Promise<Reviewing> {
+  const { conversation, identity } = await requireConversation(request, context);
+  return { conversationId: conversation.id, ownerId: identity, identity };
+}
+
+/** Someone reviewing through a share link: they need an identity to sign with, and the link must stand. */
+export async function requireSharedReview(request: Request, context: ShareParams): Promise<Reviewing> {
+  const identity = await requireIdentity(request);
+  const conversation = await requireSharedConversation(context);
+  const ownerId = await conversationOwner(conversation.id);
+  if (!ownerId) throw notFound("The shared conversation");
+  return { conversationId: conversation.id, ownerId, identity };
+}
 
 /**
  * The review routes, the same for the owner (/api/conversations/{id}/…) and for a link holder (/api/share/{token}/…):

@@ -1,3 +1,4 @@
+import type { SandboxResult } from "@/lib/sandbox";
 import type { ToolResult } from "./types";
 
 /**
@@ -15,4 +16,12 @@ export function capResult(result: ToolResult, limit: number): ToolResult {
   if (!result.truncated && text.length <= limit) return { ...result, output: result.output ?? null };
   const total = result.truncated ? `more than ${limit}` : String(text.length);
   return { ...result, output: text.slice(0, limit) + marker(total), truncated: true };
+}
+
+/** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */
+export function sandboxFailure(result: Extract<SandboxResult, { ok: false }>): Extract<ToolResult, { ok: false }> {
+  const logs = result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
+  const error =
+    logs.length === 0 ? result.error.message : `${result.error.message}\nConsole output:\n${logs.join("\n")}`;
+  return { ok: false, error, cancelled: result.error.kind === "cancelled" };
 }

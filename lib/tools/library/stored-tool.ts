@@ -5,6 +5,7 @@ import { toolView } from "./wire";
 import { runInSandbox, type SandboxResult } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
+import { sandboxFailure } from "@/lib/tools/output";
 import type { AgentTool, InputCheck, ToolResult } from "@/lib/tools/types";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
@@ -64,12 +65,4 @@ export async function runExamples(
       return { input, expected_output, passed: matchesExpected(actual, expected_output), actual_output: actual };
     }),
   );
-}
-
-/** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */
-export function sandboxFailure(result: Extract<SandboxResult, { ok: false }>): Extract<ToolResult, { ok: false }> {
-  const logs = result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
-  const error =
-    logs.length === 0 ? result.error.message : `${result.error.message}\nConsole output:\n${logs.join("\n")}`;
-  return { ok: false, error, cancelled: result.error.kind === "cancelled" };
 }

@@ -4,7 +4,8 @@ import { keptFailingExamples, saveToolVersion, type NewToolVersion, type ToolRow
 import { checkCode, formatViolation, runInSandbox, type Violation } from "@/lib/sandbox";
 import type { ExampleOutcome } from "@/lib/contract/events";
 import { describeFailures } from "./examples";
-import { runExamples, sandboxFailure } from "./stored-tool";
+import { sandboxFailure } from "@/lib/tools/output";
+import { runExamples } from "./stored-tool";
 
 const MAX_SCHEMA_CHARS = 16 * 1024;
 

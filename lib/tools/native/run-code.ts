@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { runInSandbox } from "@/lib/sandbox";
 import { defineTool } from "@/lib/tools/define-tool";
-import { sandboxFailure } from "@/lib/tools/library/stored-tool";
+import { sandboxFailure } from "@/lib/tools/output";
 
 export const runCode = defineTool({
   name: "run_code",

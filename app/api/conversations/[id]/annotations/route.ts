@@ -1,5 +1,4 @@
-import { requireOwnReview } from "@/lib/http/access";
-import { reviewRoutes } from "@/lib/review/routes";
+import { requireOwnReview, reviewRoutes } from "@/lib/review/routes";
 
 /** The owner annotates a step or a tool call of the trace: 201 with the annotation, streamed as annotation_added. */
 export const POST = reviewRoutes(requireOwnReview).annotate;

@@ -1,7 +1,6 @@
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { route } from "@/lib/http/route";
-import { exportFormat } from "@/lib/http/export-format";
-import { exportResponse } from "@/lib/conversations/export";
+import { exportFormat, exportResponse } from "@/lib/conversations/export";
 import { loadTrace } from "@/lib/conversations/trace";
 
 export const GET = route(async (request, context: RouteParams) => {

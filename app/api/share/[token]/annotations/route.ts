@@ -1,5 +1,4 @@
-import { requireSharedReview } from "@/lib/http/access";
-import { reviewRoutes } from "@/lib/review/routes";
+import { requireSharedReview, reviewRoutes } from "@/lib/review/routes";
 
 /** A link holder annotates a step or a tool call: 201, streamed to everyone viewing; 404 once the link is revoked. */
 export const POST = reviewRoutes(requireSharedReview).annotate;

@@ -1,7 +1,6 @@
 import { requireSharedConversation, type ShareParams } from "@/lib/http/access";
 import { route } from "@/lib/http/route";
-import { exportFormat } from "@/lib/http/export-format";
-import { exportResponse } from "@/lib/conversations/export";
+import { exportFormat, exportResponse } from "@/lib/conversations/export";
 import { loadTrace } from "@/lib/conversations/trace";
 
 export const GET = route(async (request, context: ShareParams) => {

@@ -1,5 +1,4 @@
-import { requireSharedReview } from "@/lib/http/access";
-import { reviewRoutes } from "@/lib/review/routes";
+import { requireSharedReview, reviewRoutes } from "@/lib/review/routes";
 
 /** A link holder deletes an annotation they wrote (the owner, any): 204; 404 for anyone else's. */
 export const DELETE = reviewRoutes(requireSharedReview).deleteAnnotation;
