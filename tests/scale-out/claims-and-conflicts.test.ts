@@ -1,29 +1,20 @@
 // One run at a time per conversation, whichever instance each turn reaches: the run's claim (its row's instance,
 // claim and lease) says which instance runs it, and an instance whose claim another took stops writing at once.
 // (The `postgresql` project runs this file; its instances come from tests/support/instances.ts.)
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ofType, type Api } from "../support/api";
-import type { AppServer } from "../support/app-server";
+import { describe, expect, it } from "vitest";
+import { ofType } from "../support/api";
 import { slowUpdates, sqlClient } from "../support/database";
 import { LEASE_MS, expectWholeLog, scaleOut } from "../support/instances";
 import { readSse, watchSse } from "../support/sse";
 
-const { model, databaseUrl, startTwo, stop, whileAStoresItsEnd } = scaleOut();
-let a: AppServer;
-let b: AppServer;
-/** One person, whose requests reach either instance. */
-let onA: Api;
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onA, onB } = await startTwo()));
-afterAll(() => stop(a, b));
+const { model, databaseUrl, two, whileAStoresItsEnd } = scaleOut();
 
 describe("two instances on one PostgreSQL", () => {
   it("stops a run whose row another instance took before A noticed: nothing more of A's is stored, and A's client reads the log again", async () => {
     const prompt = "Stream on A, which loses the run without noticing.";
     model.script(prompt, [{ text: "lost ".repeat(150), chunkSize: 2, delayMs: 15 }]);
-    const { id } = await onA.createConversation();
-    const { shown, end } = watchSse(await onA.send(id, prompt));
+    const { id } = await two.onA.createConversation();
+    const { shown, end } = watchSse(await two.onA.send(id, prompt));
     await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
     const database = await sqlClient(databaseUrl);
     const lastStored = `SELECT max("lastSeq") AS "last" FROM "Event" WHERE "conversationId" = '${id}'`;
@@ -54,8 +45,8 @@ describe("two instances on one PostgreSQL", () => {
   it("stops a run at once when its events are refused, whatever its heartbeat says: it does not stream or call tools twice", async () => {
     const prompt = "Stream on A, whose writes are refused.";
     model.script(prompt, [{ text: "twice ".repeat(150), chunkSize: 2, delayMs: 15 }]);
-    const { id } = await onA.createConversation();
-    const { shown } = watchSse(await onA.send(id, prompt));
+    const { id } = await two.onA.createConversation();
+    const { shown } = watchSse(await two.onA.send(id, prompt));
     await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
     const database = await sqlClient(databaseUrl);
     try {
@@ -82,19 +73,19 @@ describe("two instances on one PostgreSQL", () => {
   it("lets go of a run that is storing its end when another instance takes it over: Stop on A then reaches the run there", async () => {
     const prompt = "Answer on A, whose finish is held up.";
     model.script(prompt, [{ text: "Held up." }]);
-    const { id } = await onA.createConversation();
+    const { id } = await two.onA.createConversation();
     // The statement that stores the run's end, held up on its way (as on a connection that went silent).
     const slowFinish = await slowUpdates(databaseUrl, { table: "Run", text: '"finishedAt"', seconds: 4 });
     const database = await sqlClient(databaseUrl);
     try {
-      watchSse(await onA.send(id, prompt));
+      watchSse(await two.onA.send(id, prompt));
       await slowFinish.inProgress();
       await database.query(
         `UPDATE "Run" SET "instanceId" = 'instance-elsewhere', "claim" = 'claim-elsewhere-${id}', "leaseUntil" = "leaseUntil" + INTERVAL '1 minute' WHERE "conversationId" = '${id}' AND "status" = 'running'`,
       );
       // Past A's next heartbeat; its finish still waits. Stop on A goes to the run's instance, through the database.
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 2));
-      expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
+      expect((await two.onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
       expect(
         await database.query(`SELECT "status", "cancelRequested" FROM "Run" WHERE "conversationId" = ?`, id),
       ).toEqual([{ status: "running", cancelRequested: true }]);
@@ -114,15 +105,15 @@ describe("two instances on one PostgreSQL", () => {
       id,
       seenOnA,
       result: seenOnB,
-    } = await whileAStoresItsEnd(onA, seconds, async (id) => {
+    } = await whileAStoresItsEnd(two.onA, seconds, async (id) => {
       const next = `The next message, on B, in ${id}.`;
       model.script(next, [{ text: "Next." }]);
-      const sentOnB = await onB.send(id, next);
+      const sentOnB = await two.onB.send(id, next);
       expect(sentOnB.status).toBe(200);
       return readSse(sentOnB);
     });
     expect(seenOnB.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-    return { seenOnA, seenOnB, log: await readSse(await onA.events(id)) };
+    return { seenOnA, seenOnB, log: await readSse(await two.onA.events(id)) };
   }
 
   it("begins a run sent on B after the end of A's run, which A stores after its row says it finished", async () => {
@@ -143,7 +134,7 @@ describe("two instances on one PostgreSQL", () => {
   });
 
   it("calls a tool registered through A in the next turn through B", async () => {
-    const { id } = await onA.createConversation();
+    const { id } = await two.onA.createConversation();
     model.script("Make a doubler on A.", [
       {
         toolCalls: [
@@ -160,9 +151,9 @@ describe("two instances on one PostgreSQL", () => {
       },
       { text: "Made." },
     ]);
-    expect(ofType(await onA.run(id, "Make a doubler on A."), "tool_registered")).toHaveLength(1);
+    expect(ofType(await two.onA.run(id, "Make a doubler on A."), "tool_registered")).toHaveLength(1);
     model.script("Use it on B.", [{ toolCalls: [{ name: "doubler", args: { n: 21 } }] }, { text: "42." }]);
-    const events = await onB.run(id, "Use it on B.");
+    const events = await two.onB.run(id, "Use it on B.");
     expect(ofType(events, "tool_result")[0]).toMatchObject({ name: "doubler", ok: true, output: 42 });
   });
 });

@@ -8,15 +8,7 @@ import type { AppServer } from "../support/app-server";
 import { LEASE_MS, expectWholeLog, scaleOut } from "../support/instances";
 import { readNotingFirst, readSse } from "../support/sse";
 
-const { model, databaseUrl, instance, join, startTwo, stop } = scaleOut();
-let a: AppServer;
-let b: AppServer;
-/** One person, whose requests reach either instance. */
-let onA: Api;
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onA, onB } = await startTwo()));
-afterAll(() => stop(a, b));
+const { model, databaseUrl, instance, join, two } = scaleOut();
 
 describe("instances whose clocks disagree", () => {
   /** Three leases ahead of the others: each of its leases looks three leases longer to them, and theirs over to it. */
@@ -31,7 +23,7 @@ describe("instances whose clocks disagree", () => {
 
   async function startAhead() {
     ahead = instance(databaseUrl, skewedClock());
-    onAhead = await join(ahead, onA);
+    onAhead = await join(ahead, two.onA);
   }
 
   beforeAll(startAhead);
@@ -40,8 +32,8 @@ describe("instances whose clocks disagree", () => {
   it("leave a live run where it runs: an instance whose clock is ahead does not take it for dead", async () => {
     const prompt = "Stream on A for a few heartbeats, followed where the clock is ahead.";
     model.script(prompt, [{ text: "tick ".repeat(60), chunkSize: 5, delayMs: 40 }]);
-    const { id } = await onA.createConversation();
-    const streamOnA = readSse(await onA.send(id, prompt));
+    const { id } = await two.onA.createConversation();
+    const streamOnA = readSse(await two.onA.send(id, prompt));
     const followed = await readSse(await onAhead.events(id));
     expectWholeLog(followed);
     expect(ofType(followed, "run_resumed")).toEqual([]);
@@ -55,8 +47,8 @@ describe("instances whose clocks disagree", () => {
     model.script(prompt, [{ text: "slow ".repeat(150), chunkSize: 5, delayMs: 40 }]);
     const { id } = await onAhead.createConversation();
     void readSse(await onAhead.send(id, prompt)).catch(() => []);
-    await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
-    const follower = readNotingFirst(await onB.events(id), (message) => message.data.type === "run_resumed");
+    await readSse(await two.onB.events(id), (message) => message.data.type === "text_delta");
+    const follower = readNotingFirst(await two.onB.events(id), (message) => message.data.type === "run_resumed");
     await ahead.kill();
     const killed = performance.now();
     try {
@@ -78,9 +70,9 @@ describe("instances whose clocks disagree", () => {
       await new Promise((resolve) => setTimeout(resolve, 10_500 - (performance.now() - spawned)));
       const prompt = "Stream on A for a few heartbeats, followed where the clock stepped ahead.";
       model.script(prompt, [{ text: "tock ".repeat(60), chunkSize: 5, delayMs: 40 }]);
-      const { id } = await onA.createConversation();
-      const streamOnA = readSse(await onA.send(id, prompt));
-      const followed = await readSse(await Object.assign(new Api(stepping.url), { cookie: onA.cookie }).events(id));
+      const { id } = await two.onA.createConversation();
+      const streamOnA = readSse(await two.onA.send(id, prompt));
+      const followed = await readSse(await Object.assign(new Api(stepping.url), { cookie: two.onA.cookie }).events(id));
       expect(ofType(followed, "run_resumed")).toEqual([]);
       expect(await streamOnA).toEqual(followed);
       expect(model.requestsFor(prompt)).toHaveLength(1);
@@ -96,7 +88,7 @@ describe("instances whose clocks disagree", () => {
     model.script(second, [{ text: "Two." }]);
     const { id } = await onAhead.createConversation();
     await readSse(await onAhead.send(id, first));
-    await readSse(await onA.send(id, second));
+    await readSse(await two.onA.send(id, second));
     // What the model was sent for the second turn: the conversation so far, in order.
     expect(
       model.requests
@@ -104,7 +96,7 @@ describe("instances whose clocks disagree", () => {
         .messages.filter((message) => message.role !== "system")
         .map((message) => message.content),
     ).toEqual([first, "One.", second]);
-    expect((await onA.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([
+    expect((await two.onA.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([
       first,
       "One.",
       second,

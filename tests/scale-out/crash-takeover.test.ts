@@ -1,28 +1,13 @@
 // An instance that dies (kill -9: nothing runs to clean up) leaves its runs' leases to run out; another instance
 // then takes the runs over, at once or as it starts. (The `postgresql` project runs this file; its instances come
 // from tests/support/instances.ts.)
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import type { AppServer } from "../support/app-server";
 import { freshDatabaseUrl, slowUpdates, sqlClient } from "../support/database";
 import { LEASE_MS, SPIN, expectWholeLog, scaleOut } from "../support/instances";
 import { readNotingFirst, readSse, type SseMessage } from "../support/sse";
 
-const { model, databaseUrl, instance, join, startTwo, stop } = scaleOut();
-let a: AppServer;
-let b: AppServer;
-/** One person, whose requests reach either instance. */
-let onA: Api;
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onA, onB } = await startTwo()));
-afterAll(() => stop(a, b));
-
-/** A new instance A in place of one that was killed or stopped, for the same person. */
-async function replaceA() {
-  a = instance();
-  onA = await join(a, onB);
-}
+const { model, databaseUrl, instance, two, replaceA } = scaleOut();
 
 describe("an instance that dies mid-run", () => {
   afterEach(replaceA);
@@ -32,14 +17,14 @@ describe("an instance that dies mid-run", () => {
    * from the kill to the first event of the instance that took the run over.
    */
   async function killDuring(prompt: string, until: (message: SseMessage) => boolean) {
-    const { id } = await onA.createConversation();
-    void readSse(await onA.send(id, prompt)).catch(() => []);
-    await readSse(await onB.events(id), until);
+    const { id } = await two.onA.createConversation();
+    void readSse(await two.onA.send(id, prompt)).catch(() => []);
+    await readSse(await two.onB.events(id), until);
     const follower = readNotingFirst(
-      await onB.events(id),
+      await two.onB.events(id),
       (message) => message.data.type === "run_resumed" || message.data.code === "instance_lost",
     );
-    await a.kill();
+    await two.a.kill();
     const killed = performance.now();
     const { events, markedAt: tookOver } = await follower;
     return { id, events, tookOverAfter: tookOver - killed };
@@ -53,10 +38,10 @@ describe("an instance that dies mid-run", () => {
     expect(tookOverAfter).toBeLessThan(LEASE_MS + 1_000);
     expect(ofType(events, "run_resumed")).toEqual([expect.objectContaining({ step: 0 })]);
     expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-    const stored = await onB.conversation(id);
+    const stored = await two.onB.conversation(id);
     expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", content: "slow ".repeat(150) });
     // the whole log, replayed, is what the follower saw
-    expect(await readSse(await onB.events(id))).toEqual(events);
+    expect(await readSse(await two.onB.events(id))).toEqual(events);
   });
 
   it("is taken over during a tool call, and the run ends with an error saying the tool's effect is unknown", async () => {

@@ -2,23 +2,15 @@
 // it stops its runs before its lease runs out, or, within the lease, goes on through new connections; either way
 // each run runs in one place and its log is stored whole. (The `postgresql` project runs this file; its instances
 // come from tests/support/instances.ts, the relay from tests/support/tcp-proxy.ts.)
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, ofType } from "../support/api";
-import type { AppServer } from "../support/app-server";
+import { describe, expect, it } from "vitest";
+import { ofType } from "../support/api";
 import { slowUpdates, sqlClient } from "../support/database";
 import { LEASE_MS, expectWholeLog, scaleOut } from "../support/instances";
 import { readNotingFirst, readSse, watchSse, type SseMessage } from "../support/sse";
 import { TcpProxy } from "../support/tcp-proxy";
 
-const { model, databaseUrl, instance, join, startTwo, stop } = scaleOut();
 // A runs beside B, as in the other files, though the tests here ask only B (and C, the instance they cut off).
-let a: AppServer;
-let b: AppServer;
-/** One person's client on B. */
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onB } = await startTwo()));
-afterAll(() => stop(a, b));
+const { model, databaseUrl, instance, join, two } = scaleOut();
 
 describe("an instance cut off from the database", () => {
   /** An instance C that reaches the database through a relay the test partitions; C's client is `onC`. */
@@ -28,7 +20,7 @@ describe("an instance cut off from the database", () => {
     const proxied = new URL(databaseUrl);
     proxied.port = new URL(proxy.url).port;
     const c = instance(proxied.toString(), env);
-    const onC = await join(c, onB);
+    const onC = await join(c, two.onB);
     const stop = async () => {
       proxy.heal();
       await c.stop();
@@ -53,7 +45,7 @@ describe("an instance cut off from the database", () => {
       const { id } = await onC.createConversation();
       const { shown, end } = watchSse(await onC.send(id, prompt));
       await expect.poll(() => ofType(shown, "text_delta").length).toBeGreaterThan(3);
-      const follower = readNotingFirst(await onB.events(id), (message) => message.data.type === "run_resumed");
+      const follower = readNotingFirst(await two.onB.events(id), (message) => message.data.type === "run_resumed");
       proxy.hold();
       // C cannot renew its lease: it stops the run and ends its stream before the lease can run out, not after
       // the answer (six seconds on) nor never, and before another instance runs it again.
@@ -87,8 +79,8 @@ describe("an instance cut off from the database", () => {
       const { id } = await onC.createConversation("careful");
       const { shown, end } = watchSse(await onC.send(id, prompt));
       // Stored (B reads it from the database): C showed nothing that is not in the log.
-      await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
-      const follower = readSse(await onB.events(id));
+      await readSse(await two.onB.events(id), (message) => message.data.type === "approval_requested");
+      const follower = readSse(await two.onB.events(id));
       proxy.hold();
       const events = await follower;
       // B took the run over from the log: the call's effect is unknown, and no one denied it.
@@ -99,7 +91,7 @@ describe("an instance cut off from the database", () => {
       // C's client was never told to start over; it follows on from the store (reconnecting if its stream was cut).
       const rest = (await end) === "ended" ? [] : await readSse(await onC.events(id, shown.at(-1)!.id));
       expect([...shown, ...rest]).toEqual(events);
-      expect((await (await onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
+      expect((await (await two.onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
     } finally {
       await stop();
     }
@@ -130,11 +122,11 @@ describe("an instance cut off from the database", () => {
         .toBe(1);
       await database.close();
       proxy.hold();
-      const events = await readSse(await onB.events(id));
+      const events = await readSse(await two.onB.events(id));
       expectWholeLog(events);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       expect(model.answerSpansFor(prompt)).toHaveLength(1);
-      const { messages } = await onB.conversation(id);
+      const { messages } = await two.onB.conversation(id);
       expect(
         messages
           .filter((message: { role: string }) => message.role === "assistant")
@@ -157,9 +149,9 @@ describe("an instance cut off from the database", () => {
       model.script(prompt, [{ text: "word ".repeat(100), chunkSize: 4, delayMs: 40 }]);
       const { id } = await onC.createConversation();
       const streamOnC = readSse(await onC.send(id, prompt));
-      await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
+      await readSse(await two.onB.events(id), (message) => message.data.type === "text_delta");
       await disrupt(proxy);
-      const followedOnB = await readSse(await onB.events(id));
+      const followedOnB = await readSse(await two.onB.events(id));
       await expectRanOnCOnly(followedOnB, streamOnC);
     } finally {
       await stop();
@@ -217,7 +209,7 @@ describe("an instance cut off from the database", () => {
       const events = await streamOnC;
       expectWholeLog(events);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
-      expect((await onB.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([
+      expect((await two.onB.conversation(id)).messages.map((message: { content: string }) => message.content)).toEqual([
         prompt,
         "Answered through a restart.",
       ]);
@@ -244,13 +236,13 @@ describe("an instance cut off from the database", () => {
       proxy.refuse();
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       // B waits two seconds for the end of C's run, then begins after it (and C's late end is refused).
-      const secondTurn = readSse(await onB.send(id, second));
+      const secondTurn = readSse(await two.onB.send(id, second));
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       proxy.heal();
       expect((await secondTurn).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
       await expect
         .poll(
-          async () => (await onB.conversation(id)).messages.map((message: { content: string }) => message.content),
+          async () => (await two.onB.conversation(id)).messages.map((message: { content: string }) => message.content),
           { timeout: 5_000 },
         )
         .toEqual([first, "One.", second, "Two."]);
@@ -271,8 +263,8 @@ describe("an instance cut off from the database", () => {
       model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
       const { id } = await onC.createConversation("careful");
       const streamOnC = readSse(await onC.send(id, prompt));
-      const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
-      expect((await onB.answerApproval(id, String(asked.at(-1)!.data.approvalId), true)).status).toBe(200);
+      const asked = await readSse(await two.onB.events(id), (message) => message.data.type === "approval_requested");
+      expect((await two.onB.answerApproval(id, String(asked.at(-1)!.data.approvalId), true)).status).toBe(200);
       const events = await streamOnC;
       expect(ofType(events, "approval_resolved")).toEqual([expect.objectContaining({ approved: true })]);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
@@ -290,7 +282,7 @@ describe("an instance cut off from the database", () => {
       model.script(prompt, [{ text: "near ".repeat(100), chunkSize: 4, delayMs: 40 }]);
       const { id } = await onC.createConversation();
       const streamOnC = readSse(await onC.send(id, prompt));
-      const followedOnB = await readSse(await onB.events(id));
+      const followedOnB = await readSse(await two.onB.events(id));
       await expectRanOnCOnly(followedOnB, streamOnC);
     } finally {
       await stop();

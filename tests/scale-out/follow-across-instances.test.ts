@@ -1,62 +1,53 @@
 // Following a run from another instance than the one running it, by its owner or through a share link: every
 // instance reads the run's events from the database and hears of new ones through it. (The `postgresql` project runs
 // this file; its instances come from tests/support/instances.ts.)
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, ofType } from "../support/api";
-import type { AppServer } from "../support/app-server";
+import { describe, expect, it } from "vitest";
+import { ofType } from "../support/api";
 import { slowInserts } from "../support/database";
 import { expectWholeLog, scaleOut } from "../support/instances";
 import { readSse, watchSse } from "../support/sse";
 
-const { model, databaseUrl, startTwo, stop, whileAStoresItsEnd } = scaleOut();
-let a: AppServer;
-let b: AppServer;
-/** One person, whose requests reach either instance. */
-let onA: Api;
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onA, onB } = await startTwo()));
-afterAll(() => stop(a, b));
+const { model, databaseUrl, two, whileAStoresItsEnd } = scaleOut();
 
 describe("two instances on one PostgreSQL", () => {
   it("follow a run from the other instance, by its owner and by a share link: the same events, in order, to the end; a second message there is refused", async () => {
     const prompt = "Stream slowly on A.";
     model.script(prompt, [{ text: "word ".repeat(60), chunkSize: 5, delayMs: 15 }]);
-    const { id } = await onA.createConversation();
-    const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
-    const streamOnA = readSse(await onA.send(id, prompt));
-    const firstDelta = await readSse(await onB.events(id), (message) => message.data.type === "text_delta");
+    const { id } = await two.onA.createConversation();
+    const { token } = await (await two.onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    const streamOnA = readSse(await two.onA.send(id, prompt));
+    const firstDelta = await readSse(await two.onB.events(id), (message) => message.data.type === "text_delta");
     expect(firstDelta[0].data.type).toBe("run_started");
     // a stranger with the share link, on B
-    const sharedOnB = readSse(await fetch(`${b.url}/api/share/${token}/events`));
+    const sharedOnB = readSse(await fetch(`${two.b.url}/api/share/${token}/events`));
 
-    const conflict = await onB.send(id, "A second message, on B.");
+    const conflict = await two.onB.send(id, "A second message, on B.");
     expect(conflict.status).toBe(409);
 
-    const followedOnB = await readSse(await onB.events(id));
+    const followedOnB = await readSse(await two.onB.events(id));
     const seenOnA = await streamOnA;
     expectWholeLog(followedOnB);
     expect(followedOnB).toEqual(seenOnA);
     expect(await sharedOnB).toEqual(seenOnA);
     // resuming on B from the middle gives the rest
-    const rest = await readSse(await onB.events(id, 10));
+    const rest = await readSse(await two.onB.events(id, 10));
     expect(rest).toEqual(seenOnA.slice(10));
-    expect((await onB.conversation(id)).activeRunId).toBeNull();
+    expect((await two.onB.conversation(id)).activeRunId).toBeNull();
   });
 
   it("cuts the streams open on a share link on both instances when the link is revoked on one", async () => {
     const prompt = "Stream slowly while the link is revoked.";
     model.script(prompt, [{ deltas: 300, numbered: true, delayMs: 10 }]);
-    const { id } = await onA.createConversation();
-    const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
-    const own = readSse(await onA.send(id, prompt));
+    const { id } = await two.onA.createConversation();
+    const { token } = await (await two.onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    const own = readSse(await two.onA.send(id, prompt));
     const shared = await Promise.all(
-      [a, b].map(async (server) => watchSse(await fetch(`${server.url}/api/share/${token}/events`))),
+      [two.a, two.b].map(async (server) => watchSse(await fetch(`${server.url}/api/share/${token}/events`))),
     );
     for (const stream of shared)
       await expect.poll(() => ofType(stream.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
 
-    expect((await onA.fetch(`/api/conversations/${id}/share`, { method: "DELETE" })).status).toBe(204);
+    expect((await two.onA.fetch(`/api/conversations/${id}/share`, { method: "DELETE" })).status).toBe(204);
     const revokedAt = performance.now();
     expect(await Promise.all(shared.map((stream) => stream.end))).toEqual(["cut off", "cut off"]);
     expect(performance.now() - revokedAt).toBeLessThan(1_000);
@@ -64,12 +55,12 @@ describe("two instances on one PostgreSQL", () => {
   });
 
   it("follows a run from B to its end when B is reached after the run's row is finished and before its run_finished is stored", async () => {
-    const { seenOnA, result } = await whileAStoresItsEnd(onA, 1.5, async (id) => {
-      const { token } = await (await onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
+    const { seenOnA, result } = await whileAStoresItsEnd(two.onA, 1.5, async (id) => {
+      const { token } = await (await two.onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
       return Promise.all([
-        readSse(await onB.events(id)),
-        readSse(await fetch(`${b.url}/api/share/${token}/events`)),
-        onB.conversation(id),
+        readSse(await two.onB.events(id)),
+        readSse(await fetch(`${two.b.url}/api/share/${token}/events`)),
+        two.onB.conversation(id),
       ]);
     });
     const [followedOnB, sharedOnB, viewOnB] = result;
@@ -82,8 +73,8 @@ describe("two instances on one PostgreSQL", () => {
 
   it("follows a run from B to its end when the run's end takes longer to store than a write normally does", async () => {
     // Within the statement timeout (5 s here), which bounds the time the answer can take to store.
-    const { seenOnA, result: followedOnB } = await whileAStoresItsEnd(onA, 4.5, async (id) =>
-      readSse(await onB.events(id)),
+    const { seenOnA, result: followedOnB } = await whileAStoresItsEnd(two.onA, 4.5, async (id) =>
+      readSse(await two.onB.events(id)),
     );
     expectWholeLog(seenOnA);
     expect(followedOnB).toEqual(seenOnA);
@@ -92,7 +83,7 @@ describe("two instances on one PostgreSQL", () => {
   it("ends the stream of a follower that had all of a run's stored events when a newer run begins, the run's end lost", async () => {
     const prompt = "Answer on A, whose run_finished is refused.";
     model.script(prompt, [{ text: "Ended, unstored." }]);
-    const { id } = await onA.createConversation();
+    const { id } = await two.onA.createConversation();
     const lostEnd = await slowInserts(databaseUrl, {
       table: "Event",
       conversationId: id,
@@ -102,18 +93,18 @@ describe("two instances on one PostgreSQL", () => {
     });
     let runOnA: string;
     try {
-      runOnA = (await readSse(await onA.send(id, prompt)))[0].data.runId as string;
+      runOnA = (await readSse(await two.onA.send(id, prompt)))[0].data.runId as string;
     } finally {
       await lostEnd.remove();
     }
     // A client that reconnects with the last id it has, the last one stored, and no segment (as an EventSource
     // does). Its response begins with its first event: it is not waited for, but it has begun, before the next
     // message is sent (else it would follow the run of that message).
-    const following = onB.events(id, (await onB.conversation(id)).lastEventId);
+    const following = two.onB.events(id, (await two.onB.conversation(id)).lastEventId);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const next = "The next message, on A, while a follower on B waits for the lost end.";
     model.script(next, [{ text: "Next." }]);
-    const seenOnA = await readSse(await onA.send(id, next));
+    const seenOnA = await readSse(await two.onA.send(id, next));
     expect(seenOnA.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     // The stream ended with the run it followed, before the newer one's events.
     const followed = await readSse(await following);
@@ -121,7 +112,7 @@ describe("two instances on one PostgreSQL", () => {
   });
 
   it("ends the stream of a follower that came while a run was starting, when the run cannot start", async () => {
-    const { id } = await onA.createConversation();
+    const { id } = await two.onA.createConversation();
     const failingStart = await slowInserts(databaseUrl, {
       table: "Message",
       conversationId: id,
@@ -130,9 +121,9 @@ describe("two instances on one PostgreSQL", () => {
       thenFail: true,
     });
     try {
-      const sent = onA.send(id, "A message that is never stored.");
+      const sent = two.onA.send(id, "A message that is never stored.");
       await failingStart.inProgress();
-      const follower = readSse(await onA.events(id));
+      const follower = readSse(await two.onA.events(id));
       expect((await sent).status).toBe(500);
       const ended = await Promise.race([
         follower.then(() => "ended"),

@@ -1,28 +1,13 @@
 // An instance stopped with SIGTERM, as a deploy stops it, stores what it showed and hands its runs over to the
 // others at once instead of leaving their leases to run out. (The `postgresql` project runs this file; its instances
 // come from tests/support/instances.ts.)
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ofType, type Api } from "../support/api";
-import type { AppServer } from "../support/app-server";
+import { afterEach, describe, expect, it } from "vitest";
+import { ofType } from "../support/api";
 import { slowInserts } from "../support/database";
 import { LEASE_MS, expectWholeLog, scaleOut } from "../support/instances";
 import { readNotingFirst, readSse, watchSse } from "../support/sse";
 
-const { model, databaseUrl, instance, join, startTwo, stop } = scaleOut();
-let a: AppServer;
-let b: AppServer;
-/** One person, whose requests reach either instance. */
-let onA: Api;
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onA, onB } = await startTwo()));
-afterAll(() => stop(a, b));
-
-/** A new instance A in place of one that was killed or stopped, for the same person. */
-async function replaceA() {
-  a = instance();
-  onA = await join(a, onB);
-}
+const { model, databaseUrl, two, replaceA } = scaleOut();
 
 describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () => {
   afterEach(replaceA);
@@ -30,7 +15,7 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
   it("stores the end of a run that is finishing before it exits", async () => {
     const prompt = "Answer on A, and be stored slowly.";
     model.script(prompt, [{ text: "Ending slowly." }]);
-    const { id } = await onA.createConversation();
+    const { id } = await two.onA.createConversation();
     // Storing the answer takes a second and a half: A is stopped meanwhile, its run's row already finished.
     const slowAnswer = await slowInserts(databaseUrl, {
       table: "Message",
@@ -39,10 +24,10 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
       when: `NEW."role" = 'assistant'`,
     });
     try {
-      void readSse(await onA.send(id, prompt)).catch(() => []);
+      void readSse(await two.onA.send(id, prompt)).catch(() => []);
       await slowAnswer.inProgress();
-      await a.stop();
-      const events = await readSse(await onB.events(id));
+      await two.a.stop();
+      const events = await readSse(await two.onB.events(id));
       expectWholeLog(events);
       expect(events.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
     } finally {
@@ -54,12 +39,12 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
     const prompt = "Stream fast on A, which is stopped.";
     // Deltas faster than the event log's batches, so that the instance always holds events it has shown but not stored.
     model.script(prompt, [{ deltas: 400, numbered: true, delayMs: 5 }]);
-    const { id } = await onA.createConversation();
-    const { shown: seenOnA, end: streamOnA } = watchSse(await onA.send(id, prompt));
+    const { id } = await two.onA.createConversation();
+    const { shown: seenOnA, end: streamOnA } = watchSse(await two.onA.send(id, prompt));
     await expect.poll(() => ofType(seenOnA, "text_delta").length).toBeGreaterThan(50);
-    const follower = readNotingFirst(await onB.events(id), (message) => message.data.type === "run_resumed");
+    const follower = readNotingFirst(await two.onB.events(id), (message) => message.data.type === "run_resumed");
     const stopped = performance.now();
-    await a.stop();
+    await two.a.stop();
     expect(await streamOnA).toBe("cut off");
     const { events, markedAt: tookOver } = await follower;
     expectWholeLog(events);
@@ -73,18 +58,18 @@ describe("an instance that is stopped mid-run (SIGTERM, as a deploy does)", () =
   it("hands over a run waiting for an approval: no one denied it, and the run ends saying the call's effect is unknown", async () => {
     const prompt = "Calculate on A, carefully, until A stops.";
     model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
-    const { id } = await onA.createConversation("careful");
-    void readSse(await onA.send(id, prompt)).catch(() => []);
-    await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
-    const follower = readSse(await onB.events(id));
+    const { id } = await two.onA.createConversation("careful");
+    void readSse(await two.onA.send(id, prompt)).catch(() => []);
+    await readSse(await two.onB.events(id), (message) => message.data.type === "approval_requested");
+    const follower = readSse(await two.onB.events(id));
     const stopped = performance.now();
-    await a.stop();
+    await two.a.stop();
     const events = await follower;
     expect(performance.now() - stopped).toBeLessThan(LEASE_MS / 2);
     expectWholeLog(events);
     expect(ofType(events, "approval_resolved")).toEqual([]);
     expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "instance_lost" })]);
     // The call was neither made nor refused: the audit log has nothing to say about it.
-    expect((await (await onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
+    expect((await (await two.onB.fetch(`/api/audit?conversation=${id}`)).json()).entries).toEqual([]);
   });
 });

@@ -1,20 +1,11 @@
 // A profile's rate limit of a tool holds for all the instances together: the calls are counted in the database, so
 // two instances allow what one does. (The `postgresql` project runs this file; its instances come from
 // tests/support/instances.ts, where the `limited` profile allows three calculations a minute.)
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
-import type { AppServer } from "../support/app-server";
 import { scaleOut } from "../support/instances";
 
-const { model, startTwo, stop } = scaleOut();
-let a: AppServer;
-let b: AppServer;
-/** One person, whose requests reach either instance. */
-let onA: Api;
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onA, onB } = await startTwo()));
-afterAll(() => stop(a, b));
+const { model, two } = scaleOut();
 
 /** A run on `client` whose model calculates twice in one step; the calls' results. */
 async function calculateTwice(client: Api, prompt: string) {
@@ -33,15 +24,15 @@ async function calculateTwice(client: Api, prompt: string) {
 
 describe("a profile's rate limit on two instances", () => {
   it("allows three calls a minute for one person across both instances, not three on each", async () => {
-    const onAResults = await calculateTwice(onA, "Calculate twice on A.");
+    const onAResults = await calculateTwice(two.onA, "Calculate twice on A.");
     expect(onAResults.map((result) => result.ok)).toEqual([true, true]);
-    const onBResults = await calculateTwice(onB, "Calculate twice on B.");
+    const onBResults = await calculateTwice(two.onB, "Calculate twice on B.");
     expect(onBResults.filter((result) => result.ok)).toHaveLength(1);
     const [refused] = onBResults.filter((result) => !result.ok);
     expect(refused.error).toMatch(/calculate is rate-limited in the "limited" profile; try again in \d+ s/);
     expect(Number(/in (\d+) s/.exec(String(refused.error))![1])).toBeGreaterThan(0);
 
-    const audit = await (await onA.fetch("/api/audit?tool=calculate")).json();
+    const audit = await (await two.onA.fetch("/api/audit?tool=calculate")).json();
     expect(audit.entries.map((entry: { decision: string }) => entry.decision).sort()).toEqual([
       "allowed",
       "allowed",
@@ -51,7 +42,7 @@ describe("a profile's rate limit on two instances", () => {
   });
 
   it("counts each person apart", async () => {
-    const other = new Api(b.url);
+    const other = new Api(two.b.url);
     const results = await calculateTwice(other, "Calculate twice as someone else.");
     expect(results.map((result) => result.ok)).toEqual([true, true]);
   });

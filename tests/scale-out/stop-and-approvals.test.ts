@@ -1,23 +1,14 @@
 // Stop and the answer to an approval reach the run wherever it runs, through the database; and a tool call is on
 // record before the tool acts, so that Stop, or an instance taking the run over, knows of it. (The `postgresql`
 // project runs this file; its instances come from tests/support/instances.ts.)
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ofType, type Api } from "../support/api";
-import type { AppServer } from "../support/app-server";
+import { describe, expect, it } from "vitest";
+import { ofType } from "../support/api";
 import { slowInserts, sqlClient } from "../support/database";
 import { SPIN, scaleOut } from "../support/instances";
 import type { ScriptedCall } from "../support/model-server";
 import { readSse, watchSse } from "../support/sse";
 
-const { model, databaseUrl, startTwo, stop } = scaleOut();
-let a: AppServer;
-let b: AppServer;
-/** One person, whose requests reach either instance. */
-let onA: Api;
-let onB: Api;
-
-beforeAll(async () => ({ a, b, onA, onB } = await startTwo()));
-afterAll(() => stop(a, b));
+const { model, databaseUrl, two } = scaleOut();
 
 describe("two instances on one PostgreSQL", () => {
   /** Stop sent on A while the run's write that `slow` holds up is in progress; the events the run's stream showed. */
@@ -28,12 +19,12 @@ describe("two instances on one PostgreSQL", () => {
     profile?: string,
   ) {
     model.script(prompt, [{ toolCalls: calls }, { text: "Never." }]);
-    const { id } = await onA.createConversation(profile);
+    const { id } = await two.onA.createConversation(profile);
     const slowWrite = await slowInserts(databaseUrl, { ...slow, conversationId: id });
     try {
-      const events = readSse(await onA.send(id, prompt));
+      const events = readSse(await two.onA.send(id, prompt));
       await slowWrite.inProgress();
-      expect((await onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
+      expect((await two.onA.fetch(`/api/conversations/${id}/cancel`, { method: "POST" })).status).toBe(202);
       const shown = await events;
       expect(shown.at(-1)!.data).toMatchObject({ type: "run_finished", status: "cancelled" });
       return shown;
@@ -81,10 +72,10 @@ describe("two instances on one PostgreSQL", () => {
   it("stores a tool call before the tool acts: an instance that takes the run over knows it may have", async () => {
     const prompt = "Calculate, while the record of the call is stored slowly.";
     model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
-    const { id } = await onA.createConversation();
+    const { id } = await two.onA.createConversation();
     const slowRecord = await slowInserts(databaseUrl, { ...SLOW_CALL_RECORD, conversationId: id });
     try {
-      const { shown, end } = watchSse(await onA.send(id, prompt));
+      const { shown, end } = watchSse(await two.onA.send(id, prompt));
       await slowRecord.inProgress();
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(ofType(shown, "tool_call")).toHaveLength(1);
@@ -99,18 +90,18 @@ describe("two instances on one PostgreSQL", () => {
   it("stops a run on A when Stop reaches B, within half a second", async () => {
     const prompt = "Spin on A until stopped.";
     model.script(prompt, [{ toolCalls: [{ name: "run_code", args: SPIN }] }, { text: "Never." }]);
-    const { id } = await onA.createConversation();
-    const onAEvents = readSse(await onA.send(id, prompt), (message) => message.data.type === "run_finished");
+    const { id } = await two.onA.createConversation();
+    const onAEvents = readSse(await two.onA.send(id, prompt), (message) => message.data.type === "run_finished");
     await expect
       .poll(
         async () =>
-          ofType(await readSse(await onB.events(id), (message) => message.data.type === "tool_call"), "tool_call")
+          ofType(await readSse(await two.onB.events(id), (message) => message.data.type === "tool_call"), "tool_call")
             .length,
         { timeout: 10_000 },
       )
       .toBe(1);
     const stopped = performance.now();
-    const cancel = await onB.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
+    const cancel = await two.onB.fetch(`/api/conversations/${id}/cancel`, { method: "POST" });
     expect(cancel.status).toBe(202);
     const events = await onAEvents;
     expect(performance.now() - stopped).toBeLessThan(500);
@@ -120,15 +111,15 @@ describe("two instances on one PostgreSQL", () => {
   /** A run on A of the profile that asks before calculating, waiting for an answer, as B sees it. */
   async function approvalAskedOnA(prompt: string) {
     model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "6 * 7" } }] }, { text: "42." }]);
-    const { id } = await onA.createConversation("careful");
-    const onAEvents = readSse(await onA.send(id, prompt));
-    const asked = await readSse(await onB.events(id), (message) => message.data.type === "approval_requested");
+    const { id } = await two.onA.createConversation("careful");
+    const onAEvents = readSse(await two.onA.send(id, prompt));
+    const asked = await readSse(await two.onB.events(id), (message) => message.data.type === "approval_requested");
     return { id, onAEvents, approvalId: String(asked.at(-1)!.data.approvalId) };
   }
 
   it("takes the answer to an approval on B to the run waiting on A", async () => {
     const { id, onAEvents, approvalId } = await approvalAskedOnA("Calculate on A, carefully.");
-    const answer = (approved: boolean) => onB.answerApproval(id, approvalId, approved);
+    const answer = (approved: boolean) => two.onB.answerApproval(id, approvalId, approved);
     expect((await answer(true)).status).toBe(200);
     const events = await onAEvents;
     expect(ofType(events, "approval_resolved")).toEqual([expect.objectContaining({ approvalId, approved: true })]);
@@ -148,12 +139,12 @@ describe("two instances on one PostgreSQL", () => {
     await database.close();
     // A's and B's at least (an instance of another test may still be connected).
     expect(Number(cut)).toBeGreaterThanOrEqual(2);
-    const answered = await onB.answerApproval(id, approvalId, true);
+    const answered = await two.onB.answerApproval(id, approvalId, true);
     expect(answered.status).toBe(200);
     // Confirmed means stored: the run on A has it.
     expect(
       ofType(
-        await readSse(await onB.events(id), (message) => message.data.type === "approval_resolved"),
+        await readSse(await two.onB.events(id), (message) => message.data.type === "approval_resolved"),
         "approval_resolved",
       ),
     ).toHaveLength(1);
@@ -164,7 +155,7 @@ describe("two instances on one PostgreSQL", () => {
 
   it("answers 503, asking to send it again, to an approval the instance running the call never confirms", async () => {
     // A run leased to an instance that hears nothing, waiting for an approval.
-    const { id } = await onA.createConversation("careful");
+    const { id } = await two.onA.createConversation("careful");
     const runId = `silent-${id}`;
     const approvalId = "approval-no-one-hears";
     const database = await sqlClient(databaseUrl);
@@ -191,7 +182,7 @@ describe("two instances on one PostgreSQL", () => {
         JSON.stringify(request),
       );
       const sentAt = performance.now();
-      const answer = await onB.answerApproval(id, approvalId, true);
+      const answer = await two.onB.answerApproval(id, approvalId, true);
       expect(answer.status).toBe(503);
       expect(answer.headers.get("retry-after")).toBe("1");
       expect((await answer.json()).error.message).toMatch(/did not confirm the answer; send it again/);
@@ -204,7 +195,7 @@ describe("two instances on one PostgreSQL", () => {
         runId,
         JSON.stringify(resumed),
       );
-      expect((await onB.answerApproval(id, approvalId, true)).status).toBe(409);
+      expect((await two.onB.answerApproval(id, approvalId, true)).status).toBe(409);
     } finally {
       await database.query(`UPDATE "Run" SET "status" = 'error', "leaseUntil" = NULL WHERE "id" = ?`, runId);
       await database.close();

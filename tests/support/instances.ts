@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { Api, ofType } from "./api";
 import { scriptedApp, type AppServer } from "./app-server";
 import { freshDatabaseUrl, prepareDatabase, slowInserts } from "./database";
@@ -49,6 +49,9 @@ export interface TwoInstances {
 /**
  * One test file's scripted model server and fresh database, and `instance`, which makes (without starting) an
  * instance of the app on that database (or on `url`, the same database through a relay) with short leases.
+ * Registers the file's hooks: before its tests, the model server and instances A and B start (`two` holds them, and
+ * one person's client of each, from then on); after them, the A and B in `two` (A's replacement, if `replaceA` made
+ * one) and the model server stop.
  */
 export function scaleOut() {
   const model = new ModelServer();
@@ -92,6 +95,17 @@ export function scaleOut() {
     await model.stop();
   }
 
+  /** A and B and the person's clients of each, from when the file's tests begin (empty until then). */
+  const two = {} as TwoInstances;
+  beforeAll(async () => Object.assign(two, await startTwo()));
+  afterAll(() => stop(two.a, two.b));
+
+  /** A new instance A in place of one that was killed or stopped, for the same person. */
+  async function replaceA() {
+    two.a = instance();
+    two.onA = await join(two.a, two.onB);
+  }
+
   /**
    * A run on A whose answer takes `seconds` to store, while its row says it finished (so B may claim the
    * conversation, and B's followers find no run running), and what `onB` does on B meanwhile, with the conversation's
@@ -118,5 +132,5 @@ export function scaleOut() {
     }
   }
 
-  return { model, databaseUrl, instance, join, startTwo, stop, whileAStoresItsEnd };
+  return { model, databaseUrl, instance, join, two, replaceA, whileAStoresItsEnd };
 }
