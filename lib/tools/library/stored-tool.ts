@@ -2,7 +2,7 @@ import type { JSONSchema7 } from "ai";
 import { Validator } from "@cfworker/json-schema";
 import type { ToolRow } from "@/lib/db/queries/tools";
 import { toolView } from "./wire";
-import { runInSandbox, type SandboxResult } from "@/lib/sandbox";
+import { runInSandbox } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
