@@ -208,6 +208,23 @@ describe("the event log", () => {
     expect(rows.flatMap((row) => packing.unpackRow(row, 0))).toEqual(events);
   });
 
+  it("reads a registered tool stored before `id` meant the tool as today's shape: `id` the tool, `versionId` the version", () => {
+    const tool = { name: "double", description: "Doubles", parametersSchema: {}, code: "", version: 2 };
+    const before = {
+      type: "tool_registered",
+      step: 1,
+      callId: "c1",
+      runId: "r1",
+      at: 5,
+      tool: { ...tool, id: "v2", toolId: "t" },
+    };
+    const [{ event }] = packing.unpackRow({ seq: 3, lastSeq: 3, data: JSON.stringify(before) }, 0);
+    expect(event).toEqual({ ...before, tool: { ...tool, id: "t", versionId: "v2" } });
+    // Today's shape is read as it is.
+    const today = { ...before, tool: { ...tool, id: "t", versionId: "v2" } };
+    expect(packing.unpackRow({ seq: 3, lastSeq: 3, data: JSON.stringify(today) }, 0)[0].event).toEqual(today);
+  });
+
   it("opens with a comment (its headers go out at once), then formats each message with id, event and data", async () => {
     const { id } = await conversation();
     const channel = new RunChannel(id, "run-c");
