@@ -8,7 +8,7 @@ import { useTraceViewer } from "./TraceContext";
 
 /**
  * On an annotated call of the conversation's own tool that went wrong, for the owner: keep it as a failing example,
- * with the output it should have given. The tool's next version must pass it (lib/tools/registration.ts).
+ * with the output it should have given. The tool's next version must pass it (lib/tools/library/versions.ts).
  */
 export function KeepFailingExample({ call }: { call: ToolCallView }) {
   const viewer = useTraceViewer();

@@ -38,7 +38,7 @@ export interface StepRequest {
   idle: IdleTimeout;
   emit: (event: AgentEvent) => void;
   signal: AbortSignal;
-  /** For an answer of a given shape (lib/tools/generate.ts): a JSON-schema output, or a call of one tool. */
+  /** For an answer of a given shape (lib/agent/tool-writer.ts): a JSON-schema output, or a call of one tool. */
   output?: ModelCallOptions["output"];
   toolChoice?: ModelCallOptions["toolChoice"];
   providerOptions?: ModelCallOptions["providerOptions"];

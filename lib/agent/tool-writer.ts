@@ -15,7 +15,7 @@ import { registerToolVersion, type Registration } from "@/lib/tools/library/vers
 
 /**
  * Writing a tool from a description, SEAT's flow with a repair loop: the model writes the tool with examples, the
- * tool is checked and its examples run exactly as register_tool's are (lib/tools/registration.ts), and a failure
+ * tool is checked and its examples run exactly as register_tool's are (lib/tools/library/versions.ts), and a failure
  * goes back to the model to repair, up to the attempts allowed. The outcome is a stored library tool, or nothing.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The request schemas of the API: the routes validate with them, and the OpenAPI document (lib/http/openapi.ts)
+ * The request schemas of the API: the routes validate with them, and the OpenAPI document (lib/contract/openapi.ts)
  * is generated from them.
  */
 import { z } from "zod";

@@ -56,7 +56,7 @@ import { Annotation, Verdict } from "./events";
 
 /*
  * The API's routes as data: what each takes and answers, by status. The OpenAPI document is generated from it
- * (lib/http/openapi.ts), and the integration tests check every answer against it (tests/support/api.ts).
+ * (lib/contract/openapi.ts), and the integration tests check every answer against it (tests/support/api.ts).
  */
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
@@ -505,7 +505,7 @@ const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
 /**
  * The answers every route of a kind may give, whatever it does: a write from another site is refused (proxy.ts), a
  * JSON body can be too large or not JSON (lib/http/body.ts), a route that asks who is calling refuses a bad API
- * token, and any route answers 500 when the server fails (lib/http/errors.ts `route`).
+ * token, and any route answers 500 when the server fails (lib/http/route.ts `route`).
  */
 function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
   const common = [

@@ -67,7 +67,7 @@ function libraryServer(ownerId: string): Server {
 
 /**
  * A handler's answer. A failure that is not the client's (the database, say) is logged and answered as an internal
- * error that leaks nothing, as the API's routes answer 500 (lib/http/errors.ts): the SDK would send its message.
+ * error that leaks nothing, as the API's routes answer 500 (lib/http/route.ts): the SDK would send its message.
  */
 async function answer<T>(work: () => Promise<T>): Promise<T> {
   try {

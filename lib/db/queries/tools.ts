@@ -16,7 +16,7 @@ export interface NewToolVersion {
   description: string;
   parametersSchema: Record<string, unknown>;
   code: string;
-  /** Each passed in the sandbox before the version is stored (lib/tools/registration.ts). */
+  /** Each passed in the sandbox before the version is stored (lib/tools/library/versions.ts). */
   examples: ToolExample[];
 }
 
@@ -284,7 +284,7 @@ const MIN_PREFIX_CHARS = 5;
 const SHORTLIST = 200;
 
 /**
- * The ids of the tools matching any of the words (lib/retrieval/words.ts: letters and digits only), best first by
+ * The ids of the tools matching any of the words (lib/db/queries/tool-words.ts: letters and digits only), best first by
  * BM25: rare words count more than common ones, a word in the name twice as much as one in the description or
  * the parameters, and a tool with the query's neighbouring words in that order more; ties by name, so that the
  * same library always ranks the same way. Stemmed on both providers:

@@ -16,7 +16,7 @@ import { runExamples } from "@/lib/tools/library/stored-tool";
  * Keep an example on the tool's latest version: a past call's input and output ("keep as example"), or one written
  * out. It must pass against that version first, so that every example a tool carries is one it passes. A failing
  * example (`failing: true`, "keep as a failing example" on a call that went wrong) must fail it instead: the next
- * version must pass it (lib/tools/registration.ts).
+ * version must pass it (lib/tools/library/versions.ts).
  */
 export const POST = route(async (request, context: RouteParams) => {
   const { tool } = await requireTool(request, context);
