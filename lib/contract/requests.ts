@@ -69,6 +69,7 @@ export const NewToolExample = z.union([
         "fail it (one it passes is an ordinary example); the next version of the tool must pass it.",
     ),
 ]);
+export type NewToolExample = z.infer<typeof NewToolExample>;
 
 /** Items per page of a listing. */
 const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Items per page, 1–200.");
