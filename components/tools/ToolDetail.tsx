@@ -152,9 +152,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
             </div>
           ))}
         </dl>
-        <div className="mt-3">
-          <DurationChart executions={executions} />
-        </div>
+        <DurationChart executions={executions} />
       </Section>
 
       <Section title="Run it">
