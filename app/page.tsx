@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ChatView } from "@/components/chat/ChatView";
+import { OwnerChatView } from "@/components/chat/OwnerChatView";
 import { config, modelConfig } from "@/lib/settings/config";
 import { pageIdentity } from "@/lib/http/access";
 import { profileChoice } from "@/lib/settings/profiles";
@@ -12,7 +12,7 @@ export default async function NewChatPage() {
   const conversations = identity ? await conversationPage(identity) : NO_CONVERSATIONS;
   // A fresh key per visit: "New chat" always starts from an empty view, even from a chat started on this page.
   return (
-    <ChatView
+    <OwnerChatView
       key={randomUUID()}
       initial={null}
       profiles={profileChoice()}

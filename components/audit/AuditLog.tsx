@@ -6,6 +6,7 @@ import { useState } from "react";
 import { api, type AuditEntry } from "@/lib/api/client";
 import { useFilteredPages } from "@/components/ui/useFilteredPages";
 import { PageTitle } from "@/components/ui/PageShell";
+import { ShowMore } from "@/components/ui/ShowMore";
 
 type Filters = { tool: string; conversation: string; outcome: string };
 
@@ -128,13 +129,9 @@ export function AuditLog({ initial }: { initial: { entries: AuditEntry[]; nextCu
         </div>
       )}
       {hasMore && (
-        <button
-          type="button"
-          onClick={() => void loadMore()}
-          className="mt-3 rounded-md px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-        >
+        <ShowMore onShowMore={loadMore} className="mt-3">
           Show older
-        </button>
+        </ShowMore>
       )}
     </section>
   );

@@ -4,6 +4,8 @@ import { Check, KeyRound, Library, Link2, MessageSquare, Pencil, Plus, ThumbsDow
 import Link from "next/link";
 import { useState } from "react";
 import { api, problemText, type Conversation } from "@/lib/api/client";
+import { Button } from "@/components/ui/Button";
+import { ShowMore } from "@/components/ui/ShowMore";
 import type { ConversationList } from "./useConversationList";
 
 const FOOTER_LINKS = [
@@ -11,6 +13,12 @@ const FOOTER_LINKS = [
   { href: "/shared", label: "Shared links", icon: Link2 },
   { href: "/settings", label: "API tokens", icon: KeyRound },
 ];
+
+/** A conversation's buttons, shown on hover or focus: each opens its mode in the row. */
+const ROW_ACTIONS = [
+  { mode: "rename", verb: "Rename", icon: Pencil },
+  { mode: "delete", verb: "Delete", icon: Trash2 },
+] as const;
 
 interface SidebarProps {
   list: ConversationList;
@@ -72,13 +80,9 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
         ))}
         {list.hasOlder && (
           <li className="px-1 pt-1">
-            <button
-              type="button"
-              onClick={() => void list.loadOlder()}
-              className="w-full rounded-lg px-3 py-1.5 text-left text-sm text-zinc-600 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800"
-            >
+            <ShowMore onShowMore={list.loadOlder} className="w-full">
               Show older conversations
-            </button>
+            </ShowMore>
           </li>
         )}
         {list.problem && (
@@ -136,9 +140,6 @@ function ConversationItem({
       setProblem(problemText(error));
     }
   };
-  const iconButton =
-    "rounded p-1 text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 dark:hover:bg-zinc-700 dark:hover:text-zinc-100";
-
   if (mode === "rename") {
     return (
       <li className="px-1 py-1">
@@ -151,12 +152,12 @@ function ConversationItem({
             onKeyDown={(event) => event.key === "Escape" && setMode("view")}
             className="min-w-0 flex-1 rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-600 dark:bg-zinc-800"
           />
-          <button type="submit" aria-label="Save title" className={iconButton}>
+          <Button type="submit" variant="quiet" size="icon" aria-label="Save title">
             <Check className="size-4" aria-hidden />
-          </button>
-          <button type="button" aria-label="Cancel renaming" onClick={() => setMode("view")} className={iconButton}>
+          </Button>
+          <Button variant="quiet" size="icon" aria-label="Cancel renaming" onClick={() => setMode("view")}>
             <X className="size-4" aria-hidden />
-          </button>
+          </Button>
         </form>
         {problem && <p className="px-1 pt-1 text-xs text-rose-600">{problem}</p>}
       </li>
@@ -178,39 +179,26 @@ function ConversationItem({
       {mode === "delete" ? (
         <div className="flex items-center gap-1 px-3 pb-2 text-xs">
           <span className="text-zinc-600 dark:text-zinc-300">Delete this chat?</span>
-          <button
-            type="button"
-            onClick={() => void remove()}
-            className="ml-auto rounded bg-rose-600 px-2 py-0.5 font-medium text-white hover:bg-rose-700"
-          >
+          <Button variant="danger" size="sm" onClick={() => void remove()} className="ml-auto">
             Delete
-          </button>
-          <button
-            type="button"
-            onClick={() => setMode("view")}
-            className="rounded px-2 py-0.5 hover:bg-zinc-200 dark:hover:bg-zinc-700"
-          >
+          </Button>
+          <Button variant="quiet" size="sm" onClick={() => setMode("view")}>
             Cancel
-          </button>
+          </Button>
         </div>
       ) : (
         <div className="absolute right-1.5 top-1.5 flex opacity-0 focus-within:opacity-100 group-hover:opacity-100">
-          <button
-            type="button"
-            aria-label={`Rename ${conversation.title}`}
-            onClick={() => setMode("rename")}
-            className={iconButton}
-          >
-            <Pencil className="size-3.5" aria-hidden />
-          </button>
-          <button
-            type="button"
-            aria-label={`Delete ${conversation.title}`}
-            onClick={() => setMode("delete")}
-            className={iconButton}
-          >
-            <Trash2 className="size-3.5" aria-hidden />
-          </button>
+          {ROW_ACTIONS.map(({ mode: next, verb, icon: Icon }) => (
+            <Button
+              key={next}
+              variant="quiet"
+              size="icon"
+              aria-label={`${verb} ${conversation.title}`}
+              onClick={() => setMode(next)}
+            >
+              <Icon className="size-3.5" aria-hidden />
+            </Button>
+          ))}
         </div>
       )}
       {problem && mode !== "view" && <p className="px-3 pb-2 text-xs text-rose-600">{problem}</p>}

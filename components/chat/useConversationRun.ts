@@ -174,5 +174,7 @@ export function useConversationRun({
     return registered;
   }, [trace.runs]);
 
-  return { messages, trace, tools, runStarts, running: isRunning(trace), connection, problem, send, stop };
+  return { source, messages, trace, tools, runStarts, running: isRunning(trace), connection, problem, send, stop };
 }
+
+export type ConversationRun = ReturnType<typeof useConversationRun>;

@@ -13,6 +13,7 @@ export function usePanelLayout() {
   const [width, setWidth] = useState(460);
   const [collapsed, setCollapsed] = useState(false);
   const [drawer, setDrawer] = useState<"none" | "sidebar" | "panel">("none");
+  const closeDrawer = useCallback(() => setDrawer("none"), []);
 
   useEffect(() => {
     try {
@@ -66,10 +67,10 @@ export function usePanelLayout() {
   }, []);
 
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawer("none");
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && closeDrawer();
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [closeDrawer]);
 
   // An opened drawer takes the focus, and gives it back to what opened it when it closes.
   const sidebarRef = useRef<HTMLDivElement>(null);
@@ -86,5 +87,16 @@ export function usePanelLayout() {
     container?.querySelector<HTMLElement>("a[href], button:not([disabled])")?.focus();
   }, [drawer]);
 
-  return { width, collapsed, toggleCollapsed, openPanel, startResize, drawer, setDrawer, sidebarRef, panelRef };
+  return {
+    width,
+    collapsed,
+    toggleCollapsed,
+    openPanel,
+    startResize,
+    drawer,
+    setDrawer,
+    closeDrawer,
+    sidebarRef,
+    panelRef,
+  };
 }

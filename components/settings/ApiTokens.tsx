@@ -3,6 +3,7 @@
 import { KeyRound } from "lucide-react";
 import { useState } from "react";
 import { api, problemText, type ApiToken } from "@/lib/api/client";
+import { Button } from "@/components/ui/Button";
 import { CopyButton } from "@/components/ui/CopyButton";
 import { PageTitle } from "@/components/ui/PageShell";
 
@@ -56,12 +57,9 @@ export function ApiTokens({ initial }: { initial: ApiToken[] }) {
             className="mt-1 w-72 rounded-md border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
           />
         </label>
-        <button
-          type="submit"
-          className="rounded-lg bg-emerald-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-emerald-800"
-        >
+        <Button type="submit" variant="primary">
           Create token
-        </button>
+        </Button>
       </form>
       {created && (
         <div

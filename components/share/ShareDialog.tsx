@@ -3,6 +3,7 @@
 import { Link2, Loader2, TriangleAlert, X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { api, problemText } from "@/lib/api/client";
+import { Button } from "@/components/ui/Button";
 import { CopyButton } from "@/components/ui/CopyButton";
 
 /**
@@ -54,14 +55,15 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
         <h2 id="share-title" className="text-base font-semibold">
           Share this conversation
         </h2>
-        <button
-          type="button"
+        <Button
+          variant="quiet"
+          size="icon"
           onClick={() => dialog.current?.close()}
           aria-label="Close"
-          className="ml-auto rounded-md p-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          className="ml-auto"
         >
           <X className="size-4" aria-hidden />
-        </button>
+        </Button>
       </div>
       <p className="mt-3 flex gap-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950/40 dark:text-amber-100">
         <TriangleAlert className="mt-0.5 size-4 shrink-0" aria-hidden />
@@ -95,14 +97,14 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
           </button>
         </div>
       ) : (
-        <button
-          type="button"
+        <Button
+          variant="primary"
           disabled={state === "working"}
           onClick={() => void act(() => api.createShareLink(conversationId))}
-          className="mt-4 w-full rounded-lg bg-emerald-700 px-4 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:opacity-60"
+          className="mt-4 w-full justify-center"
         >
           Create link
-        </button>
+        </Button>
       )}
       {problem && (
         <p role="alert" className="mt-3 text-sm text-rose-700 dark:text-rose-400">

@@ -2,6 +2,7 @@
 
 import { Square, WandSparkles } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
+import { Button } from "@/components/ui/Button";
 import { attemptStatus, GenerationAttempt } from "./GenerationAttempt";
 import { useToolGeneration, type AttemptView, type GenerationPhase } from "./useToolGeneration";
 
@@ -94,21 +95,13 @@ export function GenerateToolForm({ id, onClose }: { id: string; onClose: () => v
           />
         </div>
         <div className="flex flex-wrap gap-2">
-          <button
-            type="submit"
-            aria-disabled={busy}
-            className="inline-flex items-center gap-1.5 rounded-lg bg-emerald-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-emerald-800 aria-disabled:opacity-60"
-          >
+          <Button type="submit" variant="primary" aria-disabled={busy}>
             <WandSparkles className="size-4" aria-hidden /> {busy ? "Writing…" : "Write the tool"}
-          </button>
+          </Button>
           {phase === "running" && (
-            <button
-              type="button"
-              onClick={cancel}
-              className="inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
-            >
+            <Button onClick={cancel}>
               <Square className="size-3.5 fill-current" aria-hidden /> Cancel
-            </button>
+            </Button>
           )}
         </div>
       </form>

@@ -6,6 +6,8 @@ import { useId, useRef, useState } from "react";
 import { api, type Tool } from "@/lib/api/client";
 import { useFilteredPages } from "@/components/ui/useFilteredPages";
 import { PageTitle } from "@/components/ui/PageShell";
+import { Button } from "@/components/ui/Button";
+import { ShowMore } from "@/components/ui/ShowMore";
 import { UntestedBadge } from "./Examples";
 import { GenerateToolForm } from "./GenerateToolForm";
 import { Signature } from "./Signature";
@@ -39,16 +41,15 @@ export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: str
         The tools the agent made for you, and the ones you added through the API. Tools in the library are offered in
         every conversation.
       </PageTitle>
-      <button
+      <Button
         ref={createButton}
-        type="button"
         aria-expanded={creating}
         aria-controls={creating ? formId : undefined}
         onClick={() => setCreating(!creating)}
-        className="mt-4 inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+        className="mt-4"
       >
         <WandSparkles className="size-4" aria-hidden /> Create from description
-      </button>
+      </Button>
       {creating && (
         <GenerateToolForm
           id={formId}
@@ -126,15 +127,7 @@ export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: str
           ))}
         </ul>
       )}
-      {hasMore && (
-        <button
-          type="button"
-          onClick={() => void loadMore()}
-          className="mt-3 rounded-md px-3 py-1.5 text-sm text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-        >
-          Show more
-        </button>
-      )}
+      {hasMore && <ShowMore onShowMore={loadMore} className="mt-3" />}
     </section>
   );
 }

@@ -2,6 +2,7 @@
 
 import { Play } from "lucide-react";
 import { useId, useState } from "react";
+import { Button } from "@/components/ui/Button";
 
 /**
  * A form for a tool's inputs, from its parameters schema: fields for strings, numbers, booleans and enums, a JSON field
@@ -111,13 +112,9 @@ export function RunForm({
           {problem}
         </p>
       )}
-      <button
-        type="submit"
-        disabled={running}
-        className="inline-flex items-center gap-1.5 rounded-lg bg-emerald-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-emerald-800 disabled:opacity-60"
-      >
+      <Button type="submit" variant="primary" disabled={running}>
         <Play className="size-4" aria-hidden /> {running ? "Running…" : "Run"}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { api, problemText, type Execution, type Tool, type ToolRun } from "@/lib/api/client";
+import { Button } from "@/components/ui/Button";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { JsonView } from "@/components/ui/JsonView";
 import { DurationChart } from "./DurationChart";
@@ -60,8 +61,6 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       router.push("/tools");
     });
 
-  const button =
-    "inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800";
   return (
     <article aria-labelledby="tool-title">
       <Link href="/tools" className="text-sm text-zinc-600 hover:underline dark:text-zinc-400">
@@ -101,48 +100,30 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       )}
 
       <div className="mt-4 flex flex-wrap gap-2">
-        <button
-          type="button"
-          className={button}
-          onClick={() => void change({ scope: tool.scope === "library" ? "conversation" : "library" })}
-        >
+        <Button onClick={() => void change({ scope: tool.scope === "library" ? "conversation" : "library" })}>
           <Library className="size-4" aria-hidden />{" "}
           {tool.scope === "library" ? "Keep in its conversation only" : "Add to library"}
-        </button>
-        <button
-          type="button"
-          className={button}
-          onClick={() => void change({ status: tool.status === "deprecated" ? "active" : "deprecated" })}
-        >
+        </Button>
+        <Button onClick={() => void change({ status: tool.status === "deprecated" ? "active" : "deprecated" })}>
           {tool.status === "deprecated" ? (
             <ArchiveRestore className="size-4" aria-hidden />
           ) : (
             <Archive className="size-4" aria-hidden />
           )}
           {tool.status === "deprecated" ? "Reactivate" : "Deprecate"}
-        </button>
+        </Button>
         {confirmDelete ? (
           <span className="flex items-center gap-2 text-sm">
             Delete every version?
-            <button
-              type="button"
-              onClick={() => void remove()}
-              className="rounded-md bg-rose-700 px-2.5 py-1.5 font-medium text-white hover:bg-rose-800"
-            >
+            <Button variant="danger" onClick={() => void remove()}>
               Delete
-            </button>
-            <button type="button" onClick={() => setConfirmDelete(false)} className={button}>
-              Cancel
-            </button>
+            </Button>
+            <Button onClick={() => setConfirmDelete(false)}>Cancel</Button>
           </span>
         ) : (
-          <button
-            type="button"
-            className={`${button} text-rose-800 dark:text-rose-300`}
-            onClick={() => setConfirmDelete(true)}
-          >
+          <Button onClick={() => setConfirmDelete(true)} className="text-rose-800 dark:text-rose-300">
             <Trash2 className="size-4" aria-hidden /> Delete
-          </button>
+          </Button>
         )}
       </div>
       {problem && (
@@ -171,9 +152,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
             </div>
           ))}
         </dl>
-        <div className="mt-3">
-          <DurationChart executions={executions} />
-        </div>
+        <DurationChart executions={executions} />
       </Section>
 
       <Section title="Run it">

@@ -3,6 +3,7 @@
 import { FlaskConical } from "lucide-react";
 import { useState } from "react";
 import { api, problemText, type Tool, type ToolTestRun } from "@/lib/api/client";
+import { Button } from "@/components/ui/Button";
 import { ExampleList, OutcomeList } from "./Examples";
 
 function summary({ version, passed, outcomes }: ToolTestRun): string {
@@ -44,14 +45,9 @@ export function ToolExamples({ tool }: { tool: Tool }) {
   return (
     <>
       <ExampleList examples={tool.examples} />
-      <button
-        type="button"
-        aria-disabled={running}
-        onClick={() => void runExamples()}
-        className="mt-3 inline-flex items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm hover:bg-zinc-100 aria-disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
-      >
+      <Button aria-disabled={running} onClick={() => void runExamples()} className="mt-3">
         <FlaskConical className="size-4" aria-hidden /> {running ? "Running examples…" : "Run examples"}
-      </button>
+      </Button>
       <div aria-live="polite" className="mt-3 space-y-2" data-testid="example-run">
         {run && (
           <>

@@ -4,6 +4,7 @@ import { ShieldQuestion } from "lucide-react";
 import { useContext, useState } from "react";
 import { api, problemText } from "@/lib/api/client";
 import type { ToolCallView } from "@/lib/trace/state";
+import { Button } from "@/components/ui/Button";
 import { OwnTraceContext } from "@/components/tools/LibraryActions";
 
 /** A call the profile holds for a person: Approve or Deny (the input is on the card above); then what was said. */
@@ -41,22 +42,12 @@ export function ApprovalPrompt({ call }: { call: ToolCallView }) {
       </p>
       {conversationId ? (
         <div className="mt-2 flex gap-2">
-          <button
-            type="button"
-            disabled={working}
-            onClick={() => void answer(true)}
-            className="rounded-md bg-emerald-700 px-3 py-1 font-medium text-white hover:bg-emerald-800 disabled:opacity-60"
-          >
+          <Button variant="primary" disabled={working} onClick={() => void answer(true)}>
             Approve
-          </button>
-          <button
-            type="button"
-            disabled={working}
-            onClick={() => void answer(false)}
-            className="rounded-md bg-rose-700 px-3 py-1 font-medium text-white hover:bg-rose-800 disabled:opacity-60"
-          >
+          </Button>
+          <Button variant="danger" disabled={working} onClick={() => void answer(false)}>
             Deny
-          </button>
+          </Button>
         </div>
       ) : (
         <p className="mt-1">Waiting for the owner&apos;s answer.</p>

@@ -1,9 +1,10 @@
 "use client";
 
 import { Activity, Wrench, X } from "lucide-react";
-import { Suspense, useState } from "react";
+import { Suspense, useState, type ReactNode } from "react";
 import type { RegisteredToolView } from "@/lib/contract/events";
 import type { TraceState } from "@/lib/trace/state";
+import { Button } from "@/components/ui/Button";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { ScrollRootContext } from "@/components/ui/LazyMount";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
@@ -34,12 +35,6 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
       if (target.focus) card.focus({ preventScroll: true });
     },
   });
-  const tabClass = (active: boolean) =>
-    `inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium ${
-      active
-        ? "bg-zinc-200/80 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50"
-        : "text-zinc-600 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-100"
-    }`;
 
   return (
     <aside
@@ -49,35 +44,24 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
     >
       <div className="flex items-center gap-1 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
         <div role="tablist" aria-label="Panel view" className="flex items-center gap-1">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === "trace"}
-            className={tabClass(tab === "trace")}
-            onClick={() => setTab("trace")}
-          >
+          <PanelTab selected={tab === "trace"} onSelect={() => setTab("trace")}>
             <Activity className="size-4" aria-hidden /> Trace
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === "tools"}
-            className={tabClass(tab === "tools")}
-            onClick={() => setTab("tools")}
-          >
+          </PanelTab>
+          <PanelTab selected={tab === "tools"} onSelect={() => setTab("tools")}>
             <Wrench className="size-4" aria-hidden /> Tools
             <span className="rounded-full bg-zinc-200 px-1.5 text-[11px] dark:bg-zinc-700">{tools.length}</span>
-          </button>
+          </PanelTab>
         </div>
         {onClose && (
-          <button
-            type="button"
+          <Button
+            variant="quiet"
+            size="icon"
             onClick={onClose}
             aria-label="Close the reasoning panel"
-            className="ml-auto rounded-md p-1.5 text-zinc-500 hover:bg-zinc-200 dark:hover:bg-zinc-800"
+            className="ml-auto"
           >
             <X className="size-4" aria-hidden />
-          </button>
+          </Button>
         )}
       </div>
       {tab === "trace" && trace.runs.length > 0 && <TraceToolbar find={find} searchBox={searchBox} />}
@@ -111,5 +95,23 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
         {showJump && tab === "trace" && <JumpToLatest onClick={jumpToLatest} />}
       </div>
     </aside>
+  );
+}
+
+function PanelTab({ selected, onSelect, children }: { selected: boolean; onSelect: () => void; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      role="tab"
+      aria-selected={selected}
+      onClick={onSelect}
+      className={`inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-medium ${
+        selected
+          ? "bg-zinc-200/80 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50"
+          : "text-zinc-600 hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-100"
+      }`}
+    >
+      {children}
+    </button>
   );
 }

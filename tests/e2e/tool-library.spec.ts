@@ -42,6 +42,9 @@ test("a tool added to the library from its card has a page: run it from its form
   await expect(page.getByRole("heading", { name: "greet" })).toBeVisible();
   await expect(page.getByTestId("tool-scope")).toHaveText("In the library");
   await expect(page.getByTestId("stat-calls")).toHaveText("1");
+  // One call is nothing to compare: no chart of a lone bar under the statistics.
+  await expect(page.getByTestId("tool-stats")).toBeVisible();
+  await expect(page.getByTestId("duration-chart")).toHaveCount(0);
   await expect(page.getByTestId("version-diff")).toContainText("+   const text");
 
   await page.getByLabel(/^name/).fill("Ada");

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { ChatView } from "@/components/chat/ChatView";
+import { OwnerChatView } from "@/components/chat/OwnerChatView";
 import { config, modelConfig } from "@/lib/settings/config";
 import { authorKey } from "@/lib/review/reviews";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
@@ -24,7 +24,7 @@ export default async function ConversationPage({ params }: Props) {
   const identity = (await pageIdentity())!;
   const [trace, conversations] = await Promise.all([loadTrace(conversation), conversationPage(identity)]);
   return (
-    <ChatView
+    <OwnerChatView
       key={conversation.id}
       initial={initialView(trace)}
       profiles={profileChoice()}

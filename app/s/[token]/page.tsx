@@ -1,11 +1,10 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { ChatView } from "@/components/chat/ChatView";
+import { SharedChatView } from "@/components/share/SharedChatView";
 import { listMessages } from "@/lib/db/queries/messages";
 import { pageIdentity, sharedConversationForPage } from "@/lib/http/access";
 import { authorKey } from "@/lib/review/reviews";
 import { config } from "@/lib/settings/config";
-import { NO_CONVERSATIONS } from "@/lib/conversations/list";
 import { loadTrace } from "@/lib/conversations/trace";
 import { initialView } from "@/lib/conversations/initial-view";
 
@@ -39,12 +38,10 @@ export default async function SharedConversationPage({ params }: Props) {
   // A first visit has no identity yet (the response brings its cookie): its key is learnt from its first review.
   const identity = await pageIdentity();
   return (
-    <ChatView
+    <SharedChatView
       key={conversation.id}
       initial={initialView(await loadTrace(conversation))}
-      conversations={NO_CONVERSATIONS}
-      modelConfigured
-      share={{ token }}
+      token={token}
       review={{ labels: config.annotationLabels, authorKey: identity && authorKey(conversation.id, identity) }}
     />
   );
