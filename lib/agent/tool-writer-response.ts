@@ -1,15 +1,15 @@
-import { sseResponse } from "@/lib/events/sse";
-import { answer } from "@/lib/http/route";
-import { Tool } from "@/lib/contract/responses";
-import { openModel } from "@/lib/agent/model";
 import { GenerationFailure, type GenerationEvent } from "@/lib/contract/generation";
 import type { ToolDescription } from "@/lib/contract/requests";
-import { config, modelConfig } from "@/lib/settings/config";
-import { generateTool } from "@/lib/agent/tool-writer";
-import { isBuiltinName } from "@/lib/tools/names";
-import { reservedName } from "@/lib/tools/library/wire";
-import { ApiError } from "@/lib/platform/errors";
+import { Tool } from "@/lib/contract/responses";
+import { sseResponse } from "@/lib/events/sse";
 import { limitRate } from "@/lib/http/rate-limit";
+import { answer } from "@/lib/http/route";
+import { ApiError } from "@/lib/platform/errors";
+import { config, modelConfig } from "@/lib/settings/config";
+import { reservedName } from "@/lib/tools/library/wire";
+import { isBuiltinName } from "@/lib/tools/names";
+import { openModel } from "./model";
+import { generateTool } from "./tool-writer";
 
 /**
  * Write a tool from a description for `identity`, answered as the client asks: a text/event-stream of every attempt
