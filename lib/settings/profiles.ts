@@ -142,8 +142,11 @@ function nodeOf(document: Document, issue: z.core.$ZodIssue): { range?: [number,
   return (parent ?? document.contents) as { range?: [number, number, number] } | undefined;
 }
 
-/** Parse a config file's text: its profiles, or a ConfigFileError naming the file, the line, the value and the problem. */
-export function parseProfiles(text: string, file: string, toolNames: readonly string[]): ConfigFile {
+/**
+ * Parse a config file's text: its profiles, or a ConfigFileError naming the file, the line, the value and the problem.
+ * Tool names are checked against `toolNames` when given.
+ */
+export function parseProfiles(text: string, file: string, toolNames?: readonly string[]): ConfigFile {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const at = (offset: number | undefined) => (offset === undefined ? "" : `, line ${lines.linePos(offset).line}`);
@@ -166,9 +169,7 @@ function readProfiles(toolNames?: readonly string[]): ConfigFile {
   // (and warning about) every file of the project as a possible target.
   const file = path.resolve(/* turbopackIgnore: true */ environment().TOOLSMITH_CONFIG);
   if (!fs.existsSync(file)) return configFile().parse(BUILT_IN) as ConfigFile;
-  return toolNames
-    ? parseProfiles(fs.readFileSync(file, "utf8"), file, toolNames)
-    : (configFile().parse(parseDocument(fs.readFileSync(file, "utf8")).toJS()) as ConfigFile);
+  return parseProfiles(fs.readFileSync(file, "utf8"), file, toolNames);
 }
 
 const profiles = () => (loaded.file ??= readProfiles());
