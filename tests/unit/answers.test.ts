@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../support/source-files";
 
 /** Where a JSON body is not one of the contract's answers: the error path, the OpenAPI document, a download. */
 const NOT_ANSWERS = new Set([
@@ -9,14 +9,6 @@ const NOT_ANSWERS = new Set([
   "app/api/openapi.json/route.ts",
   "lib/conversations/export.ts",
 ]);
-
-function sourceFiles(directory: string): string[] {
-  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.posix.join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === "generated" ? [] : sourceFiles(file);
-    return /\.tsx?$/.test(entry.name) ? [file] : [];
-  });
-}
 
 describe("the API's answers", () => {
   it("are sent through answer(Schema, body), typed by the contract's schema", () => {

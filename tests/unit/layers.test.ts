@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../support/source-files";
 
 /*
  * The layers of lib/, lowest first (docs/architecture.md, "The layout"): a folder imports only from its own folder and
@@ -29,14 +30,6 @@ const INNER_RULES: { from: string; not: string; why: string }[] = [
 ];
 
 const levelOf = new Map(LEVELS.flatMap((folders, level) => folders.map((folder) => [folder, level] as const)));
-
-function sourceFiles(directory: string): string[] {
-  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.posix.join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === "generated" ? [] : sourceFiles(file);
-    return /\.(ts|tsx|mjs)$/.test(entry.name) ? [file] : [];
-  });
-}
 
 /** Every import of a file in lib/ (types too: a type from above ties the layers as much as a value does). */
 function libImports(file: string): string[] {
