@@ -57,8 +57,8 @@ export async function benchSandbox(): Promise<void> {
     await pool.close();
   }
   await sandboxPool().warm();
-  await sample(50, () => runInSandbox("tool", JS_TOOL, INPUT));
-  const warm = await sample(500, () => runInSandbox("tool", JS_TOOL, INPUT));
+  await sample(50, () => runInSandbox("tool", { language: "javascript", code: JS_TOOL }, INPUT));
+  const warm = await sample(500, () => runInSandbox("tool", { language: "javascript", code: JS_TOOL }, INPUT));
   const python = await sample(40, () => subprocess("python3", [path.join(dir, "tool.py")]));
   const pythonIsolated = await sample(40, () => subprocess("python3", ["-I", "-S", path.join(dir, "tool.py")]));
   const node = await sample(40, () => subprocess(process.execPath, [path.join(dir, "tool.cjs")]));
@@ -126,7 +126,7 @@ export async function benchRegistration(): Promise<void> {
   await sandboxPool().warm();
   const times = await sample(200, async () => {
     if (!checkCode(code).ok) throw new Error("policy rejected the benchmark tool");
-    const compiled = await runInSandbox("compile", code);
+    const compiled = await runInSandbox("compile", { language: "javascript", code });
     if (!compiled.ok) throw new Error(compiled.error?.message);
   });
   const stats = summarize(times);

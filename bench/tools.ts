@@ -60,12 +60,13 @@ export async function benchTools(): Promise<void> {
       if (!((await response.json()) as { ok: boolean }).ok) throw new Error("execute failed");
     };
     await sandboxPool().warm();
-    for (let i = 0; i < 50; i++) await Promise.all([execute(), runInSandbox("tool", CODE, input)]);
+    for (let i = 0; i < 50; i++)
+      await Promise.all([execute(), runInSandbox("tool", { language: "javascript", code: CODE }, input)]);
     const executeTimes: number[] = [];
     const sandboxTimes: number[] = [];
     for (let i = 0; i < 300; i++) {
       executeTimes.push((await timed(execute))[0]);
-      sandboxTimes.push((await timed(() => runInSandbox("tool", CODE, input)))[0]);
+      sandboxTimes.push((await timed(() => runInSandbox("tool", { language: "javascript", code: CODE }, input)))[0]);
     }
 
     const searchStats = summarize(searchTimes);

@@ -1,10 +1,14 @@
 import { config } from "@/lib/settings/config";
-import { checkCode, type Violation } from "./check";
+import { checkCode, type CheckResult, type Violation } from "./check";
 import { guardedFetch } from "./fetch-guard";
 import { processWide } from "@/lib/platform/process-wide";
 import { SandboxPool, type RunMode, type SandboxOutcome } from "./pool";
+import type { ToolSource } from "./languages";
+import { checkPython, runPython } from "./python";
 
 export { checkCode, type Violation } from "./check";
+export { ToolLanguage, type ToolSource } from "./languages";
+export { pythonPool } from "./python";
 
 export type SandboxResult = SandboxOutcome | (Extract<SandboxOutcome, { ok: false }> & { violations: Violation[] });
 
@@ -13,27 +17,26 @@ export function sandboxPool(): SandboxPool {
   return processWide("sandboxPool", () => new SandboxPool(config.sandboxWorkers));
 }
 
+/** The policy's verdict on code, in its own language: JavaScript's is acorn's walk, Python's its own `ast`. */
+export async function checkSource(source: ToolSource, options = { requireEntryPoint: true }): Promise<CheckResult> {
+  return source.language === "python" ? checkPython(source.code, options) : checkCode(source.code, options);
+}
+
 /**
- * Run code in the sandbox: the policy again, whatever checked it before, then QuickJS under the limits. `tool` calls
- * `run(input)`, `compile` checks that it defines `run`, `snippet` returns its completion value; `signal` stops it all.
+ * Run code in the sandbox: the policy again, whatever checked it before, then the language's sandbox under the
+ * limits. `tool` calls the entry point with `input`, `compile` checks that it defines one, `snippet` returns its
+ * last value; `signal` stops it all.
  */
 export async function runInSandbox(
   mode: RunMode,
-  code: string,
+  source: ToolSource,
   input?: unknown,
   signal?: AbortSignal,
 ): Promise<SandboxResult> {
+  if (source.language === "python") return runPython(mode, source.code, input, signal);
+  const { code } = source;
   const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
-  if (!check.ok) {
-    return {
-      ok: false,
-      error: { kind: "error", message: `Code refused by policy: ${check.violations.map(formatViolation).join("; ")}` },
-      violations: check.violations,
-      logs: [],
-      consoleTruncated: false,
-      durationMs: 0,
-    };
-  }
+  if (!check.ok) return refusedByPolicy(check.violations);
   let fetches = 0;
   const onFetch = (request: Parameters<typeof guardedFetch>[0], fetchSignal: AbortSignal) => {
     if (++fetches > config.fetch.maxRequestsPerCall) {
@@ -42,6 +45,18 @@ export async function runInSandbox(
     return guardedFetch(request, { limits: config.fetch, signal: fetchSignal });
   };
   return sandboxPool().run({ mode, code, input, limits: config.sandbox }, onFetch, signal);
+}
+
+/** A call refused before it ran: the violations, as the model reads them and as structured data. */
+export function refusedByPolicy(violations: Violation[]): SandboxResult {
+  return {
+    ok: false,
+    error: { kind: "error", message: `Code refused by policy: ${violations.map(formatViolation).join("; ")}` },
+    violations,
+    logs: [],
+    consoleTruncated: false,
+    durationMs: 0,
+  };
 }
 
 export function formatViolation(violation: Violation): string {

@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => sandbox.sandboxPool().close());
 
-const tool = (code: string, input: unknown = {}) => sandbox.runInSandbox("tool", code, input);
+const tool = (code: string, input: unknown = {}) =>
+  sandbox.runInSandbox("tool", { language: "javascript", code: code }, input);
 
 describe("the sandbox runtime", () => {
   it("calls run with the inputs and returns its value and console output", async () => {
@@ -35,8 +36,12 @@ describe("the sandbox runtime", () => {
   });
 
   it("returns a snippet's completion value", async () => {
-    expect(await sandbox.runInSandbox("snippet", "const x = 20; x + 22")).toMatchObject({ ok: true, output: 42 });
-    expect(await sandbox.runInSandbox("snippet", "Promise.resolve('later')")).toMatchObject({
+    expect(
+      await sandbox.runInSandbox("snippet", { language: "javascript", code: "const x = 20; x + 22" }),
+    ).toMatchObject({ ok: true, output: 42 });
+    expect(
+      await sandbox.runInSandbox("snippet", { language: "javascript", code: "Promise.resolve('later')" }),
+    ).toMatchObject({
       ok: true,
       output: "later",
     });
@@ -152,8 +157,13 @@ describe("the sandbox runtime", () => {
   });
 
   it("starts every call in a fresh realm", async () => {
-    await sandbox.runInSandbox("snippet", "var leaked = 'from an earlier call'; Array.prototype.polluted = true; 1");
-    expect(await sandbox.runInSandbox("snippet", "[typeof leaked, [].polluted]")).toMatchObject({
+    await sandbox.runInSandbox("snippet", {
+      language: "javascript",
+      code: "var leaked = 'from an earlier call'; Array.prototype.polluted = true; 1",
+    });
+    expect(
+      await sandbox.runInSandbox("snippet", { language: "javascript", code: "[typeof leaked, [].polluted]" }),
+    ).toMatchObject({
       ok: true,
       output: ["undefined", null],
     });
@@ -170,7 +180,10 @@ describe("the sandbox runtime", () => {
     const before = sandbox.sandboxPool().stats().terminated.cancelled;
     const pending = sandbox.runInSandbox(
       "tool",
-      "function run() { const end = Date.now() + 3000; while (Date.now() < end) {} return 'finished'; }",
+      {
+        language: "javascript",
+        code: "function run() { const end = Date.now() + 3000; while (Date.now() < end) {} return 'finished'; }",
+      },
       {},
       controller.signal,
     );
@@ -187,7 +200,12 @@ describe("the sandbox runtime", () => {
   it("lets go of a run's signal when each call settles, however many calls share it", async () => {
     const controller = new AbortController();
     for (let i = 0; i < 15; i++)
-      await sandbox.runInSandbox("tool", "function run() { return 1; }", {}, controller.signal);
+      await sandbox.runInSandbox(
+        "tool",
+        { language: "javascript", code: "function run() { return 1; }" },
+        {},
+        controller.signal,
+      );
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 

@@ -37,7 +37,7 @@ export function inputChecker(schema: Record<string, unknown>): (input: unknown) 
 
 /** Call a stored tool's `run(input)` in the sandbox. */
 export async function runToolCode(code: string, input: unknown, signal?: AbortSignal): Promise<ToolResult> {
-  const result = await runInSandbox("tool", code, input, signal);
+  const result = await runInSandbox("tool", { language: "javascript", code }, input, signal);
   if (!result.ok) return sandboxFailure(result);
   return { ok: true, output: result.output, truncated: result.outputTruncated };
 }

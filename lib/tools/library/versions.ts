@@ -55,7 +55,7 @@ export async function checkToolVersion(
   }
   // Loading the code and running the examples are independent sandbox calls: side by side, the pool takes both.
   const [compiled, outcomes] = await Promise.all([
-    runInSandbox("compile", tool.code, undefined, signal),
+    runInSandbox("compile", { language: "javascript", code: tool.code }, undefined, signal),
     runExamples(tool, tool.examples, signal),
   ]);
   if (!compiled.ok) {

@@ -11,7 +11,7 @@ export const runCode = defineTool({
     "no require/import/process/eval; fetch(url) reaches public http(s) hosts only.",
   inputSchema: z.strictObject({ code: z.string().describe("JavaScript source, e.g. `[1,2,3].map(x => x * 2)`.") }),
   async execute({ code }, { signal }) {
-    const result = await runInSandbox("snippet", code, undefined, signal);
+    const result = await runInSandbox("snippet", { language: "javascript", code }, undefined, signal);
     if (!result.ok) return sandboxFailure(result);
     const console = result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
     return { ok: true, output: { value: result.output ?? null, console }, truncated: result.outputTruncated };
