@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Violation } from "@/lib/sandbox/policy";
+import { ToolLanguage } from "@/lib/sandbox/languages";
 
 /*
  * The SSE contract: every event a run streams, and replays, by type. The server emits these, the browser folds
@@ -49,6 +50,7 @@ export const RegisteredToolView = z.object({
   name: z.string(),
   description: z.string(),
   parametersSchema: z.record(z.string(), z.unknown()),
+  language: ToolLanguage.optional().describe("The language of `code`. Absent in older logs: JavaScript."),
   code: z.string(),
   version: z.number().int(),
   examples: z
@@ -129,6 +131,7 @@ export const AgentEvent = z.discriminatedUnion("type", [
     step,
     callId: z.string(),
     name: z.string(),
+    language: ToolLanguage.optional().describe("The language of `code`. Absent in older logs: JavaScript."),
     code: z.string(),
     violations: z.array(Violation).describe("What the code policy refused; empty when the examples failed."),
     failures: z.array(ExampleOutcome).optional().describe("The examples, when one or more failed."),

@@ -3,6 +3,7 @@
  * is generated from them.
  */
 import { z } from "zod";
+import { ToolLanguage } from "@/lib/sandbox/languages";
 import { codePolicy } from "@/lib/sandbox/policy";
 import { ToolExample } from "./events";
 import { MAX_EVENT_ID } from "./log";
@@ -17,8 +18,20 @@ const toolName = z
   .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)")
   .describe("snake_case name, e.g. word_count");
 const toolDescription = z.string().trim().min(1).max(2000);
+/** Optional, and JavaScript when absent: every tool and client before Python sent none. */
+const toolLanguage = z
+  .enum(ToolLanguage.options, {
+    error: `language must be ${ToolLanguage.options.map((language) => JSON.stringify(language)).join(" or ")}`,
+  })
+  .optional()
+  .describe("The language of the tool's code: javascript (when absent) or python.");
 
-/** The schema of a tool definition: register_tool's input and the body of POST /api/tools with code. */
+const toolCode = z.string().min(1).max(codePolicy.maxCodeBytes);
+
+/**
+ * A tool definition with its code in one language: what the tool writer answers with. register_tool and
+ * POST /api/tools take `NewToolDefinition`, which comes to this.
+ */
 export const ToolDefinition = z.strictObject({
   name: toolName,
   description: toolDescription.describe("What the tool does, for the model."),
@@ -27,7 +40,10 @@ export const ToolDefinition = z.strictObject({
     .describe(
       'JSON Schema of the inputs, e.g. {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}',
     ),
-  code: z.string().min(1).max(codePolicy.maxCodeBytes).describe("JavaScript source defining function run(inputs)."),
+  language: toolLanguage,
+  code: toolCode.describe(
+    "The source: JavaScript defining function run(inputs), or Python defining def run(inputs) with language python.",
+  ),
   examples: z
     .array(ToolExample)
     .max(MAX_EXAMPLES)
@@ -38,6 +54,32 @@ export const ToolDefinition = z.strictObject({
     ),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
+
+/**
+ * register_tool's input and the body of POST /api/tools with code: `code` in `language` (JavaScript when absent), or
+ * the dynamic-tool-registration PR's `python_code`. It comes to one code and its language.
+ */
+export const NewToolDefinition = ToolDefinition.extend({
+  code: ToolDefinition.shape.code.optional(),
+  python_code: toolCode
+    .optional()
+    .describe('Python source defining def run(inputs): the same as code with language "python".'),
+})
+  .superRefine(({ code, python_code, language }, context) => {
+    const problem = (message: string, path: string) => context.addIssue({ code: "custom", message, path: [path] });
+    if (code === undefined && python_code === undefined)
+      problem("the tool's source is required: code (with language) or python_code", "code");
+    else if (code !== undefined && python_code !== undefined && code !== python_code)
+      problem("send the source once: code or python_code, not both", "python_code");
+    else if (python_code !== undefined && language !== undefined && language !== "python")
+      problem(`python_code is Python: drop language "${language}", or send the source as code`, "language");
+  })
+  .transform(({ python_code, code, language, ...definition }): ToolDefinition & { language: ToolLanguage } => ({
+    ...definition,
+    language: language ?? (python_code === undefined ? "javascript" : "python"),
+    code: (code ?? python_code)!,
+  }));
+export type NewToolDefinition = z.output<typeof NewToolDefinition>;
 
 /** A tool to write from a description: POST /api/tools/generate, and POST /api/tools without code (SEAT's form). */
 export const ToolDescription = z.strictObject({
@@ -52,7 +94,7 @@ export const ToolDescription = z.strictObject({
 export type ToolDescription = z.infer<typeof ToolDescription>;
 
 /** POST /api/tools: with code, the tool as written; with only a description, the model writes it. */
-export const NewTool = z.union([ToolDefinition, ToolDescription]);
+export const NewTool = z.union([NewToolDefinition, ToolDescription]);
 
 /** An example to keep: a past execution's input and output, or one written out. */
 export const NewToolExample = z.union([
@@ -135,6 +177,7 @@ export const ToolListQuery = z.object({
     .enum(["library", "conversation"])
     .optional()
     .describe("Only library tools, or only tools that belong to one conversation."),
+  language: toolLanguage.describe("Only tools whose latest version is in this language."),
   q: z.string().trim().min(1).max(200).optional().describe("Case-insensitive text in the name or description."),
   limit,
   cursor: z.string().max(400).optional().describe("The nextCursor of the previous page."),

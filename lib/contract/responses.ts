@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ToolLanguage } from "@/lib/sandbox/languages";
 import { ExampleOutcome, IdentifiedEvent, RegisteredToolView, RunStatus, ToolExample, Violation } from "./events";
 
 /*
@@ -122,6 +123,7 @@ export const Tool = z
         "JSON Schema of the inputs; register_tool's own name for it (the tool-registration PR's), kept on purpose.",
       ),
     input_schema: z.record(z.string(), z.unknown()).describe("SEAT's name for parameters_schema: the same schema."),
+    language: ToolLanguage.describe("The language of this version's code."),
     code: z.string(),
     examples: z.array(ToolExample).describe("This version's examples; each passed when it was kept."),
     tested: z.boolean().describe("The version has examples, and passed them; false: untested."),

@@ -346,8 +346,9 @@ const routes: ZodOpenApiPathsObject = {
     }),
     post: operation("Create a library tool (or a new version of one with that name)", {
       description:
-        "With `code`: the tool as written, checked by the code policy and run against its `examples` (a tool " +
-        "without examples is stored untested). With only a `description` (and an optional `name`), SEAT's form: " +
+        "With `code` (in `language`: JavaScript when absent, or Python) or the tool-registration PR's " +
+        "`python_code`: the tool as written, checked by its language's code policy and run against its `examples` " +
+        "(a tool without examples is stored untested). With only a `description` (and an optional `name`), SEAT's form: " +
         "the model writes the tool, which is checked, tested and repaired as POST /api/tools/generate does; the " +
         "answer is JSON once it is done, or that route's event stream for a client that sends " +
         "`Accept: text/event-stream`.",

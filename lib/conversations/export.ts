@@ -97,7 +97,8 @@ function callMarkdown(call: ToolCallView): string[] {
     out.push(
       `🛠 **Registered** \`${signatureText(tool.name, tool.parametersSchema)}\` v${tool.version} — ${tool.description}`,
       "",
-      fence(tool.code, "javascript"),
+      // Absent in logs older than Python: JavaScript.
+      fence(tool.code, tool.language ?? "javascript"),
     );
   }
   if (call.rejected?.violations.length) {

@@ -1,13 +1,14 @@
 import { parse, type AnyNode } from "acorn";
 import { full } from "acorn-walk";
 import type { ToolAnnotations } from "@modelcontextprotocol/server";
+import type { ToolSource } from "@/lib/sandbox/languages";
 
 /**
  * What an MCP client is told about a stored tool, from its code: every one runs in the sandbox, which can change
- * nothing here (read-only); one whose code calls `fetch` reaches the open web.
+ * nothing here (read-only); a JavaScript one whose code calls `fetch` reaches the open web (Python has no network).
  */
-export function toolAnnotations(code: string): ToolAnnotations {
-  return { readOnlyHint: true, openWorldHint: callsFetch(code) };
+export function toolAnnotations({ language, code }: ToolSource): ToolAnnotations {
+  return { readOnlyHint: true, openWorldHint: language === "javascript" && callsFetch(code) };
 }
 
 /**

@@ -13,6 +13,7 @@ import { ApiError } from "@/lib/platform/errors";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
 import { callTool } from "@/lib/tools/call";
 import { storedTool } from "@/lib/tools/library/stored-tool";
+import { toolSource } from "@/lib/tools/library/wire";
 import { toolAnnotations } from "./annotations";
 
 /** Tools per tools/list page: a library can hold thousands, and clients follow `nextCursor`. */
@@ -20,8 +21,9 @@ export const MCP_PAGE_SIZE = 100;
 
 const SERVER_INFO = { name: "toolsmith", title: "Toolsmith tool library", version: packageJson.version };
 const INSTRUCTIONS =
-  "The tools of your Toolsmith library, each written by its agent and run in Toolsmith's sandbox (QuickJS, no " +
-  "access to the host; `fetch` to public addresses only, for tools marked open-world).";
+  "The tools of your Toolsmith library, each written by its agent in JavaScript or Python and run in Toolsmith's " +
+  "sandbox (QuickJS or Pyodide, no access to the host; `fetch` to public addresses only, for JavaScript tools " +
+  "marked open-world; Python tools have no network).";
 
 /**
  * One HTTP exchange with an MCP client acting for `ownerId` (checked before: lib/mcp/access.ts), whose body was read
@@ -103,7 +105,7 @@ async function listLibrary(
     name: row.name,
     description: row.description,
     inputSchema: JSON.parse(row.parametersSchema) as Tool["inputSchema"],
-    annotations: toolAnnotations(row.code),
+    annotations: toolAnnotations(toolSource(row)),
   }));
   return nextCursor ? { tools, nextCursor } : { tools };
 }

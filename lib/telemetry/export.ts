@@ -14,6 +14,7 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { listRunEvents } from "@/lib/db/queries/events";
+import { toolLanguagesOfRun } from "@/lib/db/queries/executions";
 import { listMessages } from "@/lib/db/queries/messages";
 import { processWide } from "@/lib/platform/process-wide";
 import { modelConfig, telemetryConfig } from "@/lib/settings/config";
@@ -102,11 +103,16 @@ async function loadRunSpans(conversationId: string, runId: string): Promise<Span
   ).runs.find((found) => found.runId === runId);
   if (!run) return undefined;
   const { captureContent } = telemetryConfig();
-  const userMessage = captureContent
-    ? (await listMessages(conversationId)).find((message) => message.runId === runId && message.role === "user")
-        ?.content
-    : undefined;
-  return runSpans(run, { conversationId, provider: modelProvider(modelConfig()), captureContent, userMessage });
+  const [userMessage, toolLanguages] = await Promise.all([
+    captureContent
+      ? listMessages(conversationId).then(
+          (messages) => messages.find((message) => message.runId === runId && message.role === "user")?.content,
+        )
+      : undefined,
+    toolLanguagesOfRun(conversationId, runId),
+  ]);
+  const provider = modelProvider(modelConfig());
+  return runSpans(run, { conversationId, provider, captureContent, userMessage, toolLanguages });
 }
 
 /** Make the SDK's spans of a run, each with its own times; synchronous, so the ids given are the span's own. */

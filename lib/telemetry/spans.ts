@@ -39,6 +39,8 @@ export interface RunContext {
   captureContent: boolean;
   /** The user's message that started the run; read only when content is captured. */
   userMessage?: string;
+  /** The language of the stored tool each call ran, by call id; built-ins have none. */
+  toolLanguages?: ReadonlyMap<string, string>;
 }
 
 const AGENT = "toolsmith";
@@ -158,7 +160,8 @@ function chatSpan(run: RunView, step: StepView, index: number, scope: SpanScope)
 }
 
 function toolSpan(call: ToolCallView, scope: SpanScope): SpanDescription {
-  const { captureContent } = scope.context;
+  const { captureContent, toolLanguages } = scope.context;
+  const language = toolLanguages?.get(call.callId);
   return {
     key: `call:${call.eventId}`,
     parent: "run",
@@ -172,6 +175,7 @@ function toolSpan(call: ToolCallView, scope: SpanScope): SpanDescription {
       "gen_ai.tool.name": call.name,
       "gen_ai.tool.call.id": call.callId,
       "gen_ai.tool.type": "function",
+      ...(language && { "toolsmith.tool.language": language }),
       ...(captureContent && {
         "gen_ai.tool.call.arguments": json(call.input ?? {}),
         ...(call.status === "ok" && { "gen_ai.tool.call.result": content(call.output) }),

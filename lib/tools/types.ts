@@ -1,5 +1,6 @@
 import type { JSONSchema7 } from "ai";
 import type { ExampleOutcome, RegisteredToolView, Violation } from "@/lib/contract/events";
+import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type { ToolSettings } from "@/lib/settings/profiles";
 
 /** What a tool call runs in (lib/tools/call.ts builds it). */
@@ -34,6 +35,7 @@ export type ToolResult =
 /** A registration that was refused: what the code policy found, or how the examples went. */
 export interface ToolRejection {
   name: string;
+  language: ToolLanguage;
   code: string;
   violations: Violation[];
   failures?: ExampleOutcome[];

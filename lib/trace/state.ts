@@ -8,6 +8,7 @@ import type {
   Violation,
 } from "@/lib/contract/events";
 import { startsSegment, type SegmentStart } from "@/lib/contract/log";
+import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type { BuiltinToolName } from "@/lib/tools/names";
 
 /** An event as the browser receives it: the SSE data, with the SSE id. */
@@ -51,6 +52,8 @@ export interface RejectedTool {
   name: string;
   /** Absent in logs written before events carried it. */
   code?: string;
+  /** The language of `code`; absent in logs written before Python, which are JavaScript. */
+  language?: ToolLanguage;
   violations: Violation[];
   /** Every example, when one or more failed. */
   failures?: ExampleOutcome[];
@@ -215,7 +218,13 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
     case "tool_rejected":
       return updateCall(run, event.step, event.callId, (call) => ({
         ...call,
-        rejected: { name: event.name, code: event.code, violations: event.violations, failures: event.failures },
+        rejected: {
+          name: event.name,
+          code: event.code,
+          language: event.language,
+          violations: event.violations,
+          failures: event.failures,
+        },
       }));
     case "approval_requested":
       return updateCall(run, event.step, event.callId, (call) => ({

@@ -336,7 +336,7 @@ describe("the agent loop, with a fake model and fake tools", () => {
       code: "function run(i) { return i.x * 2; }",
       version: 1,
     };
-    const rejected = { name: "bad", code: "policy_violation", violations: [] };
+    const rejected = { name: "bad", language: "javascript" as const, code: "policy_violation", violations: [] };
     const tools = new FakeToolset({
       register_tool: {
         changesToolset: true,

@@ -11,7 +11,7 @@ describe("MCP tool annotations from a tool's code", () => {
     ["a shorthand property", "function run() { const api = { fetch }; return typeof api.fetch; }"],
   ])("counts %s as reaching the open web", (_case, code) => {
     expect(callsFetch(code)).toBe(true);
-    expect(toolAnnotations(code)).toEqual({ readOnlyHint: true, openWorldHint: true });
+    expect(toolAnnotations({ language: "javascript", code })).toEqual({ readOnlyHint: true, openWorldHint: true });
   });
 
   it.each([
@@ -22,6 +22,11 @@ describe("MCP tool annotations from a tool's code", () => {
     ["code that does not parse", "function run( { return fetch(1) }"],
   ])("does not count %s", (_case, code) => {
     expect(callsFetch(code)).toBe(false);
-    expect(toolAnnotations(code)).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(toolAnnotations({ language: "javascript", code })).toEqual({ readOnlyHint: true, openWorldHint: false });
+  });
+
+  it("never counts a Python tool as open-world: Python's sandbox has no network", () => {
+    const code = 'def run(inputs):\n    fetch = inputs["url"]\n    return fetch';
+    expect(toolAnnotations({ language: "python", code })).toEqual({ readOnlyHint: true, openWorldHint: false });
   });
 });

@@ -89,6 +89,24 @@ describe("a run's spans", () => {
     ]);
   });
 
+  it("say the language of a stored tool a call ran, and none for a built-in", () => {
+    const run = runOf([
+      { type: "run_started", messageId: "m1", model: "gpt" },
+      { type: "step_started", step: 1 },
+      { type: "tool_call", step: 1, callId: "py", name: "mean", input: {} },
+      { type: "tool_call", step: 1, callId: "b", name: "calculate", input: {} },
+      { type: "tool_result", step: 1, callId: "py", name: "mean", ok: true, output: 2, durationMs: 5 },
+      { type: "tool_result", step: 1, callId: "b", name: "calculate", ok: true, output: 2, durationMs: 5 },
+      { type: "step_finished", step: 1, finishReason: "tool-calls" },
+      { type: "run_finished", status: "completed", steps: 1 },
+    ]);
+    const spans = runSpans(run, { ...context, toolLanguages: new Map([["py", "python"]]) });
+    const language = (name: string) =>
+      spans.find((span) => span.name === `execute_tool ${name}`)!.attributes["toolsmith.tool.language"];
+    expect(language("mean")).toBe("python");
+    expect(language("calculate")).toBeUndefined();
+  });
+
   it("name the provider: OpenAI's dialects, a well-known API host, else a compatible server", () => {
     const model = { model: "m", maxRetries: 0 };
     expect(modelProvider({ ...model, api: "chat" })).toEqual({

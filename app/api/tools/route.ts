@@ -2,7 +2,7 @@ import { Tool, ToolPage } from "@/lib/contract/responses";
 import { requireIdentity } from "@/lib/http/access";
 import { z } from "zod";
 import { checkBody, readJson } from "@/lib/http/body";
-import { ToolDefinition, ToolDescription, ToolListQuery } from "@/lib/contract/requests";
+import { NewToolDefinition, ToolDescription, ToolListQuery } from "@/lib/contract/requests";
 import { noCalls } from "@/lib/db/queries/executions";
 import { answer, route } from "@/lib/http/route";
 import { acceptsEventStream, generationResponse } from "@/lib/agent/tool-writer-response";
@@ -28,13 +28,13 @@ export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
   // The two forms are told apart by their code, so that a mistake in either is reported in that form's terms.
   const body = await readJson(request, z.record(z.string(), z.unknown()));
-  if ("code" in body || "parameters_schema" in body) {
-    return createFromCode(checkBody(ToolDefinition, body), identity, request.signal);
+  if ("code" in body || "python_code" in body || "parameters_schema" in body) {
+    return createFromCode(checkBody(NewToolDefinition, body), identity, request.signal);
   }
   return generationResponse(request, identity, checkBody(ToolDescription, body), acceptsEventStream(request));
 });
 
-async function createFromCode(definition: ToolDefinition, identity: string, signal: AbortSignal) {
+async function createFromCode(definition: NewToolDefinition, identity: string, signal: AbortSignal) {
   if (isBuiltinName(definition.name)) throw reservedName(definition.name);
   const registration = await registerToolVersion(
     {
@@ -44,6 +44,7 @@ async function createFromCode(definition: ToolDefinition, identity: string, sign
       name: definition.name,
       description: definition.description,
       parametersSchema: definition.parameters_schema,
+      language: definition.language,
       code: definition.code,
       examples: definition.examples,
     },

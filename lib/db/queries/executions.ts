@@ -196,3 +196,16 @@ export async function findToolExecution(lineageId: string, executionId: string) 
     select: { input: true, output: true, status: true },
   });
 }
+
+/**
+ * The language of the stored tool version each call of a run ran, by call id (built-ins ran none): this process's
+ * recorded calls are counted (settled).
+ */
+export async function toolLanguagesOfRun(conversationId: string, runId: string): Promise<Map<string, string>> {
+  await executionRows.settled();
+  const calls = await db.toolExecution.findMany({
+    where: { conversationId, runId, callId: { not: null }, toolId: { not: null } },
+    select: { callId: true, tool: { select: { language: true } } },
+  });
+  return new Map(calls.flatMap(({ callId, tool }) => (tool ? [[callId!, tool.language]] : [])));
+}

@@ -5,6 +5,7 @@ import { containsIgnoringCase, db, provider, sql, transaction } from "@/lib/db/d
 import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
 import type { Tool } from "@/lib/contract/responses";
+import type { ToolLanguage, ToolSource } from "@/lib/sandbox/languages";
 import { identifierWords, parameterWords, type QueryTerms } from "@/lib/db/queries/tool-words";
 
 export interface NewToolVersion {
@@ -15,10 +16,18 @@ export interface NewToolVersion {
   name: string;
   description: string;
   parametersSchema: Record<string, unknown>;
+  /** The language of `code`; absent: JavaScript, as every tool was before Python. */
+  language?: ToolLanguage;
   code: string;
   /** Each passed in the sandbox before the version is stored (lib/tools/library/versions.ts). */
   examples: ToolExample[];
 }
+
+/** A new version's code and its language: JavaScript when it does not say, as every tool was before Python. */
+export const versionSource = (tool: Pick<NewToolVersion, "language" | "code">): ToolSource => ({
+  language: tool.language ?? "javascript",
+  code: tool.code,
+});
 
 export type ToolScope = Tool["scope"];
 
@@ -32,6 +41,7 @@ const view = {
   name: true,
   description: true,
   parametersSchema: true,
+  language: true,
   code: true,
   examples: true,
   failingExamples: true,
@@ -51,6 +61,8 @@ export interface ToolRow {
   name: string;
   description: string;
   parametersSchema: string;
+  /** javascript | python (lib/tools/library/wire.ts reads it as the contract's ToolLanguage). */
+  language: string;
   code: string;
   /** JSON: ToolExample[]. */
   examples: string;
@@ -114,6 +126,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       name: tool.name,
       // The model wrote these: a lone surrogate, which the database refuses, becomes U+FFFD.
       description: tool.description.toWellFormed(),
+      language: versionSource(tool).language,
       code: tool.code.toWellFormed(),
       parametersSchema: JSON.stringify(tool.parametersSchema),
       examples: JSON.stringify(tool.examples),
@@ -123,7 +136,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       createdAt: databaseClock.now(),
     };
     await statements.execute(
-      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "code", "examples", "version", "status", "createdAt", "nameWords", "parameterWords") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "language", "code", "examples", "version", "status", "createdAt", "nameWords", "parameterWords") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.id,
         row.lineageId,
@@ -135,6 +148,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
         row.name,
         row.description,
         row.parametersSchema,
+        row.language,
         row.code,
         row.examples,
         row.version,
@@ -180,6 +194,7 @@ export function listConversationTools(conversationId: string) {
 export interface ToolQuery {
   deprecated?: boolean;
   scope?: ToolScope;
+  language?: ToolLanguage;
   /** Case-insensitive, over name and description. */
   q?: string;
   limit: number;
@@ -196,6 +211,7 @@ export function listOwnedTools(ownerId: string, query: ToolQuery) {
       status: "active",
       deprecated: query.deprecated,
       scope: query.scope,
+      language: query.language,
       ...(query.q
         ? { AND: [{ OR: [{ name: containsIgnoringCase(query.q) }, { description: containsIgnoringCase(query.q) }] }] }
         : {}),

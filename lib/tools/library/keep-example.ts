@@ -5,7 +5,7 @@ import { findToolExecution } from "@/lib/db/queries/executions";
 import { setFailingExamples, setToolExamples, type ToolRow } from "@/lib/db/queries/tools";
 import { ApiError, notFound } from "@/lib/platform/errors";
 import { describeFailures } from "./examples";
-import { runExamples } from "./stored-tool";
+import { runExamples, testedVersion } from "./stored-tool";
 import { exampleRefused } from "./wire";
 
 /**
@@ -33,8 +33,7 @@ export async function keepExample(tool: ToolRow, body: NewToolExample, signal: A
   if ([...examples, ...failingExamples].some((kept) => isDeepStrictEqual(kept.input, example.input))) {
     throw new ApiError(422, "duplicate_example", "The tool already has an example with this input.");
   }
-  const parametersSchema = JSON.parse(tool.parametersSchema) as Record<string, unknown>;
-  const [outcome] = await runExamples({ code: tool.code, parametersSchema }, [example], signal);
+  const [outcome] = await runExamples(testedVersion(tool), [example], signal);
   if (failing) {
     if (outcome.passed)
       throw new ApiError(

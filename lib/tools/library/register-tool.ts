@@ -1,5 +1,6 @@
-import { ToolDefinition } from "@/lib/contract/requests";
+import { NewToolDefinition } from "@/lib/contract/requests";
 import { config } from "@/lib/settings/config";
+import { PYTHON_TOOL_CODE_RULES } from "@/lib/tools/code-rules";
 import { toolView } from "./wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import { conversationOf, defineTool } from "@/lib/tools/define-tool";
@@ -11,11 +12,12 @@ const { timeoutMs, memoryBytes } = config.sandbox;
 
 /** What a refused registration shows in the trace: the policy's violations, or the examples that failed. */
 function rejection(
-  { name, code }: ToolDefinition,
+  { name, language, code }: NewToolDefinition,
   registration: Extract<Registration, { ok: false }>,
 ): ToolRejection | undefined {
-  if (registration.problem === "policy") return { name, code, violations: registration.violations };
-  if (registration.problem === "examples") return { name, code, violations: [], failures: registration.outcomes };
+  if (registration.problem === "policy") return { name, language, code, violations: registration.violations };
+  if (registration.problem === "examples")
+    return { name, language, code, violations: [], failures: registration.outcomes };
   return undefined;
 }
 
@@ -29,14 +31,20 @@ export const TOOL_CODE_RULES =
 export const registerTool = defineTool({
   name: "register_tool",
   description:
-    `Create a new tool when none of the available tools fits the task. The code is ${TOOL_CODE_RULES} ` +
-    "The tool is callable by its name right after registration and in later turns. Registering an existing name makes a new version. Give two or three examples (an ordinary " +
-    "case and an edge case): each runs before the tool is accepted, and a mismatch rejects it, showing the input, " +
-    "the expected and the actual output.",
+    "Create a new tool when none of the available tools fits the task, in JavaScript or Python.\n" +
+    `- In \`code\` (the default language): ${TOOL_CODE_RULES}\n` +
+    `- In \`code\` with \`"language": "python"\`, or in \`python_code\`: ${PYTHON_TOOL_CODE_RULES} A tool ` +
+    "that must reach the network is JavaScript.\n" +
+    "For example, JavaScript: `function run({ text }) { return text.split(/\\s+/).filter(Boolean).length; }`; " +
+    'Python: `def run(inputs): return len(inputs["text"].split())`.\n' +
+    "The tool is callable by its name right after registration and in later turns. Registering an existing name " +
+    "makes a new version, in either language. Give two or three examples (an ordinary case and an edge case): each " +
+    "runs before the tool is accepted, and a mismatch rejects it, showing the input, the expected and the actual " +
+    "output.",
   changesToolset: true,
-  inputSchema: ToolDefinition,
+  inputSchema: NewToolDefinition,
   async execute(definition, context) {
-    const { name, code, examples } = definition;
+    const { name, language, code, examples } = definition;
     if (isBuiltinName(name)) return { ok: false, error: `"${name}" is a built-in tool; choose another name.` };
 
     const registration = await registerToolVersion(
@@ -47,6 +55,7 @@ export const registerTool = defineTool({
         name,
         description: definition.description,
         parametersSchema: definition.parameters_schema,
+        language,
         code,
         examples,
       },

@@ -42,6 +42,7 @@ export const searchTools = defineTool({
       name: tool.name,
       signature: signatureText(tool.name, JSON.parse(tool.parametersSchema) as Record<string, unknown>),
       description: tool.description,
+      language: tool.language,
       score,
     }));
     return {

@@ -1,8 +1,8 @@
 import type { JSONSchema7 } from "ai";
 import { Validator } from "@cfworker/json-schema";
 import type { ToolRow } from "@/lib/db/queries/tools";
-import { toolView } from "./wire";
-import { runInSandbox } from "@/lib/sandbox";
+import { toolSource, toolView } from "./wire";
+import { runInSandbox, type ToolSource } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
@@ -17,7 +17,7 @@ export function storedTool(row: ToolRow): AgentTool {
     parametersSchema: view.parametersSchema as JSONSchema7,
     versionId: view.versionId,
     parse: inputChecker(view.parametersSchema),
-    execute: (input, { signal }) => runToolCode(view.code, input, signal),
+    execute: (input, { signal }) => runToolCode(toolSource(row), input, signal),
   };
 }
 
@@ -35,19 +35,25 @@ export function inputChecker(schema: Record<string, unknown>): (input: unknown) 
   };
 }
 
-/** Call a stored tool's `run(input)` in the sandbox. */
-export async function runToolCode(code: string, input: unknown, signal?: AbortSignal): Promise<ToolResult> {
-  const result = await runInSandbox("tool", { language: "javascript", code }, input, signal);
+/** Call a stored tool's entry point (`run(input)`) in its language's sandbox. */
+export async function runToolCode(source: ToolSource, input: unknown, signal?: AbortSignal): Promise<ToolResult> {
+  const result = await runInSandbox("tool", source, input, signal);
   if (!result.ok) return sandboxFailure(result);
   return { ok: true, output: result.output, truncated: result.outputTruncated };
 }
+
+/** A stored version as `runExamples` takes it. */
+export const testedVersion = (row: ToolRow) => ({
+  ...toolSource(row),
+  parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
+});
 
 /**
  * Run each example against a tool's code in the sandbox, side by side (the pool's threads take them): its input
  * must match the parameters schema, and its output the expected one.
  */
 export async function runExamples(
-  tool: { code: string; parametersSchema: Record<string, unknown> },
+  tool: ToolSource & { parametersSchema: Record<string, unknown> },
   examples: ToolExample[],
   signal?: AbortSignal,
 ): Promise<ExampleOutcome[]> {
@@ -59,7 +65,7 @@ export async function runExamples(
         const error = `The input does not match parameters_schema: ${parsed.problems.join("; ")}`;
         return { input, expected_output, passed: false, error };
       }
-      const result = await runToolCode(tool.code, input, signal);
+      const result = await runToolCode(tool, input, signal);
       if (!result.ok) return { input, expected_output, passed: false, error: result.error };
       const actual = result.output ?? null;
       return { input, expected_output, passed: matchesExpected(actual, expected_output), actual_output: actual };

@@ -1,7 +1,13 @@
 import { Validator } from "@cfworker/json-schema";
 import { isDeepStrictEqual } from "node:util";
-import { keptFailingExamples, saveToolVersion, type NewToolVersion, type ToolRow } from "@/lib/db/queries/tools";
-import { checkCode, formatViolation, runInSandbox, type Violation } from "@/lib/sandbox";
+import {
+  keptFailingExamples,
+  saveToolVersion,
+  versionSource,
+  type NewToolVersion,
+  type ToolRow,
+} from "@/lib/db/queries/tools";
+import { checkSource, formatViolation, runInSandbox, type Violation } from "@/lib/sandbox";
 import type { ExampleOutcome } from "@/lib/contract/events";
 import { describeFailures } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
@@ -35,7 +41,8 @@ export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSi
 
 /**
  * Why a tool version cannot be accepted, if it cannot: its parameters schema must be usable, its code must pass
- * the policy and load in the sandbox (defining `run`), and each of its examples must give the expected output.
+ * its language's policy and load in its sandbox (defining its entry point), and each of its examples must give the
+ * expected output.
  */
 export async function checkToolVersion(
   tool: Omit<NewToolVersion, "ownerId" | "conversationId" | "runId">,
@@ -44,7 +51,8 @@ export async function checkToolVersion(
   const schemaProblem = checkParametersSchema(tool.parametersSchema);
   if (schemaProblem) return { ok: false, problem: "schema", message: `Invalid parameters_schema: ${schemaProblem}` };
 
-  const check = checkCode(tool.code);
+  const source = versionSource(tool);
+  const check = await checkSource(source);
   if (!check.ok) {
     return {
       ok: false,
@@ -55,8 +63,8 @@ export async function checkToolVersion(
   }
   // Loading the code and running the examples are independent sandbox calls: side by side, the pool takes both.
   const [compiled, outcomes] = await Promise.all([
-    runInSandbox("compile", { language: "javascript", code: tool.code }, undefined, signal),
-    runExamples(tool, tool.examples, signal),
+    runInSandbox("compile", source, undefined, signal),
+    runExamples({ ...source, parametersSchema: tool.parametersSchema }, tool.examples, signal),
   ]);
   if (!compiled.ok) {
     const failure = sandboxFailure(compiled);

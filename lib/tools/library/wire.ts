@@ -3,6 +3,7 @@ import type { Execution, SeatStatistics, Tool, ToolRefused, ToolRun } from "@/li
 import type { listToolExecutions, ToolStats } from "@/lib/db/queries/executions";
 import type { ToolRow } from "@/lib/db/queries/tools";
 import { ApiError } from "@/lib/platform/errors";
+import type { ToolLanguage, ToolSource } from "@/lib/sandbox/languages";
 import type { ToolResult } from "@/lib/tools/types";
 import type { Refusal } from "./versions";
 
@@ -12,6 +13,9 @@ import type { Refusal } from "./versions";
  * written only from the values the contract lists; these functions are where the text becomes the contract's type.
  */
 
+/** A version's code and its language, as the sandbox takes them. */
+export const toolSource = (row: ToolRow): ToolSource => ({ language: row.language as ToolLanguage, code: row.code });
+
 /** A tool version as the trace shows it (`tool_registered`) and the conversation's tool list. */
 export function toolView(row: ToolRow): RegisteredToolView {
   return {
@@ -20,7 +24,7 @@ export function toolView(row: ToolRow): RegisteredToolView {
     name: row.name,
     description: row.description,
     parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
-    code: row.code,
+    ...toolSource(row),
     version: row.version,
     examples: JSON.parse(row.examples) as ToolExample[],
   };
@@ -36,7 +40,7 @@ export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
     description: row.description,
     parameters_schema: parametersSchema,
     input_schema: parametersSchema,
-    code: row.code,
+    ...toolSource(row),
     examples,
     tested: examples.length > 0,
     failing_examples: JSON.parse(row.failingExamples) as ToolExample[],

@@ -4,17 +4,13 @@ import { ToolTestRun } from "@/lib/contract/responses";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
-import { runExamples } from "@/lib/tools/library/stored-tool";
+import { runExamples, testedVersion } from "@/lib/tools/library/stored-tool";
 
 /** Run a version's examples again (the latest, or `?version=N`): each with what the tool returns today. */
 export const POST = route(async (request, context: RouteParams) => {
   const { version } = readQuery(request, ToolVersionQuery);
   const { tool } = await requireTool(request, context, version);
-  const outcomes = await runExamples(
-    { code: tool.code, parametersSchema: JSON.parse(tool.parametersSchema) as Record<string, unknown> },
-    JSON.parse(tool.examples) as ToolExample[],
-    request.signal,
-  );
+  const outcomes = await runExamples(testedVersion(tool), JSON.parse(tool.examples) as ToolExample[], request.signal);
   return answer(ToolTestRun, {
     version: tool.version,
     passed: outcomes.length > 0 && outcomes.every((outcome) => outcome.passed),
