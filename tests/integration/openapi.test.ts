@@ -46,7 +46,10 @@ describe("the OpenAPI document", () => {
       schema.$ref ? document.components.schemas[schema.$ref.split("/").at(-1)!] : schema;
     const body = resolve(document.paths["/api/tools"].post.requestBody.content["application/json"].schema);
     const [withCode, described] = body.anyOf.map(resolve);
-    expect(withCode.required).toEqual(["name", "description", "parameters_schema", "code"]);
+    // The source is `code` (in `language`) or the tool-registration PR's `python_code`: neither alone is required.
+    expect(withCode.required).toEqual(["name", "description", "parameters_schema"]);
+    expect(withCode.properties.language.enum).toEqual(["javascript", "python"]);
+    expect(Object.keys(withCode.properties)).toEqual(expect.arrayContaining(["code", "python_code"]));
     expect(withCode.properties.name.pattern).toBe("^[a-zA-Z][a-zA-Z0-9_]{0,63}$");
     expect(described.required).toEqual(["description"]);
 
@@ -59,7 +62,15 @@ describe("the OpenAPI document", () => {
     expect(run.required).toEqual(expect.arrayContaining(["success", "output", "error", "execution_time"]));
     const tool = document.components.schemas.Tool;
     expect(Object.keys(tool.properties)).toEqual(
-      expect.arrayContaining(["parameters_schema", "input_schema", "stats", "statistics", "examples", "tested"]),
+      expect.arrayContaining([
+        "parameters_schema",
+        "input_schema",
+        "language",
+        "stats",
+        "statistics",
+        "examples",
+        "tested",
+      ]),
     );
   });
 
