@@ -26,6 +26,7 @@ const TOOLS: ToolSource[] = [
 `,
   },
 ];
+const SPIN = "def run(inputs):\n    while True:\n        pass\n";
 const INPUT = { text: "the quick brown fox jumps over the lazy dog ".repeat(20) };
 const MB = 1024 * 1024;
 
@@ -78,6 +79,24 @@ export async function benchPython(): Promise<void> {
   console.log(
     `A process from the memory image to ready (warm-up call included): median ${ms(start.median)} of ${start.n}; ` +
       `the first process of an installation, making the image: ${ms(making)}`,
+  );
+
+  const stops: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    await pythonPool().warm();
+    const controller = new AbortController();
+    const spinning = runInSandbox("tool", { language: "python", code: SPIN }, {}, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopped = performance.now();
+    controller.abort();
+    const result = await spinning;
+    stops.push(performance.now() - stopped);
+    if (result.ok || result.error.kind !== "cancelled")
+      throw new Error(`expected a cancelled call: ${JSON.stringify(result)}`);
+  }
+  const stop = summarize(stops);
+  console.log(
+    `Stop during a spinning Python tool (abort → answered, process killed): median ${ms(stop.median)}, p95 ${ms(stop.p95)} (target ≤ 100 ms)`,
   );
   await pythonPool().close();
 
