@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegisteredToolView, Violation } from "@/lib/contract/events";
-import { Api, ofType } from "../support/api";
+import { Api, expectJson, ofType, sendJson } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 import { otlpJsonSpans } from "../support/otlp-receiver";
@@ -54,37 +54,30 @@ afterAll(async () => {
   await model.stop();
 });
 
-const send = (client: Api, path: string, method: string, body?: unknown) =>
-  client.fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-const json = async (response: Response, status: number) => {
-  const text = await response.text();
-  expect(response.status, text).toBe(status);
-  return text ? JSON.parse(text) : null;
-};
-const create = (body: object, status = 201) => send(alice, "/api/tools", "POST", body).then((r) => json(r, status));
+const create = (body: object, status = 201) =>
+  sendJson(alice, "/api/tools", "POST", body).then((r) => expectJson(r, status));
 const execute = (id: string, input: object, version?: number) =>
-  send(alice, `/api/tools/${id}/execute${version ? `?version=${version}` : ""}`, "POST", { input }).then((r) =>
-    json(r, 200),
+  sendJson(alice, `/api/tools/${id}/execute${version ? `?version=${version}` : ""}`, "POST", { input }).then((r) =>
+    expectJson(r, 200),
   );
 
 describe("Python tools through the REST API", () => {
   it("stores a tool with language python: GET, the list and its filter show the language, execute runs it", async () => {
     const created = await create(MEAN);
     expect(created).toMatchObject({ name: "mean_of", language: "python", code: MEAN.code, tested: true });
-    expect(await json(await alice.fetch(`/api/tools/${created.id}`), 200)).toMatchObject({ language: "python" });
+    expect(await expectJson(await alice.fetch(`/api/tools/${created.id}`), 200)).toMatchObject({ language: "python" });
 
-    const listed = (await json(await alice.fetch("/api/tools"), 200)).tools;
+    const listed = (await expectJson(await alice.fetch("/api/tools"), 200)).tools;
     expect(listed.find((tool: { id: string }) => tool.id === created.id)).toMatchObject({ language: "python" });
-    const pythonOnly = (await json(await alice.fetch("/api/tools?language=python"), 200)).tools;
+    const pythonOnly = (await expectJson(await alice.fetch("/api/tools?language=python"), 200)).tools;
     expect(pythonOnly.every((tool: { language: string }) => tool.language === "python")).toBe(true);
     expect(pythonOnly.map((tool: { id: string }) => tool.id)).toContain(created.id);
 
     expect(await execute(created.id, { numbers: [2, 4, 9] })).toMatchObject({ ok: true, output: { mean: 5 } });
-    const failed = await json(await send(alice, `/api/tools/${created.id}/execute`, "POST", { input: {} }), 400);
+    const failed = await expectJson(
+      await sendJson(alice, `/api/tools/${created.id}/execute`, "POST", { input: {} }),
+      400,
+    );
     expect(failed.error.message).toMatch(/numbers/);
   });
 
@@ -102,8 +95,8 @@ describe("Python tools through the REST API", () => {
     expect(v1).toMatchObject({ version: 1, language: "javascript" });
     const v2 = await create({ ...SLUGIFY_JS, ...SLUGIFY_PY });
     expect(v2).toMatchObject({ id: v1.id, version: 2, language: "python" });
-    expect((await json(await alice.fetch(`/api/tools/${v1.id}?version=1`), 200)).language).toBe("javascript");
-    const versions = (await json(await alice.fetch(`/api/tools/${v1.id}/versions`), 200)).versions;
+    expect((await expectJson(await alice.fetch(`/api/tools/${v1.id}?version=1`), 200)).language).toBe("javascript");
+    const versions = (await expectJson(await alice.fetch(`/api/tools/${v1.id}/versions`), 200)).versions;
     expect(versions.map((version: { language: string }) => version.language)).toEqual(["javascript", "python"]);
     expect((await execute(v1.id, { title: " Hello, Python! " })).output).toBe("hello-python");
     expect((await execute(v1.id, { title: " Hello, JS! " }, 1)).output).toBe("hello-js");
@@ -123,7 +116,7 @@ describe("Python tools through the REST API", () => {
 
     const nothing = await create({ ...MEDIAN_PR, python_code: undefined, name: "no_source" }, 400);
     expect(nothing.error.message).toMatch(/code \(with language\) or python_code/);
-    await json(await alice.fetch("/api/tools?language=ruby"), 400);
+    await expectJson(await alice.fetch("/api/tools?language=ruby"), 400);
   });
 
   it("refuses Python that does not parse, with its line, and a module without a function, saying what is needed", async () => {
@@ -137,7 +130,7 @@ describe("Python tools through the REST API", () => {
     const noFunction = await create({ ...MEAN, name: "no_function", code: "answer = 42\n", examples: [] }, 422);
     expect(noFunction.error.message).toContain("def run(inputs)");
 
-    expect((await json(await alice.fetch("/api/tools?q=broken"), 200)).tools).toEqual([]);
+    expect((await expectJson(await alice.fetch("/api/tools?q=broken"), 200)).tools).toEqual([]);
   });
 
   it("runs a Python tool's examples before it is stored: a failing one refuses it, with what the tool returned", async () => {
@@ -157,21 +150,24 @@ describe("Python tools through the REST API", () => {
       expect.objectContaining({ passed: true }),
       expect.objectContaining({ passed: false, actual_output: { mean: 1.5 } }),
     ]);
-    expect((await json(await alice.fetch("/api/tools?q=wrong_mean"), 200)).tools).toEqual([]);
+    expect((await expectJson(await alice.fetch("/api/tools?q=wrong_mean"), 200)).tools).toEqual([]);
   });
 
   it("keeps a past call of a Python tool as an example, and a failing one that the next version must pass", async () => {
     const tool = await create({ ...MEAN, name: "mean_kept", examples: [] });
     await execute(tool.id, { numbers: [1, 2, 6] });
-    const [call] = (await json(await alice.fetch(`/api/tools/${tool.id}/executions`), 200)).executions;
-    const kept = await json(await send(alice, `/api/tools/${tool.id}/examples`, "POST", { executionId: call.id }), 201);
+    const [call] = (await expectJson(await alice.fetch(`/api/tools/${tool.id}/executions`), 200)).executions;
+    const kept = await expectJson(
+      await sendJson(alice, `/api/tools/${tool.id}/examples`, "POST", { executionId: call.id }),
+      201,
+    );
     expect(kept).toMatchObject({ language: "python", tested: true, examples: [{ expected_output: { mean: 3 } }] });
-    const tested = await json(await send(alice, `/api/tools/${tool.id}/test`, "POST"), 200);
+    const tested = await expectJson(await sendJson(alice, `/api/tools/${tool.id}/test`, "POST"), 200);
     expect(tested).toMatchObject({ passed: true, outcomes: [{ passed: true }] });
 
     // An empty list should give 0 rather than fail (as a reviewer's annotation would say): kept as failing.
     const failing = { input: { numbers: [] }, expected_output: { mean: 0 }, failing: true };
-    const withFailing = await json(await send(alice, `/api/tools/${tool.id}/examples`, "POST", failing), 201);
+    const withFailing = await expectJson(await sendJson(alice, `/api/tools/${tool.id}/examples`, "POST", failing), 201);
     expect(withFailing.failing_examples).toEqual([{ input: { numbers: [] }, expected_output: { mean: 0 } }]);
     const unfixed = await create({ ...MEAN, name: "mean_kept", examples: [] }, 422);
     expect(unfixed.error.message).toMatch(/kept by a person/);
@@ -237,14 +233,17 @@ describe("Python tools in a chat", () => {
     ]);
 
     // The export carries the language: the tools in JSON, the code's fence in Markdown.
-    const exported = await json(await alice.fetch(`/api/conversations/${conversation.id}/export?format=json`), 200);
+    const exported = await expectJson(
+      await alice.fetch(`/api/conversations/${conversation.id}/export?format=json`),
+      200,
+    );
     expect(exported.tools.map((tool: { language: string }) => tool.language)).toEqual(["python", "python"]);
     const markdown = await (await alice.fetch(`/api/conversations/${conversation.id}/export?format=md`)).text();
     expect(markdown).toContain("```python\nimport statistics");
 
     // The run's trace: each call of a stored tool says its language, a registration (a built-in) none.
     const runId = events[0].data.runId as string;
-    const otlp = await json(await alice.fetch(`/api/conversations/${conversation.id}/runs/${runId}/otlp`), 200);
+    const otlp = await expectJson(await alice.fetch(`/api/conversations/${conversation.id}/runs/${runId}/otlp`), 200);
     const spans = otlpJsonSpans(otlp);
     const language = (name: string) =>
       spans.find((span) => span.name === `execute_tool ${name}`)?.attributes["toolsmith.tool.language"];
@@ -304,7 +303,7 @@ describe("Python tools over MCP", () => {
     } finally {
       await client.close();
     }
-    const [latest] = (await json(await alice.fetch(`/api/tools/${tool.id}/executions`), 200)).executions;
+    const [latest] = (await expectJson(await alice.fetch(`/api/tools/${tool.id}/executions`), 200)).executions;
     expect(latest).toMatchObject({ source: "mcp", status: "failed" });
   });
 });

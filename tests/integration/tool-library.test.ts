@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, ofType } from "../support/api";
+import { Api, expectJson, ofType, sendJson } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 
@@ -27,21 +27,9 @@ afterAll(async () => {
   await model.stop();
 });
 
-const send = (client: Api, path: string, method: string, body?: unknown) =>
-  client.fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-const json = async (response: Response, status: number) => {
-  const text = await response.text();
-  expect(response.status, text).toBe(status);
-  return text ? JSON.parse(text) : null;
-};
-
 describe("the tool library's REST API", () => {
   it("creates, lists, searches, executes, counts, versions, deprecates and deletes a tool", async () => {
-    const created = await json(await send(alice, "/api/tools", "POST", SLUGIFY), 201);
+    const created = await expectJson(await sendJson(alice, "/api/tools", "POST", SLUGIFY), 201);
     expect(created).toMatchObject({
       name: "slugify",
       version: 1,
@@ -52,28 +40,31 @@ describe("the tool library's REST API", () => {
     });
     const id = created.id as string;
 
-    expect((await json(await alice.fetch("/api/tools"), 200)).tools.map((tool: { id: string }) => tool.id)).toContain(
-      id,
-    );
-    expect((await json(await alice.fetch("/api/tools?q=URL%20SLUG"), 200)).tools).toHaveLength(1);
-    expect((await json(await alice.fetch("/api/tools/search?q=SLUG"), 200)).tools[0]).toMatchObject({
+    expect(
+      (await expectJson(await alice.fetch("/api/tools"), 200)).tools.map((tool: { id: string }) => tool.id),
+    ).toContain(id);
+    expect((await expectJson(await alice.fetch("/api/tools?q=URL%20SLUG"), 200)).tools).toHaveLength(1);
+    expect((await expectJson(await alice.fetch("/api/tools/search?q=SLUG"), 200)).tools[0]).toMatchObject({
       id,
       stats: { executions: 0 },
     });
-    expect((await json(await alice.fetch("/api/tools/search?q=nothing-like-it"), 200)).tools).toEqual([]);
+    expect((await expectJson(await alice.fetch("/api/tools/search?q=nothing-like-it"), 200)).tools).toEqual([]);
 
-    const executed = await json(
-      await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "  Hello, World! " } }),
+    const executed = await expectJson(
+      await sendJson(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "  Hello, World! " } }),
       200,
     );
     expect(executed).toMatchObject({ ok: true, output: "hello-world", error: null, success: true });
     // One duration, in Toolsmith's milliseconds and SEAT's seconds.
     expect(executed.execution_time).toBeGreaterThan(0);
     expect(Math.abs(executed.durationMs - executed.execution_time * 1000)).toBeLessThanOrEqual(1);
-    const failed = await json(await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: 42 } }), 400);
+    const failed = await expectJson(
+      await sendJson(alice, `/api/tools/${id}/execute`, "POST", { input: { title: 42 } }),
+      400,
+    );
     expect(failed.error.message).toMatch(/title/);
 
-    const withStats = await json(await alice.fetch(`/api/tools/${id}`), 200);
+    const withStats = await expectJson(await alice.fetch(`/api/tools/${id}`), 200);
     expect(withStats.stats).toMatchObject({
       executions: 1,
       successes: 1,
@@ -83,27 +74,32 @@ describe("the tool library's REST API", () => {
     });
     expect(withStats.stats.lastUsedAt).not.toBeNull();
 
-    const v2 = await json(
-      await send(alice, "/api/tools", "POST", {
+    const v2 = await expectJson(
+      await sendJson(alice, "/api/tools", "POST", {
         ...SLUGIFY,
         code: "function run({ title }) { return title.toLowerCase().split(/\\W+/).filter(Boolean).join('_'); }",
       }),
       201,
     );
     expect(v2).toMatchObject({ id, version: 2 });
-    const versions = await json(await alice.fetch(`/api/tools/${id}/versions`), 200);
+    const versions = await expectJson(await alice.fetch(`/api/tools/${id}/versions`), 200);
     expect(versions.versions.map((version: { version: number }) => version.version)).toEqual([1, 2]);
     expect(
-      (await json(await send(alice, `/api/tools/${id}/execute?version=1`, "POST", { input: { title: "A B" } }), 200))
-        .output,
+      (
+        await expectJson(
+          await sendJson(alice, `/api/tools/${id}/execute?version=1`, "POST", { input: { title: "A B" } }),
+          200,
+        )
+      ).output,
     ).toBe("a-b");
     expect(
-      (await json(await send(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "A B" } }), 200)).output,
+      (await expectJson(await sendJson(alice, `/api/tools/${id}/execute`, "POST", { input: { title: "A B" } }), 200))
+        .output,
     ).toBe("a_b");
-    expect((await json(await alice.fetch(`/api/tools/${id}?version=1`), 200)).code).toBe(SLUGIFY.code);
-    await json(await alice.fetch(`/api/tools/${id}?version=9`), 404);
+    expect((await expectJson(await alice.fetch(`/api/tools/${id}?version=1`), 200)).code).toBe(SLUGIFY.code);
+    await expectJson(await alice.fetch(`/api/tools/${id}?version=9`), 404);
 
-    const executions = await json(await alice.fetch(`/api/tools/${id}/executions`), 200);
+    const executions = await expectJson(await alice.fetch(`/api/tools/${id}/executions`), 200);
     expect(
       executions.executions.map((execution: { version: number; source: string }) => [
         execution.version,
@@ -121,35 +117,39 @@ describe("the tool library's REST API", () => {
       conversationId: null,
     });
 
-    const deprecated = await json(
-      await send(alice, `/api/tools/${id}`, "PATCH", { status: "deprecated", description: "Old slugs." }),
+    const deprecated = await expectJson(
+      await sendJson(alice, `/api/tools/${id}`, "PATCH", { status: "deprecated", description: "Old slugs." }),
       200,
     );
     expect(deprecated).toMatchObject({ status: "deprecated", description: "Old slugs.", version: 2 });
     expect(
-      (await json(await alice.fetch("/api/tools?status=deprecated"), 200)).tools.map((tool: { id: string }) => tool.id),
+      (await expectJson(await alice.fetch("/api/tools?status=deprecated"), 200)).tools.map(
+        (tool: { id: string }) => tool.id,
+      ),
     ).toEqual([id]);
     expect(
-      (await json(await alice.fetch("/api/tools?status=active"), 200)).tools.map((tool: { id: string }) => tool.id),
+      (await expectJson(await alice.fetch("/api/tools?status=active"), 200)).tools.map(
+        (tool: { id: string }) => tool.id,
+      ),
     ).not.toContain(id);
 
-    const totals = await json(await alice.fetch("/api/tools/stats"), 200);
+    const totals = await expectJson(await alice.fetch("/api/tools/stats"), 200);
     expect(totals).toMatchObject({ tools: 1, deprecated: 1, executions: 3, successes: 3, failures: 0, successRate: 1 });
 
     // a new version brings a deprecated tool back into use
-    expect(await json(await send(alice, "/api/tools", "POST", SLUGIFY), 201)).toMatchObject({
+    expect(await expectJson(await sendJson(alice, "/api/tools", "POST", SLUGIFY), 201)).toMatchObject({
       id,
       version: 3,
       status: "active",
     });
 
-    expect((await send(alice, `/api/tools/${id}`, "DELETE")).status).toBe(204);
-    await json(await alice.fetch(`/api/tools/${id}`), 404);
+    expect((await sendJson(alice, `/api/tools/${id}`, "DELETE")).status).toBe(204);
+    await expectJson(await alice.fetch(`/api/tools/${id}`), 404);
   });
 
   it("answers 422 with the violations, 400 for bad bodies and queries, and pages through a long list", async () => {
-    const refused = await json(
-      await send(alice, "/api/tools", "POST", {
+    const refused = await expectJson(
+      await sendJson(alice, "/api/tools", "POST", {
         ...SLUGIFY,
         name: "env",
         code: "function run() {\n  return process.env;\n}",
@@ -158,26 +158,31 @@ describe("the tool library's REST API", () => {
     );
     expect(refused.violations).toContainEqual({ message: expect.stringContaining("process"), line: 2, column: 10 });
     expect(
-      (await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, name: "calculate" }), 422)).error.message,
+      (await expectJson(await sendJson(alice, "/api/tools", "POST", { ...SLUGIFY, name: "calculate" }), 422)).error
+        .message,
     ).toMatch(/built-in/);
     expect(
-      (await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, parameters_schema: { type: "string" } }), 422))
-        .error.message,
+      (
+        await expectJson(
+          await sendJson(alice, "/api/tools", "POST", { ...SLUGIFY, parameters_schema: { type: "string" } }),
+          422,
+        )
+      ).error.message,
     ).toMatch(/object schema/);
-    expect((await json(await send(alice, "/api/tools", "POST", { name: "x" }), 400)).error.message).toMatch(
+    expect((await expectJson(await sendJson(alice, "/api/tools", "POST", { name: "x" }), 400)).error.message).toMatch(
       /description/,
     );
-    expect((await json(await alice.fetch("/api/tools?status=gone"), 400)).error.message).toMatch(/status/);
-    expect((await json(await alice.fetch("/api/tools/search"), 400)).error.message).toMatch(/q is required/);
-    expect((await json(await alice.fetch("/api/tools?cursor=nonsense"), 400)).error.message).toMatch(/cursor/);
+    expect((await expectJson(await alice.fetch("/api/tools?status=gone"), 400)).error.message).toMatch(/status/);
+    expect((await expectJson(await alice.fetch("/api/tools/search"), 400)).error.message).toMatch(/q is required/);
+    expect((await expectJson(await alice.fetch("/api/tools?cursor=nonsense"), 400)).error.message).toMatch(/cursor/);
 
     const pager = new Api(app.url);
     for (let i = 0; i < 5; i++)
-      await json(await send(pager, "/api/tools", "POST", { ...SLUGIFY, name: `tool_${i}` }), 201);
+      await expectJson(await sendJson(pager, "/api/tools", "POST", { ...SLUGIFY, name: `tool_${i}` }), 201);
     const names: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { tools: { name: string }[]; nextCursor: string | null } = await json(
+      const page: { tools: { name: string }[]; nextCursor: string | null } = await expectJson(
         await pager.fetch(`/api/tools?limit=2${cursor ? `&cursor=${cursor}` : ""}`),
         200,
       );
@@ -188,7 +193,10 @@ describe("the tool library's REST API", () => {
   });
 
   it("hides another identity's tools behind 404 on every route, and refuses cross-site cookie writes", async () => {
-    const { id } = await json(await send(alice, "/api/tools", "POST", { ...SLUGIFY, name: "private_tool" }), 201);
+    const { id } = await expectJson(
+      await sendJson(alice, "/api/tools", "POST", { ...SLUGIFY, name: "private_tool" }),
+      201,
+    );
     for (const [path, method, body] of [
       [`/api/tools/${id}`, "GET"],
       [`/api/tools/${id}?version=1`, "GET"],
@@ -199,11 +207,11 @@ describe("the tool library's REST API", () => {
       [`/api/tools/${id}/execute`, "POST", { input: { title: "x" } }],
       ["/api/tools/no-such-tool", "GET"],
     ] as const) {
-      expect((await send(bob, path, method, body)).status, `${method} ${path}`).toBe(404);
+      expect((await sendJson(bob, path, method, body)).status, `${method} ${path}`).toBe(404);
     }
-    expect((await json(await bob.fetch("/api/tools/search?q=private"), 200)).tools).toEqual([]);
-    expect((await json(await bob.fetch("/api/tools/stats"), 200)).tools).toBe(0);
-    expect((await json(await alice.fetch(`/api/tools/${id}`), 200)).status).toBe("active");
+    expect((await expectJson(await bob.fetch("/api/tools/search?q=private"), 200)).tools).toEqual([]);
+    expect((await expectJson(await bob.fetch("/api/tools/stats"), 200)).tools).toBe(0);
+    expect((await expectJson(await alice.fetch(`/api/tools/${id}`), 200)).status).toBe("active");
 
     const crossSite = await alice.fetch("/api/tools", {
       method: "POST",
@@ -217,16 +225,19 @@ describe("the tool library's REST API", () => {
 describe("API tokens", () => {
   it("act as their owner with Bearer, are listed without the secret, and stop working when revoked", async () => {
     const owner = new Api(app.url);
-    const { id: toolId } = await json(await send(owner, "/api/tools", "POST", { ...SLUGIFY, name: "token_tool" }), 201);
-    const created = await json(await send(owner, "/api/tokens", "POST", { name: "ci script" }), 201);
+    const { id: toolId } = await expectJson(
+      await sendJson(owner, "/api/tools", "POST", { ...SLUGIFY, name: "token_tool" }),
+      201,
+    );
+    const created = await expectJson(await sendJson(owner, "/api/tokens", "POST", { name: "ci script" }), 201);
     expect(created).toMatchObject({ name: "ci script", token: expect.stringMatching(/^tsk_/) });
-    const listed = await json(await owner.fetch("/api/tokens"), 200);
+    const listed = await expectJson(await owner.fetch("/api/tokens"), 200);
     expect(listed).toEqual([expect.objectContaining({ id: created.id, name: "ci script" })]);
     expect(JSON.stringify(listed)).not.toContain(created.token);
 
     const script = (path: string, init: RequestInit = {}) =>
       fetch(`${app.url}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${created.token}` } });
-    const viaToken = await json(await script(`/api/tools/${toolId}`), 200);
+    const viaToken = await expectJson(await script(`/api/tools/${toolId}`), 200);
     expect(viaToken.name).toBe("token_tool");
     // bearer requests are not cookie-bound: a cross-origin script with the token may write
     const ran = await script(`/api/tools/${toolId}/execute`, {
@@ -234,12 +245,12 @@ describe("API tokens", () => {
       headers: { "content-type": "application/json", origin: "http://elsewhere.test" },
       body: JSON.stringify({ input: { title: "By Token" } }),
     });
-    expect((await json(ran, 200)).output).toBe("by-token");
-    expect((await json(await owner.fetch("/api/tokens"), 200))[0].lastUsedAt).not.toBeNull();
+    expect((await expectJson(ran, 200)).output).toBe("by-token");
+    expect((await expectJson(await owner.fetch("/api/tokens"), 200))[0].lastUsedAt).not.toBeNull();
 
     // another identity cannot revoke it
-    await json(await send(bob, `/api/tokens/${created.id}`, "DELETE"), 404);
-    expect((await send(owner, `/api/tokens/${created.id}`, "DELETE")).status).toBe(204);
+    await expectJson(await sendJson(bob, `/api/tokens/${created.id}`, "DELETE"), 404);
+    expect((await sendJson(owner, `/api/tokens/${created.id}`, "DELETE")).status).toBe(204);
     for (const token of [created.token, "tsk_forged", "not-a-token"]) {
       const refused = await fetch(`${app.url}/api/tools`, { headers: { authorization: `Bearer ${token}` } });
       expect(refused.status).toBe(401);
@@ -261,7 +272,7 @@ describe("the library in chat", () => {
     const events = await owner.run(a.id, make);
     const [registered] = ofType(events, "tool_registered") as unknown as { tool: { id: string } }[];
     const toolId = registered.tool.id;
-    expect((await json(await owner.fetch(`/api/tools/${toolId}`), 200)).scope).toBe("conversation");
+    expect((await expectJson(await owner.fetch(`/api/tools/${toolId}`), 200)).scope).toBe("conversation");
 
     const use = "Slugify 'In B'.";
     model.script(use, [{ toolCalls: [{ name: "slugify", args: { title: "In B" } }] }, { text: "in-b" }]);
@@ -269,9 +280,9 @@ describe("the library in chat", () => {
     await owner.run(before.id, use);
     expect(model.requestsFor(use)[0].tools!.map((tool) => tool.function.name)).not.toContain("slugify");
 
-    expect((await json(await send(owner, `/api/tools/${toolId}`, "PATCH", { scope: "library" }), 200)).scope).toBe(
-      "library",
-    );
+    expect(
+      (await expectJson(await sendJson(owner, `/api/tools/${toolId}`, "PATCH", { scope: "library" }), 200)).scope,
+    ).toBe("library");
     const b = await owner.createConversation();
     const inB = await owner.run(b.id, use);
     expect(
@@ -282,10 +293,13 @@ describe("the library in chat", () => {
     ).toContain("slugify");
     expect(ofType(inB, "tool_result")[0]).toMatchObject({ name: "slugify", ok: true, output: "in-b" });
 
-    await json(await send(owner, `/api/tools/${toolId}/execute`, "POST", { input: { title: "By API" } }), 200);
-    const { stats } = await json(await owner.fetch(`/api/tools/${toolId}`), 200);
+    await expectJson(
+      await sendJson(owner, `/api/tools/${toolId}/execute`, "POST", { input: { title: "By API" } }),
+      200,
+    );
+    const { stats } = await expectJson(await owner.fetch(`/api/tools/${toolId}`), 200);
     expect(stats).toMatchObject({ executions: 3, successes: 3 });
-    const sources = (await json(await owner.fetch(`/api/tools/${toolId}/executions`), 200)).executions.map(
+    const sources = (await expectJson(await owner.fetch(`/api/tools/${toolId}/executions`), 200)).executions.map(
       (execution: { source: string; conversationId: string | null }) => [execution.source, execution.conversationId],
     );
     expect(sources).toEqual([
@@ -295,7 +309,7 @@ describe("the library in chat", () => {
     ]);
 
     // deprecated tools are no longer offered
-    await json(await send(owner, `/api/tools/${toolId}`, "PATCH", { status: "deprecated" }), 200);
+    await expectJson(await sendJson(owner, `/api/tools/${toolId}`, "PATCH", { status: "deprecated" }), 200);
     const c = await owner.createConversation();
     model.script("Anything new?", [{ text: "No." }]);
     await owner.run(c.id, "Anything new?");

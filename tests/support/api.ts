@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { readSse, type SseMessage } from "./sse";
 
 /** A client of the HTTP API with its own identity: it keeps the cookie the server gives it, as a browser does. */
@@ -83,4 +84,19 @@ export class Api {
 
 export function ofType(events: SseMessage[], type: string) {
   return events.filter((event) => event.data.type === type).map((event) => event.data);
+}
+
+/** A request of `client`'s with a JSON body, or none when `body` is undefined. */
+export const sendJson = (client: Api, path: string, method: string, body?: unknown) =>
+  client.fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+/** An answer's JSON (null when empty), once its status is the one expected: a mismatch shows the body. */
+export async function expectJson(response: Response, status: number) {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  return text ? JSON.parse(text) : null;
 }
