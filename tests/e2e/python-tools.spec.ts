@@ -215,6 +215,7 @@ for (const colorScheme of ["light", "dark"] as const) {
     await expect(code.locator(".hljs-keyword").filter({ hasText: /^(import|def)$/ })).toHaveText(["import", "def"]);
     // the choice stays for the next try
     await expect(language.getByRole("radio", { name: "Python" })).toBeChecked();
+    await snapshot(page, `python-generate-form-${colorScheme}`);
     await expectAccessible(page, `the form with a Python attempt (${colorScheme})`);
 
     // JavaScript, the default, is sent as before there was a choice: without a language
