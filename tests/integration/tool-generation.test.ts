@@ -264,6 +264,68 @@ describe("a tool written from a description", () => {
   });
 });
 
+describe("a tool written from a description, in Python", () => {
+  /** C_TO_F in Python: SEAT's own example, in its own language. */
+  const PY_C_TO_F = {
+    ...C_TO_F,
+    name: "py_celsius_to_fahrenheit",
+    code: 'def run(inputs):\n    return inputs["celsius"] * 9 / 5 + 32',
+  };
+  const PY_ROUNDS = { ...PY_C_TO_F, code: 'def run(inputs):\n    return round(inputs["celsius"] * 9 / 5) + 32' };
+
+  it("asks for Python, repairs in Python, and stores a Python tool that runs", async () => {
+    const description = "Convert a temperature from Celsius to Fahrenheit, in Python.";
+    model.script(description, [writeTool(PY_ROUNDS), writeTool(PY_C_TO_F)]);
+    const events = await readSse(await post(alice, "/api/tools/generate", { description, language: "python" }));
+
+    expect(events.map((event) => event.event)).toEqual([
+      "attempt_started",
+      "attempt_written",
+      "attempt_failed",
+      "attempt_started",
+      "attempt_written",
+      "tool_created",
+    ]);
+    expect(events[1].data).toMatchObject({ tool: { code: PY_ROUNDS.code, language: "python" } });
+    expect(events[2].data).toMatchObject({ problem: "examples", failures: [{ passed: true }, { passed: false }] });
+    const [first, repair] = model.requestsFor(description);
+    for (const request of [first, repair]) {
+      expect(request.messages[0]).toMatchObject({
+        role: "system",
+        content: expect.stringContaining("def run(inputs)"),
+      });
+    }
+    expect(JSON.stringify(repair.messages)).toContain("expected 99.5, got 100");
+    expect(JSON.stringify(repair.messages)).toContain("its code in Python");
+
+    const created = events[5].data.tool as { id: string };
+    expect(await json(await alice.fetch(`/api/tools/${created.id}`), 200)).toMatchObject({
+      name: PY_C_TO_F.name,
+      language: "python",
+      code: PY_C_TO_F.code,
+      tested: true,
+    });
+    const ran = await json(await post(alice, `/api/tools/${created.id}/execute`, { input: { celsius: 37.5 } }), 200);
+    expect(ran).toMatchObject({ ok: true, output: 99.5 });
+  });
+
+  it("writes JavaScript when no language is given, and refuses a language it does not know, naming the two", async () => {
+    const description = "Convert Celsius to Fahrenheit, language unsaid.";
+    model.script(description, [writeTool({ ...C_TO_F, name: "unsaid_c_to_f" })]);
+    const created = await json(await post(alice, "/api/tools", { description }, { accept: "application/json" }), 201);
+    expect(created).toMatchObject({ name: "unsaid_c_to_f", code: C_TO_F.code });
+    expect(model.requestsFor(description)[0].messages[0]).toMatchObject({
+      content: expect.stringContaining("small JavaScript functions"),
+    });
+
+    for (const path of ["/api/tools/generate", "/api/tools"]) {
+      const refused = await json(await post(alice, path, { description: "ruby, please", language: "ruby" }), 400);
+      expect(refused.error.message).toBe('language: language must be "javascript" or "python"');
+    }
+    expect(model.requestsFor("ruby, please")).toEqual([]);
+  });
+});
+
 describe("SEAT's README, as a script with a token and no cookie", () => {
   it("creates a tool from a description, executes it with input_data, lists, searches and reads its statistics", async () => {
     const token = (await json(await post(alice, "/api/tokens", { name: "seat script" }), 201)).token as string;
