@@ -48,18 +48,13 @@ async function runPython(profile: string, ...snippets: string[]) {
   const { id } = await api.createConversation(profile);
   return { prompt, events: await api.run(id, prompt) };
 }
-const offered = (prompt: string) =>
-  model
-    .requestsFor(prompt)[0]
-    .tools!.map((tool) => tool.function.name)
-    .sort();
 
 describe("run_python in a chat run", () => {
   it("answers the value of the last expression and the lines printed, and the model reads both", async () => {
     const code = 'import statistics\nprint("mean", statistics.mean([1, 2, 4]))\nprint("done")\nsorted({3, 1, 2})';
     const { prompt, events } = await runPython("python", code);
 
-    expect(offered(prompt)).toEqual(["calculate", "run_python", "search_tools", "think"]);
+    expect(model.toolsOffered(prompt)).toEqual(["calculate", "run_python", "search_tools", "think"]);
     const [result] = ofType(events, "tool_result");
     expect(result).toMatchObject({
       name: "run_python",
@@ -90,7 +85,7 @@ describe("run_python in a chat run", () => {
 
   it("is not offered by a profile that leaves it out, and a call of it is an unknown tool", async () => {
     const { prompt, events } = await runPython("javascript", "1 + 1");
-    expect(offered(prompt)).toEqual(["calculate", "run_code", "search_tools", "think"]);
+    expect(model.toolsOffered(prompt)).toEqual(["calculate", "run_code", "search_tools", "think"]);
     expect(ofType(events, "tool_result")[0]).toMatchObject({
       ok: false,
       error: expect.stringContaining('There is no tool named "run_python"'),

@@ -29,6 +29,15 @@ const C_TO_F = {
 };
 /** The same tool, rounding too early: 100 °C is right, 37.5 °C gives 100. */
 const ROUNDS = { ...C_TO_F, code: "function run({ celsius }) { return Math.round(celsius * 9 / 5) + 32; }" };
+/** The events of a tool written in two attempts: one failed and repaired. */
+const REPAIRED_ONCE = [
+  "attempt_started",
+  "attempt_written",
+  "attempt_failed",
+  "attempt_started",
+  "attempt_written",
+  "tool_created",
+];
 const writeTool = (args: object) => ({ toolCalls: [{ name: "write_tool", args: args as Record<string, unknown> }] });
 
 beforeAll(async () => {
@@ -159,14 +168,7 @@ describe("a tool written from a description", () => {
     model.script(description, [writeTool(ROUNDS), writeTool(C_TO_F)]);
     const events = await readSse(await post(alice, "/api/tools/generate", { description }));
 
-    expect(events.map((event) => event.event)).toEqual([
-      "attempt_started",
-      "attempt_written",
-      "attempt_failed",
-      "attempt_started",
-      "attempt_written",
-      "tool_created",
-    ]);
+    expect(events.map((event) => event.event)).toEqual(REPAIRED_ONCE);
     expect(events[0].data).toEqual({ type: "attempt_started", attempt: 1, of: 3 });
     expect(events[1].data).toMatchObject({ attempt: 1, tool: { code: ROUNDS.code } });
     expect(events[2].data).toMatchObject({
@@ -278,14 +280,7 @@ describe("a tool written from a description, in Python", () => {
     model.script(description, [writeTool(PY_ROUNDS), writeTool(PY_C_TO_F)]);
     const events = await readSse(await post(alice, "/api/tools/generate", { description, language: "python" }));
 
-    expect(events.map((event) => event.event)).toEqual([
-      "attempt_started",
-      "attempt_written",
-      "attempt_failed",
-      "attempt_started",
-      "attempt_written",
-      "tool_created",
-    ]);
+    expect(events.map((event) => event.event)).toEqual(REPAIRED_ONCE);
     expect(events[1].data).toMatchObject({ tool: { code: PY_ROUNDS.code, language: "python" } });
     expect(events[2].data).toMatchObject({ problem: "examples", failures: [{ passed: true }, { passed: false }] });
     const [first, repair] = model.requestsFor(description);

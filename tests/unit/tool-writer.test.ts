@@ -100,14 +100,8 @@ describe("writing a tool in a language", () => {
     const model = writing({ ...MEAN, code: MEAN.code.replace("statistics.mean", "statistic.mean") }, MEAN);
     const events = await generate(model, "python");
 
-    expect(events.map((event) => event.type)).toEqual([
-      "attempt_started",
-      "attempt_written",
-      "attempt_failed",
-      "attempt_started",
-      "attempt_written",
-      "tool_created",
-    ]);
+    expect(events.filter((event) => event.type === "attempt_failed")).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "tool_created", attempt: 2 });
     expect(events[4]).toMatchObject({ tool: { name: "mean", code: MEAN.code, language: "python" } });
     expect(systemPrompts(model)).toEqual([TOOL_WRITER_PROMPT.python, TOOL_WRITER_PROMPT.python]);
     expect(registered.map((tool) => [tool.language, tool.code])).toEqual([
