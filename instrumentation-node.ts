@@ -11,7 +11,7 @@ export async function start() {
     console.error(`Toolsmith cannot start: ${problem}`);
     process.exit(1);
   }
-  const { sandboxPool } = await import("@/lib/sandbox");
+  const { pythonPool, sandboxPool } = await import("@/lib/sandbox");
   const { tuneDatabase } = await import("@/lib/db/driver/client");
   await tuneDatabase();
   // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/runs/claims.ts).
@@ -28,10 +28,15 @@ export async function start() {
     await Promise.all([handOverRuns(), settleRecordWrites()]);
     await flushTelemetry();
   };
-  // Start the sandbox threads now, so the first tool call does not pay for them.
+  // Start the sandbox threads now, so the first tool call does not pay for them; Python's first process starts
+  // from a memory image made now if there is none.
   sandboxPool()
     .warm()
     .catch((error) => console.error("The sandbox threads did not start; calls will start them again:", error));
+  if (pythonPool().available().ok)
+    pythonPool()
+      .prepare()
+      .catch((error) => console.error("The Python sandbox did not start; calls will start it again:", error));
 }
 
 /**

@@ -25,14 +25,28 @@ export type ToolRefused = z.infer<typeof ToolRefused>;
 /** POST /api/mcp: a JSON-RPC 2.0 message of the Model Context Protocol, whose specification gives its schemas. */
 export const JsonRpcMessage = z.looseObject({ jsonrpc: z.literal("2.0") }).meta({ id: "JsonRpcMessage" });
 
+const terminated = z.record(z.enum(["timeout", "cancelled", "memory", "crash"]), z.number().int());
 export const Health = z.strictObject({
   status: z.literal("ok"),
   sandbox: z.strictObject({
     threads: z.number().int(),
     busy: z.number().int(),
     queued: z.number().int(),
-    terminated: z.record(z.enum(["timeout", "cancelled", "memory", "crash"]), z.number().int()),
+    terminated,
   }),
+  python: z
+    .strictObject({
+      available: z.boolean(),
+      why: z.string().optional().describe("Why Python tools are off, when they are."),
+      processes: z.number().int(),
+      ready: z.number().int(),
+      busy: z.number().int(),
+      queued: z.number().int(),
+      terminated,
+      recycled: z.number().int().describe("Processes replaced because a call left something the next would see."),
+      residentBytes: z.array(z.number().int()).describe("Resident memory of each process."),
+    })
+    .describe("The Python sandbox: one interpreter per process."),
 });
 
 export const Conversation = z

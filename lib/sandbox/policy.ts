@@ -62,3 +62,106 @@ export const codePolicy = {
 /** Where the code breaks the policy, for a person or a model to fix: a message, a line and a column. */
 export const Violation = z.object({ message: z.string(), line: z.number().int(), column: z.number().int() });
 export type Violation = z.infer<typeof Violation>;
+
+/**
+ * What Python tool code may say and reach: the design notes' rules, checked with Python's own `ast` in the sandbox
+ * (lib/sandbox/python/harness.py), and applied again at run time (curated builtins, per-call module views).
+ */
+export const pythonPolicy = {
+  maxCodeBytes: codePolicy.maxCodeBytes,
+  maxViolations: codePolicy.maxViolations,
+  entryPoint: codePolicy.entryPoint,
+  /**
+   * The design notes' ten, plus pure computation a data tool reaches for: functools, operator, heapq and bisect
+   * (algorithms), string, textwrap, unicodedata, html and csv (text; csv.reader takes lines, no file is needed),
+   * calendar (dates), base64 and hashlib (encodings and checksums), typing (annotations models write). None of them
+   * opens a file, a socket or a process.
+   */
+  allowedModules: [
+    "math",
+    "random",
+    "statistics",
+    "datetime",
+    "itertools",
+    "json",
+    "re",
+    "collections",
+    "collections.abc",
+    "fractions",
+    "decimal",
+    "functools",
+    "operator",
+    "heapq",
+    "bisect",
+    "string",
+    "textwrap",
+    "unicodedata",
+    "html",
+    "csv",
+    "calendar",
+    "base64",
+    "hashlib",
+    "typing",
+  ],
+  /** Members of allowed modules that read attributes by name (a getattr by another name) or evaluate strings. */
+  hiddenMembers: {
+    operator: ["attrgetter", "methodcaller"],
+    string: ["Formatter"],
+    typing: ["get_type_hints", "ForwardRef", "evaluate_forward_ref"],
+  },
+  /** Modules the allowed ones import lazily: imported up front, so that a call does not change sys.modules. */
+  preload: ["_strptime"],
+  /** Builtins that reflect, run code, reach files or the terminal, or end the interpreter. Refused as names anywhere. */
+  bannedNames: [
+    "exec",
+    "eval",
+    "compile",
+    "open",
+    "globals",
+    "locals",
+    "vars",
+    "getattr",
+    "setattr",
+    "delattr",
+    "input",
+    "breakpoint",
+    "exit",
+    "quit",
+    "help",
+    "memoryview",
+    "object",
+    "super",
+    "copyright",
+    "credits",
+    "license",
+  ],
+  /** Attributes that climb to frames, code objects and the interpreter without a leading underscore. */
+  bannedAttributes: [
+    "gi_frame",
+    "gi_code",
+    "gi_yieldfrom",
+    "gi_suspended",
+    "cr_frame",
+    "cr_code",
+    "cr_await",
+    "cr_origin",
+    "ag_frame",
+    "ag_code",
+    "ag_await",
+    "f_back",
+    "f_globals",
+    "f_locals",
+    "f_builtins",
+    "f_code",
+    "f_trace",
+    "tb_frame",
+    "tb_next",
+    "co_code",
+    "co_consts",
+    "co_names",
+    "mro",
+    "format_map",
+  ],
+  /** A string holding this names internals (`"__class__"`), whatever reads it later. */
+  dunderString: "__",
+} as const;

@@ -84,6 +84,11 @@ export const config = {
   /** Library tools offered to the model in a run: the best matches for its message (the conversation's own come on top). */
   retrievedTools: settings.TOOLSMITH_RETRIEVED_TOOLS,
   sandboxWorkers: settings.TOOLSMITH_SANDBOX_WORKERS,
+  python: {
+    workers: settings.TOOLSMITH_PYTHON_WORKERS,
+    /** Tests only: the policy check is skipped, so that the sandbox's own hold is what is tested. */
+    skipPolicy: settings.TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY,
+  },
   fetch: {
     timeoutMs: settings.TOOLSMITH_FETCH_TIMEOUT_MS,
     maxResponseBytes: settings.TOOLSMITH_FETCH_MAX_BYTES,

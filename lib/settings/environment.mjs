@@ -125,6 +125,15 @@ const sandbox = {
   TOOLSMITH_SANDBOX_WORKERS: integer(1, 64)
     .prefault(() => String(Math.max(2, Math.min(os.availableParallelism(), 8))))
     .meta({ description: "sandbox threads", defaultText: "cores, 2–8" }),
+  TOOLSMITH_PYTHON_WORKERS: integer(1, 16)
+    .prefault("2")
+    .describe("Python sandbox processes (each holds an interpreter: about 150–200 MB resident)"),
+  TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY: oneOf(["0", "1"])
+    .transform((flag) => flag === "1")
+    .prefault("0")
+    .describe(
+      "tests only: run Python tool code without the policy check, to show that the sandbox process holds on its own",
+    ),
   TOOLSMITH_FETCH_TIMEOUT_MS: integer(100, 60_000).prefault("4000").describe("timeout of a tool's `fetch`"),
   TOOLSMITH_FETCH_MAX_BYTES: integer(1024, 50 * 1024 * 1024)
     .prefault("1048576")

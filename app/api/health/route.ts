@@ -1,10 +1,10 @@
 import { Health } from "@/lib/contract/responses";
 import { answer } from "@/lib/http/route";
-import { sandboxPool } from "@/lib/sandbox";
+import { pythonPool, sandboxPool } from "@/lib/sandbox";
 
 export const dynamic = "force-dynamic";
 
-/** Liveness, and the sandbox's load: threads, busy ones, queued calls, and the threads it had to terminate. */
+/** Liveness, and the sandboxes' load: threads and Python processes, busy ones, queued calls, the ones terminated. */
 export function GET() {
-  return answer(Health, { status: "ok", sandbox: sandboxPool().stats() });
+  return answer(Health, { status: "ok", sandbox: sandboxPool().stats(), python: pythonPool().stats() });
 }

@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parse } from "shell-quote";
 import { z } from "zod";
+import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "@/lib/sandbox/bubblewrap";
 import { conversationOf, defineTool } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";
 import { WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
@@ -21,36 +22,12 @@ const CPU_SECONDS = 60;
  */
 function sandboxArgs(workspace: string, folder: string): string[] {
   return [
-    "--unshare-all",
-    "--die-with-parent",
-    "--new-session",
-    "--ro-bind",
-    "/usr",
-    "/usr",
-    "--symlink",
-    "usr/lib",
-    "/lib",
-    "--symlink",
-    "usr/lib64",
-    "/lib64",
-    "--symlink",
-    "usr/bin",
-    "/bin",
-    "--symlink",
-    "usr/sbin",
-    "/sbin",
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--tmpfs",
-    "/tmp",
+    ...jailArgs(),
     "--bind",
     workspace,
     "/work",
     "--chdir",
     folder,
-    "--clearenv",
     "--setenv",
     "PATH",
     "/usr/bin:/bin",
@@ -63,21 +40,6 @@ function sandboxArgs(workspace: string, folder: string): string[] {
     `--cpu=${CPU_SECONDS}`,
     "--",
   ];
-}
-
-let bubblewrap: { available: boolean; why?: string } | undefined;
-/** Whether bubblewrap runs here; without it the tool is off and says how to turn it on. */
-function bubblewrapStatus() {
-  bubblewrap ??= (() => {
-    const probe = spawnSync("bwrap", ["--version"], { encoding: "utf8" });
-    return probe.status === 0
-      ? { available: true }
-      : {
-          available: false,
-          why: "bubblewrap is not installed on the server (Debian: apt-get install bubblewrap), so run_command is off.",
-        };
-  })();
-  return bubblewrap;
 }
 
 /** The command as words, without a shell: operators, globs and substitutions are refused unless the profile allows a shell. */
@@ -143,8 +105,7 @@ export const runCommand = defineTool({
   }),
   async execute({ command, timeout, cwd }, context): Promise<ToolResult> {
     const { signal, settings } = context;
-    const status = bubblewrapStatus();
-    if (!status.available) return { ok: false, error: status.why! };
+    if (!bubblewrapAvailable()) return { ok: false, error: bubblewrapMissing("run_command") };
     const words = commandWords(command, settings.shell === true);
     if (typeof words === "string") return { ok: false, error: words };
     if (settings.allowed_commands && !settings.allowed_commands.includes(words[0])) {

@@ -1,0 +1,460 @@
+# The trusted half of a Python sandbox process: the policy check (Python's own ast), and the call of a tool or a
+# snippet in a fresh namespace with curated builtins and per-call views of the allowed modules. The process around
+# it (worker.mjs, bubblewrap) is the boundary that holds when this half is bypassed; this half makes the obvious
+# escapes fail early, with a line and a column, and keeps one call's changes from the next.
+import ast
+import builtins
+import json
+import math
+import sys
+import types
+import unicodedata
+
+POLICY = {}
+_VIEW_SOURCES = {}
+_SAFE_BUILTINS = {}
+_BASELINE = None
+
+
+def configure(policy_json):
+    """Set the policy (lib/sandbox/policy.ts' pythonPolicy) and import the allowed modules once, before any call."""
+    global POLICY, _BASELINE
+    POLICY = json.loads(policy_json)
+    POLICY["banned_names"] = frozenset(POLICY["bannedNames"])
+    POLICY["banned_attributes"] = frozenset(POLICY["bannedAttributes"])
+    POLICY["allowed"] = frozenset(POLICY["allowedModules"])
+    POLICY["hidden"] = {name: frozenset(names) for name, names in POLICY["hiddenMembers"].items()}
+    for name in sorted(POLICY["allowed"]):
+        __import__(name)
+    for name in POLICY["preload"]:
+        __import__(name)
+    for name in POLICY["allowed"]:
+        module = sys.modules[name]
+        hidden = POLICY["hidden"].get(name, frozenset())
+        _VIEW_SOURCES[name] = {
+            key: value
+            for key, value in vars(module).items()
+            if not key.startswith("_") and key not in hidden and not isinstance(value, types.ModuleType)
+        }
+    for key, value in vars(builtins).items():
+        if key in POLICY["banned_names"] or (key.startswith("_") and key != "__build_class__"):
+            continue
+        _SAFE_BUILTINS[key] = value
+    _watch()
+    _BASELINE = fingerprint()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The check
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self):
+        self.violations = []
+
+    def report(self, node, message):
+        if len(self.violations) < POLICY["maxViolations"]:
+            self.violations.append(
+                {"message": message, "line": getattr(node, "lineno", 1), "column": getattr(node, "col_offset", 0) + 1}
+            )
+
+    def name_rule(self, node, name, what):
+        if name is None:
+            return
+        # A lone `_` is the usual throwaway name; only names that reach internals (_x, __x__) are refused.
+        if name.startswith("_") and name != "_":
+            self.report(node, f"{what} starting with `_` are not allowed (`{name}`): they reach Python's internals.")
+        elif name in POLICY["banned_names"]:
+            self.report(node, f"`{name}` is not allowed: tools cannot reflect on objects, run code or reach files.")
+
+    def visit_Name(self, node):
+        self.name_rule(node, node.id, "Names")
+
+    def visit_Attribute(self, node):
+        if node.attr.startswith("_"):
+            self.report(node, f"Attributes starting with `_` are not allowed (`.{node.attr}`).")
+        elif node.attr in POLICY["banned_attributes"]:
+            self.report(node, f"Attribute `.{node.attr}` is not allowed: it reaches frames, code or the interpreter.")
+        self.generic_visit(node)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.module_rule(node, alias.name)
+            self.name_rule(node, alias.asname, "Names")
+
+    def visit_ImportFrom(self, node):
+        if node.level:
+            self.report(node, "Relative imports are not allowed.")
+            return
+        self.module_rule(node, node.module or "")
+        for alias in node.names:
+            if alias.name != "*":
+                self.name_rule(node, alias.name, "Names")
+                full = f"{node.module}.{alias.name}"
+                if full not in POLICY["allowed"] and alias.name in POLICY["hidden"].get(node.module, ()):
+                    self.report(node, f"`{full}` is not allowed.")
+            self.name_rule(node, alias.asname, "Names")
+
+    def module_rule(self, node, name):
+        if name not in POLICY["allowed"]:
+            allowed = ", ".join(sorted(POLICY["allowedModules"]))
+            self.report(node, f"Importing `{name}` is not allowed. Tools may import: {allowed}.")
+
+    def visit_FunctionDef(self, node):
+        self.name_rule(node, node.name, "Names")
+        self.arguments_rule(node.args)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self.arguments_rule(node.args)
+        self.generic_visit(node)
+
+    def arguments_rule(self, args):
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                self.name_rule(arg, arg.arg, "Names")
+
+    def visit_ClassDef(self, node):
+        self.name_rule(node, node.name, "Names")
+        for keyword in node.keywords:
+            self.report(keyword, "Class keywords (metaclass=...) are not allowed.")
+        self.generic_visit(node)
+
+    def visit_keyword(self, node):
+        self.name_rule(node, node.arg, "Keyword arguments")
+        self.generic_visit(node)
+
+    def visit_Global(self, node):
+        for name in node.names:
+            self.name_rule(node, name, "Names")
+
+    visit_Nonlocal = visit_Global
+
+    def visit_ExceptHandler(self, node):
+        self.name_rule(node, node.name, "Names")
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node):
+        self.name_rule(node, node.name, "Names")
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node):
+        self.name_rule(node, node.name, "Names")
+
+    def visit_MatchMapping(self, node):
+        self.name_rule(node, node.rest, "Names")
+        self.generic_visit(node)
+
+    def visit_MatchClass(self, node):
+        # `case C(attr=p)` reads C's attributes as `.attr` would.
+        for attribute in node.kwd_attrs:
+            if attribute.startswith("_") or attribute in POLICY["banned_attributes"]:
+                self.report(node, f"Matching on attribute `{attribute}` is not allowed.")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and POLICY["dunderString"] in node.value:
+            self.report(node, "Strings naming internals (`__...`) are not allowed.")
+        elif isinstance(node.value, str) and _reads_private_field(node.value):
+            self.report(node, "Format fields that read attributes starting with `_` are not allowed.")
+
+
+def _reads_private_field(text):
+    """'{0._x}' and '{0[_x]}'-style fields: str.format reads attributes the check cannot otherwise see."""
+    start = text.find("{")
+    while start != -1:
+        end = text.find("}", start)
+        if end == -1:
+            return False
+        field = text[start + 1 : end]
+        if "._" in field or "[_" in field:
+            return True
+        start = text.find("{", end)
+    return False
+
+
+def check(code, require_entry_point):
+    """The policy's verdict: {"ok": true, "entry": name|None} or {"ok": false, "violations": [...]}."""
+    try:
+        tree = ast.parse(code, "<tool>")
+    except SyntaxError as error:
+        message = f"Python does not parse: {error.msg}."
+        return {
+            "ok": False,
+            "violations": [{"message": message, "line": error.lineno or 1, "column": error.offset or 1}],
+        }
+    except (ValueError, MemoryError, RecursionError) as error:
+        return {"ok": False, "violations": [{"message": f"Python does not parse: {error}.", "line": 1, "column": 1}]}
+    checker = _Checker()
+    try:
+        checker.visit(tree)
+    except RecursionError:
+        checker.report(tree, "The code is nested too deeply to check.")
+    if checker.violations:
+        return {"ok": False, "violations": checker.violations}
+    entry = _entry_point(tree)
+    if require_entry_point and isinstance(entry, str) is False:
+        return {"ok": False, "violations": [entry]}
+    return {"ok": True, "entry": entry if isinstance(entry, str) else None}
+
+
+def check_json(code, require_entry_point):
+    return json.dumps(check(code, require_entry_point))
+
+
+def _entry_point(tree):
+    """`run`, or a module's only top-level function (SEAT's shape); else a violation saying what is needed."""
+    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    chosen = next((node for node in functions if node.name == POLICY["entryPoint"]), None)
+    if chosen is None and len(functions) == 1:
+        chosen = functions[0]
+    if chosen is None:
+        names = ", ".join(node.name for node in functions)
+        found = f" It defines {names}, but none is named run." if functions else ""
+        return {
+            "message": "A Python tool needs an entry point: a top-level `def run(inputs):` that returns a JSON "
+            f"value (dict, list, str, int, float, bool or None).{found}",
+            "line": 1,
+            "column": 1,
+        }
+    if isinstance(chosen, ast.AsyncFunctionDef):
+        return {
+            "message": f"`async def {chosen.name}` cannot be the entry point: write a plain `def`.",
+            "line": chosen.lineno,
+            "column": chosen.col_offset + 1,
+        }
+    return chosen.name
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The call
+
+
+class _Printed:
+    """sys.stdout for one call: lines up to the console limit, then a flag."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.size = 0
+        self.parts = []
+        self.truncated = False
+
+    def write(self, text):
+        text = str(text)
+        if self.size + len(text) > self.limit:
+            self.truncated = True
+            text = text[: max(0, self.limit - self.size)]
+        self.size += len(text)
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def lines(self):
+        text = "".join(self.parts)
+        if text.endswith("\n"):
+            text = text[:-1]
+        return text.split("\n") if text else []
+
+
+def _module_view(name, random_instance):
+    """A fresh module object per call: assigning to it changes only this call's copy."""
+    view = types.ModuleType(name)
+    view.__dict__.update(_VIEW_SOURCES[name])
+    if name == "random":
+        # The module's functions are methods of one hidden Random; each call gets its own, seeded afresh.
+        for key, value in _VIEW_SOURCES[name].items():
+            if isinstance(value, types.MethodType) and isinstance(value.__self__, sys.modules["random"].Random):
+                setattr(view, key, getattr(random_instance, key))
+    for key in POLICY["allowed"]:
+        parent, _, child = key.rpartition(".")
+        if parent == name:
+            setattr(view, child, _module_view(key, random_instance))
+    return view
+
+
+def _namespace():
+    views = {}
+    random_instance = sys.modules["random"].Random()
+
+    def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level or name not in POLICY["allowed"]:
+            raise ImportError(f"Importing `{name}` is not allowed in a tool.")
+        top = name.split(".")[0] if not fromlist else name
+        if top not in views:
+            views[top] = _module_view(top, random_instance)
+        return views[top]
+
+    own_builtins = dict(_SAFE_BUILTINS)
+    own_builtins["__import__"] = guarded_import
+    return {"__builtins__": own_builtins, "__name__": "tool"}
+
+
+class NotJson(Exception):
+    pass
+
+
+def _to_json(value, path="output", depth=0):
+    """JSON values pass; tuples, sets and dates convert as documented; anything else names where it is."""
+    if depth > 100:
+        raise NotJson(f"{path} is nested more than 100 levels deep.")
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise NotJson(f"{path} is {value}, which JSON cannot carry: return None or a string instead.")
+        return value
+    if isinstance(value, dict):
+        result = {}
+        for key, item in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise NotJson(f"{path} has a key of type {type(key).__name__}: JSON object keys are strings.")
+            text = key if isinstance(key, str) else json.dumps(key)
+            result[text] = _to_json(item, f"{path}[{text!r}]", depth + 1)
+        return result
+    if isinstance(value, (list, tuple)):
+        return [_to_json(item, f"{path}[{index}]", depth + 1) for index, item in enumerate(value)]
+    if isinstance(value, (set, frozenset)):
+        items = [_to_json(item, f"{path} (a set)", depth + 1) for item in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    datetime = sys.modules["datetime"]
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        raise NotJson(f"{path} is bytes, which JSON cannot carry: decode it (b.decode()) or return a list of numbers.")
+    kind = type(value).__name__
+    if kind in ("Decimal", "Fraction"):
+        raise NotJson(f"{path} is a {kind}: convert it with str() or float() before returning it.")
+    raise NotJson(f"{path} is a {kind}: return JSON values (dict, list, str, int, float, bool, None).")
+
+
+def _describe(error):
+    kind = "memory" if isinstance(error, MemoryError) else "stack" if isinstance(error, RecursionError) else "error"
+    if kind == "memory":
+        return {"kind": kind, "message": ""}
+    if kind == "stack":
+        return {"kind": kind, "message": ""}
+    text = f"{type(error).__name__}: {error}"
+    tb = error.__traceback__
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<tool>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return {"kind": "error", "message": (f"{text} (line {line})" if line else text)[:2000]}
+
+
+def call(mode, code, input_json, output_chars, console_chars, skip_policy):
+    """Check, then run: a tool's entry point with the input, a compile, or a snippet's last value. Returns JSON text."""
+    verdict = check(code, mode != "snippet") if not skip_policy else {"ok": True, "entry": None}
+    if not verdict["ok"]:
+        return json.dumps({"ok": False, "violations": verdict["violations"]})
+    printed = _Printed(console_chars)
+    namespace = _namespace()
+    saved_stdout, saved_stderr = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = printed
+    try:
+        tree = ast.parse(code, "<tool>")
+        if mode == "snippet":
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            exec(compile(tree, "<tool>", "exec"), namespace)
+            value = eval(compile(ast.Expression(last.value), "<tool>", "eval"), namespace) if last else None
+        else:
+            exec(compile(tree, "<tool>", "exec"), namespace)
+            entry = verdict["entry"] or _entry_point(tree)
+            function = namespace.get(entry) if isinstance(entry, str) else None
+            if not callable(function):
+                raise NameError("The code defines no entry point `run`.")
+            if mode == "compile":
+                return json.dumps({"ok": True, "output": None, "logs": printed.lines(), "truncated": printed.truncated})
+            inputs = json.loads(input_json)
+            value = function(**inputs) if _takes_keywords(function, entry, inputs) else function(inputs)
+        try:
+            text = json.dumps(_to_json(value), ensure_ascii=False)
+        except NotJson as error:
+            raise TypeError(f"The result is not JSON: {error}") from None
+        result = {"ok": True, "logs": printed.lines(), "truncated": printed.truncated}
+        if len(text) > output_chars:
+            result.update(output=text[:output_chars], outputTruncated=True)
+        else:
+            result["json"] = text
+        return json.dumps(result)
+    except BaseException as error:  # SystemExit and KeyboardInterrupt included: the call ends, the process does not.
+        return json.dumps({"ok": False, "error": _describe(error), "logs": printed.lines(), "truncated": printed.truncated})
+    finally:
+        sys.stdout, sys.stderr = saved_stdout, saved_stderr
+
+
+def _takes_keywords(function, entry, inputs):
+    """`run(inputs)` takes the input object; a SEAT-style `f(celsius)` takes the input's fields as keyword arguments
+    when they are its parameters (or it takes **kwargs), and the whole object when it has one parameter else."""
+    if entry == POLICY["entryPoint"] or not isinstance(inputs, dict):
+        return False
+    code = function.__code__
+    names = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    takes_any = bool(code.co_flags & 0x08)
+    return set(inputs) <= names or takes_any or code.co_argcount != 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Nothing crosses calls
+
+
+_IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: built-in and C types refuse new attributes by themselves.
+_WATCHED = []
+
+
+def _watch():
+    """The namespaces a call could change and the next would see: every module's, and those of the mutable classes
+    and the functions the modules hold (a view shields a module's own names, not the objects they name)."""
+    seen = set()
+    for name in sorted(POLICY["allowed"]) + POLICY["preload"]:
+        module = sys.modules[name]
+        _WATCHED.append(vars(module))
+        for value in list(vars(module).values()):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if isinstance(value, type):
+                for klass in value.__mro__:
+                    if not klass.__flags__ & _IMMUTABLE_TYPE and id(klass) not in seen:
+                        seen.add(id(klass))
+                        _WATCHED.append(vars(klass))
+            elif isinstance(value, types.FunctionType):
+                _WATCHED.append(value.__dict__)
+                _WATCHED.append(value)
+
+
+def fingerprint():
+    """Keys and object identities of everything watched, plus the interpreter-wide settings: equal or not."""
+    state = [
+        tuple(sys.modules),
+        tuple(map(id, sys.modules.values())),
+        tuple(map(id, vars(builtins).values())),
+        sys.getrecursionlimit(),
+        id(sys.gettrace()),
+        id(sys.getprofile()),
+        tuple(map(id, sys.meta_path)),
+        tuple(sys.path),
+        sys.modules["abc"].get_cache_token(),
+        repr(sys.modules["decimal"].DefaultContext),
+    ]
+    for watched in _WATCHED:
+        if isinstance(watched, types.FunctionType):
+            state.append((id(watched.__code__), id(watched.__defaults__), id(watched.__kwdefaults__)))
+        else:
+            state.append(tuple(watched))
+            state.append(tuple(map(id, watched.values())))
+    return state
+
+
+def pristine():
+    """True when the interpreter is as configure() left it; else the process must be replaced."""
+    sys.modules["decimal"].setcontext(sys.modules["decimal"].Context())
+    return fingerprint() == _BASELINE

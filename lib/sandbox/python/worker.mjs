@@ -1,0 +1,113 @@
+// @ts-check
+// One Python sandbox process: Pyodide (CPython in WebAssembly) inside bubblewrap, under Node's permission model and
+// without code generation from strings. Plain ESM because Node starts it directly, outside Next's bundle. The
+// parent (pool.ts) owns the wall clock and kills this process when a call overruns; this file takes the bridges
+// away before any tool code runs, so that even code past the policy check finds nothing of the host to reach.
+import fs from "node:fs";
+
+const host = process;
+const [pyodideDir, harnessFile, policyJson, snapshotFile] = host.argv.slice(2);
+const send = /** @type {(message: unknown) => void} */ (host.send?.bind(host));
+
+// Pyodide's file system module asks process.binding for open flags, which the permission model refuses.
+const binding = process.binding.bind(process);
+process.binding = (name) => (name === "constants" ? { fs: fs.constants } : binding(name));
+
+const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
+const snapshot = snapshotFile && fs.existsSync(snapshotFile) ? fs.readFileSync(snapshotFile) : undefined;
+const pyodide = await loadPyodide({
+  indexURL: `${pyodideDir}/`,
+  // The `js` module is the object given here: an empty one, not the process's global scope.
+  jsglobals: Object.create(null),
+  env: { HOME: "/home/tool" },
+  _loadSnapshot: snapshot,
+  _makeSnapshot: !snapshot,
+});
+const policy = JSON.parse(policyJson);
+if (!snapshot) {
+  // The first process of a new Pyodide or policy: import what calls will use, and hand the memory image to the
+  // parent, which stores it; later processes start from it in a fraction of the time.
+  pyodide.runPython(
+    `import ast, json, types\nfor name in ${JSON.stringify([...policy.allowedModules, ...policy.preload])}: __import__(name)`,
+  );
+  send({ type: "snapshot", bytes: pyodide.makeMemorySnapshot() });
+}
+
+pyodide.runPython(fs.readFileSync(harnessFile, "utf8"), { globals: pyodide.globals });
+const harness = {
+  configure: pyodide.globals.get("configure"),
+  check: pyodide.globals.get("check_json"),
+  call: pyodide.globals.get("call"),
+  pristine: pyodide.globals.get("pristine"),
+};
+// The bridges to JavaScript: the modules, then the globals a reached realm could use.
+for (const name of ["js", "pyodide_js"]) pyodide.unregisterJsModule(name);
+pyodide.runPython(`
+import sys
+for name in [name for name in sys.modules if name.split(".")[0] in ("js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "micropip")]:
+    del sys.modules[name]
+class _Refuse:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.split(".")[0] in ("js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes"):
+            raise ImportError(f"{name} is not available in the sandbox")
+        return None
+sys.meta_path.insert(0, _Refuse)
+del _Refuse
+`);
+harness.configure(policyJson);
+for (const name of ["process", "fetch", "WebSocket", "EventSource", "navigator", "require", "module"]) {
+  delete /** @type {Record<string, unknown>} */ (globalThis)[name];
+}
+
+/** @param {{ id: number, mode: string, code: string, input?: unknown, requireEntryPoint?: boolean, skipPolicy?: boolean,
+ *   limits: { outputChars: number, consoleChars: number } }} job */
+function execute(job) {
+  const started = performance.now();
+  if (job.mode === "check") {
+    const verdict = JSON.parse(harness.check(job.code, Boolean(job.requireEntryPoint)));
+    return { ...verdict, durationMs: performance.now() - started };
+  }
+  const text = harness.call(
+    job.mode,
+    job.code,
+    JSON.stringify(job.input ?? {}),
+    job.limits.outputChars,
+    job.limits.consoleChars,
+    Boolean(job.skipPolicy),
+  );
+  const durationMs = performance.now() - started;
+  const reply = JSON.parse(text);
+  const outcome = { logs: reply.logs ?? [], consoleTruncated: Boolean(reply.truncated), durationMs };
+  if (reply.violations) return { ok: false, violations: reply.violations, ...outcome };
+  if (!reply.ok) return { ok: false, error: reply.error, ...outcome };
+  if (reply.outputTruncated) return { ok: true, output: reply.output, outputTruncated: true, ...outcome };
+  return { ok: true, output: "json" in reply ? JSON.parse(reply.json) : null, ...outcome };
+}
+
+const onMessage = (/** @type {any} */ message) => {
+  if (message.type !== "job") return;
+  const { id, mode } = message.job;
+  try {
+    send({ type: "result", id, ...execute(message.job) });
+  } catch (error) {
+    // Pyodide itself failed (the interpreter was ended or corrupted): this process cannot serve another call.
+    const text = String(error instanceof Error ? error.message : error).slice(0, 500);
+    send({
+      type: "result",
+      id,
+      ok: false,
+      error: { kind: "crash", message: text },
+      logs: [],
+      consoleTruncated: false,
+      durationMs: 0,
+    });
+    send({ type: "settled", retire: true });
+    return;
+  }
+  // After the answer, off the caller's clock: a call that changed anything the next call could see retires us. A
+  // check runs nothing of the tool's.
+  send({ type: "settled", retire: mode !== "check" && !harness.pristine() });
+};
+host.on("message", onMessage);
+send({ type: "ready", memory: pyodide._module.HEAP8.buffer.byteLength });
