@@ -1,3 +1,4 @@
+import { pythonPolicy } from "@/lib/sandbox/policy";
 import { config } from "@/lib/settings/config";
 
 /*
@@ -7,36 +8,18 @@ import { config } from "@/lib/settings/config";
 
 const { timeoutMs, memoryBytes } = config.sandbox;
 
-// TODO(merge main): read these from the Python sandbox's policy data once it lands, instead of repeating them.
-const IMPORTS = [
-  "math",
-  "random",
-  "statistics",
-  "datetime",
-  "itertools",
-  "json",
-  "re",
-  "collections",
-  "fractions",
-  "decimal",
-  "functools",
-  "operator",
-  "string",
-  "textwrap",
-  "heapq",
-  "bisect",
-  "unicodedata",
-];
-const BANNED = ["exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "globals", "locals", "vars"];
+/** How Python values come back (lib/sandbox/python/harness.py converts them so). */
+export const PYTHON_JSON_VALUES =
+  "tuples and sets come back as lists, dates as ISO strings; turn a Decimal or Fraction into str() or float()";
 
 /** The Python sandbox: what is there, what is refused, and the limits of one call. */
 export const PYTHON_SANDBOX_RULES =
-  `Python 3 with no network, no files and no host access: import only ${IMPORTS.join(", ")}; no name or ` +
-  `attribute starting with _; no ${BANNED.join("/")}/input/object/super. Limits per call: ${timeoutMs} ms, ` +
-  `${memoryBytes / 1024 / 1024} MB of memory.`;
+  `Python 3 with no network, no files and no host access: import only ${pythonPolicy.allowedModules.join(", ")}; ` +
+  `no name or attribute starting with _; no ${pythonPolicy.bannedNames.join("/")}. Limits per call: ` +
+  `${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
 
 /** A Python tool's shape and its sandbox. */
 export const PYTHON_TOOL_CODE_RULES =
   "Python that defines `def run(inputs):` returning a JSON value (dict with str keys, list, str, int, float, bool " +
-  'or None); `inputs` is a dict matching parameters_schema (read inputs["name"]). What it prints comes back with ' +
-  `its result. It runs as ${PYTHON_SANDBOX_RULES}`;
+  `or None; ${PYTHON_JSON_VALUES}); \`inputs\` is a dict matching parameters_schema (read inputs["name"]). What ` +
+  `it prints comes back with its result. It runs as ${PYTHON_SANDBOX_RULES}`;

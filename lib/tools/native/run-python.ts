@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PYTHON_SANDBOX_RULES } from "@/lib/tools/code-rules";
+import { PYTHON_JSON_VALUES, PYTHON_SANDBOX_RULES } from "@/lib/tools/code-rules";
 import { defineTool } from "@/lib/tools/define-tool";
 import { runSnippet } from "./run-code";
 
@@ -7,9 +7,9 @@ import { runSnippet } from "./run-code";
 export const runPython = defineTool({
   name: "run_python",
   description:
-    "Run a Python snippet in the sandbox and get back the value of its last expression (as JSON) and the lines it " +
-    "printed. Use it for quick computations (statistics, dates, exact fractions and decimals, text with re) and to " +
-    `try Python before registering it as a tool. ${PYTHON_SANDBOX_RULES}`,
+    "Run a Python snippet in the sandbox and get back the value of its last expression and the lines it printed " +
+    `(as JSON: ${PYTHON_JSON_VALUES}). Use it for quick computations (statistics, dates, exact fractions and ` +
+    `decimals, text with re) and to try Python before registering it as a tool. ${PYTHON_SANDBOX_RULES}`,
   inputSchema: z.strictObject({
     code: z
       .string()
