@@ -90,6 +90,7 @@ export const ToolDescription = z.strictObject({
     .max(4000)
     .describe('What the tool should do, in plain words, e.g. "Convert a temperature from Celsius to Fahrenheit".'),
   name: toolName.optional().describe("The name to give it; the model picks one when absent."),
+  language: toolLanguage,
 });
 export type ToolDescription = z.infer<typeof ToolDescription>;
 
