@@ -4,6 +4,8 @@
 # escapes fail early, with a line and a column, and keeps one call's changes from the next.
 import ast
 import builtins
+import csv
+import gc
 import json
 import math
 import sys
@@ -13,12 +15,14 @@ import unicodedata
 POLICY = {}
 _VIEW_SOURCES = {}
 _SAFE_BUILTINS = {}
-_BASELINE = None
+# The fingerprint of a pristine interpreter, in a list that configure() fills: the harness's own globals are watched,
+# so this name must keep its object.
+_BASELINE = []
 
 
 def configure(policy_json):
     """Set the policy (lib/sandbox/policy.ts' pythonPolicy) and import the allowed modules once, before any call."""
-    global POLICY, _BASELINE
+    global POLICY
     POLICY = json.loads(policy_json)
     POLICY["banned_names"] = frozenset(POLICY["bannedNames"])
     POLICY["banned_attributes"] = frozenset(POLICY["bannedAttributes"])
@@ -40,8 +44,35 @@ def configure(policy_json):
         if key in POLICY["banned_names"] or (key.startswith("_") and key != "__build_class__"):
             continue
         _SAFE_BUILTINS[key] = value
+    _close_evaluators()
     _watch()
-    _BASELINE = fingerprint()
+    _BASELINE[:] = [fingerprint()]
+
+
+def _close_evaluators():
+    """What would run code or add hooks past the check, closed before any call.
+
+    typing makes a ForwardRef of any string (typing.List["..."], TypeVar(bound="...")) and ForwardRef.evaluate()
+    evals it with the real builtins; functools.singledispatch evaluates string annotations the same way. Here a
+    string annotation stays a string. An audit hook can never be removed and would run in every later call, whoever
+    makes it: this hook refuses any further one.
+    """
+    annotationlib = sys.modules["annotationlib"]
+
+    def unevaluated(self, *, format=annotationlib.Format.VALUE, **ignored):
+        if format == annotationlib.Format.FORWARDREF:
+            return self
+        if format == annotationlib.Format.STRING:
+            return self.__forward_arg__
+        raise NameError(f"String annotations are not evaluated in a tool ({self.__forward_arg__!r}).")
+
+    annotationlib.ForwardRef.evaluate = unevaluated
+    sys.addaudithook(_refuse_audit_hooks)
+
+
+def _refuse_audit_hooks(event, args):
+    if event == "sys.addaudithook":
+        raise RuntimeError("Audit hooks cannot be added in a tool.")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -411,13 +442,15 @@ _WATCHED = []
 
 
 def _watch():
-    """The namespaces a call could change and the next would see: every module's, and those of the mutable classes
-    and the functions the modules hold (a view shields a module's own names, not the objects they name)."""
+    """The namespaces a call could change and the next would see: every module's, the harness's own (its globals, the
+    curated builtins and the module views' sources every call copies, the policy), and those of the mutable classes
+    and the functions they hold (a view shields a module's own names, not the objects they name)."""
     seen = set()
-    for name in sorted(POLICY["allowed"]) + POLICY["preload"]:
-        module = sys.modules[name]
-        _WATCHED.append(vars(module))
-        for value in list(vars(module).values()):
+    namespaces = [vars(sys.modules[name]) for name in sorted(POLICY["allowed"]) + POLICY["preload"]]
+    namespaces += [globals(), _SAFE_BUILTINS, POLICY, POLICY["hidden"], _VIEW_SOURCES, *_VIEW_SOURCES.values()]
+    for namespace in namespaces:
+        _WATCHED.append(namespace)
+        for value in list(namespace.values()):
             if id(value) in seen:
                 continue
             seen.add(id(value))
@@ -444,6 +477,22 @@ def fingerprint():
         tuple(sys.path),
         sys.modules["abc"].get_cache_token(),
         repr(sys.modules["decimal"].DefaultContext),
+        # Interpreter-wide settings and hooks that would act in later calls.
+        sys.get_int_max_str_digits(),
+        sys.getswitchinterval(),
+        tuple(map(id, (sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__))),
+        tuple(map(id, (sys.excepthook, sys.unraisablehook, sys.displayhook, sys.breakpointhook))),
+        tuple(map(id, sys.path_hooks)),
+        tuple(sys.monitoring.get_tool(tool) for tool in range(6)),
+        tuple(map(id, gc.callbacks)),
+        gc.isenabled(),
+        gc.get_threshold(),
+        tuple(map(id, sys.modules["warnings"].filters)),
+        tuple((id(key), id(value)) for key, value in sys.modules["copyreg"].dispatch_table.items()),
+        # Module-wide state of allowed modules, outside any namespace: csv's registry and limit, calendar's week.
+        tuple((name, id(csv.get_dialect(name))) for name in csv.list_dialects()),
+        csv.field_size_limit(),
+        sys.modules["calendar"].firstweekday(),
     ]
     for watched in _WATCHED:
         if isinstance(watched, types.FunctionType):
@@ -457,4 +506,4 @@ def fingerprint():
 def pristine():
     """True when the interpreter is as configure() left it; else the process must be replaced."""
     sys.modules["decimal"].setcontext(sys.modules["decimal"].Context())
-    return fingerprint() == _BASELINE
+    return fingerprint() == _BASELINE[0]
