@@ -56,8 +56,15 @@ sys.meta_path.insert(0, _Refuse)
 del _Refuse
 `);
 harness.configure(policyJson);
-for (const name of ["process", "fetch", "WebSocket", "EventSource", "navigator", "require", "module"]) {
-  delete /** @type {Record<string, unknown>} */ (globalThis)[name];
+// Kept for this file alone: the settle step below runs once the call's microtasks have.
+const afterMicrotasks = setImmediate;
+// The host's objects, and every way to run something later: a call must not leave work that runs after its answer
+// (in Python, asyncio's loop and Pyodide's scheduleCallback end in these), where the settle check cannot see it.
+for (const name of [
+  ...["process", "fetch", "WebSocket", "EventSource", "navigator", "require", "module"],
+  ...["setTimeout", "setInterval", "setImmediate", "queueMicrotask", "MessageChannel", "BroadcastChannel"],
+]) {
+  delete (/** @type {Record<string, unknown>} */ (globalThis)[name]);
 }
 
 /** @param {{ id: number, mode: string, code: string, input?: unknown, requireEntryPoint?: boolean, skipPolicy?: boolean,
@@ -105,9 +112,9 @@ const onMessage = (/** @type {any} */ message) => {
     send({ type: "settled", retire: true });
     return;
   }
-  // After the answer, off the caller's clock: a call that changed anything the next call could see retires us. A
-  // check runs nothing of the tool's.
-  send({ type: "settled", retire: mode !== "check" && !harness.pristine() });
+  // After the answer, off the caller's clock, and after any promise callback the call queued: a call that changed
+  // anything the next call could see retires us. A check runs nothing of the tool's.
+  afterMicrotasks(() => send({ type: "settled", retire: mode !== "check" && !harness.pristine() }));
 };
 host.on("message", onMessage);
 send({ type: "ready", memory: pyodide._module.HEAP8.buffer.byteLength });
