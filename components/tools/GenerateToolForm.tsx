@@ -2,8 +2,10 @@
 
 import { Square, WandSparkles } from "lucide-react";
 import { useEffect, useId, useRef, useState } from "react";
+import type { ToolLanguage } from "@/lib/sandbox/languages";
 import { Button } from "@/components/ui/Button";
 import { attemptStatus, GenerationAttempt } from "./GenerationAttempt";
+import { LANGUAGE_NAMES, TOOL_LANGUAGES } from "./tool-language";
 import { useToolGeneration, type AttemptView, type GenerationPhase } from "./useToolGeneration";
 
 /** The live status: the latest attempt's, or a word before the first one and after a cancel. */
@@ -23,6 +25,7 @@ export function GenerateToolForm({ id, onClose }: { id: string; onClose: () => v
   const { attempts, phase, problem, start, cancel } = useToolGeneration();
   const [description, setDescription] = useState("");
   const [name, setName] = useState("");
+  const [language, setLanguage] = useState<ToolLanguage>("javascript");
   const descriptionRef = useRef<HTMLTextAreaElement>(null);
   // Once the tool is made its page is opening: the form takes no second run meanwhile.
   const busy = phase === "running" || phase === "created";
@@ -37,7 +40,12 @@ export function GenerateToolForm({ id, onClose }: { id: string; onClose: () => v
   const submit = (event: React.FormEvent) => {
     event.preventDefault();
     if (busy) return;
-    void start({ description, ...(name.trim() ? { name: name.trim() } : {}) });
+    // Absent is JavaScript: a JavaScript request stays the one it was before there was a choice.
+    void start({
+      description,
+      ...(name.trim() ? { name: name.trim() } : {}),
+      ...(language === "javascript" ? {} : { language }),
+    });
   };
   const onKeyDown = (event: React.KeyboardEvent) => {
     if (event.key !== "Escape") return;
@@ -94,6 +102,32 @@ export function GenerateToolForm({ id, onClose }: { id: string; onClose: () => v
             className={`${input} max-w-xs font-mono`}
           />
         </div>
+        {/* Read-only rather than disabled while a run lasts, as the fields above: a radio keeps its focus. */}
+        <fieldset
+          role="radiogroup"
+          aria-labelledby={`${fieldId}-language`}
+          aria-readonly={busy}
+          className="aria-readonly:opacity-70"
+        >
+          <legend id={`${fieldId}-language`} className="text-sm font-medium">
+            Language
+          </legend>
+          <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
+            {TOOL_LANGUAGES.map((choice) => (
+              <label key={choice} className="flex items-center gap-1.5 text-sm">
+                <input
+                  type="radio"
+                  name={`${fieldId}-language`}
+                  value={choice}
+                  checked={language === choice}
+                  onChange={() => !busy && setLanguage(choice)}
+                  className="size-4 accent-emerald-700"
+                />
+                {LANGUAGE_NAMES[choice]}
+              </label>
+            ))}
+          </div>
+        </fieldset>
         <div className="flex flex-wrap gap-2">
           <Button type="submit" variant="primary" aria-disabled={busy}>
             <WandSparkles className="size-4" aria-hidden /> {busy ? "Writing…" : "Write the tool"}

@@ -2,6 +2,7 @@ import { Loader2, X } from "lucide-react";
 import type { AttemptProblem } from "@/lib/contract/generation";
 import { OutcomeList } from "./Examples";
 import { MarkedCode, ViolationList } from "./ToolRejectedCard";
+import { toolLanguage } from "./tool-language";
 import type { AttemptView, GenerationPhase } from "./useToolGeneration";
 
 const problems: Record<AttemptProblem, string> = {
@@ -37,7 +38,12 @@ export function GenerationAttempt({ view, phase }: { view: AttemptView; phase: G
           <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">
             <code className="font-mono font-semibold">{tool.name}</code>: {tool.description}
           </p>
-          <MarkedCode code={tool.code} violations={failure?.violations} className="mt-2" />
+          <MarkedCode
+            code={tool.code}
+            language={toolLanguage(tool)}
+            violations={failure?.violations}
+            className="mt-2"
+          />
         </>
       )}
       {failure ? (

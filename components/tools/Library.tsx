@@ -11,6 +11,7 @@ import { ShowMore } from "@/components/ui/ShowMore";
 import { UntestedBadge } from "./Examples";
 import { GenerateToolForm } from "./GenerateToolForm";
 import { Signature } from "./Signature";
+import { LANGUAGE_NAMES, toolLanguage } from "./tool-language";
 
 type Filters = { q: string; status: string; scope: string };
 
@@ -120,7 +121,8 @@ export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: str
               </div>
               {!tool.tested && <UntestedBadge />}
               <span className="text-xs text-zinc-600 dark:text-zinc-400">
-                v{tool.version} · {tool.scope === "library" ? "library" : "one conversation"}
+                v{tool.version} · {LANGUAGE_NAMES[toolLanguage(tool)]} ·{" "}
+                {tool.scope === "library" ? "library" : "one conversation"}
                 {tool.status === "deprecated" && " · deprecated"} · {tool.stats?.executions ?? 0} calls
               </span>
             </li>

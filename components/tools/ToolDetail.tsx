@@ -11,9 +11,11 @@ import { JsonView } from "@/components/ui/JsonView";
 import { DurationChart } from "./DurationChart";
 import { UntestedBadge } from "./Examples";
 import { ExecutionsTable } from "./ExecutionsTable";
+import { LanguageBadge } from "./LanguageBadge";
 import { RunForm } from "./RunForm";
 import { Signature } from "./Signature";
 import { ToolExamples } from "./ToolExamples";
+import { toolLanguage } from "./tool-language";
 import { VersionDiff } from "./VersionDiff";
 
 interface ToolDetailProps {
@@ -32,6 +34,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const stats = tool.stats;
+  const language = toolLanguage(tool);
 
   const attempt = async (work: () => Promise<void>) => {
     setProblem(null);
@@ -73,6 +76,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
         <span className="rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900/60 dark:text-emerald-100">
           v{tool.version}
         </span>
+        <LanguageBadge language={language} />
         <span
           className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200"
           data-testid="tool-scope"
@@ -175,7 +179,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       </Section>
 
       <Section title="Code">
-        <CodeBlock code={tool.code} language="javascript" showLineNumbers />
+        <CodeBlock code={tool.code} language={language} showLineNumbers />
         <div className="mt-3">
           <JsonView value={tool.parameters_schema} label="Parameters schema" />
         </div>

@@ -3,13 +3,16 @@ import type { RegisteredToolView } from "@/lib/contract/events";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { ExampleList, UntestedBadge } from "./Examples";
 import { HighlightCard } from "./HighlightCard";
+import { LanguageBadge } from "./LanguageBadge";
 import { LibraryActions } from "./LibraryActions";
 import { Signature } from "./Signature";
+import { toolLanguage } from "./tool-language";
 
 /** The highlight of a trace: the agent made itself a tool, with the examples it passed (none: untested). */
 export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: RegisteredToolView; codeOpen?: boolean }) {
   // Logs written before tools had examples have none to show: those tools are untested too.
   const examples = tool.examples ?? [];
+  const language = toolLanguage(tool);
   return (
     <HighlightCard
       tone="emerald"
@@ -22,6 +25,7 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
           <span className="rounded-full bg-emerald-200/80 px-2 py-0.5 text-[11px] font-medium text-emerald-900 dark:bg-emerald-800/70 dark:text-emerald-100">
             v{tool.version}
           </span>
+          <LanguageBadge language={language} />
           {examples.length === 0 && <UntestedBadge />}
         </>
       }
@@ -40,7 +44,7 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
           <span className="group-open:hidden">Show code</span>
           <span className="hidden group-open:inline">Hide code</span>
         </summary>
-        <CodeBlock code={tool.code} language="javascript" showLineNumbers className="mt-2" />
+        <CodeBlock code={tool.code} language={language} showLineNumbers className="mt-2" />
       </details>
       {/* Logs written before events carried the tool's id have no page to link to. */}
       <LibraryActions toolId={tool.id} name={tool.name} />

@@ -1,12 +1,23 @@
 import { ShieldAlert } from "lucide-react";
 import type { Violation } from "@/lib/contract/events";
+import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type { RejectedTool } from "@/lib/trace/state";
 import { CodeBlock } from "@/components/ui/CodeBlock";
 import { OutcomeList } from "./Examples";
 import { HighlightCard } from "./HighlightCard";
+import { LanguageBadge } from "./LanguageBadge";
 
-/** A registration that was refused: each policy violation with its place, marked in the code, or the failed examples. */
-export function ToolRejectedCard({ rejected: { name, code, violations, failures } }: { rejected: RejectedTool }) {
+/**
+ * A registration that was refused: each policy violation with its place, marked in the code, or the failed examples.
+ * `language` is the registration's (its event carries none).
+ */
+export function ToolRejectedCard({
+  rejected: { name, code, violations, failures },
+  language,
+}: {
+  rejected: RejectedTool;
+  language: ToolLanguage;
+}) {
   return (
     <HighlightCard
       tone="rose"
@@ -14,13 +25,18 @@ export function ToolRejectedCard({ rejected: { name, code, violations, failures 
       label="Tool rejected"
       ariaLabel={`Tool rejected: ${name}`}
       testId="tool-rejected"
-      badge={<code className="font-mono text-[13px] font-semibold text-rose-950 dark:text-rose-50">{name}</code>}
+      badge={
+        <>
+          <code className="font-mono text-[13px] font-semibold text-rose-950 dark:text-rose-50">{name}</code>
+          <LanguageBadge language={language} />
+        </>
+      }
     >
       <div className="mt-2 text-rose-950 dark:text-rose-100">
         <ViolationList violations={violations} />
         {failures && <OutcomeList outcomes={failures} />}
       </div>
-      {code && <MarkedCode code={code} violations={violations} className="mt-2" />}
+      {code && <MarkedCode code={code} language={language} violations={violations} className="mt-2" />}
     </HighlightCard>
   );
 }
@@ -45,13 +61,15 @@ export function ViolationList({ violations }: { violations: Violation[] }) {
 /** Tool code with the lines of its violations marked. */
 export function MarkedCode({
   code,
+  language,
   violations = [],
   className,
 }: {
   code: string;
+  language: ToolLanguage;
   violations?: Violation[];
   className?: string;
 }) {
   const marked = new Set(violations.map((violation) => violation.line));
-  return <CodeBlock code={code} language="javascript" showLineNumbers markedLines={marked} className={className} />;
+  return <CodeBlock code={code} language={language} showLineNumbers markedLines={marked} className={className} />;
 }

@@ -3,6 +3,9 @@
 import { diffLines } from "diff";
 import { useId, useMemo, useState } from "react";
 import type { Tool } from "@/lib/api/client";
+import { LANGUAGE_NAMES, toolLanguage } from "./tool-language";
+
+const versionOf = (versions: Tool[], version: number) => versions.find((candidate) => candidate.version === version);
 
 /** What changed in the code between two versions, line by line. */
 export function VersionDiff({ versions }: { versions: Tool[] }) {
@@ -10,10 +13,17 @@ export function VersionDiff({ versions }: { versions: Tool[] }) {
   const [from, setFrom] = useState(Math.max(1, versions.length - 1));
   const [to, setTo] = useState(versions.length);
   const parts = useMemo(() => {
-    const code = (version: number) => versions.find((candidate) => candidate.version === version)?.code ?? "";
+    const code = (version: number) => versionOf(versions, version)?.code ?? "";
     return diffLines(code(from), code(to));
   }, [versions, from, to]);
   if (versions.length < 2) return <p className="text-sm text-zinc-600 dark:text-zinc-400">One version so far.</p>;
+
+  // A version may be written in the other language: then each one is named with its own (the page names one only).
+  const mixed = new Set(versions.map(toolLanguage)).size > 1;
+  const named = (version: number) => {
+    const tool = versionOf(versions, version);
+    return mixed && tool ? `v${version} (${LANGUAGE_NAMES[toolLanguage(tool)]})` : `v${version}`;
+  };
 
   const picker = (label: string, value: number, onChange: (version: number) => void) => (
     <label className="text-sm">
@@ -25,7 +35,7 @@ export function VersionDiff({ versions }: { versions: Tool[] }) {
       >
         {versions.map((version) => (
           <option key={version.version} value={version.version}>
-            v{version.version}
+            {named(version.version)}
           </option>
         ))}
       </select>
@@ -40,7 +50,7 @@ export function VersionDiff({ versions }: { versions: Tool[] }) {
       <pre
         id={id}
         tabIndex={0}
-        aria-label={`Changes from v${from} to v${to}`}
+        aria-label={`Changes from ${named(from)} to ${named(to)}`}
         className="mt-2 max-h-96 overflow-auto rounded-lg border border-zinc-200 bg-zinc-50 py-2 font-mono text-[12.5px] leading-5 outline-none focus-visible:ring-2 focus-visible:ring-sky-600 dark:border-zinc-800 dark:bg-zinc-950"
         data-testid="version-diff"
       >

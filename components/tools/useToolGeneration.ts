@@ -2,9 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { api, problemText } from "@/lib/api/client";
+import { api, problemText, type GenerationRequest } from "@/lib/api/client";
 import type { GenerationEvent, WrittenTool } from "@/lib/contract/generation";
-import type { ToolDescription } from "@/lib/contract/requests";
 
 export type AttemptFailure = Extract<GenerationEvent, { type: "attempt_failed" }>;
 
@@ -40,7 +39,7 @@ export function useToolGeneration() {
 
   useEffect(() => () => controller.current?.abort(), []);
 
-  const start = async (request: ToolDescription) => {
+  const start = async (request: GenerationRequest) => {
     const abort = new AbortController();
     controller.current = abort;
     setAttempts([]);

@@ -4,6 +4,7 @@ import { planOf, type ToolCallView } from "@/lib/trace/state";
 import { JsonView } from "@/components/ui/JsonView";
 import { ToolRegisteredCard } from "@/components/tools/ToolRegisteredCard";
 import { ToolRejectedCard } from "@/components/tools/ToolRejectedCard";
+import { registrationLanguage } from "@/components/tools/tool-language";
 import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CardActions, cardAnchor } from "./CardActions";
 import { CardAnnotations } from "./Annotations";
@@ -82,7 +83,7 @@ export const ToolCallCard = memo(function ToolCallCard({
           </div>
         )}
         {call.registered && <ToolRegisteredCard tool={call.registered} codeOpen={opened} />}
-        {call.rejected && <ToolRejectedCard rejected={call.rejected} />}
+        {call.rejected && <ToolRejectedCard rejected={call.rejected} language={registrationLanguage(call.input)} />}
         <CardAnnotations eventId={call.eventId} annotations={annotations} label={`the ${call.name} call`} />
         {call.status === "error" && annotations && annotations.length > 0 && <KeepFailingExample call={call} />}
       </div>

@@ -3,6 +3,7 @@ import type { Annotation, ToolExample, Verdict } from "@/lib/contract/events";
 import type { GenerationEvent } from "@/lib/contract/generation";
 import type { SegmentStart } from "@/lib/contract/log";
 import type { ToolDescription } from "@/lib/contract/requests";
+import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type {
   ApiToken,
   ApprovalTaken,
@@ -64,8 +65,11 @@ const jsonBody = (body: unknown): RequestInit => ({
 });
 const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await call(path, init)).json() as Promise<T>;
 
+/** What POST /api/tools/generate takes: the description, and the language to write in (absent: JavaScript). */
+export type GenerationRequest = ToolDescription & { language?: ToolLanguage };
+
 /** Each event of writing a tool from a description, as it streams; aborting `signal` stops the writing. */
-async function* generateTool(request: ToolDescription, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+async function* generateTool(request: GenerationRequest, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
   const response = await call("/api/tools/generate", { method: "POST", ...jsonBody(request), signal });
   const reader = response
     .body!.pipeThrough(new TextDecoderStream())

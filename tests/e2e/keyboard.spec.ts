@@ -159,6 +159,10 @@ test("a tool is written from a description by keyboard alone: open the form, fil
   await page.keyboard.press("Tab");
   await expect(page.getByLabel("Name (optional)")).toBeFocused();
   await page.keyboard.type("word_count");
+  // the language, JavaScript unless changed
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("radio", { name: "JavaScript" })).toBeFocused();
+  await expect(page.getByRole("radio", { name: "JavaScript" })).toBeChecked();
   await page.keyboard.press("Tab");
   await expect(page.getByRole("button", { name: "Write the tool" })).toBeFocused();
   await page.keyboard.press("Enter");

@@ -45,6 +45,10 @@ def configure(policy_json):
             continue
         _SAFE_BUILTINS[key] = value
     _close_evaluators()
+    # A first call compiles much of the interpreter (WebAssembly compiles lazily) and runs the allowed modules'
+    # lazy set-up (Counter.most_common imports heapq into collections; base64 builds its tables): both before the
+    # baseline, so that the first real call is fast and does not look like a change.
+    call("tool", _WARM_UP, '{"text": "warm up warm"}', 1000, 1000, False)
     _watch()
     _BASELINE[:] = [fingerprint()]
 
@@ -73,6 +77,17 @@ def _close_evaluators():
 def _refuse_audit_hooks(event, args):
     if event == "sys.addaudithook":
         raise RuntimeError("Audit hooks cannot be added in a tool.")
+
+
+_WARM_UP = """
+import base64, collections, json, re
+
+def run(inputs):
+    words = re.findall(r"[a-z]+", inputs["text"])
+    print(len(words))
+    encoded = [base64.a85encode(b"x"), base64.b85encode(b"x"), base64.b32encode(b"x"), base64.b32hexencode(b"x")]
+    return json.loads(json.dumps(collections.Counter(words).most_common(2))), len(encoded)
+"""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -312,6 +327,9 @@ def _namespace():
     random_instance = sys.modules["random"].Random()
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        # C code imports through the builtins of the frame it runs in (datetime.strptime imports _strptime).
+        if name in POLICY["preload"] and not level:
+            return sys.modules[name]
         if level or name not in POLICY["allowed"]:
             raise ImportError(f"Importing `{name}` is not allowed in a tool.")
         top = name.split(".")[0] if not fromlist else name

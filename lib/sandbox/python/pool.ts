@@ -240,7 +240,7 @@ export class PythonPool {
           worker.settling = false;
           if (message.retire) {
             this.recycled++;
-            this.replace(worker);
+            this.remove(worker);
           }
           this.dispatch();
         }
@@ -286,6 +286,7 @@ export class PythonPool {
       PYODIDE_DIR,
       path.join(PYTHON_DIR, "harness.py"),
       JSON.stringify(pythonPolicy),
+      String(this.memoryBytes),
       snapshot,
     ];
   }
@@ -299,7 +300,7 @@ export class PythonPool {
     worker.settling = true;
     worker.settleTimer = setTimeout(() => {
       this.recycled++;
-      this.replace(worker);
+      this.remove(worker);
       this.dispatch();
     }, SETTLE_LIMIT_MS);
     const outcome = reported as unknown as PythonOutcome | PythonVerdict;
@@ -312,23 +313,23 @@ export class PythonPool {
   private fail(worker: Worker, kind: keyof TerminationCounts, detail?: string): void {
     if (!this.workers.includes(worker)) return;
     const current = worker.current;
-    this.replace(worker);
+    // Killed first, answered next, replaced last: nothing of the call runs once its caller hears that it ended, and
+    // starting the next process does not delay the answer.
+    this.remove(worker);
     if (current) {
       this.terminations[kind]++;
       clearTimeout(current.timer);
       worker.current = undefined;
-      current.pending.resolve(
-        failure(sandboxError(kind, current.pending.job.limits, detail), performance.now() - current.started),
-      );
+      const durationMs = performance.now() - current.started;
+      current.pending.resolve(failure(sandboxError(kind, current.pending.job.limits, detail), durationMs));
     }
-    this.dispatch();
+    setImmediate(() => this.dispatch());
   }
 
-  private replace(worker: Worker): void {
+  private remove(worker: Worker): void {
     const index = this.workers.indexOf(worker);
     if (index !== -1) this.workers.splice(index, 1);
     this.kill(worker);
-    this.fill();
   }
 
   private kill(worker: Worker): void {

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 
 const host = process;
-const [pyodideDir, harnessFile, policyJson, snapshotFile] = host.argv.slice(2);
+const [pyodideDir, harnessFile, policyJson, memoryBytes, snapshotFile] = host.argv.slice(2);
 const send = /** @type {(message: unknown) => void} */ (host.send?.bind(host));
 
 // Pyodide's file system module asks process.binding for open flags, which the permission model refuses.
@@ -66,6 +66,16 @@ for (const name of [
 ]) {
   delete (/** @type {Record<string, unknown>} */ (globalThis)[name]);
 }
+
+// The memory limit: the interpreter's memory as it is now, plus the call's allowance. Emscripten grows its memory
+// from JavaScript and takes a refusal as out-of-memory, which Python raises as MemoryError at once (the process's
+// data limit is the backstop, but V8 retries a refused growth after collecting garbage, slowly).
+const memoryCap = pyodide._module.HEAP8.buffer.byteLength + Number(memoryBytes);
+const grow = WebAssembly.Memory.prototype.grow;
+WebAssembly.Memory.prototype.grow = function (/** @type {number} */ pages) {
+  if (this.buffer.byteLength + pages * 65536 > memoryCap) throw new RangeError("The memory limit is reached.");
+  return grow.call(this, pages);
+};
 
 /** @param {{ id: number, mode: string, code: string, input?: unknown, requireEntryPoint?: boolean, skipPolicy?: boolean,
  *   limits: { outputChars: number, consoleChars: number } }} job */

@@ -1,0 +1,281 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+process.env.TOOLSMITH_TOOL_TIMEOUT_MS = "1000";
+process.env.TOOLSMITH_TOOL_MEMORY_MB = "32";
+type Sandbox = typeof import("@/lib/sandbox");
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await import("@/lib/sandbox");
+  await sandbox.pythonPool().warm();
+});
+afterAll(async () => sandbox.pythonPool().close());
+
+const python = (code: string) => ({ language: "python" as const, code });
+const tool = (code: string, input: unknown = {}, signal?: AbortSignal) =>
+  sandbox.runInSandbox("tool", python(code), input, signal);
+const check = (code: string, requireEntryPoint = true) => sandbox.checkSource(python(code), { requireEntryPoint });
+
+/** Every limit ends the call within the time limit plus a second, and the next call is answered at once. */
+async function endsWithinTheLimit(code: string, kind: string) {
+  const started = performance.now();
+  const result = await tool(code);
+  expect(performance.now() - started).toBeLessThan(1000 + 1000);
+  expect(result).toMatchObject({ ok: false, error: { kind } });
+  const next = performance.now();
+  expect(await tool("def run(inputs):\n    return 'still here'\n")).toMatchObject({ ok: true, output: "still here" });
+  expect(performance.now() - next).toBeLessThan(1000);
+  return result;
+}
+
+describe("the Python policy", () => {
+  it("passes a plain tool and a SEAT-style module whose only function has another name", async () => {
+    expect(await check("import math\n\ndef run(inputs):\n    return math.sqrt(inputs['x'])\n")).toEqual({ ok: true });
+    expect(await check("def celsius_to_fahrenheit(celsius):\n    return celsius * 9 / 5 + 32\n")).toEqual({ ok: true });
+  });
+
+  it("refuses imports outside the allowlist, private names and banned builtins, each with its line and column", async () => {
+    const result = await check(
+      "import os\nfrom subprocess import run as go\n\ndef run(inputs):\n    x = ().__class__\n    return eval('1')\n",
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.violations).toEqual([
+      expect.objectContaining({ line: 1, column: 1, message: expect.stringContaining("Importing `os`") }),
+      expect.objectContaining({ line: 2, column: 1, message: expect.stringContaining("Importing `subprocess`") }),
+      expect.objectContaining({ line: 5, column: 9, message: expect.stringContaining("`.__class__`") }),
+      expect.objectContaining({ line: 6, column: 12, message: expect.stringContaining("`eval` is not allowed") }),
+    ]);
+  });
+
+  it("refuses what reaches frames, format fields, match patterns and strings naming internals", async () => {
+    const forms = {
+      frames: "def run(inputs):\n    g = (x for x in [1])\n    return g.gi_frame.f_back\n",
+      format: "def run(inputs):\n    return '{0._secret}'.format(inputs)\n",
+      match: "def run(inputs):\n    match inputs:\n        case dict(_x=y):\n            return y\n",
+      dunder: "def run(inputs):\n    return 'x'.join(['__class__'])\n",
+      lookalike: "def run(inputs):\n    return ｅｖａｌ('1')\n",
+      keyword: "def run(inputs):\n    return dict(__x=1)\n",
+    };
+    for (const [form, code] of Object.entries(forms)) {
+      expect((await check(code)).ok, form).toBe(false);
+    }
+  });
+
+  it("says what is missing: a syntax error's line, a module without a function, an async entry point", async () => {
+    const syntax = await check("def run(inputs):\n    return (1 +\n");
+    expect(syntax).toMatchObject({ ok: false, violations: [{ message: expect.stringContaining("does not parse") }] });
+    if (!syntax.ok) expect(syntax.violations[0].line).toBeGreaterThanOrEqual(2);
+    expect(await check("x = 1\n")).toMatchObject({
+      ok: false,
+      violations: [{ message: expect.stringContaining("def run(inputs):") }],
+    });
+    expect(await check("def a(x):\n    return 1\n\ndef b(x):\n    return 2\n")).toMatchObject({
+      ok: false,
+      violations: [{ message: expect.stringContaining("It defines a, b, but none is named run") }],
+    });
+    expect(await check("async def run(inputs):\n    return 1\n")).toMatchObject({ ok: false });
+    expect(await check("x = 1\nx + 1", false)).toEqual({ ok: true });
+  });
+
+  it("checks again when the code runs, whatever checked it before", async () => {
+    const result = await tool("import os\n\ndef run(inputs):\n    return os.getcwd()\n");
+    expect(result).toMatchObject({ ok: false, violations: [expect.objectContaining({ line: 1 })] });
+  });
+});
+
+describe("a Python call", () => {
+  it("calls run with the input and returns its value, with what it printed", async () => {
+    const result = await tool(
+      "def run(inputs):\n    print('adding', inputs['a'], inputs['b'])\n    return {'sum': inputs['a'] + inputs['b']}\n",
+      { a: 2, b: 3 },
+    );
+    expect(result).toMatchObject({ ok: true, output: { sum: 5 }, logs: ["adding 2 3"] });
+  });
+
+  it("calls a SEAT-style function with the input's fields as keyword arguments", async () => {
+    expect(
+      await tool("def celsius_to_fahrenheit(celsius):\n    return celsius * 9 / 5 + 32\n", { celsius: 100 }),
+    ).toMatchObject({ ok: true, output: 212 });
+    expect(
+      await tool("def count_words(data):\n    return len(data['text'].split())\n", { text: "a b c" }),
+    ).toMatchObject({
+      ok: true,
+      output: 3,
+    });
+  });
+
+  it("converts tuples, sets and dates as documented, and names a value JSON cannot carry", async () => {
+    const converted = await tool(
+      "import datetime\n\ndef run(inputs):\n    return {'t': (1, 2), 's': {3, 1, 2}, 'd': datetime.date(2026, 11, 28), 1: None}\n",
+    );
+    expect(converted).toMatchObject({ ok: true, output: { t: [1, 2], s: [1, 2, 3], d: "2026-11-28", "1": null } });
+    const refusals = {
+      "output['x'] is nan": "def run(inputs):\n    return {'x': float('nan')}\n",
+      "is bytes": "def run(inputs):\n    return b'abc'\n",
+      "is a Decimal": "import decimal\n\ndef run(inputs):\n    return decimal.Decimal('1.5')\n",
+    };
+    for (const [message, code] of Object.entries(refusals)) {
+      expect(await tool(code)).toMatchObject({
+        ok: false,
+        error: { kind: "error", message: expect.stringContaining(message) },
+      });
+    }
+  });
+
+  it("returns a snippet's last value and what it printed", async () => {
+    const result = await sandbox.runInSandbox(
+      "snippet",
+      python("import statistics\nxs = [1, 2, 3, 4]\nprint('n', len(xs))\nstatistics.mean(xs)"),
+    );
+    expect(result).toMatchObject({ ok: true, output: 2.5, logs: ["n 4"] });
+  });
+
+  it("names the exception and the line of the tool where it was raised", async () => {
+    const result = await tool("def run(inputs):\n    values = []\n    return values[3]\n");
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: "error", message: "IndexError: list index out of range (line 3)" },
+    });
+  });
+
+  it("ends the call, not the process, on SystemExit and KeyboardInterrupt", async () => {
+    expect(await tool("def run(inputs):\n    raise SystemExit(3)\n")).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("SystemExit") },
+    });
+    expect(await tool("def run(inputs):\n    raise KeyboardInterrupt\n")).toMatchObject({ ok: false });
+    expect(await tool("def run(inputs):\n    return 1\n")).toMatchObject({ ok: true, output: 1 });
+  });
+});
+
+describe("the Python sandbox's limits", () => {
+  // Each limit kills a process: the pool is whole again before the next, as a server is between rare failures.
+  beforeEach(() => sandbox.pythonPool().warm());
+
+  it("stops an endless loop", () => endsWithinTheLimit("def run(inputs):\n    while True:\n        pass\n", "timeout"));
+  it("stops a loop inside C code that never returns to the interpreter", () =>
+    endsWithinTheLimit("def run(inputs):\n    return sum(range(10 ** 15))\n", "timeout"));
+  it("stops a catastrophic regular expression", () =>
+    endsWithinTheLimit(
+      "import re\n\ndef run(inputs):\n    return bool(re.match('(a+)+$', 'a' * 64 + 'b'))\n",
+      "timeout",
+    ));
+  it("stops a giant power", () => endsWithinTheLimit("def run(inputs):\n    return 7 ** (10 ** 10) % 10\n", "timeout"));
+  it("stops a memory bomb", async () => {
+    const result = await endsWithinTheLimit(
+      "def run(inputs):\n    data = []\n    while True:\n        data.append('x' * 10 ** 6)\n",
+      "memory",
+    );
+    expect(result).toMatchObject({ error: { message: expect.stringContaining("32 MB memory limit") } });
+  });
+  it("caps a print flood and stops it at the time limit", async () => {
+    const result = await endsWithinTheLimit(
+      "def run(inputs):\n    while True:\n        print('flood' * 100)\n",
+      "timeout",
+    );
+    expect(result.logs).toEqual([]);
+  });
+  it("caps printed output and a large result", async () => {
+    const printed = await tool(
+      "def run(inputs):\n    for i in range(10000):\n        print('line', i)\n    return 'done'\n",
+    );
+    expect(printed).toMatchObject({ ok: true, output: "done", consoleTruncated: true });
+    expect(printed.logs.join("\n").length).toBeLessThanOrEqual(8192);
+    const large = await tool("def run(inputs):\n    return 'x' * 10 ** 6\n");
+    expect(large).toMatchObject({ ok: true, outputTruncated: true });
+  });
+  it("stops a spinning call within 100 ms of its run being stopped", async () => {
+    const controller = new AbortController();
+    const pending = tool("def run(inputs):\n    while True:\n        pass\n", {}, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopped = performance.now();
+    controller.abort();
+    expect(await pending).toMatchObject({ ok: false, error: { kind: "cancelled" } });
+    expect(performance.now() - stopped).toBeLessThan(100);
+  });
+});
+
+describe("nothing crosses Python calls", () => {
+  it("leaves no trace of one call's changes to modules, classes, random or decimal state in the next", async () => {
+    const poison = `
+import math, json, random, decimal, collections, collections.abc, statistics
+
+class Fake:
+    pass
+
+def run(inputs):
+    math.pi = 3
+    json.dumps = lambda value: 'poisoned'
+    random.seed(42)
+    decimal.getcontext().prec = 3
+    collections.Counter.most_common = lambda self, n=None: 'poisoned'
+    collections.abc.Mapping.register(Fake)
+    statistics.mean.cache = 'poisoned'
+    return 'poisoned'
+`;
+    expect(await tool(poison)).toMatchObject({ ok: true, output: "poisoned" });
+    const probe = `
+import math, json, random, decimal, collections, collections.abc, statistics
+
+class Fake:
+    pass
+
+def run(inputs):
+    return {
+        'pi': math.pi,
+        'dumps': json.dumps([1]),
+        'seeded': random.Random(42).random() == random.random(),
+        'decimal': str(decimal.Decimal(1) / decimal.Decimal(3)),
+        'counter': collections.Counter('aab').most_common(1),
+        'registered': isinstance(Fake(), collections.abc.Mapping),
+        'cache': hasattr(statistics.mean, 'cache'),
+    }
+`;
+    // Every process of the pool, not only the one that took the poisoned call.
+    const results = await Promise.all(Array.from({ length: 4 }, () => tool(probe)));
+    for (const result of results) {
+      expect(result).toMatchObject({
+        ok: true,
+        output: {
+          pi: Math.PI,
+          dumps: "[1]",
+          seeded: false,
+          decimal: "0.3333333333333333333333333333",
+          counter: [["a", 2]],
+          registered: false,
+          cache: false,
+        },
+      });
+    }
+    expect(sandbox.pythonPool().stats().recycled).toBeGreaterThanOrEqual(1);
+  });
+
+  it("keeps the process of a call that changed nothing, whatever the allowed modules set up lazily", async () => {
+    const before = sandbox.pythonPool().stats().recycled;
+    const ordinary = `
+import base64, collections, datetime, decimal, fractions, hashlib, json, re, statistics, textwrap
+
+def run(inputs):
+    return [
+        collections.Counter('abracadabra').most_common(2),
+        datetime.datetime.strptime('2026-11-28', '%Y-%m-%d').isoformat(),
+        str(decimal.Decimal('1.10') + decimal.Decimal('2.20')),
+        str(fractions.Fraction(1, 3) * 3),
+        hashlib.sha256(b'x').hexdigest()[:8],
+        base64.a85encode(b'toolsmith').decode(),
+        re.sub(r'\\s+', ' ', textwrap.dedent('  a   b')),
+        statistics.median([3, 1, 2]),
+        json.dumps({'a': 1}),
+    ]
+`;
+    for (let i = 0; i < 6; i++) expect(await tool(ordinary)).toMatchObject({ ok: true });
+    expect(sandbox.pythonPool().stats().recycled).toBe(before);
+  });
+
+  it("gives each call fresh module globals", async () => {
+    const code = "seen = []\n\ndef run(inputs):\n    seen.append(1)\n    return len(seen)\n";
+    expect(await tool(code)).toMatchObject({ output: 1 });
+    expect(await tool(code)).toMatchObject({ output: 1 });
+  });
+});
