@@ -82,7 +82,7 @@ WebAssembly.Memory.prototype.grow = function (/** @type {number} */ pages) {
 function execute(job) {
   const started = performance.now();
   if (job.mode === "check") {
-    const verdict = JSON.parse(harness.check(job.code, Boolean(job.requireEntryPoint)));
+    const verdict = JSON.parse(harness.check(job.code, Boolean(job.requireEntryPoint), Boolean(job.skipPolicy)));
     return { ...verdict, durationMs: performance.now() - started };
   }
   const text = harness.call(
