@@ -19,7 +19,7 @@ import { generateTool } from "./tool-writer";
 export function generationResponse(
   request: Request,
   identity: string,
-  { description, name }: ToolDescription,
+  { description, name, language = "javascript" }: ToolDescription,
   stream: boolean,
 ): Promise<Response> | Response {
   const model = modelConfig();
@@ -36,6 +36,7 @@ export function generationResponse(
     ownerId: identity,
     description,
     name,
+    language,
     model: openModel(model, config.modelIdleTimeoutMs),
     api: model.api,
     attempts: config.generateAttempts,

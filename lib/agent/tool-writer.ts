@@ -7,7 +7,9 @@ import { stepMessages } from "@/lib/agent/history";
 import type { ModelSession } from "@/lib/agent/model";
 import { ModelFailure, streamStep, type StepPlan } from "@/lib/agent/model-step";
 import { noCalls } from "@/lib/db/queries/executions";
+import type { ToolLanguage } from "@/lib/sandbox";
 import type { ModelConfig } from "@/lib/settings/config";
+import { PYTHON_TOOL_CODE_RULES } from "@/lib/tools/code-rules";
 import { toolJson } from "@/lib/tools/library/wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import { TOOL_CODE_RULES } from "@/lib/tools/library/register-tool";
@@ -19,21 +21,40 @@ import { registerToolVersion, type Registration } from "@/lib/tools/library/vers
  * goes back to the model to repair, up to the attempts allowed. The outcome is a stored library tool, or nothing.
  */
 
-/** What the model is told: it answers with one tool, and repairs it when told why an attempt failed. */
-export const TOOL_WRITER_PROMPT = `You write tools for Toolsmith: small JavaScript functions that agents and scripts call with JSON inputs.
+/** What changes with the language of the tool asked for: its name, the rules of its code, how it refuses bad input. */
+const LANGUAGES: Record<ToolLanguage, { name: string; rules: string; badInput: string }> = {
+  javascript: { name: "JavaScript", rules: TOOL_CODE_RULES, badInput: "throw an Error" },
+  python: { name: "Python", rules: PYTHON_TOOL_CODE_RULES, badInput: "raise a ValueError" },
+};
+
+const writerPrompt = ({ name, rules, badInput }: (typeof LANGUAGES)[ToolLanguage]) =>
+  `You write tools for Toolsmith: small ${name} functions that agents and scripts call with JSON inputs.
 Answer with exactly one tool:
 - name: snake_case, saying what the tool does (e.g. celsius_to_fahrenheit).
 - description: one or two sentences for a model deciding whether to call it: what it does, its inputs, its output.
 - parameters_schema: a JSON Schema object of the inputs ({"type":"object","properties":{...},"required":[...]}), each property with a description.
-- code: ${TOOL_CODE_RULES} Check the inputs and throw an Error with a clear message for bad ones.
+- code: ${rules} Check the inputs and ${badInput} with a clear message for bad ones.
 - examples: two or three {"input": {...}, "expected_output": ...} pairs, an ordinary case and an edge case. Each runs before the tool is accepted: expected_output must be exactly what run(input) returns (numbers match within a relative 1e-9, object key order does not matter).
 When told that an attempt failed, fix what the message names (the code, or an example that was wrong) and answer with the whole tool again.`;
+
+/** What the model is told, by the language asked for: it answers with one tool, and repairs it when told why. */
+export const TOOL_WRITER_PROMPT: Record<ToolLanguage, string> = {
+  javascript: writerPrompt(LANGUAGES.javascript),
+  python: writerPrompt(LANGUAGES.python),
+};
 
 /** The name of the one tool a model that cannot give JSON-schema output is made to call. */
 const WRITE_TOOL = "write_tool";
 
-/** A definition as the model must write it: examples are required here. */
-const WrittenToolAnswer = ToolDefinition.extend({ examples: z.array(ToolExample).min(1).max(MAX_EXAMPLES) });
+/**
+ * A definition as the model must write it: examples are required here, and the code is in the language the prompt
+ * names (one schema for both languages, so that each dialect's answer format is made once).
+ */
+const WrittenToolAnswer = ToolDefinition.extend({
+  code: ToolDefinition.shape.code.describe("The tool's source, in the language the instructions name, defining run."),
+  examples: z.array(ToolExample).min(1).max(MAX_EXAMPLES),
+});
+type WrittenToolAnswer = z.infer<typeof WrittenToolAnswer>;
 
 /**
  * How each dialect (TOOLSMITH_MODEL_API) is asked for the definition. OpenAI's Chat Completions and Responses
@@ -63,6 +84,7 @@ export interface GenerationRequest {
   description: string;
   /** The name to give the tool, whatever the model picks. */
   name?: string;
+  language: ToolLanguage;
   model: ModelSession;
   api: ModelConfig["api"];
   attempts: number;
@@ -83,7 +105,7 @@ export async function* generateTool(request: GenerationRequest): AsyncGenerator<
       plan = await streamStep({
         ...answerFormat(request.api),
         model: model.model,
-        system: TOOL_WRITER_PROMPT,
+        system: TOOL_WRITER_PROMPT[request.language],
         messages,
         step: attempt,
         maxRetries: model.maxRetries,
@@ -99,7 +121,7 @@ export async function* generateTool(request: GenerationRequest): AsyncGenerator<
     failed = yield* tryAnswer(plan, attempt, request);
     if (!failed || signal.aborted) return;
     yield failed;
-    messages.push(...repairMessages(plan, attempt, repairRequest(failed.message)));
+    messages.push(...repairMessages(plan, attempt, repairRequest(failed.message, request.language)));
   }
   yield {
     type: "generation_failed",
@@ -131,7 +153,7 @@ async function* tryAnswer(
   });
   const answer = readAnswer(plan);
   if (!answer.ok) return failure("output", answer.message);
-  const written = { ...answer.tool, name: request.name ?? answer.tool.name };
+  const written = { ...answer.tool, name: request.name ?? answer.tool.name, language: request.language };
   yield { type: "attempt_written", attempt, tool: written };
   if (isBuiltinName(written.name)) {
     return failure("name", `"${written.name}" is a built-in tool's name; choose another name.`);
@@ -148,8 +170,9 @@ function userRequest({ description, name }: GenerationRequest): string {
   return name ? `${description}\n\nName the tool ${name}.` : description;
 }
 
-const repairRequest = (message: string) =>
-  `That attempt was not accepted:\n${message}\nAnswer with the whole tool again, fixed.`;
+// The language again: a model that drifted into another one while repairing is told which to write.
+const repairRequest = (message: string, language: ToolLanguage) =>
+  `That attempt was not accepted:\n${message}\nAnswer with the whole tool again, fixed, its code in ${LANGUAGES[language].name}.`;
 
 /** Store the tool in the owner's library, through register_tool's own checks and examples. */
 function register(tool: WrittenTool, ownerId: string, signal: AbortSignal): Promise<Registration> {
@@ -162,6 +185,7 @@ function register(tool: WrittenTool, ownerId: string, signal: AbortSignal): Prom
       description: tool.description,
       parametersSchema: tool.parameters_schema,
       code: tool.code,
+      language: tool.language,
       examples: tool.examples,
     },
     signal,
@@ -175,7 +199,7 @@ function details(registration: Registration | undefined) {
 }
 
 /** The model's answer as a definition: the call of write_tool, or the JSON text of a structured output. */
-function readAnswer(plan: StepPlan): { ok: true; tool: WrittenTool } | { ok: false; message: string } {
+function readAnswer(plan: StepPlan): { ok: true; tool: WrittenToolAnswer } | { ok: false; message: string } {
   const call = plan.calls.find((candidate) => candidate.name === WRITE_TOOL);
   if (call?.problem) return { ok: false, message: call.problem };
   const raw = call ? call.input : jsonIn(plan.text);

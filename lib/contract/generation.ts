@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ToolLanguage } from "@/lib/sandbox/languages";
 import { ExampleOutcome, ToolExample, Violation } from "./events";
 import { ErrorBody, Tool } from "./responses";
 
@@ -16,6 +17,7 @@ export const WrittenTool = z.object({
   description: z.string(),
   parameters_schema: z.record(z.string(), z.unknown()),
   code: z.string(),
+  language: ToolLanguage.describe("The language its code is in: the one asked for."),
   examples: z.array(ToolExample),
 });
 export type WrittenTool = z.infer<typeof WrittenTool>;

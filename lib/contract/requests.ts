@@ -3,6 +3,7 @@
  * is generated from them.
  */
 import { z } from "zod";
+import { ToolLanguage } from "@/lib/sandbox/languages";
 import { codePolicy } from "@/lib/sandbox/policy";
 import { ToolExample } from "./events";
 import { MAX_EVENT_ID } from "./log";
@@ -17,6 +18,13 @@ const toolName = z
   .regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, "a letter, then letters, digits or _ (64 at most)")
   .describe("snake_case name, e.g. word_count");
 const toolDescription = z.string().trim().min(1).max(2000);
+/** Optional, and JavaScript when absent: every tool and client before Python sent none. */
+const toolLanguage = z
+  .enum(ToolLanguage.options, {
+    error: `language must be ${ToolLanguage.options.map((language) => JSON.stringify(language)).join(" or ")}`,
+  })
+  .optional()
+  .describe("The language of the tool's code: javascript (when absent) or python.");
 
 /** The schema of a tool definition: register_tool's input and the body of POST /api/tools with code. */
 export const ToolDefinition = z.strictObject({
@@ -48,6 +56,7 @@ export const ToolDescription = z.strictObject({
     .max(4000)
     .describe('What the tool should do, in plain words, e.g. "Convert a temperature from Celsius to Fahrenheit".'),
   name: toolName.optional().describe("The name to give it; the model picks one when absent."),
+  language: toolLanguage,
 });
 export type ToolDescription = z.infer<typeof ToolDescription>;
 

@@ -5,6 +5,7 @@ import { keyValueDelete, keyValueGet, keyValueSet } from "@/lib/tools/native/key
 import { librarianGet, librarianQuery, librarianSearch, librarianStore } from "@/lib/tools/native/librarian";
 import { registerTool } from "@/lib/tools/library/register-tool";
 import { runCode } from "@/lib/tools/native/run-code";
+import { runPython } from "@/lib/tools/native/run-python";
 import { runCommand } from "@/lib/tools/native/run-command";
 import { searchTools } from "@/lib/tools/library/search-tools";
 import { sendEmail } from "@/lib/tools/native/send-email";
@@ -21,6 +22,7 @@ const byName: { readonly [Name in BuiltinToolName]: AgentTool } = {
   search_tools: searchTools,
   calculate,
   run_code: runCode,
+  run_python: runPython,
   fetch_url: fetchUrl,
   key_value_get: keyValueGet,
   key_value_set: keyValueSet,

@@ -8,6 +8,7 @@ export const BUILTIN_TOOL_NAMES = [
   "search_tools",
   "calculate",
   "run_code",
+  "run_python",
   "fetch_url",
   "key_value_get",
   "key_value_set",

@@ -18,9 +18,13 @@ export function capResult(result: ToolResult, limit: number): ToolResult {
   return { ...result, output: text.slice(0, limit) + marker(total), truncated: true };
 }
 
+/** What the code printed, with a last line saying when the sandbox cut it. */
+export const consoleLines = (result: SandboxResult): string[] =>
+  result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
+
 /** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */
 export function sandboxFailure(result: Extract<SandboxResult, { ok: false }>): Extract<ToolResult, { ok: false }> {
-  const logs = result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
+  const logs = consoleLines(result);
   const error =
     logs.length === 0 ? result.error.message : `${result.error.message}\nConsole output:\n${logs.join("\n")}`;
   return { ok: false, error, cancelled: result.error.kind === "cancelled" };

@@ -47,11 +47,6 @@ afterAll(async () => {
 
 const post = (path: string, body: unknown, method = "POST") =>
   api.fetch(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-const toolNames = (prompt: string) =>
-  model
-    .requestsFor(prompt)[0]
-    .tools!.map((tool) => tool.function.name)
-    .sort();
 
 describe("agent profiles", () => {
   it("lists the profiles of the file, and a conversation chooses one by name", async () => {
@@ -85,7 +80,7 @@ describe("agent profiles", () => {
     ]);
     const events = await api.run(id, prompt);
     // search_tools is offered under every profile, as the library is.
-    expect(toolNames(prompt)).toEqual(["calculate", "search_tools", "think"]);
+    expect(model.toolsOffered(prompt)).toEqual(["calculate", "search_tools", "think"]);
     expect(events[0].data).toMatchObject({ type: "run_started", profile: "calculator" });
     const results = ofType(events, "tool_result");
     expect(results.filter((result) => result.ok)).toHaveLength(1);
@@ -107,7 +102,7 @@ describe("agent profiles", () => {
       { text: "Refused." },
     ]);
     const events = await api.run(id, prompt);
-    expect(toolNames(prompt)).toEqual(["fetch_url", "register_tool", "search_tools", "think"]);
+    expect(model.toolsOffered(prompt)).toEqual(["fetch_url", "register_tool", "search_tools", "think"]);
     const results = ofType(events, "tool_result");
     const [fetched, calculated] = ["fetch_url", "calculate"].map((name) =>
       results.find((result) => result.name === name),
@@ -205,7 +200,7 @@ describe("agent profiles", () => {
       ]);
       const requested = await waitForApproval(id, prompt);
       // The profile says think: false.
-      expect(toolNames(prompt)).toEqual(["calculate", "search_tools"]);
+      expect(model.toolsOffered(prompt)).toEqual(["calculate", "search_tools"]);
       expect(requested.data).toMatchObject({
         tool: "calculate",
         input: { expression: "6 * 7" },

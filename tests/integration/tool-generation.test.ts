@@ -29,6 +29,15 @@ const C_TO_F = {
 };
 /** The same tool, rounding too early: 100 °C is right, 37.5 °C gives 100. */
 const ROUNDS = { ...C_TO_F, code: "function run({ celsius }) { return Math.round(celsius * 9 / 5) + 32; }" };
+/** The events of a tool written in two attempts: one failed and repaired. */
+const REPAIRED_ONCE = [
+  "attempt_started",
+  "attempt_written",
+  "attempt_failed",
+  "attempt_started",
+  "attempt_written",
+  "tool_created",
+];
 const writeTool = (args: object) => ({ toolCalls: [{ name: "write_tool", args: args as Record<string, unknown> }] });
 
 beforeAll(async () => {
@@ -159,14 +168,7 @@ describe("a tool written from a description", () => {
     model.script(description, [writeTool(ROUNDS), writeTool(C_TO_F)]);
     const events = await readSse(await post(alice, "/api/tools/generate", { description }));
 
-    expect(events.map((event) => event.event)).toEqual([
-      "attempt_started",
-      "attempt_written",
-      "attempt_failed",
-      "attempt_started",
-      "attempt_written",
-      "tool_created",
-    ]);
+    expect(events.map((event) => event.event)).toEqual(REPAIRED_ONCE);
     expect(events[0].data).toEqual({ type: "attempt_started", attempt: 1, of: 3 });
     expect(events[1].data).toMatchObject({ attempt: 1, tool: { code: ROUNDS.code } });
     expect(events[2].data).toMatchObject({
@@ -261,6 +263,61 @@ describe("a tool written from a description", () => {
     expect(first.response_format).toMatchObject({ type: "json_schema", json_schema: { strict: false } });
     expect(first.tools).toBeUndefined();
     expect(JSON.stringify(repair.messages)).toContain("expected 99.5, got 100");
+  });
+});
+
+describe("a tool written from a description, in Python", () => {
+  /** C_TO_F in Python: SEAT's own example, in its own language. */
+  const PY_C_TO_F = {
+    ...C_TO_F,
+    name: "py_celsius_to_fahrenheit",
+    code: 'def run(inputs):\n    return inputs["celsius"] * 9 / 5 + 32',
+  };
+  const PY_ROUNDS = { ...PY_C_TO_F, code: 'def run(inputs):\n    return round(inputs["celsius"] * 9 / 5) + 32' };
+
+  it("asks for Python, repairs in Python, and stores a Python tool that runs", async () => {
+    const description = "Convert a temperature from Celsius to Fahrenheit, in Python.";
+    model.script(description, [writeTool(PY_ROUNDS), writeTool(PY_C_TO_F)]);
+    const events = await readSse(await post(alice, "/api/tools/generate", { description, language: "python" }));
+
+    expect(events.map((event) => event.event)).toEqual(REPAIRED_ONCE);
+    expect(events[1].data).toMatchObject({ tool: { code: PY_ROUNDS.code, language: "python" } });
+    expect(events[2].data).toMatchObject({ problem: "examples", failures: [{ passed: true }, { passed: false }] });
+    const [first, repair] = model.requestsFor(description);
+    for (const request of [first, repair]) {
+      expect(request.messages[0]).toMatchObject({
+        role: "system",
+        content: expect.stringContaining("def run(inputs)"),
+      });
+    }
+    expect(JSON.stringify(repair.messages)).toContain("expected 99.5, got 100");
+    expect(JSON.stringify(repair.messages)).toContain("its code in Python");
+
+    const created = events[5].data.tool as { id: string };
+    expect(await json(await alice.fetch(`/api/tools/${created.id}`), 200)).toMatchObject({
+      name: PY_C_TO_F.name,
+      language: "python",
+      code: PY_C_TO_F.code,
+      tested: true,
+    });
+    const ran = await json(await post(alice, `/api/tools/${created.id}/execute`, { input: { celsius: 37.5 } }), 200);
+    expect(ran).toMatchObject({ ok: true, output: 99.5 });
+  });
+
+  it("writes JavaScript when no language is given, and refuses a language it does not know, naming the two", async () => {
+    const description = "Convert Celsius to Fahrenheit, language unsaid.";
+    model.script(description, [writeTool({ ...C_TO_F, name: "unsaid_c_to_f" })]);
+    const created = await json(await post(alice, "/api/tools", { description }, { accept: "application/json" }), 201);
+    expect(created).toMatchObject({ name: "unsaid_c_to_f", code: C_TO_F.code });
+    expect(model.requestsFor(description)[0].messages[0]).toMatchObject({
+      content: expect.stringContaining("small JavaScript functions"),
+    });
+
+    for (const path of ["/api/tools/generate", "/api/tools"]) {
+      const refused = await json(await post(alice, path, { description: "ruby, please", language: "ruby" }), 400);
+      expect(refused.error.message).toBe('language: language must be "javascript" or "python"');
+    }
+    expect(model.requestsFor("ruby, please")).toEqual([]);
   });
 });
 

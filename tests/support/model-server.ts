@@ -85,6 +85,13 @@ export class ModelServer {
     return this.requests.filter((request) => lastUserMessage(request) === userMessage);
   }
 
+  /** The names of the tools the first request for `userMessage` offered, sorted. */
+  toolsOffered(userMessage: string): string[] {
+    return this.requestsFor(userMessage)[0]
+      .tools!.map((tool) => tool.function.name)
+      .sort();
+  }
+
   /** When each answer to `userMessage` was being streamed, in the order the requests came. */
   answerSpansFor(userMessage: string): AnswerSpan[] {
     return this.spans.filter((span) => span.user === userMessage);

@@ -5,6 +5,7 @@ import { containsIgnoringCase, db, provider, sql, transaction } from "@/lib/db/d
 import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
 import type { Tool } from "@/lib/contract/responses";
+import type { ToolLanguage } from "@/lib/sandbox/languages";
 import { identifierWords, parameterWords, type QueryTerms } from "@/lib/db/queries/tool-words";
 
 export interface NewToolVersion {
@@ -16,6 +17,8 @@ export interface NewToolVersion {
   description: string;
   parametersSchema: Record<string, unknown>;
   code: string;
+  // Only typed here for the tool writer, which passes it: storing and checking by language is py-a1's change.
+  language?: ToolLanguage;
   /** Each passed in the sandbox before the version is stored (lib/tools/library/versions.ts). */
   examples: ToolExample[];
 }

@@ -152,7 +152,7 @@ export class PythonPool {
       queued: this.queue.length,
       terminated: { ...this.terminations },
       recycled: this.recycled,
-      residentBytes: this.workers.map((worker) => residentBytes(worker.child.pid)),
+      residentBytes: this.workers.map((worker) => residentBytes(worker.child?.pid)),
     };
   }
 

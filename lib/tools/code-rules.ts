@@ -1,0 +1,25 @@
+import { pythonPolicy } from "@/lib/sandbox/policy";
+import { config } from "@/lib/settings/config";
+
+/*
+ * What Python code may do, as the model reads it: run_python's description, the tool writer's prompt and
+ * register_tool's say the same, so they are written once. The sandbox's policy is what enforces it.
+ */
+
+const { timeoutMs, memoryBytes } = config.sandbox;
+
+/** How Python values come back (lib/sandbox/python/harness.py converts them so). */
+export const PYTHON_JSON_VALUES =
+  "tuples and sets come back as lists, dates as ISO strings; turn a Decimal or Fraction into str() or float()";
+
+/** The Python sandbox: what is there, what is refused, and the limits of one call. */
+export const PYTHON_SANDBOX_RULES =
+  `Python 3 with no network, no files and no host access: import only ${pythonPolicy.allowedModules.join(", ")}; ` +
+  `no name or attribute starting with _; no ${pythonPolicy.bannedNames.join("/")}. Limits per call: ` +
+  `${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
+
+/** A Python tool's shape and its sandbox. */
+export const PYTHON_TOOL_CODE_RULES =
+  "Python that defines `def run(inputs):` returning a JSON value (dict with str keys, list, str, int, float, bool " +
+  `or None; ${PYTHON_JSON_VALUES}); \`inputs\` is a dict matching parameters_schema (read inputs["name"]). What ` +
+  `it prints comes back with its result. It runs as ${PYTHON_SANDBOX_RULES}`;
