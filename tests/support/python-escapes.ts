@@ -79,10 +79,11 @@ export class EscapeTargets {
 }
 
 /**
- * An ordinary tool that uses what the forms try to poison: run after a form on the same process, it must answer
- * exactly `victimOutput`, printing exactly `victim`.
+ * An ordinary tool that uses what the forms try to poison: run after a form on the same process, with `input`, it
+ * must answer exactly `output`, printing exactly `victim`.
  */
-export const victimCode = `import calendar
+export const victim = {
+  code: `import calendar
 import collections.abc
 import csv
 import decimal
@@ -110,21 +111,20 @@ def run(inputs):
         'match': bool(re.match('a+', 'aaa')),
         'inputs': inputs,
     }
-`;
-
-export const victimInput = { from: "the next caller" };
-
-export const victimOutput = {
-  len: 2,
-  pi: Math.PI,
-  json: '{"a": [1, 2]}',
-  week: 0,
-  csv: [["abcdef", "g"]],
-  excel: [["a;b", "c"]],
-  mapping: false,
-  third: "0.3333333333333333333333333333",
-  depth: 200,
-  digits: 4001,
-  match: true,
-  inputs: victimInput,
+`,
+  input: { from: "the next caller" },
+  output: {
+    len: 2,
+    pi: Math.PI,
+    json: '{"a": [1, 2]}',
+    week: 0,
+    csv: [["abcdef", "g"]],
+    excel: [["a;b", "c"]],
+    mapping: false,
+    third: "0.3333333333333333333333333333",
+    depth: 200,
+    digits: 4001,
+    match: true,
+    inputs: { from: "the next caller" },
+  },
 };

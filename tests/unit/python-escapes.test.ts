@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PythonPool, type PythonOutcome } from "@/lib/sandbox/python/pool";
-import {
-  CANARY_VARIABLE,
-  EscapeTargets,
-  escapeForms,
-  victimCode,
-  victimInput,
-  victimOutput,
-  type EscapeForm,
-} from "../support/python-escapes";
+import { config } from "@/lib/settings/config";
+import { CANARY_VARIABLE, EscapeTargets, escapeForms, victim, type EscapeForm } from "../support/python-escapes";
 
 // The sandbox level: the Python pool in this process, each form run with the policy check on, then with it off (the
 // harness's own switch, as TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY sets it). What must hold either way: no canary in
@@ -17,13 +10,8 @@ import {
 const targets = new EscapeTargets();
 process.env[CANARY_VARIABLE] = targets.canary;
 
-const limits = {
-  timeoutMs: 2000,
-  memoryBytes: 64 * 1024 * 1024,
-  stackBytes: 256 * 1024,
-  outputChars: 16_384,
-  consoleChars: 8_192,
-};
+// The server's limits, with a shorter clock: several forms spin until they are stopped.
+const limits = { ...config.sandbox, timeoutMs: 2000 };
 
 /**
  * Pools of one process each, used one call pair at a time: the ordinary call after a form runs on the process the
@@ -58,7 +46,7 @@ function attempt(form: EscapeForm, skipPolicy: boolean) {
   return onOneProcess(async (lane) => {
     const outcome = (await lane.run({ mode: "tool", code: targets.code(form), input: {}, skipPolicy, limits })) as
       PythonOutcome | { ok: false; violations: { line: number; column: number; message: string }[] };
-    const next = await lane.run({ mode: "tool", code: victimCode, input: victimInput, limits });
+    const next = await lane.run({ mode: "tool", code: victim.code, input: victim.input, limits });
     return { outcome, next };
   });
 }
@@ -69,7 +57,7 @@ function expectContained(form: EscapeForm, { outcome, next }: Awaited<ReturnType
   // Whatever the form did, the next caller's tool sees a pristine interpreter.
   expect(next, `after ${form.id}: ${JSON.stringify(next)}`).toMatchObject({
     ok: true,
-    output: victimOutput,
+    output: victim.output,
     logs: ["victim"],
   });
 }
@@ -123,9 +111,9 @@ describe("the Python escape corpus", () => {
     await Promise.all(lanes.map((lane) => lane.warm()));
     for (const lane of lanes) {
       const started = performance.now();
-      const outcome = await lane.run({ mode: "tool", code: victimCode, input: victimInput, limits });
+      const outcome = await lane.run({ mode: "tool", code: victim.code, input: victim.input, limits });
       expect(performance.now() - started).toBeLessThan(1000);
-      expect(outcome).toMatchObject({ ok: true, output: victimOutput });
+      expect(outcome).toMatchObject({ ok: true, output: victim.output });
       expect(lane.stats()).toMatchObject({ processes: 1, ready: 1, busy: 0, queued: 0 });
     }
     expect(targets.connections).toEqual([]);
