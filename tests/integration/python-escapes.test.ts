@@ -5,12 +5,12 @@ import { freshDatabaseUrl } from "../support/database";
 import { CANARY_VARIABLE, EscapeTargets, escapeForms, victim, type EscapeForm } from "../support/python-escapes";
 
 // The Python escape corpus through the production server: each form registered as a Python tool with the API and
-// called, on a server with the policy check (registration refuses most, naming the rule and the line) and on one
-// without it (TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY=1: registered and called, the sandbox alone holds). The canary is
-// in the servers' environment and in a host file; the listener is on the servers' loopback.
+// called, on a server with the policy check (registration refuses most, naming the rule and the line) and, side by
+// side, on one without it (TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY=1: registered and called, the sandbox alone holds).
+// The canary is in the servers' environment and in a host file; the listener is on the servers' loopback.
 const targets = new EscapeTargets();
 
-/** Requests in flight at once: enough to keep both Python processes busy while others restart. */
+/** Requests in flight at once per server: enough to keep its Python processes busy while others restart. */
 const PARALLEL = 6;
 
 function pythonServer(env: Record<string, string> = {}): AppServer {
@@ -19,11 +19,37 @@ function pythonServer(env: Record<string, string> = {}): AppServer {
     OPENAI_API_KEY: "",
     OPENAI_BASE_URL: "",
     [CANARY_VARIABLE]: targets.canary,
-    TOOLSMITH_PYTHON_WORKERS: "2",
-    TOOLSMITH_TOOL_TIMEOUT_MS: "2000",
+    // Many forms leave their process to be replaced, or spin until stopped: three processes and a 1 s clock keep
+    // the corpus to about a minute on two cores.
+    TOOLSMITH_PYTHON_WORKERS: "3",
+    TOOLSMITH_TOOL_TIMEOUT_MS: "1000",
     ...env,
   });
 }
+
+interface Server {
+  app: AppServer;
+  client?: Api;
+}
+const withPolicy: Server = { app: pythonServer() };
+const withoutPolicy: Server = { app: pythonServer({ TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY: "1" }) };
+/** The server's one client, once the server is up (its address is known then). */
+const clientOf = (server: Server): Api => (server.client ??= new Api(server.app.url));
+
+beforeAll(async () => {
+  await targets.start();
+  await Promise.all(
+    [withPolicy, withoutPolicy].map(async (server) => {
+      await server.app.start();
+      // One identity before the requests go out side by side (each would otherwise get its own).
+      await clientOf(server).identity();
+    }),
+  );
+});
+afterAll(async () => {
+  await Promise.all([withPolicy.app.stop(), withoutPolicy.app.stop()]);
+  await targets.stop();
+});
 
 const post = (client: Api, path: string, body: unknown) =>
   client.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -65,7 +91,8 @@ async function attemptAll(client: Api): Promise<Attempt[]> {
 }
 
 /** After the corpus: the server answers its health and an ordinary Python tool, registered and called, works. */
-async function expectHealthy(app: AppServer, client: Api): Promise<void> {
+async function expectHealthy(server: Server): Promise<void> {
+  const client = clientOf(server);
   const health = await client.fetch("/api/health");
   expect(health.status).toBe(200);
   expect((await health.json()).python).toMatchObject({ available: true });
@@ -75,23 +102,9 @@ async function expectHealthy(app: AppServer, client: Api): Promise<void> {
   const called = await post(client, `/api/tools/${id}/execute`, { input: victim.input });
   expect(await called.json()).toMatchObject({ ok: true, output: victim.output });
   // Nothing of the canary in anything the server wrote either.
-  expect(app.output).not.toContain(targets.canary);
+  expect(server.app.output).not.toContain(targets.canary);
   expect(targets.breaches(null)).toEqual([]);
 }
-
-/** A server for the describe block it is called in, started before its tests and stopped after. */
-function serverForSuite(env: Record<string, string> = {}): { app: AppServer; client: Api } {
-  const suite = { app: pythonServer(env), client: undefined as unknown as Api };
-  beforeAll(async () => {
-    await suite.app.start();
-    suite.client = new Api(suite.app.url);
-  });
-  afterAll(() => suite.app.stop());
-  return suite;
-}
-
-beforeAll(() => targets.start());
-afterAll(() => targets.stop());
 
 /**
  * What must hold of every attempt: nothing of the targets in any answer; a registered form's call answered (200, its
@@ -115,26 +128,20 @@ function expectContained(attempts: Attempt[], refusals: string[]): void {
   }
 }
 
-describe("the Python escape corpus through the server, with the policy check", () => {
-  const suite = serverForSuite();
-
-  it("refuses each form at registration (the rule, the line) or contains its call", async () => {
-    const attempts = await attemptAll(suite.client);
+describe.concurrent("the Python escape corpus through the server", () => {
+  it("with the policy check: refuses each form at registration (the rule, the line) or contains its call", async () => {
+    const attempts = await attemptAll(clientOf(withPolicy));
     // A form past the policy whose module does not load (the sandbox refused what it reached for) is tool_compile.
     expectContained(attempts, ["tool_policy", "tool_compile"]);
     const refused = attempts.filter(({ registration }) => registration.body.violations !== undefined);
     expect(refused.length).toBeGreaterThan(escapeForms.length * 0.8);
-    await expectHealthy(suite.app, suite.client);
+    await expectHealthy(withPolicy);
   }, 120_000);
-});
 
-describe("the Python escape corpus through the server, without the policy check", () => {
-  const suite = serverForSuite({ TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY: "1" });
-
-  it("registers and calls each form, and every call is contained", async () => {
-    const attempts = await attemptAll(suite.client);
+  it("without the policy check: registers and calls each form, and every call is contained", async () => {
+    const attempts = await attemptAll(clientOf(withoutPolicy));
     expectContained(attempts, ["tool_compile"]);
     expect(attempts.filter(({ call }) => call !== undefined).length).toBeGreaterThan(escapeForms.length * 0.8);
-    await expectHealthy(suite.app, suite.client);
+    await expectHealthy(withoutPolicy);
   }, 120_000);
 });
