@@ -110,6 +110,7 @@ const BUILT_IN = {
         "register_tool",
         "calculate",
         "run_code",
+        "run_python",
         "fetch_url",
         "web_search",
         "key_value_get",

@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 process.env.TOOLSMITH_TOOL_TIMEOUT_MS = "1000";
@@ -27,6 +30,20 @@ async function endsWithinTheLimit(code: string, kind: string) {
   expect(performance.now() - next).toBeLessThan(1000);
   return result;
 }
+
+describe("the Python pool", () => {
+  it("reports its processes while the first one makes the memory image and the others wait for it", async () => {
+    const { PythonPool } = await import("@/lib/sandbox/python/pool");
+    const image = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-image-")), "image.snapshot");
+    const pool = new PythonPool(2, 32 * 1024 * 1024, image);
+    const warming = pool.warm();
+    expect(pool.stats()).toMatchObject({ available: true, processes: 2, ready: 0 });
+    await warming;
+    expect(pool.stats()).toMatchObject({ processes: 2, ready: 2 });
+    expect(fs.existsSync(image)).toBe(true);
+    await pool.close();
+  }, 120_000);
+});
 
 describe("the Python policy", () => {
   it("passes a plain tool and a SEAT-style module whose only function has another name", async () => {
