@@ -103,8 +103,13 @@ export const pythonPolicy = {
     "hashlib",
     "typing",
   ],
-  /** Members of allowed modules that read attributes by name (a getattr by another name) or evaluate strings. */
+  /**
+   * Members of allowed modules that read attributes by name (a getattr by another name) or evaluate strings.
+   * functools.update_wrapper (and wraps, which calls it) getattr()s every name in `assigned`, dunders built at run
+   * time included, and setattr()s it where cached_property reads it back.
+   */
   hiddenMembers: {
+    functools: ["update_wrapper", "wraps"],
     operator: ["attrgetter", "methodcaller"],
     string: ["Formatter"],
     typing: ["get_type_hints", "ForwardRef", "evaluate_forward_ref"],

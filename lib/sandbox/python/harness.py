@@ -4,6 +4,8 @@
 # escapes fail early, with a line and a column, and keeps one call's changes from the next.
 import ast
 import builtins
+import csv
+import gc
 import json
 import math
 import sys
@@ -13,12 +15,14 @@ import unicodedata
 POLICY = {}
 _VIEW_SOURCES = {}
 _SAFE_BUILTINS = {}
-_BASELINE = None
+# The fingerprint of a pristine interpreter, in a list that configure() fills: the harness's own globals are watched,
+# so this name must keep its object.
+_BASELINE = []
 
 
 def configure(policy_json):
     """Set the policy (lib/sandbox/policy.ts' pythonPolicy) and import the allowed modules once, before any call."""
-    global POLICY, _BASELINE
+    global POLICY
     POLICY = json.loads(policy_json)
     POLICY["banned_names"] = frozenset(POLICY["bannedNames"])
     POLICY["banned_attributes"] = frozenset(POLICY["bannedAttributes"])
@@ -40,12 +44,39 @@ def configure(policy_json):
         if key in POLICY["banned_names"] or (key.startswith("_") and key != "__build_class__"):
             continue
         _SAFE_BUILTINS[key] = value
+    _close_evaluators()
     # A first call compiles much of the interpreter (WebAssembly compiles lazily) and runs the allowed modules'
     # lazy set-up (Counter.most_common imports heapq into collections; base64 builds its tables): both before the
     # baseline, so that the first real call is fast and does not look like a change.
     call("tool", _WARM_UP, '{"text": "warm up warm"}', 1000, 1000, False)
     _watch()
-    _BASELINE = fingerprint()
+    _BASELINE[:] = [fingerprint()]
+
+
+def _close_evaluators():
+    """What would run code or add hooks past the check, closed before any call.
+
+    typing makes a ForwardRef of any string (typing.List["..."], TypeVar(bound="...")) and ForwardRef.evaluate()
+    evals it with the real builtins; functools.singledispatch evaluates string annotations the same way. Here a
+    string annotation stays a string. An audit hook can never be removed and would run in every later call, whoever
+    makes it: this hook refuses any further one.
+    """
+    annotationlib = sys.modules["annotationlib"]
+
+    def unevaluated(self, *, format=annotationlib.Format.VALUE, **ignored):
+        if format == annotationlib.Format.FORWARDREF:
+            return self
+        if format == annotationlib.Format.STRING:
+            return self.__forward_arg__
+        raise NameError(f"String annotations are not evaluated in a tool ({self.__forward_arg__!r}).")
+
+    annotationlib.ForwardRef.evaluate = unevaluated
+    sys.addaudithook(_refuse_audit_hooks)
+
+
+def _refuse_audit_hooks(event, args):
+    if event == "sys.addaudithook":
+        raise RuntimeError("Audit hooks cannot be added in a tool.")
 
 
 _WARM_UP = """
@@ -190,8 +221,9 @@ def _reads_private_field(text):
     return False
 
 
-def check(code, require_entry_point):
-    """The policy's verdict: {"ok": true, "entry": name|None} or {"ok": false, "violations": [...]}."""
+def check(code, require_entry_point, skip_rules=False):
+    """The policy's verdict: {"ok": true, "entry": name|None} or {"ok": false, "violations": [...]}. With
+    `skip_rules` (the test-only switch), only that the code parses and has its entry point."""
     try:
         tree = ast.parse(code, "<tool>")
     except SyntaxError as error:
@@ -204,7 +236,8 @@ def check(code, require_entry_point):
         return {"ok": False, "violations": [{"message": f"Python does not parse: {error}.", "line": 1, "column": 1}]}
     checker = _Checker()
     try:
-        checker.visit(tree)
+        if not skip_rules:
+            checker.visit(tree)
     except RecursionError:
         checker.report(tree, "The code is nested too deeply to check.")
     if checker.violations:
@@ -215,8 +248,8 @@ def check(code, require_entry_point):
     return {"ok": True, "entry": entry if isinstance(entry, str) else None}
 
 
-def check_json(code, require_entry_point):
-    return json.dumps(check(code, require_entry_point))
+def check_json(code, require_entry_point, skip_rules):
+    return json.dumps(check(code, require_entry_point, skip_rules))
 
 
 def _entry_point(tree):
@@ -429,13 +462,15 @@ _WATCHED = []
 
 
 def _watch():
-    """The namespaces a call could change and the next would see: every module's, and those of the mutable classes
-    and the functions the modules hold (a view shields a module's own names, not the objects they name)."""
+    """The namespaces a call could change and the next would see: every module's, the harness's own (its globals, the
+    curated builtins and the module views' sources every call copies, the policy), and those of the mutable classes
+    and the functions they hold (a view shields a module's own names, not the objects they name)."""
     seen = set()
-    for name in sorted(POLICY["allowed"]) + POLICY["preload"]:
-        module = sys.modules[name]
-        _WATCHED.append(vars(module))
-        for value in list(vars(module).values()):
+    namespaces = [vars(sys.modules[name]) for name in sorted(POLICY["allowed"]) + POLICY["preload"]]
+    namespaces += [globals(), _SAFE_BUILTINS, POLICY, POLICY["hidden"], _VIEW_SOURCES, *_VIEW_SOURCES.values()]
+    for namespace in namespaces:
+        _WATCHED.append(namespace)
+        for value in list(namespace.values()):
             if id(value) in seen:
                 continue
             seen.add(id(value))
@@ -462,6 +497,22 @@ def fingerprint():
         tuple(sys.path),
         sys.modules["abc"].get_cache_token(),
         repr(sys.modules["decimal"].DefaultContext),
+        # Interpreter-wide settings and hooks that would act in later calls.
+        sys.get_int_max_str_digits(),
+        sys.getswitchinterval(),
+        tuple(map(id, (sys.stdin, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__))),
+        tuple(map(id, (sys.excepthook, sys.unraisablehook, sys.displayhook, sys.breakpointhook))),
+        tuple(map(id, sys.path_hooks)),
+        tuple(sys.monitoring.get_tool(tool) for tool in range(6)),
+        tuple(map(id, gc.callbacks)),
+        gc.isenabled(),
+        gc.get_threshold(),
+        tuple(map(id, sys.modules["warnings"].filters)),
+        tuple((id(key), id(value)) for key, value in sys.modules["copyreg"].dispatch_table.items()),
+        # Module-wide state of allowed modules, outside any namespace: csv's registry and limit, calendar's week.
+        tuple((name, id(csv.get_dialect(name))) for name in csv.list_dialects()),
+        csv.field_size_limit(),
+        sys.modules["calendar"].firstweekday(),
     ]
     for watched in _WATCHED:
         if isinstance(watched, types.FunctionType):
@@ -475,4 +526,4 @@ def fingerprint():
 def pristine():
     """True when the interpreter is as configure() left it; else the process must be replaced."""
     sys.modules["decimal"].setcontext(sys.modules["decimal"].Context())
-    return fingerprint() == _BASELINE
+    return fingerprint() == _BASELINE[0]

@@ -47,6 +47,11 @@ const PYODIDE_DIR = installedPyodide();
 const RUNTIME_DATA_BYTES = 320 * 1024 * 1024;
 /** Past the deadline, the process gets this long before it is killed: a call that ends then still answers. */
 const KILL_GRACE_MS = 100;
+/**
+ * After its answer, a process checks that the call left nothing behind (milliseconds, normally). One that has not
+ * settled by then is running something the call left (a promise callback that never ends) and is replaced.
+ */
+const SETTLE_LIMIT_MS = 2000;
 const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has("--permission")
   ? "--permission"
   : "--experimental-permission";
@@ -62,6 +67,7 @@ interface Worker {
   isReady: boolean;
   /** Answered its call, and is checking that nothing of it is left before it takes another. */
   settling: boolean;
+  settleTimer?: NodeJS.Timeout;
   current?: { id: number; pending: Pending; timer: NodeJS.Timeout; started: number };
 }
 
@@ -230,6 +236,7 @@ export class PythonPool {
         } else if (message.type === "result") {
           this.onResult(worker, message);
         } else if (message.type === "settled") {
+          clearTimeout(worker.settleTimer);
           worker.settling = false;
           if (message.retire) {
             this.recycled++;
@@ -291,6 +298,11 @@ export class PythonPool {
     clearTimeout(current.timer);
     worker.current = undefined;
     worker.settling = true;
+    worker.settleTimer = setTimeout(() => {
+      this.recycled++;
+      this.remove(worker);
+      this.dispatch();
+    }, SETTLE_LIMIT_MS);
     const outcome = reported as unknown as PythonOutcome | PythonVerdict;
     if (!outcome.ok && "error" in outcome)
       outcome.error = sandboxError(outcome.error.kind, current.pending.job.limits, outcome.error.message);
@@ -321,6 +333,7 @@ export class PythonPool {
   }
 
   private kill(worker: Worker): void {
+    clearTimeout(worker.settleTimer);
     const child = worker.child;
     if (!child) return;
     child.removeAllListeners();

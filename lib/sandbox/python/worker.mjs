@@ -56,7 +56,14 @@ sys.meta_path.insert(0, _Refuse)
 del _Refuse
 `);
 harness.configure(policyJson);
-for (const name of ["process", "fetch", "WebSocket", "EventSource", "navigator", "require", "module"]) {
+// Kept for this file alone: the settle step below runs once the call's microtasks have.
+const afterMicrotasks = setImmediate;
+// The host's objects, and every way to run something later: a call must not leave work that runs after its answer
+// (in Python, asyncio's loop and Pyodide's scheduleCallback end in these), where the settle check cannot see it.
+for (const name of [
+  ...["process", "fetch", "WebSocket", "EventSource", "navigator", "require", "module"],
+  ...["setTimeout", "setInterval", "setImmediate", "queueMicrotask", "MessageChannel", "BroadcastChannel"],
+]) {
   delete (/** @type {Record<string, unknown>} */ (globalThis)[name]);
 }
 
@@ -75,7 +82,7 @@ WebAssembly.Memory.prototype.grow = function (/** @type {number} */ pages) {
 function execute(job) {
   const started = performance.now();
   if (job.mode === "check") {
-    const verdict = JSON.parse(harness.check(job.code, Boolean(job.requireEntryPoint)));
+    const verdict = JSON.parse(harness.check(job.code, Boolean(job.requireEntryPoint), Boolean(job.skipPolicy)));
     return { ...verdict, durationMs: performance.now() - started };
   }
   const text = harness.call(
@@ -115,9 +122,9 @@ const onMessage = (/** @type {any} */ message) => {
     send({ type: "settled", retire: true });
     return;
   }
-  // After the answer, off the caller's clock: a call that changed anything the next call could see retires us. A
-  // check runs nothing of the tool's.
-  send({ type: "settled", retire: mode !== "check" && !harness.pristine() });
+  // After the answer, off the caller's clock, and after any promise callback the call queued: a call that changed
+  // anything the next call could see retires us. A check runs nothing of the tool's.
+  afterMicrotasks(() => send({ type: "settled", retire: mode !== "check" && !harness.pristine() }));
 };
 host.on("message", onMessage);
 send({ type: "ready", memory: pyodide._module.HEAP8.buffer.byteLength });
