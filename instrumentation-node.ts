@@ -12,6 +12,7 @@ export async function start() {
     process.exit(1);
   }
   const { pythonPool, sandboxPool } = await import("@/lib/sandbox");
+  const { config } = await import("@/lib/settings/config");
   const { tuneDatabase } = await import("@/lib/db/driver/client");
   await tuneDatabase();
   // Heartbeats for this instance's runs, and the takeover of runs whose instance died (lib/runs/claims.ts).
@@ -28,15 +29,16 @@ export async function start() {
     await Promise.all([handOverRuns(), settleRecordWrites()]);
     await flushTelemetry();
   };
-  // Start the sandbox threads now, so the first tool call does not pay for them; Python's first process starts
-  // from a memory image made now if there is none.
+  // Start the sandbox threads and the Python processes now, so the first tool call does not pay for them. Without
+  // TOOLSMITH_PYTHON_WARM, Python's processes start at the first Python call, from a memory image made now if
+  // there is none.
   sandboxPool()
     .warm()
     .catch((error) => console.error("The sandbox threads did not start; calls will start them again:", error));
   if (pythonPool().available().ok)
-    pythonPool()
-      .prepare()
-      .catch((error) => console.error("The Python sandbox did not start; calls will start it again:", error));
+    (config.python.warmAtStart ? pythonPool().warm() : pythonPool().prepare()).catch((error) =>
+      console.error("The Python sandbox did not start; calls will start it again:", error),
+    );
 }
 
 /**

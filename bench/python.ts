@@ -107,7 +107,7 @@ export async function benchPython(): Promise<void> {
 async function firstCallAfterHealth(): Promise<void> {
   const model = new ModelServer();
   await model.start();
-  const app = scriptedApp(model.url);
+  const app = scriptedApp(model.url, { TOOLSMITH_PYTHON_WARM: "1" });
   try {
     await app.start();
     const api = new Api(app.url);

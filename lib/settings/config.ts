@@ -86,6 +86,8 @@ export const config = {
   sandboxWorkers: settings.TOOLSMITH_SANDBOX_WORKERS,
   python: {
     workers: settings.TOOLSMITH_PYTHON_WORKERS,
+    /** Start the processes with the server, rather than at the first Python call. */
+    warmAtStart: settings.TOOLSMITH_PYTHON_WARM,
     /** Tests only: the policy check is skipped, so that the sandbox's own hold is what is tested. */
     skipPolicy: settings.TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY,
   },

@@ -128,6 +128,12 @@ const sandbox = {
   TOOLSMITH_PYTHON_WORKERS: integer(1, 16)
     .prefault("2")
     .describe("Python sandbox processes (each holds an interpreter: about 150–200 MB resident)"),
+  TOOLSMITH_PYTHON_WARM: oneOf(["0", "1"])
+    .transform((flag) => flag === "1")
+    .prefault("1")
+    .describe(
+      "start the Python processes with the server (1), so that the first Python call does not wait for them, or at the first Python call (0)",
+    ),
   TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY: oneOf(["0", "1"])
     .transform((flag) => flag === "1")
     .prefault("0")

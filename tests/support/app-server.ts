@@ -146,6 +146,8 @@ export function scriptedApp(
     // Suites and benchmarks send far more from one address than a person; the rate-limit tests set their own.
     TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "100000",
     TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "100000",
+    // The suites start many servers and few call Python: its processes start at the first Python call.
+    TOOLSMITH_PYTHON_WARM: "0",
     ...env,
   });
 }
