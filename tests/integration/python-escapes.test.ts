@@ -19,10 +19,10 @@ function pythonServer(env: Record<string, string> = {}): AppServer {
     OPENAI_API_KEY: "",
     OPENAI_BASE_URL: "",
     [CANARY_VARIABLE]: targets.canary,
-    // Many forms leave their process to be replaced, or spin until stopped: three processes and a 1 s clock keep
-    // the corpus to about a minute on two cores.
+    // Many forms leave their process to be replaced, or spin until stopped: three processes keep the corpus to about
+    // a minute on two cores. The clock is short, but long enough for a process's first call on a busy machine.
     TOOLSMITH_PYTHON_WORKERS: "3",
-    TOOLSMITH_TOOL_TIMEOUT_MS: "1000",
+    TOOLSMITH_TOOL_TIMEOUT_MS: "2000",
     ...env,
   });
 }
