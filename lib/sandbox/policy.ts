@@ -167,6 +167,20 @@ export const pythonPolicy = {
     "mro",
     "format_map",
   ],
+  /** The built-in types a positional class pattern may name (`case int(n)`): each matches itself, reading nothing. */
+  selfMatchingClasses: [
+    "bool",
+    "bytearray",
+    "bytes",
+    "dict",
+    "float",
+    "frozenset",
+    "int",
+    "list",
+    "set",
+    "str",
+    "tuple",
+  ],
   /** A string holding this names internals (`"__class__"`), whatever reads it later. */
   dunderString: "__",
 } as const;

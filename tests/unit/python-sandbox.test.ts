@@ -73,10 +73,21 @@ describe("the Python policy", () => {
       dunder: "def run(inputs):\n    return 'x'.join(['__class__'])\n",
       lookalike: "def run(inputs):\n    return ｅｖａｌ('1')\n",
       keyword: "def run(inputs):\n    return dict(__x=1)\n",
+      // A class made at run time can name any attribute in __match_args__: a positional pattern would read it.
+      positional:
+        "P = type('P', (), {})\n\ndef run(inputs):\n    match inputs:\n        case P(value):\n            return value\n",
     };
     for (const [form, code] of Object.entries(forms)) {
       expect((await check(code)).ok, form).toBe(false);
     }
+  });
+
+  it("allows the patterns that read nothing hidden: a built-in type's own, and attributes by name", async () => {
+    const code =
+      "def run(inputs):\n    match inputs['v']:\n        case int(n):\n        " +
+      "    return n\n        case dict(x=0):\n            return 0\n        case _:\n            return None\n";
+    expect(await check(code)).toEqual({ ok: true });
+    expect(await tool(code, { v: 7 })).toMatchObject({ ok: true, output: 7 });
   });
 
   it("says what is missing: a syntax error's line, a module without a function, an async entry point", async () => {

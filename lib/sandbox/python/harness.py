@@ -194,10 +194,18 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_MatchClass(self, node):
-        # `case C(attr=p)` reads C's attributes as `.attr` would.
+        # `case C(attr=p)` reads C's attributes as `.attr` would. `case C(p)` reads the attributes C's __match_args__
+        # names, which a class made at run time (type() with a built dict) can set to any name: positional patterns
+        # only for the built-in types that match themselves.
         for attribute in node.kwd_attrs:
             if attribute.startswith("_") or attribute in POLICY["banned_attributes"]:
                 self.report(node, f"Matching on attribute `{attribute}` is not allowed.")
+        if node.patterns and not (isinstance(node.cls, ast.Name) and node.cls.id in POLICY["selfMatchingClasses"]):
+            self.report(
+                node,
+                "Positional class patterns are allowed only for built-in types (`case int(n)`): "
+                "name the attributes instead (`case Point(x=0, y=y)`).",
+            )
         self.generic_visit(node)
 
     def visit_Constant(self, node):
