@@ -301,6 +301,28 @@ def run(inputs):
     expect(sandbox.pythonPool().stats().recycled).toBe(before);
   });
 
+  it("retires the process of a call that changed one class, or hid a finalizer that changes it later", async () => {
+    const probe =
+      "import collections\n\ndef run(inputs):\n    junk = [[n] for n in range(20000)]\n    return collections.Counter('aab').most_common(1)\n";
+    const forms = {
+      changed:
+        "import collections\n\ndef run(inputs):\n    collections.Counter.most_common = lambda self, n=None: 'late'\n    return 'done'\n",
+      // A class made at run time can have a finalizer; a cycle keeps the object until a later collection.
+      finalizer:
+        "import collections\n\ndef poison(self):\n    collections.Counter.most_common = lambda self, n=None: 'late'\n\n" +
+        "Late = type('Late', (), {'_' * 2 + 'del' + '_' * 2: poison})\n\ndef run(inputs):\n    planted = Late()\n" +
+        "    planted.me = planted\n    return 'done'\n",
+    };
+    for (const [form, code] of Object.entries(forms)) {
+      await sandbox.pythonPool().warm();
+      const before = sandbox.pythonPool().stats().recycled;
+      expect(await tool(code), form).toMatchObject({ ok: true, output: "done" });
+      const answers = await Promise.all(Array.from({ length: 4 }, () => tool(probe)));
+      for (const answer of answers) expect(answer, form).toMatchObject({ ok: true, output: [["a", 2]] });
+      expect(sandbox.pythonPool().stats().recycled, form).toBe(before + 1);
+    }
+  });
+
   it("gives each call fresh module globals", async () => {
     const code = "seen = []\n\ndef run(inputs):\n    seen.append(1)\n    return len(seen)\n";
     expect(await tool(code)).toMatchObject({ output: 1 });

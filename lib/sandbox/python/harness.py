@@ -50,6 +50,7 @@ def configure(policy_json):
     # baseline, so that the first real call is fast and does not look like a change.
     call("tool", _WARM_UP, '{"text": "warm up warm"}', 1000, 1000, False)
     _watch()
+    _settle()
     _BASELINE[:] = [fingerprint()]
 
 
@@ -473,7 +474,7 @@ def _watch():
     """The namespaces a call could change and the next would see: every module's, the harness's own (its globals, the
     curated builtins and the module views' sources every call copies, the policy), and those of the mutable classes
     and the functions they hold (a view shields a module's own names, not the objects they name)."""
-    seen = set()
+    seen, classes = set(), set()
     namespaces = [vars(sys.modules[name]) for name in sorted(POLICY["allowed"]) + POLICY["preload"]]
     namespaces += [globals(), _SAFE_BUILTINS, POLICY, POLICY["hidden"], _VIEW_SOURCES, *_VIEW_SOURCES.values()]
     for namespace in namespaces:
@@ -484,8 +485,8 @@ def _watch():
             seen.add(id(value))
             if isinstance(value, type):
                 for klass in value.__mro__:
-                    if not klass.__flags__ & _IMMUTABLE_TYPE and id(klass) not in seen:
-                        seen.add(id(klass))
+                    if not klass.__flags__ & _IMMUTABLE_TYPE and id(klass) not in classes:
+                        classes.add(id(klass))
                         _WATCHED.append(vars(klass))
             elif isinstance(value, types.FunctionType):
                 _WATCHED.append(value.__dict__)
@@ -528,10 +529,26 @@ def fingerprint():
         else:
             state.append(tuple(watched))
             state.append(tuple(map(id, watched.values())))
+            # Public containers of a module (hashlib.algorithms_available) can hold a call's objects too.
+            for value in watched.values():
+                if type(value) in (list, set, dict) and value is not _BASELINE:
+                    state.append(tuple(map(id, value)))
     return state
+
+
+def _settle():
+    """Empty the caches a call's objects can sit in (a str subclass as a pattern or a format, a class in
+    typing.List[...]) and collect the garbage: a finalizer or a hook a call hid there runs now, where the comparison
+    sees what it does, and not inside a later caller's call."""
+    sys.modules["decimal"].setcontext(sys.modules["decimal"].Context())
+    sys.modules["re"].purge()
+    for clear in sys.modules["typing"]._cleanups:
+        clear()
+    sys.modules["_strptime"]._regex_cache.clear()
+    gc.collect()
 
 
 def pristine():
     """True when the interpreter is as configure() left it; else the process must be replaced."""
-    sys.modules["decimal"].setcontext(sys.modules["decimal"].Context())
+    _settle()
     return fingerprint() == _BASELINE[0]
