@@ -27,6 +27,12 @@ export default defineConfig({
         test: {
           name: "postgresql",
           include: ["tests/integration/**/*.test.ts", "tests/scale-out/**/*.test.ts"],
+          // The Python sandbox and run_python do not depend on the database: once, in the SQLite pass, is enough.
+          exclude: [
+            "tests/integration/python-escapes.test.ts",
+            "tests/integration/python-runs.test.ts",
+            "tests/integration/run-python.test.ts",
+          ],
           env: { TEST_DATABASE: "postgresql" },
           globalSetup: ["tests/support/postgres.ts", "tests/support/postgres-template.ts"],
           sequence: { groupOrder: 1 },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
 import { AppServer } from "../support/app-server";
-import { freshDatabaseUrl, testProvider } from "../support/database";
+import { freshDatabaseUrl } from "../support/database";
 import { CANARY_VARIABLE, EscapeTargets, escapeForms, victim, type EscapeForm } from "../support/python-escapes";
 
 // The Python escape corpus through the production server: each form registered as a Python tool with the API and
@@ -113,8 +113,7 @@ function expectContained(attempts: Attempt[], refusals: string[]): void {
   }
 }
 
-// The sandbox is the same whatever the database: the corpus runs once, in the SQLite pass.
-describe.skipIf(testProvider === "postgresql").concurrent("the Python escape corpus through the server", () => {
+describe.concurrent("the Python escape corpus through the server", () => {
   beforeAll(async () => {
     await targets.start();
     await Promise.all(
