@@ -33,7 +33,10 @@ export async function runInSandbox(
   input?: unknown,
   signal?: AbortSignal,
 ): Promise<SandboxResult> {
-  if (source.language === "python") return runPython(mode, source.code, input, signal);
+  if (source.language === "python") {
+    const outcome = await runPython(mode, source.code, input, signal);
+    return "violations" in outcome ? refusedByPolicy(outcome.violations) : outcome;
+  }
   const { code } = source;
   const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
   if (!check.ok) return refusedByPolicy(check.violations);

@@ -89,17 +89,7 @@ export class SandboxPool {
   run(job: SandboxJob, onFetch: FetchHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
     if (signal?.aborted) return Promise.resolve(failure(sandboxError("cancelled", job.limits), 0));
     return new Promise((resolve) => {
-      // The signal is a run's, which outlives many calls: each call lets go of it when it settles.
-      const onAbort = () => this.cancel(pending);
-      const pending: Pending = {
-        job,
-        onFetch,
-        resolve: (outcome) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(outcome);
-        },
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      const pending: Pending = { job, onFetch, resolve: untilSettled(signal, () => this.cancel(pending), resolve) };
       this.queue.push(pending);
       this.dispatch();
     });
@@ -245,8 +235,25 @@ export class SandboxPool {
   }
 }
 
-function failure(error: SandboxError, durationMs: number): SandboxOutcome {
+/** A call that failed without output of its own: a limit, a cancellation, a crash. */
+export function failure(error: SandboxError, durationMs: number): SandboxOutcome {
   return { ok: false, error, logs: [], consoleTruncated: false, durationMs };
+}
+
+/**
+ * `resolve`, which also lets go of `signal` (a run's, which outlives many calls) when the call settles; until then,
+ * aborting the signal calls `onAbort`.
+ */
+export function untilSettled<T>(
+  signal: AbortSignal | undefined,
+  onAbort: () => void,
+  resolve: (value: T) => void,
+): (value: T) => void {
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return (value) => {
+    signal?.removeEventListener("abort", onAbort);
+    resolve(value);
+  };
 }
 
 /** The one place that words a sandbox failure: limits become sentences the model (and the trace) can act on. */

@@ -4,7 +4,14 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SandboxLimits } from "@/lib/settings/config";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "../bubblewrap";
-import { sandboxError, type RunMode, type SandboxOutcome, type TerminationCounts } from "../pool";
+import {
+  failure,
+  sandboxError,
+  untilSettled,
+  type RunMode,
+  type SandboxOutcome,
+  type TerminationCounts,
+} from "../pool";
 import type { Violation } from "../policy";
 import { pythonPolicy } from "../policy";
 
@@ -107,15 +114,7 @@ export class PythonPool {
   run(job: PythonJob, signal?: AbortSignal): Promise<PythonOutcome | PythonVerdict> {
     if (signal?.aborted) return Promise.resolve(failure(sandboxError("cancelled", job.limits), 0));
     return new Promise((resolve) => {
-      const onAbort = () => this.cancel(pending);
-      const pending: Pending = {
-        job,
-        resolve: (outcome) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(outcome);
-        },
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      const pending: Pending = { job, resolve: untilSettled(signal, () => this.cancel(pending), resolve) };
       this.queue.push(pending);
       this.dispatch();
     });
@@ -353,10 +352,6 @@ function installedPyodide(): string {
   } catch {
     return "";
   }
-}
-
-function failure(error: ReturnType<typeof sandboxError>, durationMs: number): SandboxOutcome {
-  return { ok: false, error, logs: [], consoleTruncated: false, durationMs };
 }
 
 /** Where the memory image lives: per Pyodide version and policy, since the image holds the preloaded modules. */
