@@ -233,16 +233,20 @@ def _reads_private_field(text):
 def check(code, require_entry_point, skip_rules=False):
     """The policy's verdict: {"ok": true, "entry": name|None} or {"ok": false, "violations": [...]}. With
     `skip_rules` (the test-only switch), only that the code parses and has its entry point."""
+    return _checked(code, require_entry_point, skip_rules)[0]
+
+
+def _checked(code, require_entry_point, skip_rules):
+    """The verdict, and the parsed module when it passed: a call runs the tree it checked."""
     try:
         tree = ast.parse(code, "<tool>")
     except SyntaxError as error:
         message = f"Python does not parse: {error.msg}."
-        return {
-            "ok": False,
-            "violations": [{"message": message, "line": error.lineno or 1, "column": error.offset or 1}],
-        }
+        violation = {"message": message, "line": error.lineno or 1, "column": error.offset or 1}
+        return {"ok": False, "violations": [violation]}, None
     except (ValueError, MemoryError, RecursionError) as error:
-        return {"ok": False, "violations": [{"message": f"Python does not parse: {error}.", "line": 1, "column": 1}]}
+        violation = {"message": f"Python does not parse: {error}.", "line": 1, "column": 1}
+        return {"ok": False, "violations": [violation]}, None
     checker = _Checker()
     try:
         if not skip_rules:
@@ -250,11 +254,11 @@ def check(code, require_entry_point, skip_rules=False):
     except RecursionError:
         checker.report(tree, "The code is nested too deeply to check.")
     if checker.violations:
-        return {"ok": False, "violations": checker.violations}
+        return {"ok": False, "violations": checker.violations}, None
     entry = _entry_point(tree)
-    if require_entry_point and isinstance(entry, str) is False:
-        return {"ok": False, "violations": [entry]}
-    return {"ok": True, "entry": entry if isinstance(entry, str) else None}
+    if require_entry_point and not isinstance(entry, str):
+        return {"ok": False, "violations": [entry]}, None
+    return {"ok": True, "entry": entry if isinstance(entry, str) else None}, tree
 
 
 def check_json(code, require_entry_point, skip_rules):
@@ -395,11 +399,11 @@ def _to_json(value, path="output", depth=0):
 
 
 def _describe(error):
-    kind = "memory" if isinstance(error, MemoryError) else "stack" if isinstance(error, RecursionError) else "error"
-    if kind == "memory":
-        return {"kind": kind, "message": ""}
-    if kind == "stack":
-        return {"kind": kind, "message": ""}
+    # The pool words the limits (sandboxError), as it does JavaScript's.
+    if isinstance(error, MemoryError):
+        return {"kind": "memory", "message": ""}
+    if isinstance(error, RecursionError):
+        return {"kind": "stack", "message": ""}
     text = f"{type(error).__name__}: {error}"
     tb = error.__traceback__
     line = None
@@ -412,7 +416,7 @@ def _describe(error):
 
 def call(mode, code, input_json, output_chars, console_chars, skip_policy):
     """Check, then run: a tool's entry point with the input, a compile, or a snippet's last value. Returns JSON text."""
-    verdict = check(code, mode != "snippet") if not skip_policy else {"ok": True, "entry": None}
+    verdict, tree = _checked(code, mode != "snippet", skip_policy)
     if not verdict["ok"]:
         return json.dumps({"ok": False, "violations": verdict["violations"]})
     printed = _Printed(console_chars)
@@ -420,15 +424,14 @@ def call(mode, code, input_json, output_chars, console_chars, skip_policy):
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = printed
     try:
-        tree = ast.parse(code, "<tool>")
         if mode == "snippet":
             last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
             exec(compile(tree, "<tool>", "exec"), namespace)
             value = eval(compile(ast.Expression(last.value), "<tool>", "eval"), namespace) if last else None
         else:
             exec(compile(tree, "<tool>", "exec"), namespace)
-            entry = verdict["entry"] or _entry_point(tree)
-            function = namespace.get(entry) if isinstance(entry, str) else None
+            entry = verdict["entry"]
+            function = namespace.get(entry) if entry else None
             if not callable(function):
                 raise NameError("The code defines no entry point `run`.")
             if mode == "compile":
