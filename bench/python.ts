@@ -7,17 +7,12 @@ import { config } from "@/lib/settings/config";
 import { Api } from "../tests/support/api";
 import { scriptedApp } from "../tests/support/app-server";
 import { ModelServer } from "../tests/support/model-server";
+import { INPUT, JS_TOOL } from "./sandbox";
 import { ms, summarize, timed } from "./stats";
 
-/** The same small tool in both languages: count words and sum their lengths. */
+/** bench/sandbox.ts' word-count tool, and the same in Python. */
 const TOOLS: ToolSource[] = [
-  {
-    language: "javascript",
-    code: `function run({ text }) {
-  const words = text.split(/\\s+/).filter(Boolean);
-  return { words: words.length, letters: words.reduce((sum, word) => sum + word.length, 0) };
-}`,
-  },
+  { language: "javascript", code: JS_TOOL },
   {
     language: "python",
     code: `def run(inputs):
@@ -27,7 +22,6 @@ const TOOLS: ToolSource[] = [
   },
 ];
 const SPIN = "def run(inputs):\n    while True:\n        pass\n";
-const INPUT = { text: "the quick brown fox jumps over the lazy dog ".repeat(20) };
 const MB = 1024 * 1024;
 
 /**

@@ -9,7 +9,7 @@ import { config } from "@/lib/settings/config";
 import { ms, summarize, timed } from "./stats";
 
 /** The same small tool in the three runtimes: count words and sum their lengths. */
-const JS_TOOL = `function run({ text }) {
+export const JS_TOOL = `function run({ text }) {
   const words = text.split(/\\s+/).filter(Boolean);
   return { words: words.length, letters: words.reduce((sum, word) => sum + word.length, 0) };
 }`;
@@ -20,7 +20,7 @@ def run(inputs):
 print(json.dumps(run(json.load(sys.stdin))))`;
 const NODE_TOOL = `${JS_TOOL}
 let input = ""; process.stdin.on("data", (c) => (input += c)).on("end", () => console.log(JSON.stringify(run(JSON.parse(input)))));`;
-const INPUT = { text: "the quick brown fox jumps over the lazy dog ".repeat(20) };
+export const INPUT = { text: "the quick brown fox jumps over the lazy dog ".repeat(20) };
 
 function subprocess(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
