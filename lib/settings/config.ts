@@ -29,7 +29,7 @@ export interface ModelConfig {
   baseURL?: string;
   model: string;
   /** Which client speaks to the server: see lib/agent/model.ts. */
-  api: "chat" | "compatible" | "responses";
+  api: "chat" | "compatible" | "responses" | "anthropic";
   /** Retries of a failed model request (HTTP 429/5xx, network). */
   maxRetries: number;
 }
@@ -131,24 +131,32 @@ export const config = {
 /** The model to talk to, or undefined when none is configured (the app still runs; a message gets an error). */
 export function modelConfig(): ModelConfig | undefined {
   const current = environment();
+  const model = current.TOOLSMITH_MODEL;
+  const maxRetries = current.TOOLSMITH_MODEL_RETRIES;
   const { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: baseURL } = current;
+  const anthropic = current.ANTHROPIC_API_KEY !== undefined || current.ANTHROPIC_BASE_URL !== undefined;
+  const chosen = current.TOOLSMITH_MODEL_API;
+  // Unless chosen: Claude when its key is there and the model is Claude's or no OpenAI server is configured.
+  if (chosen === "anthropic" || (!chosen && anthropic && (model.startsWith("claude-") || (!apiKey && !baseURL))))
+    return {
+      apiKey: current.ANTHROPIC_API_KEY,
+      baseURL: current.ANTHROPIC_BASE_URL,
+      model,
+      api: "anthropic",
+      maxRetries,
+    };
   if (!apiKey && !baseURL) return undefined;
   // Unless chosen, by server: OpenAI's own gets the strict OpenAI client, any other the compatible dialect.
   const byServer = baseURL === undefined || new URL(baseURL).hostname === "api.openai.com" ? "chat" : "compatible";
-  return {
-    apiKey,
-    baseURL,
-    model: current.TOOLSMITH_MODEL,
-    api: current.TOOLSMITH_MODEL_API ?? byServer,
-    maxRetries: current.TOOLSMITH_MODEL_RETRIES,
-  };
+  return { apiKey, baseURL, model, api: chosen ?? byServer, maxRetries };
 }
 
 /** The embedding model tool retrieval uses beside full text, on the chat model's server; undefined: full text alone. */
 export function embeddingConfig(): (ModelConfig & { api: "chat" | "compatible" }) | undefined {
   const model = environment().TOOLSMITH_EMBEDDING_MODEL;
   const chat = modelConfig();
-  if (!model || !chat) return undefined;
+  // Anthropic has no embeddings API: retrieval by words alone.
+  if (!model || !chat || chat.api === "anthropic") return undefined;
   // The Responses API has no embeddings: its server's embeddings endpoint is OpenAI's own.
   return { ...chat, model, api: chat.api === "compatible" ? "compatible" : "chat" };
 }

@@ -73,12 +73,18 @@ const model = {
     description: "any OpenAI-compatible server, e.g. `http://localhost:11434/v1` (Ollama)",
     defaultText: "OpenAI",
   }),
-  TOOLSMITH_MODEL: z.string().prefault("gpt-4.1-mini").describe("model id"),
-  // Unset, lib/settings/config.ts chooses by OPENAI_BASE_URL.
-  TOOLSMITH_MODEL_API: oneOf(["chat", "compatible", "responses"]).optional().meta({
+  ANTHROPIC_API_KEY: z.string().optional().describe("key for Anthropic's Messages API (Claude)"),
+  ANTHROPIC_BASE_URL: httpUrl("https://api.anthropic.com/v1").optional().meta({
+    description: "a proxy or a server that speaks Anthropic's Messages API",
+    defaultText: "Anthropic",
+  }),
+  TOOLSMITH_MODEL: z.string().prefault("gpt-4.1-mini").describe("model id, e.g. `gpt-4.1-mini` or `claude-sonnet-4-5`"),
+  // Unset, lib/settings/config.ts chooses by the model id and the server.
+  TOOLSMITH_MODEL_API: oneOf(["chat", "compatible", "responses", "anthropic"]).optional().meta({
     description:
-      "`chat`: Chat Completions via `@ai-sdk/openai`, strict about OpenAI's stream shape; `compatible`: via `@ai-sdk/openai-compatible`, which also reads what local servers send (`reasoning_content` and `reasoning`, tool calls without `index`, in-stream errors); `responses`: OpenAI's Responses API. In all of them `<think>…</think>` in the text goes to the reasoning panel",
-    defaultText: "`chat` for OpenAI, `compatible` for any other `OPENAI_BASE_URL`",
+      "`chat`: Chat Completions via `@ai-sdk/openai`, strict about OpenAI's stream shape; `compatible`: via `@ai-sdk/openai-compatible`, which also reads what local servers send (`reasoning_content` and `reasoning`, tool calls without `index`, in-stream errors); `responses`: OpenAI's Responses API; `anthropic`: Anthropic's Messages API via `@ai-sdk/anthropic`, with extended thinking. In all of them `<think>…</think>` in the text goes to the reasoning panel",
+    defaultText:
+      "`anthropic` for a `claude-` model with `ANTHROPIC_API_KEY` (or that key alone), else `chat` for OpenAI, `compatible` for any other `OPENAI_BASE_URL`",
   }),
   TOOLSMITH_MODEL_RETRIES: integer(0, 10)
     .prefault("2")
