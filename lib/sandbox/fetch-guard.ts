@@ -43,6 +43,8 @@ export interface GuardOptions {
 }
 
 export class FetchBlockedError extends Error {}
+/** A host the rules refuse (not public, or outside a profile's domains): a refusal by policy, not a failure. */
+export class HostRefusedError extends FetchBlockedError {}
 
 /** Only globally routable unicast addresses: no loopback, private, link-local, metadata, NAT64, 6to4, Teredo... */
 export function isPublicAddress(address: string): boolean {
@@ -73,10 +75,10 @@ function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"]): URL {
     .toLowerCase()
     .replace(/\.$/, "");
   if (BLOCKED_HOSTNAMES.includes(host) || BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
-    throw new FetchBlockedError(`Host ${host} is not allowed: tools may only reach public internet hosts.`);
+    throw new HostRefusedError(`Host ${host} is not allowed: tools may only reach public internet hosts.`);
   }
   const refusal = allowHost?.(host);
-  if (refusal) throw new FetchBlockedError(refusal);
+  if (refusal) throw new HostRefusedError(refusal);
   return url;
 }
 
@@ -134,7 +136,7 @@ function send(
   // Node dials an IP literal without calling `lookup`, so literals are checked here.
   const literal = url.hostname.replace(/^\[|\]$/g, "");
   if (ipaddr.isValid(literal) && !isAllowed(literal, literal)) {
-    return Promise.reject(new FetchBlockedError(`${literal} is not a public address.`));
+    return Promise.reject(new HostRefusedError(`${literal} is not a public address.`));
   }
   // Every connection goes through this lookup, so the address that is checked is the address that is dialled.
   const lookup: LookupFunction = (host, lookupOptions, callback) => {
@@ -145,7 +147,7 @@ function send(
         if (list.length === 0) return callback(new Error(`Cannot resolve ${host}.`), "", 4);
         if (blocked)
           return callback(
-            new FetchBlockedError(`${host} resolves to ${blocked}, which is not a public address.`),
+            new HostRefusedError(`${host} resolves to ${blocked}, which is not a public address.`),
             "",
             4,
           );

@@ -106,7 +106,9 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
   const { ownerId, conversationId, runId } = caller;
   const context = { ownerId, conversationId, runId, signal: call.signal ?? new AbortController().signal, settings };
   try {
-    return { result: await tool.execute(parsed.input, { ...context, tools: call.registry }), decision };
+    const result = await tool.execute(parsed.input, { ...context, tools: call.registry });
+    // A tool that refused by policy did not act: audited as refused, with its reason, whatever came before.
+    return { result, decision: !result.ok && result.refused ? "refused" : decision };
   } catch (error) {
     return refuse(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, decision);
   }

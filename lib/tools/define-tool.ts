@@ -1,6 +1,6 @@
-import type { JSONSchema7 } from "ai";
 import { z } from "zod";
 import type { BuiltinToolName } from "./names";
+import { modelSchema } from "./schema";
 import type { AgentTool, ToolContext, ToolResult } from "./types";
 
 interface BuiltinToolSpec<Schema extends z.ZodType> {
@@ -14,15 +14,11 @@ interface BuiltinToolSpec<Schema extends z.ZodType> {
 
 /** A built-in tool declared with zod, in the AI SDK's `tool()` style. */
 export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schema>): AgentTool<z.infer<Schema>> {
-  const { $schema: _dialect, ...parametersSchema } = z.toJSONSchema(spec.inputSchema, {
-    target: "draft-2020-12",
-    io: "input",
-  });
   return {
     name: spec.name,
     description: spec.description,
     changesToolset: spec.changesToolset,
-    parametersSchema: parametersSchema as JSONSchema7,
+    parametersSchema: modelSchema(spec.inputSchema),
     parse(input) {
       const parsed = spec.inputSchema.safeParse(input);
       if (parsed.success) return { ok: true, input: parsed.data };
@@ -40,3 +36,6 @@ export function conversationOf(context: ToolContext): string {
   if (context.conversationId === undefined) throw new Error("this tool works inside a conversation only");
   return context.conversationId;
 }
+
+/** A call a policy refuses (a profile's allowed list, the workspace's bounds): `callTool` audits it as refused. */
+export const refused = (reason: string): ToolResult => ({ ok: false, error: reason, refused: true });

@@ -27,5 +27,7 @@ export function sandboxFailure(result: Extract<SandboxResult, { ok: false }>): E
   const logs = consoleLines(result);
   const error =
     logs.length === 0 ? result.error.message : `${result.error.message}\nConsole output:\n${logs.join("\n")}`;
+  // Code the policy refused never ran: a refusal, audited as one.
+  if ("violations" in result) return { ok: false, error, refused: true };
   return { ok: false, error, cancelled: result.error.kind === "cancelled" };
 }

@@ -29,6 +29,8 @@ export type ToolResult =
       ok: false;
       error: string;
       cancelled?: boolean;
+      /** Refused by a policy (the profile's or the app's) before it acted: the audit log says refused, `error` why. */
+      refused?: true;
       rejected?: ToolRejection;
     };
 

@@ -141,7 +141,8 @@ describe("agent profiles", () => {
         "calculate:allowed:succeeded",
         "calculate:rate_limited:null",
         "calculate:refused:null",
-        "fetch_url:allowed:failed",
+        // the fetch of evil.test, outside the profile's allowed_domains: refused, and so it did not run
+        "fetch_url:refused:null",
       ]),
     );
     const limited = entries.find((entry: { decision: string }) => entry.decision === "rate_limited");

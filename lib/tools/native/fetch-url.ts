@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
 import type { ToolSettings } from "@/lib/settings/profiles";
-import { guardedFetch } from "@/lib/sandbox/fetch-guard";
-import { defineTool } from "@/lib/tools/define-tool";
+import { guardedFetch, HostRefusedError } from "@/lib/sandbox/fetch-guard";
+import { defineTool, refused } from "@/lib/tools/define-tool";
+import type { ToolResult } from "@/lib/tools/types";
 
 /** `host` is `domain` or one of its subdomains. */
 const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
@@ -20,6 +21,13 @@ export function domainRefusal(host: string, { allowed_domains, blocked_domains }
     return `${host} is not among the domains this profile allows fetch_url to reach (${allowed_domains.join(", ")}).`;
   }
   return undefined;
+}
+
+/** A request of `tool` that did not get its reply: refused when a rule refused its host (on any hop), else failed. */
+export function requestFailure(tool: string, method: string, url: string, error: unknown): ToolResult {
+  const why = `${tool} ${method} ${url.slice(0, 200)}`;
+  if (error instanceof HostRefusedError) return refused(`${why} was refused: ${error.message}`);
+  return { ok: false, error: `${why} failed: ${(error as Error).message}` };
 }
 
 export const fetchUrl = defineTool({
@@ -51,7 +59,7 @@ export const fetchUrl = defineTool({
         },
       };
     } catch (error) {
-      return { ok: false, error: `fetch_url ${method} ${url.slice(0, 200)} failed: ${(error as Error).message}` };
+      return requestFailure("fetch_url", method, url, error);
     }
   },
 });

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { minimatch } from "minimatch";
 import { z } from "zod";
-import { conversationOf, defineTool } from "@/lib/tools/define-tool";
+import { conversationOf, defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolContext, ToolResult } from "@/lib/tools/types";
 import { AllowedPaths, WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
 
@@ -37,7 +37,7 @@ async function inWorkspace(
     const allowed = listed && new AllowedPaths(listed);
     return await work(await workspacePath(root, requested, allowed, use), root, allowed);
   } catch (error) {
-    if (error instanceof WorkspaceError) return { ok: false, error: error.message };
+    if (error instanceof WorkspaceError) return refused(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { ok: false, error: `${requested} does not exist in the workspace.` };
     if (code === "ELOOP") return { ok: false, error: `${requested} is a link; the file tools do not follow links.` };

@@ -8,7 +8,7 @@ import { config } from "@/lib/settings/config";
 import { countDocuments, documentsIn, findDocument, searchDocuments, storeDocument } from "@/lib/db/queries/librarian";
 import { collectionPath, collectionRefusal, documentName, documentPath, pathOf } from "@/lib/librarian/paths";
 import { XmlError, xmlEngine } from "@/lib/librarian/xml-engine";
-import { defineTool } from "@/lib/tools/define-tool";
+import { defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";
 
 const { librarian: limits } = config;
@@ -34,7 +34,7 @@ export const librarianStore = defineTool({
   execute: ({ collection, document_name: name, content }, context) =>
     observing(async () => {
       const refusal = collectionRefusal(collection, context.settings.allowed_paths);
-      if (refusal) return { ok: false, error: refusal };
+      if (refusal) return refused(refusal);
       const bytes = Buffer.byteLength(content);
       if (bytes > limits.maxDocumentBytes)
         return {
@@ -64,7 +64,7 @@ export const librarianGet = defineTool({
   }),
   async execute({ path }, context) {
     const refusal = collectionRefusal(path.collection, context.settings.allowed_paths);
-    if (refusal) return { ok: false, error: refusal };
+    if (refusal) return refused(refusal);
     const found = await findDocument(context.ownerId, path.collection, path.name);
     if (!found) return { ok: false, error: `There is no document ${pathOf(path.collection, path.name)}.` };
     return { ok: true, output: { content: found.content, updated_at: found.updatedAt.toISOString() } };
@@ -102,7 +102,7 @@ export const librarianQuery = defineTool({
   execute: ({ query, collection = null, variables = {} }, context) =>
     observing(async () => {
       const refusal = collectionRefusal(collection, context.settings.allowed_paths);
-      if (refusal) return { ok: false, error: refusal };
+      if (refusal) return refused(refusal);
       const documents = await documentsIn(context.ownerId, collection, limits.maxQueryDocuments);
       if (documents.length > limits.maxQueryDocuments) {
         return {
@@ -148,7 +148,7 @@ export const librarianSearch = defineTool({
   }),
   async execute({ query, collection = null, num_results }, context) {
     const refusal = collectionRefusal(collection, context.settings.allowed_paths);
-    if (refusal) return { ok: false, error: refusal };
+    if (refusal) return refused(refusal);
     const hits = await searchDocuments(context.ownerId, query, collection, num_results);
     return {
       ok: true,

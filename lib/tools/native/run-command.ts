@@ -5,7 +5,7 @@ import path from "node:path";
 import { parse } from "shell-quote";
 import { z } from "zod";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "@/lib/sandbox/bubblewrap";
-import { conversationOf, defineTool } from "@/lib/tools/define-tool";
+import { conversationOf, defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";
 import { WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
 
@@ -65,20 +65,20 @@ function collect(stream: NodeJS.ReadableStream) {
   return () => ({ text: Buffer.concat(chunks).toString("utf8"), truncated });
 }
 
-/** Where the command starts in the sandbox: `cwd`, a folder of the workspace as the file tools name it; or why not. */
-async function startingFolder(
-  workspace: string,
-  cwd: string | undefined,
-): Promise<{ folder: string } | { refusal: string }> {
+/**
+ * Where the command starts in the sandbox: `cwd`, a folder of the workspace as the file tools name it; or why not
+ * (a path outside the workspace is refused by policy, a missing folder is a plain failure).
+ */
+async function startingFolder(workspace: string, cwd: string | undefined): Promise<{ folder: string } | ToolResult> {
   if (cwd === undefined) return { folder: "/work" };
   try {
     const folder = await workspacePath(workspace, cwd);
-    if (!(await fs.stat(folder)).isDirectory()) return { refusal: `cwd "${cwd}" is a file, not a folder.` };
+    if (!(await fs.stat(folder)).isDirectory()) return { ok: false, error: `cwd "${cwd}" is a file, not a folder.` };
     return { folder: path.posix.join("/work", workspaceName(workspace, folder)) };
   } catch (error) {
-    if (error instanceof WorkspaceError) return { refusal: `cwd: ${error.message}` };
+    if (error instanceof WorkspaceError) return refused(`cwd: ${error.message}`);
     if ((error as NodeJS.ErrnoException).code === "ENOENT")
-      return { refusal: `cwd "${cwd}" does not exist in the workspace; make the folder first.` };
+      return { ok: false, error: `cwd "${cwd}" does not exist in the workspace; make the folder first.` };
     throw error;
   }
 }
@@ -107,16 +107,14 @@ export const runCommand = defineTool({
     const { signal, settings } = context;
     if (!bubblewrapAvailable()) return { ok: false, error: bubblewrapMissing("run_command") };
     const words = commandWords(command, settings.shell === true);
-    if (typeof words === "string") return { ok: false, error: words };
-    if (settings.allowed_commands && !settings.allowed_commands.includes(words[0])) {
-      return {
-        ok: false,
-        error: `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).`,
-      };
-    }
+    if (typeof words === "string") return refused(words);
+    if (settings.allowed_commands && !settings.allowed_commands.includes(words[0]))
+      return refused(
+        `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).`,
+      );
     const workspace = await workspaceOf(conversationOf(context));
     const start = await startingFolder(workspace, cwd);
-    if ("refusal" in start) return { ok: false, error: start.refusal };
+    if (!("folder" in start)) return start;
     const child = spawn("bwrap", [...sandboxArgs(workspace, start.folder), ...words], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

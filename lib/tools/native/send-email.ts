@@ -1,7 +1,7 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { z } from "zod";
 import { smtpConfig } from "@/lib/settings/config";
-import { defineTool } from "@/lib/tools/define-tool";
+import { defineTool, refused } from "@/lib/tools/define-tool";
 
 /** `address` is listed itself, or its domain is listed as "@domain". */
 export function recipientRefusal(address: string, allowed: string[] | undefined): string | undefined {
@@ -37,6 +37,10 @@ export const sendEmail = defineTool({
       .describe("true: body is HTML. Or an HTML version of a plain-text body, and the email carries both."),
   }),
   async execute({ to, subject, body, html }, { settings }) {
+    const recipients = Array.isArray(to) ? to : [to];
+    // The profile's rule first: a refused recipient is refused whether or not a relay is set up.
+    const refusal = recipients.map((address) => recipientRefusal(address, settings.allowed_recipients)).find(Boolean);
+    if (refusal) return refused(refusal);
     const mailer = smtp();
     if (!mailer)
       return {
@@ -44,9 +48,6 @@ export const sendEmail = defineTool({
         error:
           "No SMTP server is configured: set SMTP_URL (e.g. smtp://user:password@mail.example.com:587) and restart.",
       };
-    const recipients = Array.isArray(to) ? to : [to];
-    const refusal = recipients.map((address) => recipientRefusal(address, settings.allowed_recipients)).find(Boolean);
-    if (refusal) return { ok: false, error: refusal };
     const content = html === true ? { html: body } : { text: body, html: html || undefined };
     try {
       const sent = await mailer.sendMail({ from: smtpConfig().from, to: recipients, subject, ...content });

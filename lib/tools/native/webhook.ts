@@ -2,7 +2,7 @@ import { z } from "zod";
 import { config } from "@/lib/settings/config";
 import { guardedFetch, type FetchReply } from "@/lib/sandbox/fetch-guard";
 import { defineTool } from "@/lib/tools/define-tool";
-import { domainRefusal } from "./fetch-url";
+import { domainRefusal, requestFailure } from "./fetch-url";
 
 const RESPONSE_CHARS = 2000;
 
@@ -42,7 +42,7 @@ export const webhook = defineTool({
         output: { status_code: reply.status, ok: reply.status >= 200 && reply.status < 300, ...responseOf(reply) },
       };
     } catch (error) {
-      return { ok: false, error: `webhook ${method} ${url.slice(0, 200)} failed: ${(error as Error).message}` };
+      return requestFailure("webhook", method, url, error);
     }
   },
 });
