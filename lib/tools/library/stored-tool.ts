@@ -6,6 +6,7 @@ import { runInSandbox, type ToolSource } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
+import { offeredSchema } from "@/lib/tools/schema";
 import type { AgentTool, InputCheck, ToolResult } from "@/lib/tools/types";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
@@ -14,7 +15,7 @@ export function storedTool(row: ToolRow): AgentTool {
   return {
     name: view.name,
     description: view.description,
-    parametersSchema: view.parametersSchema as JSONSchema7,
+    parametersSchema: offeredSchema(view.parametersSchema) as JSONSchema7,
     versionId: view.versionId,
     parse: inputChecker(view.parametersSchema),
     execute: (input, { signal }) => runToolCode(toolSource(row), input, signal),

@@ -11,6 +11,7 @@ import { checkSource, formatViolation, runInSandbox, type Violation } from "@/li
 import type { ExampleOutcome } from "@/lib/contract/events";
 import { describeFailures } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
+import { inlineRefs, SchemaReferenceError } from "@/lib/tools/schema";
 import { runExamples } from "./stored-tool";
 
 const MAX_SCHEMA_CHARS = 16 * 1024;
@@ -100,6 +101,13 @@ function checkParametersSchema(schema: Record<string, unknown>): string | undefi
     new Validator(schema, "2020-12").validate({});
   } catch (error) {
     return `it cannot be used for validation (${(error as Error).message}).`;
+  }
+  // The model is shown the schema with its references written out: one that cannot be is refused now, not later.
+  try {
+    inlineRefs(schema);
+  } catch (error) {
+    if (error instanceof SchemaReferenceError) return error.message;
+    throw error;
   }
   return undefined;
 }
