@@ -155,3 +155,56 @@ export function disconnectStalledClients(stallMs) {
     response.once("close", () => watched.delete(response));
   };
 }
+
+/** What Next sets on every answer (next.config.ts) and what proxy.ts adds, for the answers given before Next. */
+const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+  "referrer-policy": "same-origin",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store",
+};
+/** lib/http/security-headers.ts's, sent only when the app is served over https. */
+const STRICT_TRANSPORT_SECURITY = "max-age=63072000; includeSubDomains";
+
+/**
+ * Whether a request's path cannot be percent-decoded (a "%" without two hex digits after it, escapes that are not
+ * UTF-8): Next decodes a dynamic segment with decodeURIComponent, which throws, and answers 500. Its query string is
+ * not checked: Next reads it with URLSearchParams, which keeps what it cannot decode.
+ * @param {string} url the request line's target, e.g. /c/abc?x=1
+ * @returns {boolean}
+ */
+export function undecodablePath(url) {
+  const at = url.indexOf("?");
+  try {
+    decodeURIComponent(at === -1 ? url : url.slice(0, at));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Answer 400 for a request whose path cannot be decoded, before Next, which answers it a bare 500: a JSON error
+ * under /api, a line of text elsewhere, with the app's security headers (HSTS when `secure`). Whether it answered.
+ * @param {import("node:http").IncomingMessage} request
+ * @param {import("node:http").ServerResponse} response
+ * @param {{ secure: boolean }} options
+ * @returns {boolean}
+ */
+export function refuseUndecodableUrl(request, response, { secure }) {
+  if (!undecodablePath(request.url ?? "/")) return false;
+  const message =
+    `The address's path cannot be decoded: a "%" must start an escape of two hex digits (write "%25" for "%"), ` +
+    "and the escaped bytes must be UTF-8.";
+  const api = /^\/api(\/|\?|$)/.test(request.url ?? "");
+  const body = api ? JSON.stringify({ error: { code: "bad_request", message } }) : `400 Bad Request: ${message}\n`;
+  response.writeHead(400, {
+    ...SECURITY_HEADERS,
+    ...(secure && { "strict-transport-security": STRICT_TRANSPORT_SECURITY }),
+    "content-type": api ? "application/json" : "text/plain; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+  });
+  response.end(request.method === "HEAD" ? undefined : body);
+  return true;
+}

@@ -6,6 +6,7 @@ import {
   eventLoopProbe,
   listen,
   loadSettings,
+  refuseUndecodableUrl,
   restartWithServerFlags,
 } from "./server-runtime.mjs";
 
@@ -23,6 +24,13 @@ const { default: next } = await import("next");
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"];
 const { PORT: port, TOOLSMITH_LISTEN_HOST: host, TOOLSMITH_TRUST_PROXY: trustProxy } = settings;
 const watchForStall = disconnectStalledClients(settings.TOOLSMITH_CLIENT_STALL_MS);
+/** As lib/http/origin.ts's publicOrigin decides it: the public URL's protocol, or a trusted proxy's. */
+const servedOverHttps = (request) =>
+  settings.TOOLSMITH_PUBLIC_URL
+    ? settings.TOOLSMITH_PUBLIC_URL.startsWith("https:")
+    : String(request.headers["x-forwarded-proto"] ?? "")
+        .split(",")[0]
+        .trim() === "https";
 
 const app = next({ dev: false, port, hostname: host ?? "localhost" });
 const handle = app.getRequestHandler();
@@ -37,6 +45,8 @@ const appStarted = new Promise((resolve, reject) => (globalThis.toolsmithStarted
 const servers = await listen(
   (request, response) => {
     if (!trustProxy) for (const name of FORWARDED) delete request.headers[name];
+    // Next answers an address it cannot decode with a bare 500 of its own: refused here, 400, with why.
+    if (refuseUndecodableUrl(request, response, { secure: servedOverHttps(request) })) return;
     watchForStall(response);
     void ready.then(() => handle(request, response));
   },

@@ -504,14 +504,16 @@ const routes: ZodOpenApiPathsObject = {
 const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
 
 /**
- * The answers every route of a kind may give, whatever it does: a write from another site is refused (proxy.ts), a
- * JSON body can be too large or not JSON (lib/http/body.ts), a route that asks who is calling refuses a bad API
- * token, and any route answers 500 when the server fails (lib/http/route.ts `route`).
+ * The answers every route of a kind may give, whatever it does: an address that cannot be percent-decoded is 400
+ * (server-runtime.mjs), a write from another site is refused (proxy.ts), a JSON body can be too large or not JSON
+ * (lib/http/body.ts), a route that asks who is calling refuses a bad API token, and any route answers 500 when the
+ * server fails (lib/http/route.ts `route`).
  */
 function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
   const common = [
+    400,
     ...(WRITES.has(method) ? [403] : []),
-    ...(operation.requestBody ? [400, 413, 415] : []),
+    ...(operation.requestBody ? [413, 415] : []),
     ...(operation.security?.length === 0 ? [] : [401]),
     500,
   ];

@@ -266,6 +266,37 @@ describe("headers", () => {
   });
 });
 
+describe("addresses that cannot be decoded, which Next answered with a bare 500", () => {
+  it("answers 400 from the server: JSON under /api, a line of text elsewhere, with the app's security headers", async () => {
+    const pages = ["/c/%", "/s/%E0%A4%A", "/tools/%", `/c/${conversationId}%`, "/%"];
+    const api = ["/api/share/%", "/api/conversations/%", "/api/tools/%E0%A4%A", "/api/share/%/events"];
+    for (const path of [...pages, ...api]) {
+      const response = await visitor.fetch(path);
+      expect(response.status, path).toBe(400);
+      for (const [name, value] of [
+        ["x-content-type-options", "nosniff"],
+        ["x-frame-options", "DENY"],
+        ["referrer-policy", "same-origin"],
+        ["content-security-policy", "default-src 'none'; frame-ancestors 'none'"],
+      ])
+        expect(response.headers.get(name), `${path} ${name}`).toBe(value);
+      if (api.includes(path))
+        expect((await response.json()).error, path).toEqual({
+          code: "bad_request",
+          message: expect.stringMatching(/^The address's path cannot be decoded: a "%" must start an escape/),
+        });
+      else expect(await response.text(), path).toMatch(/^400 Bad Request: The address's path cannot be decoded/);
+    }
+    // A write is refused the same way, before the app acts on it.
+    expect((await visitor.fetch("/api/conversations/%/messages", { method: "POST" })).status).toBe(400);
+    // A query string Next reads with URLSearchParams, which keeps what it cannot decode: served as before.
+    expect((await visitor.fetch("/api/tools?q=%")).status).toBe(200);
+    expect((await visitor.fetch("/api/audit?tool=%E0%A4%A")).status).toBe(200);
+    // The server stays healthy.
+    expect((await visitor.fetch(`/api/conversations/${conversationId}`)).status).toBe(200);
+  });
+});
+
 describe("behind a configured public URL", () => {
   it("uses TOOLSMITH_PUBLIC_URL for links, the __Host- cookie and HSTS over https", async () => {
     await withApp({ TOOLSMITH_PUBLIC_URL: "https://toolsmith.example" }, async (_, client) => {
@@ -277,6 +308,10 @@ describe("behind a configured public URL", () => {
       expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/toolsmith\.example\/s\//);
       // the __Host- cookie is read back like the plain one
       expect((await client.fetch(`/api/conversations/${id}`)).status).toBe(200);
+      // an address refused before the app gets HSTS too
+      const undecodable = await client.fetch("/c/%");
+      expect(undecodable.status).toBe(400);
+      expect(undecodable.headers.get("strict-transport-security")).toBe(first.headers.get("strict-transport-security"));
     });
   });
 

@@ -1,7 +1,8 @@
 import type { Server } from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
-import { listen, missingServerFlags } from "@/server-runtime.mjs";
+import { STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
+import { listen, missingServerFlags, refuseUndecodableUrl, undecodablePath } from "@/server-runtime.mjs";
 
 const node22 = new Set(["--experimental-async-context-frame", "--max-old-space-size"]);
 const node20 = new Set(["--max-old-space-size"]);
@@ -132,6 +133,61 @@ describe("the server's listening sockets", () => {
       );
     } finally {
       await new Promise((resolve) => other.close(resolve));
+    }
+  });
+});
+
+describe("addresses Next cannot decode", () => {
+  it.each(["/c/%", "/s/%E0%A4%A", "/api/share/%", "/api/tools/%C0%AF", "/c/%ZZ?x=1"])(
+    "finds the path of %s undecodable",
+    (url) => expect(undecodablePath(url)).toBe(true),
+  );
+
+  // Next reads a query string with URLSearchParams, which keeps what it cannot decode: not refused.
+  it.each(["/", "/c/abc", "/s/%E0%A4%A4", "/api/tools?q=%", "/api/tools?q=%FF&x=a+b", "/a%2Fb?c=%E2%82%AC"])(
+    "decodes the path of %s",
+    (url) => expect(undecodablePath(url)).toBe(false),
+  );
+
+  it("answers 400 before the app: JSON under /api, text elsewhere, with the app's security headers", async () => {
+    let reached = 0;
+    let secure = false;
+    const [server] = await listen(
+      (request, response) => {
+        if (refuseUndecodableUrl(request, response, { secure })) return;
+        reached++;
+        response.end("app");
+      },
+      { port: 0, host: "127.0.0.1", sockets: 1 },
+    );
+    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    try {
+      const api = await fetch(`${base}/api/share/%`);
+      expect(api.status).toBe(400);
+      expect(api.headers.get("content-type")).toBe("application/json");
+      expect(await api.json()).toEqual({
+        error: { code: "bad_request", message: expect.stringContaining(`The address's path cannot be decoded`) },
+      });
+      for (const [name, value] of [
+        ["content-security-policy", "default-src 'none'; frame-ancestors 'none'"],
+        ["x-content-type-options", "nosniff"],
+        ["x-frame-options", "DENY"],
+        ["referrer-policy", "same-origin"],
+      ])
+        expect(api.headers.get(name)).toBe(value);
+      expect(api.headers.get("strict-transport-security")).toBeNull();
+
+      secure = true;
+      const page = await fetch(`${base}/c/%?x=1`);
+      expect(page.status).toBe(400);
+      expect(page.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+      expect(await page.text()).toMatch(/^400 Bad Request: The address's path cannot be decoded/);
+      expect(page.headers.get("strict-transport-security")).toBe(STRICT_TRANSPORT_SECURITY);
+      expect(reached).toBe(0);
+      expect(await (await fetch(`${base}/c/abc?q=%`)).text()).toBe("app");
+      expect(reached).toBe(1);
+    } finally {
+      await close([server]);
     }
   });
 });
