@@ -7,6 +7,7 @@ import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
 import { calculate } from "@/lib/tools/native/calculate";
 import { callTool, type Caller } from "@/lib/tools/call";
+import { refused } from "@/lib/tools/define-tool";
 import { loadToolset, Toolset } from "@/lib/tools/toolset";
 import type { AgentTool, ToolContext, ToolResult } from "@/lib/tools/types";
 
@@ -351,6 +352,25 @@ describe("callTool: the one path of every tool call", () => {
 
   describe("a profile's approval", () => {
     const careful = () => profile({ approval: ["calculate"] });
+
+    it("audits a call the tool refused by policy as refused, with its reason, even after a person approved it", async () => {
+      const reason = "cat is not among the commands this profile allows (ls).";
+      const tool = { ...calculate, execute: vi.fn(async () => refused(reason)) };
+      const outcome = await callTool({
+        name: "calculate",
+        tool,
+        input: { expression: "1" },
+        caller: chat,
+        profile: careful(),
+        requestApproval: async () => true,
+      });
+      expect(outcome).toMatchObject({ decision: "refused", result: { ok: false, error: reason, refused: true } });
+      expect(audits).toHaveBeenCalledExactlyOnceWith(
+        expect.objectContaining({ decision: "refused", reason, outcome: undefined }),
+      );
+      // The model read the refusal: the run's call is a failed execution, as every refused call from a run is.
+      expect(executions).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ status: "failed", error: reason }));
+    });
 
     it("asks with the checked input, and a denial refuses the call without running it", async () => {
       // A schema that tidies its input: the person is shown what would run.
