@@ -352,18 +352,14 @@ describe("callTool: the one path of every tool call", () => {
 
   describe("a profile's approval", () => {
     const careful = () => profile({ approval: ["calculate"] });
+    /** A calculate call under `careful`, which a person approves. */
+    const approved = (tool: AgentTool, input: unknown) =>
+      callTool({ name: "calculate", tool, input, caller: chat, profile: careful(), requestApproval: async () => true });
 
     it("audits a call the tool refused by policy as refused, with its reason, even after a person approved it", async () => {
       const reason = "cat is not among the commands this profile allows (ls).";
       const tool = { ...calculate, execute: vi.fn(async () => refused(reason)) };
-      const outcome = await callTool({
-        name: "calculate",
-        tool,
-        input: { expression: "1" },
-        caller: chat,
-        profile: careful(),
-        requestApproval: async () => true,
-      });
+      const outcome = await approved(tool, { expression: "1" });
       expect(outcome).toMatchObject({ decision: "refused", result: { ok: false, error: reason, refused: true } });
       expect(audits).toHaveBeenCalledExactlyOnceWith(
         expect.objectContaining({ decision: "refused", reason, outcome: undefined }),
@@ -404,14 +400,7 @@ describe("callTool: the one path of every tool call", () => {
 
     it("runs the call once approved", async () => {
       const tool = watchedCalculate();
-      const outcome = await callTool({
-        name: "calculate",
-        tool,
-        input: { expression: "6 * 7" },
-        caller: chat,
-        profile: careful(),
-        requestApproval: async () => true,
-      });
+      const outcome = await approved(tool, { expression: "6 * 7" });
       expect(outcome).toMatchObject({ decision: "approved", result: { ok: true, output: 42 } });
       expect(tool.execute).toHaveBeenCalledOnce();
       expect(audits).toHaveBeenCalledExactlyOnceWith(
