@@ -159,11 +159,14 @@ function configFile(toolNames?: readonly string[]) {
   });
 
   const categories = Object.keys(TOOL_CATEGORIES).filter((category) => known(TOOL_CATEGORIES[category]));
-  const Category = z.enum([...categories, ...(toolNames ?? [])] as [string, ...string[]], {
-    error: (issue) =>
-      `${JSON.stringify(issue.input)} is neither a tool category (${categories.join(", ")}) nor a tool` +
-      (issue.input === "convert" ? "; Toolsmith has no convert tool" : ""),
-  });
+  // Without the tools' names, as ToolName: any name (start-up checked them).
+  const Category = toolNames
+    ? z.enum([...categories, ...toolNames] as [string, ...string[]], {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} is neither a tool category (${categories.join(", ")}) nor a tool` +
+          (issue.input === "convert" ? "; Toolsmith has no convert tool" : ""),
+      })
+    : z.string();
   const Categories = z.array(Category).transform((names) => names.flatMap((name) => TOOL_CATEGORIES[name] ?? [name]));
   /**
    * An organism.yaml listener as a profile: `tools` (or xml-pipeline's `allowed_tools`; neither, the built-in default's

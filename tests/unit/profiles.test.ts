@@ -380,3 +380,13 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
     expect(file.profiles[1]).toMatchObject({ tools: ["write_file", "send_email"], approval: ["send_email"] });
   });
 });
+
+describe("an organism.yaml read before start-up has checked the tools' names", () => {
+  it("takes tool names and categories in allowed_tools alike", () => {
+    const file = parseProfiles(
+      "listeners:\n  - name: a\n    allowed_tools: [files, calculate, run_code]\n",
+      "organism.yaml",
+    );
+    expect(file.profiles[0].tools).toEqual(["think", "read_file", "write_file", "list_dir", "calculate", "run_code"]);
+  });
+});
