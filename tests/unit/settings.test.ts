@@ -144,6 +144,16 @@ describe("the settings", () => {
     const problem = 'TOOLSMITH_CLIENT_STALL_MS must be an integer from 100 to 600000; got "5".';
     expect(run("server.mjs")).toMatchObject({ status: 1, stderr: `Toolsmith cannot start: ${problem}\n` });
     expect(run("scripts/migrate.mjs")).toMatchObject({ status: 1, stderr: `Cannot migrate: ${problem}\n` });
+    const seat = spawnSync(process.execPath, ["server.mjs"], {
+      env: { ...process.env, LLM_MODEL: "llama3", TOOLSMITH_MODEL: "gpt-4o" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(seat).toMatchObject({
+      status: 1,
+      stderr:
+        "Toolsmith cannot start: LLM_MODEL (SEAT's name) and TOOLSMITH_MODEL (Toolsmith's) disagree: LLM_MODEL=llama3 against TOOLSMITH_MODEL=gpt-4o; keep one of them, or make them alike.\n",
+    });
   });
 });
 
