@@ -102,15 +102,16 @@ const ignoredKeys = (reasons: Record<string, string>) =>
   Object.fromEntries(Object.keys(reasons).map((key) => [key, z.unknown().optional()]));
 
 /** A profile as runs use it: planning changes nothing, so its tools have think unless it says `think: false`. */
-const thinkRule = [
-  (profile: { think: boolean; tools: string[] }) => profile.think || !profile.tools.includes("think"),
-  { path: ["think"], message: "think: false leaves out the think tool that tools lists; keep one of the two" },
-] as [(profile: { think: boolean; tools: string[] }) => boolean, { path: string[]; message: string }];
+const keepsThink = (profile: { think: boolean; tools: string[] }) => profile.think || !profile.tools.includes("think");
+const THINK_CONFLICT = {
+  path: ["think"],
+  message: "think: false leaves out the think tool that tools lists; keep one of the two",
+};
 function withThink<T extends { think: boolean; tools: string[] }>({ think, ...profile }: T) {
   return { ...profile, tools: think && !profile.tools.includes("think") ? ["think", ...profile.tools] : profile.tools };
 }
 
-/** The built-in default profile's tools: think, the network tools behind the fetch guard, the code tools, the stores and the file tools. */
+/** The built-in default's tools (think comes as in every profile): code, guarded network, the stores, the files. */
 const DEFAULT_TOOLS = [
   "register_tool",
   "calculate",
@@ -220,14 +221,14 @@ function configFile(toolNames?: readonly string[]) {
 
   const profilesFile = z
     .strictObject({
-      profiles: z.array(Profile.refine(...thinkRule).transform(withThink)).min(1),
+      profiles: z.array(Profile.refine(keepsThink, THINK_CONFLICT).transform(withThink)).min(1),
       default_profile: z.string(),
     })
     .superRefine(checkNames("profiles"));
   // The first listener is the default profile, unless default_profile names another.
   const organismFile = z
     .strictObject({
-      listeners: z.array(Listener.refine(...thinkRule).transform(withThink)).min(1),
+      listeners: z.array(Listener.refine(keepsThink, THINK_CONFLICT).transform(withThink)).min(1),
       default_profile: z.string().optional(),
       ...ignoredKeys(NOT_APPLIED_AT_TOP),
     })
