@@ -3,7 +3,7 @@
  * ranges), and the fixed ones.
  */
 import path from "node:path";
-import { environment } from "./environment.mjs";
+import { environment, openaiDialect } from "./environment.mjs";
 
 export interface SandboxLimits {
   timeoutMs: number;
@@ -146,9 +146,7 @@ export function modelConfig(): ModelConfig | undefined {
       maxRetries,
     };
   if (!apiKey && !baseURL) return undefined;
-  // Unless chosen, by server: OpenAI's own gets the strict OpenAI client, any other the compatible dialect.
-  const byServer = baseURL === undefined || new URL(baseURL).hostname === "api.openai.com" ? "chat" : "compatible";
-  return { apiKey, baseURL, model, api: chosen ?? byServer, maxRetries };
+  return { apiKey, baseURL, model, api: chosen ?? openaiDialect(baseURL), maxRetries };
 }
 
 /** The embedding model tool retrieval uses beside full text, on the chat model's server; undefined: full text alone. */

@@ -152,13 +152,31 @@ const sandbox = {
     .describe("largest response body a tool's `fetch` reads"),
 };
 
+/** SQLAlchemy's driver suffix (`postgresql+asyncpg://`, `postgres+psycopg://`), which SEAT's DATABASE_URL carries. */
+const DRIVER_SUFFIX = /^postgres(?:ql)?\+[a-z0-9_]+:\/\//i;
+
+/**
+ * A PostgreSQL URL as pg reads it: a SQLAlchemy driver suffix dropped, and asyncpg's `ssl=<mode>` given as libpq's
+ * `sslmode=<mode>` (pg would take the mode's name for TLS options). Any other URL is returned as it is.
+ * @param {string} url
+ */
+export function plainDatabaseUrl(url) {
+  const suffixed = DRIVER_SUFFIX.exec(url);
+  if (!suffixed) return url;
+  return `postgresql://${url.slice(suffixed[0].length)}`.replace(
+    /([?&])ssl=(disable|allow|prefer|require|verify-ca|verify-full)(?=&|#|$)/,
+    "$1sslmode=$2",
+  );
+}
+
 const storage = {
   DATABASE_URL: z
     .string()
-    .regex(/^(file:|postgres(ql)?:\/\/)/, { error: "a file: URL (SQLite) or a postgresql:// URL" })
+    .regex(/^(file:|postgres(ql)?(\+[a-z0-9_]+)?:\/\/)/i, { error: "a file: URL (SQLite) or a postgresql:// URL" })
+    .transform(plainDatabaseUrl)
     .prefault("file:./data/toolsmith.db")
     .describe(
-      "SQLite file (created on start), or `postgresql://user:password@host:5432/db` for several instances on one database",
+      "SQLite file (created on start), or `postgresql://user:password@host:5432/db` for several instances on one database (SQLAlchemy's `postgresql+asyncpg://…`, SEAT's, is read as `postgresql://…`)",
     ),
   TOOLSMITH_LEASE_MS: integer(500, 600_000)
     .prefault("10000")
@@ -334,6 +352,36 @@ const telemetry = {
     ),
 };
 
+/** Ollama's OpenAI-compatible endpoint, where SEAT's default provider is. */
+const OLLAMA_URL = "http://localhost:11434/v1";
+
+/**
+ * The names SEAT (alexmar07/seat) reads, taken as Toolsmith's own so that a SEAT .env works unchanged. Each stands
+ * for a Toolsmith variable (`fromSeatNames` below); set beside it with another value, start-up stops.
+ */
+const seat = {
+  LLM_PROVIDER: oneOf(["openai", "ollama", "anthropic"])
+    .optional()
+    .meta({
+      description: `SEAT's name for the model's provider: \`ollama\` is the \`compatible\` dialect at \`${OLLAMA_URL}\` (unless \`OPENAI_BASE_URL\` says otherwise) with model \`llama3\` unless one is named; \`openai\` and \`anthropic\` take \`LLM_API_KEY\` as their key`,
+      defaultText:
+        "`ollama` (SEAT's default) when `LLM_MODEL` is set and no other model server or key is; otherwise unset",
+    }),
+  LLM_MODEL: z.string().optional().describe("SEAT's name for `TOOLSMITH_MODEL`"),
+  LLM_API_KEY: z
+    .string()
+    .optional()
+    .describe(
+      "SEAT's name for the model's key: `OPENAI_API_KEY`, or `ANTHROPIC_API_KEY` with `LLM_PROVIDER=anthropic`",
+    ),
+  EXECUTOR_TIMEOUT: z.coerce
+    .number({ error: "a number of seconds from 0.05 to 120" })
+    .min(0.05)
+    .max(120)
+    .optional()
+    .describe("SEAT's name for `TOOLSMITH_TOOL_TIMEOUT_MS`, in seconds (SEAT's default is 30)"),
+};
+
 /** The variables by topic, in the order the docs list them. */
 export const sections = {
   "The model": model,
@@ -344,6 +392,7 @@ export const sections = {
   "Tools and profiles": tools,
   "The librarian": librarian,
   OpenTelemetry: telemetry,
+  "SEAT's names": seat,
 };
 
 const schema = z.object({
@@ -355,6 +404,7 @@ const schema = z.object({
   ...tools,
   ...librarian,
   ...telemetry,
+  ...seat,
 });
 
 /** @typedef {z.output<typeof schema>} Settings */
@@ -366,6 +416,110 @@ export class SettingsError extends Error {}
 const masked = (/** @type {string} */ value) => value.replace(/\/\/[^/]*@/, "//…@");
 
 /**
+ * The dialect for an OpenAI-style server when none is chosen: OpenAI's own gets the strict OpenAI client, any other
+ * the compatible one.
+ * @param {string | undefined} baseURL
+ * @returns {"chat" | "compatible"}
+ */
+export const openaiDialect = (baseURL) =>
+  baseURL === undefined || new URL(baseURL).hostname === "api.openai.com" ? "chat" : "compatible";
+
+/** Toolsmith's variables that say which model server to talk to: any of them set, SEAT's default provider is not. */
+const MODEL_SERVER = [
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "TOOLSMITH_MODEL_API",
+];
+
+/**
+ * @typedef {object} Implied A Toolsmith variable's value that SEAT's names imply.
+ * @property {string} name the Toolsmith variable
+ * @property {string} value its value
+ * @property {string} from the SEAT variable, named in a conflict
+ * @property {"same" | "default" | "secret" | "family"} rule how a value given beside it must relate: `same` (equal
+ *   once parsed), `secret` (equal, and the message shows neither), `default` (anything: the value yields),
+ *   `family` (the model API of the same provider: anthropic or not)
+ */
+
+/**
+ * What SEAT's names set, in Toolsmith's, and the problems with them. SEAT's default provider, ollama, applies only
+ * when LLM_MODEL is its only model setting: beside a Toolsmith server or key, LLM_MODEL names a model of that server.
+ * @param {Record<string, string | undefined>} given
+ * @returns {{ implied: Implied[], problems: string[] }}
+ */
+function fromSeatNames(given) {
+  // A bad value of a SEAT variable is named by the full parse, like any other; here it is unset.
+  const LLM_PROVIDER = seat.LLM_PROVIDER.safeParse(given.LLM_PROVIDER).data;
+  const LLM_MODEL = given.LLM_MODEL;
+  const LLM_API_KEY = given.LLM_API_KEY;
+  const EXECUTOR_TIMEOUT = seat.EXECUTOR_TIMEOUT.safeParse(given.EXECUTOR_TIMEOUT).data;
+  const onlySeat = LLM_API_KEY === undefined && MODEL_SERVER.every((name) => given[name] === undefined);
+  const provider = LLM_PROVIDER ?? (LLM_MODEL !== undefined && onlySeat ? "ollama" : undefined);
+  const from = LLM_PROVIDER ? "LLM_PROVIDER" : "LLM_MODEL";
+  /** @type {Implied[]} */
+  const implied = [];
+  /** @type {string[]} */
+  const problems = [];
+  if (LLM_MODEL !== undefined)
+    implied.push({ name: "TOOLSMITH_MODEL", value: LLM_MODEL, from: "LLM_MODEL", rule: "same" });
+  if (EXECUTOR_TIMEOUT !== undefined)
+    implied.push({
+      name: "TOOLSMITH_TOOL_TIMEOUT_MS",
+      value: String(Math.round(EXECUTOR_TIMEOUT * 1000)),
+      from: "EXECUTOR_TIMEOUT",
+      rule: "same",
+    });
+  if (provider === "anthropic") implied.push({ name: "TOOLSMITH_MODEL_API", value: "anthropic", from, rule: "family" });
+  if (provider === "ollama") {
+    // SEAT's defaults: Toolsmith's default model is OpenAI's, which no Ollama has.
+    implied.push({ name: "OPENAI_BASE_URL", value: OLLAMA_URL, from, rule: "default" });
+    implied.push({ name: "TOOLSMITH_MODEL", value: "llama3", from, rule: "default" });
+  }
+  if (provider === "openai" || provider === "ollama") {
+    const server = given.OPENAI_BASE_URL ?? (provider === "ollama" ? OLLAMA_URL : undefined);
+    // Chosen here, so that an Anthropic key also in the environment does not take the runs (config.ts' choice).
+    // A URL that cannot be read is named by the full parse.
+    const dialect = server === undefined || URL.canParse(server) ? openaiDialect(server) : "chat";
+    implied.push({ name: "TOOLSMITH_MODEL_API", value: dialect, from, rule: "family" });
+  }
+  if (LLM_API_KEY !== undefined) {
+    if (provider === undefined)
+      problems.push(
+        "LLM_API_KEY is set without LLM_PROVIDER, so whose key it is is unknown: set LLM_PROVIDER (openai or anthropic), or give the key as OPENAI_API_KEY or ANTHROPIC_API_KEY.",
+      );
+    else
+      implied.push({
+        name: provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY",
+        value: LLM_API_KEY,
+        from: "LLM_API_KEY",
+        rule: "secret",
+      });
+  }
+  for (const { name, value, from: seatName, rule } of implied) {
+    const own = given[name];
+    if (own === undefined || rule === "default") continue;
+    const agree =
+      rule === "family"
+        ? (own === "anthropic") === (value === "anthropic")
+        : rule === "same" && name === "TOOLSMITH_TOOL_TIMEOUT_MS"
+          ? Number(own) === Number(value)
+          : own === value;
+    if (agree) continue;
+    const both = `${seatName} (SEAT's name) and ${name} (Toolsmith's)`;
+    problems.push(
+      rule === "secret"
+        ? `${both} are both set, to different keys; keep one of them.`
+        : rule === "family"
+          ? `${both} disagree: ${seatName}=${given[seatName]} cannot use ${name}=${own}; keep one of them.`
+          : `${both} disagree: ${seatName}=${given[seatName]} against ${name}=${masked(own)}; keep one of them, or make them alike.`,
+    );
+  }
+  return { implied, problems };
+}
+
+/**
  * @param {Record<string, string | undefined>} env
  * @returns {Settings}
  */
@@ -373,11 +527,13 @@ function parse(env) {
   // Trimmed, and empty means unset: a blank line in .env leaves a variable empty.
   /** @type {Record<string, string | undefined>} */
   const given = Object.fromEntries(Object.keys(schema.shape).map((name) => [name, env[name]?.trim() || undefined]));
+  const seatNames = fromSeatNames(given);
+  for (const { name, value } of seatNames.implied) given[name] ??= value;
   const parsed = schema.safeParse(given);
-  if (parsed.success) return parsed.data;
+  if (parsed.success && seatNames.problems.length === 0) return parsed.data;
   /** @type {Map<string, string>} */
-  const problems = new Map();
-  for (const issue of parsed.error.issues) {
+  const problems = new Map(seatNames.problems.map((problem, index) => [`seat ${index}`, problem]));
+  for (const issue of parsed.error?.issues ?? []) {
     const name = String(issue.path[0]);
     if (!problems.has(name))
       problems.set(name, `${name} must be ${issue.message}; got "${masked(given[name] ?? "")}".`);

@@ -3,6 +3,7 @@
  * each tool's settings. Read once from TOOLSMITH_CONFIG (default toolsmith.config.yaml in the working directory);
  * without a file, the built-in default applies. An invalid file stops start-up with the line and the problem.
  * Start-up gives the tools' names (lib/tools/names.ts), so that settings need not know the tools.
+ * Two shapes: Toolsmith's `profiles:`, and xml-pipeline's organism.yaml, whose `listeners:` are read as profiles.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -41,15 +42,105 @@ const notATool = (names: unknown[], toolNames: readonly string[]) =>
   `${names.map((name) => JSON.stringify(name)).join(", ")} ${names.length === 1 ? "is not a tool" : "are not tools"}; ` +
   `the tools are ${toolNames.join(", ")}`;
 
+const KEY_VALUE = ["key_value_get", "key_value_set", "key_value_delete"];
+const LIBRARIAN = ["librarian_store", "librarian_get", "librarian_query", "librarian_search"];
+
+/** The native tools spec names the key-value store as one tool, `key_value_store`; here it is three. */
+const TOOL_GROUPS: Record<string, string[]> = { key_value_store: KEY_VALUE };
+
+/**
+ * xml-pipeline's `allowed_tools` / `blocked_tools` name categories of native tools (its listener schema's enum);
+ * `convert` has no Toolsmith counterpart, so naming it is an error.
+ */
+const TOOL_CATEGORIES: Record<string, string[]> = {
+  calculate: ["calculate"],
+  fetch: ["fetch_url"],
+  files: ["read_file", "write_file", "list_dir"],
+  shell: ["run_command"],
+  search: ["web_search"],
+  keyvalue: KEY_VALUE,
+  librarian: LIBRARIAN,
+};
+
+/**
+ * organism.yaml's keys Toolsmith reads but does not apply, and why; a listener's and the file's. Any other unknown key
+ * is an error, as in a profiles file.
+ */
+const NOT_APPLIED: Record<string, string> = {
+  ...Object.fromEntries(
+    ["agent", "tool", "gateway", "broadcast", "handler", "payload_class", "peers", "metadata", "timeout_seconds"].map(
+      (key) => [
+        key,
+        "xml-pipeline's message bus (handlers, payload classes, routing between listeners); a profile is one agent",
+      ],
+    ),
+  ),
+  prompt: "the agent's system prompt is Toolsmith's own, the same in every profile",
+  ...Object.fromEntries(
+    ["model", "temperature", "max_tokens"].map((key) => [
+      key,
+      "the model and its settings are the environment's (TOOLSMITH_MODEL or LLM_MODEL), for every profile",
+    ]),
+  ),
+  verbose: "Toolsmith's log is the run's trace, always kept",
+};
+const NOT_APPLIED_AT_TOP: Record<string, string> = Object.fromEntries(
+  [
+    "organism",
+    "llm",
+    "llm_backends",
+    "server",
+    "auth",
+    "backend",
+    "max_concurrent_pipelines",
+    "max_concurrent_handlers",
+    "max_concurrent_per_agent",
+    "thread_scheduling",
+  ].map((key) => [key, "xml-pipeline's runtime; Toolsmith's is set by environment variables"]),
+);
+const ignoredKeys = (reasons: Record<string, string>) =>
+  Object.fromEntries(Object.keys(reasons).map((key) => [key, z.unknown().optional()]));
+
+/** A profile as runs use it: planning changes nothing, so its tools have think unless it says `think: false`. */
+const keepsThink = (profile: { think: boolean; tools: string[] }) => profile.think || !profile.tools.includes("think");
+const THINK_CONFLICT = {
+  path: ["think"],
+  message: "think: false leaves out the think tool that tools lists; keep one of the two",
+};
+function withThink<T extends { think: boolean; tools: string[] }>({ think, ...profile }: T) {
+  return { ...profile, tools: think && !profile.tools.includes("think") ? ["think", ...profile.tools] : profile.tools };
+}
+
+/** The built-in default's tools (think comes as in every profile): code, guarded network, the stores, the files. */
+const DEFAULT_TOOLS = [
+  "register_tool",
+  "calculate",
+  "run_code",
+  "run_python",
+  "fetch_url",
+  "web_search",
+  ...KEY_VALUE,
+  ...LIBRARIAN,
+  "read_file",
+  "write_file",
+  "list_dir",
+];
+
 /** The file's schema: with `toolNames`, a profile may name only those tools; without, any (start-up checked them). */
 function configFile(toolNames?: readonly string[]) {
+  const known = (names: string[]) => !toolNames || names.every((name) => toolNames.includes(name));
+  const groups = Object.keys(TOOL_GROUPS).filter((group) => known(TOOL_GROUPS[group]));
   const ToolName = toolNames
-    ? z.enum(toolNames as [string, ...string[]], { error: (issue) => notATool([issue.input], toolNames) })
+    ? z.enum([...toolNames, ...groups] as [string, ...string[]], {
+        error: (issue) => notATool([issue.input], toolNames),
+      })
     : z.string();
+  const expand = (name: string) => TOOL_GROUPS[name] ?? [name];
+  const ToolNames = z.array(ToolName).transform((names) => [...new Set(names.flatMap(expand))]);
   const Profile = z.strictObject({
     name: z.string().regex(/^[\w-]{1,64}$/, "a name of letters, digits, _ and -"),
     description: z.string().max(500).optional(),
-    tools: z.array(ToolName),
+    tools: ToolNames,
     think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
     tool_config: z
       .partialRecord(ToolName, ToolSettings, {
@@ -59,28 +150,64 @@ function configFile(toolNames?: readonly string[]) {
           return code === "unrecognized_keys" && keys && toolNames ? notATool(keys, toolNames) : undefined;
         },
       })
-      .default({}),
-    approval: z.array(ToolName).default([]),
+      .default({})
+      .transform((settings) =>
+        Object.fromEntries(
+          Object.entries(settings).flatMap(([name, value]) => expand(name).map((tool) => [tool, value] as const)),
+        ),
+      ),
+    approval: ToolNames.default([]),
   });
 
-  /** A profile as runs use it: planning changes nothing, so its tools have think unless it says `think: false`. */
-  const AgentProfile = Profile.refine((profile) => profile.think || !profile.tools.includes("think"), {
-    path: ["think"],
-    message: "think: false leaves out the think tool that tools lists; keep one of the two",
-  }).transform(({ think, ...profile }) => ({
-    ...profile,
-    tools: think && !profile.tools.includes("think") ? ["think", ...profile.tools] : profile.tools,
-  }));
+  const categories = Object.keys(TOOL_CATEGORIES).filter((category) => known(TOOL_CATEGORIES[category]));
+  // Without the tools' names, as ToolName: any name (start-up checked them).
+  const Category = toolNames
+    ? z.enum([...categories, ...toolNames] as [string, ...string[]], {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} is neither a tool category (${categories.join(", ")}) nor a tool` +
+          (issue.input === "convert" ? "; Toolsmith has no convert tool" : ""),
+      })
+    : z.string();
+  const Categories = z.array(Category).transform((names) => names.flatMap((name) => TOOL_CATEGORIES[name] ?? [name]));
+  /**
+   * An organism.yaml listener as a profile: `tools` (or xml-pipeline's `allowed_tools`; neither, the built-in default's
+   * tools) less `blocked_tools`; `confirm_actions: true` asks a person before each of its tools.
+   */
+  const Listener = Profile.omit({ tools: true })
+    .extend({
+      tools: ToolNames.optional(),
+      allowed_tools: Categories.optional(),
+      blocked_tools: Categories.default([]),
+      confirm_actions: z.boolean().default(false),
+      ...ignoredKeys(NOT_APPLIED),
+    })
+    .refine((listener) => !(listener.tools && listener.allowed_tools), {
+      path: ["allowed_tools"],
+      message: "give the listener's tools as tools or as allowed_tools, not both",
+    })
+    .transform(({ name, description, think, tool_config, approval, confirm_actions, ...listener }) => {
+      const listed = listener.tools ?? listener.allowed_tools ?? DEFAULT_TOOLS;
+      const tools = [...new Set(listed)].filter((tool) => !listener.blocked_tools.includes(tool));
+      return {
+        name,
+        description,
+        think: think && !listener.blocked_tools.includes("think"),
+        tools,
+        tool_config,
+        approval: confirm_actions ? tools.filter((tool) => tool !== "think") : approval,
+      };
+    });
 
-  return z
-    .strictObject({ profiles: z.array(AgentProfile).min(1), default_profile: z.string() })
-    .superRefine((file, context) => {
+  /** The profiles' names are unique, and the default one of them. */
+  const checkNames =
+    (list: "profiles" | "listeners") =>
+    (file: { profiles: { name: string }[]; default_profile: string }, context: z.RefinementCtx) => {
       const names = file.profiles.map((profile) => profile.name);
       names.forEach((name, index) => {
         if (names.indexOf(name) !== index)
           context.addIssue({
             code: "custom",
-            path: ["profiles", index, "name"],
+            path: [list, index, "name"],
             message: `the profile name "${name}" is used twice`,
           });
       });
@@ -90,46 +217,53 @@ function configFile(toolNames?: readonly string[]) {
           path: ["default_profile"],
           message: `no profile is named "${file.default_profile}"`,
         });
-    });
+    };
+
+  const profilesFile = z
+    .strictObject({
+      profiles: z.array(Profile.refine(keepsThink, THINK_CONFLICT).transform(withThink)).min(1),
+      default_profile: z.string(),
+    })
+    .superRefine(checkNames("profiles"));
+  // The first listener is the default profile, unless default_profile names another.
+  const organismFile = z
+    .strictObject({
+      listeners: z.array(Listener.refine(keepsThink, THINK_CONFLICT).transform(withThink)).min(1),
+      default_profile: z.string().optional(),
+      ...ignoredKeys(NOT_APPLIED_AT_TOP),
+    })
+    .transform(({ listeners, default_profile }) => ({
+      profiles: listeners,
+      default_profile: default_profile ?? listeners[0].name,
+    }))
+    .superRefine(checkNames("listeners"));
+  return { profilesFile, organismFile };
 }
-type ParsedFile = z.infer<ReturnType<typeof configFile>>;
+type ParsedFile = z.infer<ReturnType<typeof configFile>["profilesFile"]>;
 /** A profile as runs use it; a tool in its tool_config has settings (zod types a partial record's values optional). */
 export type AgentProfile = Omit<ParsedFile["profiles"][number], "tool_config"> & {
   tool_config: Record<string, ToolSettings>;
 };
-type ConfigFile = Omit<ParsedFile, "profiles"> & { profiles: AgentProfile[] };
+type ConfigFile = Omit<ParsedFile, "profiles"> & {
+  profiles: AgentProfile[];
+  /** What the file says that Toolsmith does not apply (organism.yaml's other keys), by line: start-up logs it. */
+  notApplied: string[];
+};
 
-/** Without a file: think, the network tools behind the fetch guard, the code tools, the stores and the file tools. */
+/** Without a file: one profile, "default". */
 const BUILT_IN = {
   profiles: [
     {
       name: "default",
       description:
         "Code tools, guarded web requests, a key-value store, an XML library and files in the conversation's workspace.",
-      tools: [
-        "register_tool",
-        "calculate",
-        "run_code",
-        "run_python",
-        "fetch_url",
-        "web_search",
-        "key_value_get",
-        "key_value_set",
-        "key_value_delete",
-        "librarian_store",
-        "librarian_get",
-        "librarian_query",
-        "librarian_search",
-        "read_file",
-        "write_file",
-        "list_dir",
-      ],
+      tools: DEFAULT_TOOLS,
       tool_config: {},
       approval: [],
     },
   ],
   default_profile: "default",
-} satisfies z.input<ReturnType<typeof configFile>>;
+} satisfies z.input<ReturnType<typeof configFile>["profilesFile"]>;
 
 export class ConfigFileError extends Error {}
 
@@ -153,13 +287,40 @@ export function parseProfiles(text: string, file: string, toolNames?: readonly s
   const at = (offset: number | undefined) => (offset === undefined ? "" : `, line ${lines.linePos(offset).line}`);
   if (document.errors.length > 0)
     throw new ConfigFileError(`${file}${at(document.errors[0].pos[0])}: ${document.errors[0].message}`);
-  const parsed = configFile(toolNames).safeParse(document.toJS(), { reportInput: true });
-  if (parsed.success) return parsed.data as ConfigFile;
+  const content: unknown = document.toJS();
+  const organism = typeof content === "object" && content !== null && "listeners" in content;
+  const { profilesFile, organismFile } = configFile(toolNames);
+  const parsed = (organism ? organismFile : profilesFile).safeParse(content, { reportInput: true });
+  if (parsed.success) {
+    const notApplied = organism ? notAppliedKeys(document, (path) => at(nodeOf(document, path)?.range?.[0])) : [];
+    return { ...parsed.data, notApplied: notApplied.map((note) => `${file}${note}`) } as ConfigFile;
+  }
   const issue = parsed.error.issues[0];
   const where = issue.path.length ? ` (${issue.path.join(".")})` : "";
   const value = JSON.stringify(issue.input)?.slice(0, 100);
   const got = typeof issue.input !== "object" && value && !issue.message.includes(value) ? ` (got ${value})` : "";
   throw new ConfigFileError(`${file}${at(nodeOf(document, issue)?.range?.[0])}${where}: ${issue.message}${got}`);
+}
+
+/** The organism.yaml keys read but not applied, one line each: where, which, and why. */
+function notAppliedKeys(document: Document, at: (path: z.core.$ZodIssue) => string): string[] {
+  const note = (path: (string | number)[], map: unknown, reasons: Record<string, string>) => {
+    if (!isMap(map)) return [];
+    const keys = map.items
+      .map((pair) => (isScalar(pair.key) ? String(pair.key.value) : ""))
+      .filter((key) => key in reasons);
+    const why = [...new Set(keys.map((key) => reasons[key]))];
+    const where = path.length ? ` (${path.join(".")})` : "";
+    const issue = { code: "custom", path: [...path, keys[0]], message: "", input: undefined } as z.core.$ZodIssue;
+    return keys.length ? [`${at(issue)}${where}: ${keys.join(", ")} not applied: ${why.join("; ")}`] : [];
+  };
+  const listeners = document.get("listeners", true);
+  return [
+    ...note([], document.contents, NOT_APPLIED_AT_TOP),
+    ...(isSeq(listeners)
+      ? listeners.items.flatMap((listener, index) => note(["listeners", index], listener, NOT_APPLIED))
+      : []),
+  ];
 }
 
 /** The profiles, read once per process: by start-up, which checks the tools' names, or else by the first use. */
@@ -169,7 +330,7 @@ function readProfiles(toolNames?: readonly string[]): ConfigFile {
   // A file chosen when the server runs, not part of the build: the ignore comment keeps Next's build from tracing
   // (and warning about) every file of the project as a possible target.
   const file = path.resolve(/* turbopackIgnore: true */ environment().TOOLSMITH_CONFIG);
-  if (!fs.existsSync(file)) return configFile().parse(BUILT_IN) as ConfigFile;
+  if (!fs.existsSync(file)) return { ...configFile().profilesFile.parse(BUILT_IN), notApplied: [] } as ConfigFile;
   return parseProfiles(fs.readFileSync(file, "utf8"), file, toolNames);
 }
 
@@ -178,6 +339,7 @@ const profiles = () => (loaded.file ??= readProfiles());
 /** Read and check the profiles now, against the tools there are: start-up calls this, so a bad file stops the server. */
 export function loadProfiles(toolNames: readonly string[]): void {
   loaded.file = readProfiles(toolNames);
+  for (const note of loaded.file.notApplied) console.warn(note);
 }
 
 export function listProfiles(): { profiles: AgentProfile[]; defaultProfile: string } {

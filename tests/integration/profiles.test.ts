@@ -251,3 +251,95 @@ describe("agent profiles", () => {
     await broken.stop();
   });
 });
+
+describe("an organism.yaml (the native tools spec's config file)", () => {
+  // The spec's Tool Permissions example, with xml-pipeline's own keys on a third listener.
+  const ORGANISM = `organism:
+  name: research-desk
+listeners:
+  - name: researcher
+    tools:
+      - web_search
+      - fetch_url
+      - read_file
+      - calculate
+    tool_config:
+      fetch_url:
+        allowed_domains: ["api.example.com", "*.github.com"]
+      read_file:
+        allowed_paths: ["/data/research/**"]
+
+  - name: writer
+    tools:
+      - write_file
+      - send_email
+    tool_config:
+      write_file:
+        allowed_paths: ["/output/**"]
+      send_email:
+        allowed_recipients: ["team@example.com"]
+
+  - name: archivist
+    agent: true
+    prompt: You keep notes.
+    tools: [key_value_store]
+    confirm_actions: true
+`;
+  let organismApp: AppServer;
+  let organismApi: Api;
+
+  beforeAll(async () => {
+    const file = path.join(tempDataDir(), "organism.yaml");
+    fs.writeFileSync(file, ORGANISM);
+    organismApp = scriptedApp(model.url, { TOOLSMITH_CONFIG: file });
+    await organismApp.start();
+    organismApi = new Api(organismApp.url);
+  });
+  afterAll(() => organismApp?.stop());
+
+  it("offers the listeners as profiles, the first the default, and says at start-up what it does not apply", async () => {
+    const listed = await (await organismApi.fetch("/api/profiles")).json();
+    expect(listed.defaultProfile).toBe("researcher");
+    expect(listed.profiles).toEqual([
+      expect.objectContaining({
+        name: "researcher",
+        tools: ["think", "web_search", "fetch_url", "read_file", "calculate"],
+        tool_config: {
+          fetch_url: { allowed_domains: ["api.example.com", "*.github.com"] },
+          read_file: { allowed_paths: ["/data/research/**"] },
+        },
+      }),
+      expect.objectContaining({ name: "writer", tools: ["think", "write_file", "send_email"] }),
+      expect.objectContaining({
+        name: "archivist",
+        tools: ["think", "key_value_get", "key_value_set", "key_value_delete"],
+        approval: ["key_value_get", "key_value_set", "key_value_delete"],
+      }),
+    ]);
+    expect(organismApp.output).toMatch(/organism\.yaml, line 1: organism not applied: xml-pipeline's runtime/);
+    expect(organismApp.output).toMatch(/organism\.yaml, line 27 \(listeners\.2\): agent, prompt not applied/);
+  });
+
+  it("runs a conversation under the default listener with its tools and its fetch_url domains", async () => {
+    const { id } = await organismApi.createConversation();
+    const prompt = "Fetch from a site the researcher may not reach.";
+    model.script(prompt, [
+      { toolCalls: [{ name: "fetch_url", args: { url: "https://evil.test/" } }] },
+      { text: "Refused." },
+    ]);
+    const events = await organismApi.run(id, prompt);
+    expect(model.toolsOffered(prompt)).toEqual([
+      "calculate",
+      "fetch_url",
+      "read_file",
+      "search_tools",
+      "think",
+      "web_search",
+    ]);
+    expect(events[0].data).toMatchObject({ type: "run_started", profile: "researcher" });
+    expect(ofType(events, "tool_result")[0]).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("evil.test is not among the domains this profile allows"),
+    });
+  });
+});

@@ -6,6 +6,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { Api } from "../support/api";
+import { AppServer } from "../support/app-server";
 import { ensureDatabase, freshPostgresUrl, sqlClient } from "../support/database";
 
 const MIGRATIONS = path.resolve("prisma", "postgresql", "migrations");
@@ -90,6 +92,26 @@ describe("PostgreSQL migrations", () => {
     expect(tables.map((table) => table.tablename)).toEqual(
       expect.arrayContaining(["Conversation", "Event", "Run", "_prisma_migrations"]),
     );
+  });
+
+  it("go to SEAT's DATABASE_URL, postgresql+asyncpg://, and the server starts on it", async () => {
+    const plain = freshPostgresUrl();
+    await ensureDatabase(plain);
+    const seatUrl = plain.replace(/^postgresql:/, "postgresql+asyncpg:");
+    const run = await migrate(seatUrl);
+    expect(run).toMatchObject({ code: 0, output: expect.stringContaining("Applied") });
+    const app = new AppServer({ DATABASE_URL: seatUrl, TOOLSMITH_SECRET: "seat-url-test" });
+    try {
+      await app.start({ migrated: true });
+      const api = new Api(app.url);
+      const { id } = await api.createConversation();
+      const database = await sqlClient(plain);
+      const stored = await database.query<{ id: string }>(`SELECT "id" FROM "Conversation"`);
+      await database.close();
+      expect(stored).toEqual([{ id }]);
+    } finally {
+      await app.stop();
+    }
   });
 
   it("stop on a failed migration and leave nothing of it behind", async () => {

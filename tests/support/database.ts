@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { plainDatabaseUrl } from "@/lib/settings/environment.mjs";
 
 /**
  * The database the integration suite runs against: SQLite by default, PostgreSQL in the `postgresql` project
@@ -38,7 +39,7 @@ export function freshPostgresUrl(): string {
 /** Create the PostgreSQL database a URL names if it does not exist yet; nothing to do for SQLite. */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   if (!databaseUrl.startsWith("postgres")) return;
-  const url = new URL(databaseUrl);
+  const url = new URL(plainDatabaseUrl(databaseUrl));
   const name = url.pathname.slice(1);
   url.pathname = "/postgres";
   const client = new pg.Client({ connectionString: url.toString() });
@@ -121,7 +122,7 @@ async function copyOfTemplate(databaseUrl: string): Promise<boolean> {
   }
   const postgresTemplate = process.env[POSTGRES_TEMPLATE];
   if (!databaseUrl.startsWith("postgres") || !postgresTemplate) return false;
-  const url = new URL(databaseUrl);
+  const url = new URL(plainDatabaseUrl(databaseUrl));
   const name = url.pathname.slice(1);
   // Only on the server the template is on.
   if (url.host !== new URL(process.env.TEST_POSTGRES_URL ?? "postgresql://none").host) return false;
@@ -155,7 +156,7 @@ export async function sqlClient(databaseUrl: string): Promise<SqlClient> {
       close: async () => void database.close(),
     };
   }
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: plainDatabaseUrl(databaseUrl) });
   await client.connect();
   return {
     query: async <Row>(sql: string, ...params: unknown[]) => {

@@ -27,12 +27,24 @@ describe("the model dialect", () => {
     [{ OPENAI_API_KEY: "sk", TOOLSMITH_MODEL_API: "responses" }, "responses"],
   ])("%o → %s", (env, api) => expect(configWith(env)?.api).toBe(api));
 
+  it("takes SEAT's names: ollama on its port, a key for the provider named", () => {
+    expect(configWith({ LLM_PROVIDER: "ollama", LLM_MODEL: "qwen3" })).toMatchObject({
+      api: "compatible",
+      baseURL: "http://localhost:11434/v1",
+      model: "qwen3",
+    });
+    expect(
+      configWith({ LLM_PROVIDER: "anthropic", LLM_API_KEY: "sk-ant", LLM_MODEL: "claude-sonnet-4-5" }),
+    ).toMatchObject({ api: "anthropic", apiKey: "sk-ant", model: "claude-sonnet-4-5" });
+    expect(configWith({ LLM_PROVIDER: "openai", LLM_API_KEY: "sk" })).toMatchObject({ api: "chat", apiKey: "sk" });
+  });
+
   it("says what is wrong with a base URL or a dialect it cannot use", () => {
     expect(() => configWith({ OPENAI_BASE_URL: "localhost:11434" })).toThrow(
       /OPENAI_BASE_URL must be an http\(s\) URL/,
     );
     expect(() => configWith({ OPENAI_API_KEY: "sk", TOOLSMITH_MODEL_API: "ollama" })).toThrow(
-      /chat, compatible or responses/,
+      /chat, compatible, responses or anthropic/,
     );
   });
 });

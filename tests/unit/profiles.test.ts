@@ -186,3 +186,207 @@ describe("webhook", () => {
     });
   });
 });
+
+/** The native tools spec's Tool Permissions example, exactly. */
+const SPEC_ORGANISM = `listeners:
+  - name: researcher
+    tools:
+      - web_search
+      - fetch_url
+      - read_file
+      - calculate
+    tool_config:
+      fetch_url:
+        allowed_domains: ["api.example.com", "*.github.com"]
+      read_file:
+        allowed_paths: ["/data/research/**"]
+
+  - name: writer
+    tools:
+      - write_file
+      - send_email
+    tool_config:
+      write_file:
+        allowed_paths: ["/output/**"]
+      send_email:
+        allowed_recipients: ["team@example.com"]
+`;
+
+/** xml-pipeline's own organism.yaml keys (its examples/coding-swarm and listener schema), trimmed. */
+const XML_PIPELINE_ORGANISM = `organism:
+  name: "CodingSwarm-01"
+  port: 8765
+max_concurrent_pipelines: 50
+thread_scheduling: breadth-first
+llm:
+  strategy: failover
+  backends:
+    - provider: xai
+      api_key_env: XAI_API_KEY
+listeners:
+  - name: architect
+    payload_class: handlers.coding_swarm.payloads.SwarmMessage
+    handler: handlers.coding_swarm.architect.handle_architect
+    description: >
+      Designs WIT interface definitions.
+    agent: true
+    timeout_seconds: 120
+    peers: [coder]
+    prompt: |
+      You are a WIT interface architect.
+    allowed_tools: [files, keyvalue]
+    blocked_tools: [write_file]
+  - name: coder
+    description: Writes code and asks before each tool.
+    tools: [run_code, key_value_store, librarian_store]
+    confirm_actions: true
+    model: llama3
+    temperature: 0.2
+  - name: greeter
+    handler: handlers.hello.handle_greeting
+    broadcast: false
+    blocked_tools: [fetch, search, librarian]
+`;
+
+describe("an organism.yaml (the native tools spec's config file)", () => {
+  const parse = (text: string) => parseProfiles(text, "organism.yaml", BUILTIN_TOOL_NAMES);
+  const problem = (text: string) => {
+    try {
+      parse(text);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it("reads the spec's example: its listeners are the profiles, the first the default", () => {
+    const file = parse(SPEC_ORGANISM);
+    expect(file.default_profile).toBe("researcher");
+    expect(file.notApplied).toEqual([]);
+    expect(file.profiles).toEqual([
+      {
+        name: "researcher",
+        tools: ["think", "web_search", "fetch_url", "read_file", "calculate"],
+        tool_config: {
+          fetch_url: { allowed_domains: ["api.example.com", "*.github.com"] },
+          read_file: { allowed_paths: ["/data/research/**"] },
+        },
+        approval: [],
+      },
+      {
+        name: "writer",
+        tools: ["think", "write_file", "send_email"],
+        tool_config: {
+          write_file: { allowed_paths: ["/output/**"] },
+          send_email: { allowed_recipients: ["team@example.com"] },
+        },
+        approval: [],
+      },
+    ]);
+    // "*.github.com" reaches github.com's subdomains, as the spec means.
+    const settings = file.profiles[0].tool_config.fetch_url;
+    expect(domainRefusal("api.github.com", settings)).toBeUndefined();
+    expect(domainRefusal("api.example.com", settings)).toBeUndefined();
+    expect(domainRefusal("evil.test", settings)).toMatch(/not among the domains/);
+  });
+
+  it("maps the spec's key_value_store and xml-pipeline's tool categories to Toolsmith's tools", () => {
+    const file = parse(XML_PIPELINE_ORGANISM);
+    const [architect, coder, greeter] = file.profiles;
+    expect(architect).toMatchObject({
+      name: "architect",
+      description: "Designs WIT interface definitions.\n",
+      tools: ["think", "read_file", "list_dir", "key_value_get", "key_value_set", "key_value_delete"],
+      approval: [],
+    });
+    expect(coder).toMatchObject({
+      tools: ["think", "run_code", "key_value_get", "key_value_set", "key_value_delete", "librarian_store"],
+      // confirm_actions: a person says yes before each tool that acts.
+      approval: ["run_code", "key_value_get", "key_value_set", "key_value_delete", "librarian_store"],
+    });
+    // Neither tools nor allowed_tools: the built-in default's tools, less the blocked ones.
+    expect(greeter.tools).toEqual([
+      "think",
+      "register_tool",
+      "calculate",
+      "run_code",
+      "run_python",
+      "key_value_get",
+      "key_value_set",
+      "key_value_delete",
+      "read_file",
+      "write_file",
+      "list_dir",
+    ]);
+    const spec = parse(`listeners:
+  - name: notes
+    tools: [key_value_store]
+    tool_config:
+      key_value_store:
+        rate_limit: { calls: 5, per_seconds: 60 }
+`);
+    expect(spec.profiles[0].tool_config).toEqual({
+      key_value_get: { rate_limit: { calls: 5, per_seconds: 60 } },
+      key_value_set: { rate_limit: { calls: 5, per_seconds: 60 } },
+      key_value_delete: { rate_limit: { calls: 5, per_seconds: 60 } },
+    });
+  });
+
+  it("says, by line, which of xml-pipeline's keys it reads but does not apply, and why", () => {
+    expect(parse(XML_PIPELINE_ORGANISM).notApplied).toEqual([
+      "organism.yaml, line 1: organism, max_concurrent_pipelines, thread_scheduling, llm not applied: xml-pipeline's runtime; Toolsmith's is set by environment variables",
+      "organism.yaml, line 13 (listeners.0): payload_class, handler, agent, timeout_seconds, peers, prompt not applied: xml-pipeline's message bus (handlers, payload classes, routing between listeners); a profile is one agent; the agent's system prompt is Toolsmith's own, the same in every profile",
+      "organism.yaml, line 28 (listeners.1): model, temperature not applied: the model and its settings are the environment's (TOOLSMITH_MODEL or LLM_MODEL), for every profile",
+      "organism.yaml, line 31 (listeners.2): handler, broadcast not applied: xml-pipeline's message bus (handlers, payload classes, routing between listeners); a profile is one agent",
+    ]);
+  });
+
+  it.each([
+    [
+      SPEC_ORGANISM.replace("- calculate", "- teleport"),
+      /^organism\.yaml, line 7 \(listeners\.0\.tools\.3\): "teleport" is not a tool; the tools are /,
+    ],
+    [
+      SPEC_ORGANISM.replace("      write_file:\n", "      teleport:\n"),
+      /line 19 \(listeners\.1\.tool_config\): "teleport" is not a tool/,
+    ],
+    [
+      SPEC_ORGANISM.replace("  - name: writer", "  - name: writer\n    tool_confg: {}"),
+      /line 15 \(listeners\.1\): Unrecognized key: "tool_confg"/,
+    ],
+    [
+      SPEC_ORGANISM.replace("  - name: writer", "  - name: writer\n    allowed_tools: [convert]"),
+      /line 15 \(listeners\.1\.allowed_tools\.0\): "convert" is neither a tool category \(calculate, fetch, files, shell, search, keyvalue, librarian\) nor a tool; Toolsmith has no convert tool/,
+    ],
+    [
+      SPEC_ORGANISM.replace("  - name: writer", "  - name: writer\n    allowed_tools: [files]"),
+      /line 15 \(listeners\.1\.allowed_tools\): give the listener's tools as tools or as allowed_tools, not both/,
+    ],
+    [
+      SPEC_ORGANISM.replace("name: writer", "name: researcher"),
+      /line 14 \(listeners\.1\.name\): the profile name "researcher" is used twice/,
+    ],
+    [`${SPEC_ORGANISM}default_profile: editor\n`, /line 23 \(default_profile\): no profile is named "editor"/],
+    [`${SPEC_ORGANISM}pipelines: 3\n`, /line 23: Unrecognized key: "pipelines"/],
+    ["listeners: []\n", /\(listeners\): Too small/],
+  ])("names the line and the problem of a listener it cannot use (%#)", (text, message) => {
+    expect(problem(text)).toMatch(message);
+  });
+
+  it("takes default_profile to choose another listener, and Toolsmith's own keys in a listener", () => {
+    const file = parse(
+      `${SPEC_ORGANISM.replace("  - name: writer", "  - name: writer\n    approval: [send_email]\n    think: false")}default_profile: writer\n`,
+    );
+    expect(file.default_profile).toBe("writer");
+    expect(file.profiles[1]).toMatchObject({ tools: ["write_file", "send_email"], approval: ["send_email"] });
+  });
+});
+
+describe("an organism.yaml read before start-up has checked the tools' names", () => {
+  it("takes tool names and categories in allowed_tools alike", () => {
+    const file = parseProfiles(
+      "listeners:\n  - name: a\n    allowed_tools: [files, calculate, run_code]\n",
+      "organism.yaml",
+    );
+    expect(file.profiles[0].tools).toEqual(["think", "read_file", "write_file", "list_dir", "calculate", "run_code"]);
+  });
+});

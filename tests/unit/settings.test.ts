@@ -54,7 +54,10 @@ describe("the settings", () => {
     ["TOOLSMITH_MAX_STEPS", "101", "an integer from 1 to 100"],
     ["TOOLSMITH_TOOL_TIMEOUT_MS", "1.5", "an integer from 50 to 120000"],
     ["TOOLSMITH_HEAP_MB", "-1", "an integer, 0 or more"],
-    ["TOOLSMITH_MODEL_API", "ollama", "chat, compatible or responses"],
+    ["TOOLSMITH_MODEL_API", "ollama", "chat, compatible, responses or anthropic"],
+    ["LLM_PROVIDER", "gemini", "openai, ollama or anthropic"],
+    ["EXECUTOR_TIMEOUT", "500", "a number of seconds from 0.05 to 120"],
+    ["EXECUTOR_TIMEOUT", "soon", "a number of seconds from 0.05 to 120"],
     ["NODE_ENV", "staging", "development, production or test"],
     ["TOOLSMITH_TRUST_PROXY", "true", "0 or 1"],
     ["OPENAI_BASE_URL", "localhost:11434", "an http(s) URL such as http://localhost:11434/v1"],
@@ -141,6 +144,116 @@ describe("the settings", () => {
     const problem = 'TOOLSMITH_CLIENT_STALL_MS must be an integer from 100 to 600000; got "5".';
     expect(run("server.mjs")).toMatchObject({ status: 1, stderr: `Toolsmith cannot start: ${problem}\n` });
     expect(run("scripts/migrate.mjs")).toMatchObject({ status: 1, stderr: `Cannot migrate: ${problem}\n` });
+    const seat = spawnSync(process.execPath, ["server.mjs"], {
+      env: { ...process.env, LLM_MODEL: "llama3", TOOLSMITH_MODEL: "gpt-4o" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(seat).toMatchObject({
+      status: 1,
+      stderr:
+        "Toolsmith cannot start: LLM_MODEL (SEAT's name) and TOOLSMITH_MODEL (Toolsmith's) disagree: LLM_MODEL=llama3 against TOOLSMITH_MODEL=gpt-4o; keep one of them, or make them alike.\n",
+    });
+  });
+});
+
+describe("SEAT's names", () => {
+  const problem = (env: Record<string, string>) => {
+    try {
+      environment(env);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it("are read as Toolsmith's: the model, its key by provider, the tool timeout in seconds", () => {
+    expect(
+      environment({ LLM_PROVIDER: "openai", LLM_MODEL: "gpt-4o", LLM_API_KEY: "sk-seat", EXECUTOR_TIMEOUT: "30" }),
+    ).toMatchObject({
+      TOOLSMITH_MODEL: "gpt-4o",
+      OPENAI_API_KEY: "sk-seat",
+      TOOLSMITH_MODEL_API: "chat",
+      TOOLSMITH_TOOL_TIMEOUT_MS: 30_000,
+    });
+    expect(
+      environment({ LLM_PROVIDER: "anthropic", LLM_MODEL: "claude-sonnet-4-5", LLM_API_KEY: "sk-ant" }),
+    ).toMatchObject({
+      TOOLSMITH_MODEL: "claude-sonnet-4-5",
+      ANTHROPIC_API_KEY: "sk-ant",
+      TOOLSMITH_MODEL_API: "anthropic",
+    });
+    expect(environment({ LLM_PROVIDER: "anthropic" }).OPENAI_API_KEY).toBeUndefined();
+    expect(environment({ EXECUTOR_TIMEOUT: "0.25" }).TOOLSMITH_TOOL_TIMEOUT_MS).toBe(250);
+    // An OpenAI key beside a Claude key: the provider SEAT names is the one the runs use.
+    expect(
+      environment({ LLM_PROVIDER: "openai", LLM_API_KEY: "sk", ANTHROPIC_API_KEY: "sk-ant" }).TOOLSMITH_MODEL_API,
+    ).toBe("chat");
+  });
+
+  it("take ollama as the compatible dialect on Ollama's port, with SEAT's default model, unless told otherwise", () => {
+    const ollama = { TOOLSMITH_MODEL_API: "compatible", OPENAI_BASE_URL: "http://localhost:11434/v1" };
+    expect(environment({ LLM_PROVIDER: "ollama" })).toMatchObject({ ...ollama, TOOLSMITH_MODEL: "llama3" });
+    expect(environment({ LLM_PROVIDER: "ollama", TOOLSMITH_MODEL: "qwen3" })).toMatchObject({
+      TOOLSMITH_MODEL: "qwen3",
+    });
+    expect(
+      environment({ LLM_PROVIDER: "ollama", LLM_MODEL: "qwen3", OPENAI_BASE_URL: "http://gpu.internal:11434/v1" }),
+    ).toMatchObject({ TOOLSMITH_MODEL: "qwen3", OPENAI_BASE_URL: "http://gpu.internal:11434/v1" });
+    expect(environment({ LLM_PROVIDER: "ollama", TOOLSMITH_MODEL_API: "responses" }).TOOLSMITH_MODEL_API).toBe(
+      "responses",
+    );
+  });
+
+  it("take LLM_MODEL alone as SEAT's default provider, ollama; beside a Toolsmith server it only names the model", () => {
+    expect(environment({ LLM_MODEL: "llama3.2" })).toMatchObject({
+      TOOLSMITH_MODEL: "llama3.2",
+      TOOLSMITH_MODEL_API: "compatible",
+      OPENAI_BASE_URL: "http://localhost:11434/v1",
+    });
+    const beside = environment({ LLM_MODEL: "gpt-4o", OPENAI_API_KEY: "sk" });
+    expect(beside).toMatchObject({ TOOLSMITH_MODEL: "gpt-4o", OPENAI_API_KEY: "sk" });
+    expect(beside.OPENAI_BASE_URL).toBeUndefined();
+    expect(beside.TOOLSMITH_MODEL_API).toBeUndefined();
+    expect(environment({ LLM_MODEL: "claude-haiku-4-5", ANTHROPIC_API_KEY: "sk-ant" }).OPENAI_BASE_URL).toBeUndefined();
+  });
+
+  it("stop start-up when SEAT's name and Toolsmith's disagree, naming both and showing no key", () => {
+    expect(problem({ LLM_MODEL: "llama3", TOOLSMITH_MODEL: "gpt-4o" })).toBe(
+      "LLM_MODEL (SEAT's name) and TOOLSMITH_MODEL (Toolsmith's) disagree: LLM_MODEL=llama3 against TOOLSMITH_MODEL=gpt-4o; keep one of them, or make them alike.",
+    );
+    expect(problem({ EXECUTOR_TIMEOUT: "30", TOOLSMITH_TOOL_TIMEOUT_MS: "5000" })).toBe(
+      "EXECUTOR_TIMEOUT (SEAT's name) and TOOLSMITH_TOOL_TIMEOUT_MS (Toolsmith's) disagree: EXECUTOR_TIMEOUT=30 against TOOLSMITH_TOOL_TIMEOUT_MS=5000; keep one of them, or make them alike.",
+    );
+    const keys = problem({ LLM_PROVIDER: "openai", LLM_API_KEY: "sk-one", OPENAI_API_KEY: "sk-two" });
+    expect(keys).toBe(
+      "LLM_API_KEY (SEAT's name) and OPENAI_API_KEY (Toolsmith's) are both set, to different keys; keep one of them.",
+    );
+    expect(problem({ LLM_PROVIDER: "anthropic", TOOLSMITH_MODEL_API: "chat" })).toBe(
+      "LLM_PROVIDER (SEAT's name) and TOOLSMITH_MODEL_API (Toolsmith's) disagree: LLM_PROVIDER=anthropic cannot use TOOLSMITH_MODEL_API=chat; keep one of them.",
+    );
+    expect(problem({ LLM_PROVIDER: "ollama", TOOLSMITH_MODEL_API: "anthropic" })).toMatch(
+      /^LLM_PROVIDER \(SEAT's name\) and TOOLSMITH_MODEL_API \(Toolsmith's\) disagree/,
+    );
+    expect(problem({ LLM_API_KEY: "sk" })).toMatch(/^LLM_API_KEY is set without LLM_PROVIDER/);
+    // Alike is no conflict, and the other problems are named at once.
+    expect(
+      environment({ LLM_MODEL: "m", TOOLSMITH_MODEL: "m", EXECUTOR_TIMEOUT: "5", TOOLSMITH_TOOL_TIMEOUT_MS: "5000" }),
+    ).toMatchObject({ TOOLSMITH_MODEL: "m", TOOLSMITH_TOOL_TIMEOUT_MS: 5000 });
+    expect(problem({ LLM_MODEL: "a", TOOLSMITH_MODEL: "b", PORT: "http" })?.split("\n")).toHaveLength(2);
+  });
+
+  it("read SQLAlchemy's PostgreSQL URLs, driver suffix and all, as postgresql://", () => {
+    for (const [given, read] of [
+      ["postgresql+asyncpg://seat:seat@localhost:5433/seat", "postgresql://seat:seat@localhost:5433/seat"],
+      ["postgres+psycopg2://u:p@db/x", "postgresql://u:p@db/x"],
+      [
+        "postgresql+psycopg://u:p@db/x?ssl=require&application_name=a",
+        "postgresql://u:p@db/x?sslmode=require&application_name=a",
+      ],
+      ["postgres://u:p@db/x?ssl=true", "postgres://u:p@db/x?ssl=true"],
+    ])
+      expect(environment({ DATABASE_URL: given }).DATABASE_URL).toBe(read);
+    expect(problem({ DATABASE_URL: "mysql+aiomysql://u:p@db/x" })).toMatch(/^DATABASE_URL must be a file: URL/);
   });
 });
 
