@@ -138,7 +138,10 @@ describe("SEAT's README, run as written against /seat with a token", () => {
 
 describe("SEAT's shapes and status codes", () => {
   it("answers health and the index without a token, and every tool route with one only", async () => {
-    expect(await json(await seat(null, "GET", "/health"), 200)).toEqual({ status: "ok" });
+    const health = await seat(null, "GET", "/health");
+    expect(await json(health, 200)).toEqual({ status: "ok" });
+    // proxy.ts leaves /seat alone: no identity cookie is handed out there.
+    expect(health.headers.get("set-cookie")).toBeNull();
     const index = await json(await seat(null, "GET", ""), 200);
     expect(index.functions.map((entry: { name: string }) => entry.name)).toEqual([
       "create",
