@@ -199,6 +199,18 @@ describe("SEAT's shapes and status codes", () => {
     expect((await seat(aliceToken, "POST", `/tools/${id}/execute`, { input_data: {} })).status).toBe(404);
   });
 
+  it("dates a tool of several versions from its first, and shows the latest one's code", async () => {
+    const id = await created(aliceToken, { name: "versioned", code: "function run() { return 1; }" });
+    expect(await created(aliceToken, { name: "versioned", code: "function run() { return 2; }" })).toBe(id);
+    const first = await json(
+      await fetch(`${app.url}/api/tools/${id}?version=1`, { headers: { authorization: `Bearer ${aliceToken}` } }),
+      200,
+    );
+    const tool = await json(await seat(aliceToken, "GET", `/tools/${id}`), 200);
+    expect(tool).toMatchObject({ code: "function run() { return 2; }", created_at: first.createdAt });
+    expect(tool.updated_at > tool.created_at).toBe(true);
+  });
+
   it("searches name and description for a piece of text, ignoring case, and answers every match", async () => {
     const ids = [];
     for (let i = 0; i < 55; i++)
