@@ -60,6 +60,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // The MCP endpoint checks Host, Origin and its API token itself (lib/mcp/access.ts), and never takes a cookie.
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health|api/mcp).*)"],
+  // The MCP endpoint checks Host, Origin and its API token itself (lib/mcp/access.ts), and never takes a cookie;
+  // nor does SEAT's API (/seat, lib/seat/http.ts), which takes only its token.
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health|api/mcp|seat(?:/|$)).*)"],
 };

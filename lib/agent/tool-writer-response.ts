@@ -19,9 +19,22 @@ import { generateTool } from "./tool-writer";
 export function generationResponse(
   request: Request,
   identity: string,
-  { description, name, language = "javascript" }: ToolDescription,
+  body: ToolDescription,
   stream: boolean,
 ): Promise<Response> | Response {
+  const events = startGeneration(request, identity, body);
+  return stream ? eventStream(events) : outcome(events);
+}
+
+/**
+ * The attempts of writing a tool for `identity`, as events (the one start of every surface that writes tools: /api
+ * and /seat): 503 without a model, 422 for a built-in's name, 429 past the rate limit.
+ */
+export function startGeneration(
+  request: Request,
+  identity: string,
+  { description, name, language = "javascript" }: ToolDescription,
+): AsyncGenerator<GenerationEvent> {
   const model = modelConfig();
   if (!model) {
     throw new ApiError(
@@ -32,7 +45,7 @@ export function generationResponse(
   }
   if (name && isBuiltinName(name)) throw reservedName(name);
   limitRate("generations", identity, request);
-  const events = generateTool({
+  return generateTool({
     ownerId: identity,
     description,
     name,
@@ -42,7 +55,6 @@ export function generationResponse(
     attempts: config.generateAttempts,
     signal: request.signal,
   });
-  return stream ? eventStream(events) : outcome(events);
 }
 
 /** The JSON answer: the last event's. */

@@ -1,7 +1,7 @@
 import { createDocument } from "zod-openapi";
 import { apiRoutes } from "@/lib/contract/routes";
 
-/** The OpenAPI 3.1 description of every /api route (lib/contract/routes.ts), served at /api/openapi.json and /docs. */
+/** The OpenAPI 3.1 description of every /api and /seat route (lib/contract/routes.ts), served at /api/openapi.json and /docs. */
 export const openApiDocument = createDocument({
   openapi: "3.1.0",
   info: {
@@ -17,5 +17,12 @@ export const openApiDocument = createDocument({
     },
   },
   security: [{ bearer: [] }, { cookie: [] }],
+  tags: [
+    {
+      name: "SEAT",
+      description:
+        "SEAT's API (Self-Extending Agent Toolkit) at its own base URL, /seat: SEAT's paths, field names and bare arrays, FastAPI's `{ detail }` errors, an API token on every call but the index and health.",
+    },
+  ],
   paths: apiRoutes,
 });

@@ -52,6 +52,18 @@ import {
   ToolVersions,
 } from "./responses";
 import { GenerationEvent, GenerationRefused } from "./generation";
+import {
+  SeatError,
+  SeatExecution,
+  SeatHealth,
+  SeatIndex,
+  SeatListQuery,
+  SeatNewTool,
+  SeatRun,
+  SeatSearchQuery,
+  SeatTool,
+  SeatTools,
+} from "./seat";
 import { Annotation, Verdict } from "./events";
 
 /*
@@ -520,15 +532,97 @@ function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject)
   return { ...operation, responses: { ...errors(...common), ...operation.responses } };
 }
 
-/** Every /api route: its parameters, body and answers by status. */
-export const apiRoutes: ZodOpenApiPathsObject = Object.fromEntries(
-  Object.entries(routes).map(([path, operations]) => [
-    path,
-    Object.fromEntries(
-      Object.entries(operations).map(([method, operation]: [string, ZodOpenApiOperationObject]) => [
-        method,
-        withCommonAnswers(method, operation),
-      ]),
-    ),
-  ]),
-);
+const SEAT_ERROR_MEANINGS: Record<number, string> = {
+  401: "No API token, or one that is not valid or was revoked.",
+  404: "No such tool of yours.",
+  413: "Too large.",
+  415: "The body is not declared as JSON.",
+  422: "The request failed validation (each problem in `detail`, as FastAPI lists them), or no written tool passed its checks.",
+  429: "Too many tools written in a minute; see Retry-After.",
+  500: "The server failed; the error was logged.",
+  502: "The model server failed; `detail` names how.",
+  503: "No model is configured.",
+};
+const seatErrors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [String(status), json(SeatError, SEAT_ERROR_MEANINGS[status])]));
+/** A SEAT route: tagged SEAT, its errors in FastAPI's `{ detail }`, a token needed unless `security` says not. */
+const seatOperation = (summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">) =>
+  operation(summary, {
+    tags: ["SEAT"],
+    security: [{ bearer: [] }],
+    ...spec,
+    responses: { ...seatErrors(...(spec.security?.length === 0 ? [500] : [401, 500])), ...spec.responses },
+  });
+const seatBody = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+
+/** SEAT's API at its own base URL (lib/seat): SEAT's paths under /seat, its shapes, FastAPI's errors. */
+const seatRoutes: ZodOpenApiPathsObject = {
+  "/seat": {
+    get: seatOperation("SEAT's functions (create, list, detail, execute)", {
+      security: [],
+      responses: { "200": json(SeatIndex, "The functions.") },
+    }),
+  },
+  "/seat/health": {
+    get: seatOperation("Liveness check", { security: [], responses: { "200": json(SeatHealth, "Up.") } }),
+  },
+  "/seat/tools": {
+    get: seatOperation("Every tool of yours, by name (a bare array)", {
+      requestParams: { query: SeatListQuery },
+      responses: { "200": json(SeatTools, "The tools."), ...seatErrors(422) },
+    }),
+    post: seatOperation("Generate, check, test and register a tool from a description", {
+      description:
+        "The tool writer of POST /api/tools/generate: the model writes the tool with examples (Python unless " +
+        "`language` says otherwise), its code is checked and its examples run, and a failure goes back to the model " +
+        "to repair. 422 when no attempt passed (nothing is stored); POST /api/tools/generate streams every attempt.",
+      requestBody: seatBody(SeatNewTool),
+      responses: { "201": json(SeatTool, "Created."), ...seatErrors(413, 415, 422, 429, 502, 503) },
+    }),
+  },
+  "/seat/tools/search": {
+    get: seatOperation("Tools whose name or description contains q, ignoring case (a bare array)", {
+      requestParams: { query: SeatSearchQuery },
+      responses: { "200": json(SeatTools, "Every match, by name."), ...seatErrors(422) },
+    }),
+  },
+  "/seat/tools/{id}": {
+    get: seatOperation("A tool with its statistics", {
+      requestParams: { path: id },
+      responses: { "200": json(SeatTool, "The tool."), ...seatErrors(404) },
+    }),
+    delete: seatOperation("Remove a tool (every version)", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...seatErrors(404) },
+    }),
+  },
+  "/seat/tools/{id}/execute": {
+    post: seatOperation("Execute a tool with input_data", {
+      description:
+        "The same call path as POST /api/tools/{id}/execute. `output` is the value as text (Python's str()); input " +
+        "that does not match the tool's input_schema is `success: false`, as a failing call.",
+      requestParams: { path: id },
+      requestBody: seatBody(SeatExecution),
+      responses: {
+        "200": json(SeatRun, "The outcome; a failing tool is success: false."),
+        ...seatErrors(404, 413, 415, 422),
+      },
+    }),
+  },
+};
+
+/** Every route, /api's and SEAT's: its parameters, body and answers by status. */
+export const apiRoutes: ZodOpenApiPathsObject = {
+  ...Object.fromEntries(
+    Object.entries(routes).map(([path, operations]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(operations).map(([method, operation]: [string, ZodOpenApiOperationObject]) => [
+          method,
+          withCommonAnswers(method, operation),
+        ]),
+      ),
+    ]),
+  ),
+  ...seatRoutes,
+};

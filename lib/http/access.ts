@@ -44,6 +44,27 @@ export async function identityOfBearer(authorization: string): Promise<string | 
   return scheme.toLowerCase() === "bearer" && token ? identityOfToken(token) : undefined;
 }
 
+const CREATE_TOKEN =
+  "Create a personal API token on the settings page (/settings) and send it as `Authorization: Bearer <token>`.";
+
+/**
+ * Who a program acts for (MCP clients, SEAT scripts): its API token, else 401 with how to make one. The cookie is
+ * never taken: a browser's cookie goes with requests that other sites make it send. `what` names the endpoint.
+ */
+export async function requireToken(request: Request, what: string): Promise<string> {
+  const authorization = request.headers.get("authorization");
+  const identity = authorization === null ? undefined : await identityOfBearer(authorization);
+  if (identity) return identity;
+  if (authorization === null) {
+    throw new ApiError(401, "no_token", `${what} needs a personal API token. ${CREATE_TOKEN}`, {
+      headers: { "www-authenticate": 'Bearer realm="toolsmith"' },
+    });
+  }
+  throw new ApiError(401, "invalid_token", `The API token is not valid or was revoked. ${CREATE_TOKEN}`, {
+    headers: { "www-authenticate": 'Bearer realm="toolsmith", error="invalid_token"' },
+  });
+}
+
 /** The conversation a route names, if the requester owns it; 404 otherwise. */
 export async function requireConversation(request: Request, { params }: RouteParams) {
   // A bad API token is a 401 (the caller must fix it); a visitor without an identity simply has nothing here.
@@ -74,9 +95,14 @@ export async function pageIdentity(): Promise<string | undefined> {
 /** A tool a route names (its latest version, or `version`), if the requester owns it; 404 otherwise. */
 export async function requireTool(request: Request, { params }: RouteParams, version?: number) {
   const identity = await requireIdentity(request);
-  const tool = await findOwnedTool((await params).id, identity, version);
+  return { tool: await ownedTool((await params).id, identity, version), identity };
+}
+
+/** A tool (its latest version, or `version`) if `identity` owns it; 404 otherwise, another identity's included. */
+export async function ownedTool(id: string, identity: string, version?: number) {
+  const tool = await findOwnedTool(id, identity, version);
   if (!tool) throw notFound(version === undefined ? "The tool" : `Version ${version} of the tool`);
-  return { tool, identity };
+  return tool;
 }
 
 /** The conversation behind a share token; 404 for an unknown or revoked one. */

@@ -3,19 +3,21 @@ import { ApiError } from "@/lib/platform/errors";
 
 type Handler<Context> = (request: Request, context: Context) => Promise<Response>;
 
-/** Wrap a route handler: an ApiError becomes its response, anything else a 500 that leaks no internals. */
-export function route<Context>(handler: Handler<Context>): Handler<Context> {
+/**
+ * Wrap a route handler: an ApiError becomes its response, anything else a 500 that leaks no internals. `present`
+ * words an error: Toolsmith's `{ error }` by default, FastAPI's `{ detail }` for the SEAT routes.
+ */
+export function route<Context>(
+  handler: Handler<Context>,
+  present: (error: ApiError) => Response = (error) => error.toResponse(),
+): Handler<Context> {
   return async (request, context) => {
     try {
       return await handler(request, context);
     } catch (error) {
-      if (error instanceof ApiError) return error.toResponse();
+      if (error instanceof ApiError) return present(error);
       console.error(`${request.method} ${new URL(request.url).pathname} failed:`, error);
-      return new ApiError(
-        500,
-        "internal_error",
-        "Something went wrong on the server; the error was logged.",
-      ).toResponse();
+      return present(new ApiError(500, "internal_error", "Something went wrong on the server; the error was logged."));
     }
   };
 }

@@ -1,10 +1,7 @@
 import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
-import { identityOfBearer } from "@/lib/http/access";
+import { requireToken } from "@/lib/http/access";
 import { ApiError } from "@/lib/platform/errors";
 import { config } from "@/lib/settings/config";
-
-const CREATE_TOKEN =
-  "Create a personal API token on the settings page (/settings) and send it as `Authorization: Bearer <token>`.";
 
 /**
  * Who an MCP request acts for, checked in this order: its Host and Origin must name this app (its public URL, or
@@ -31,17 +28,7 @@ export async function requireMcpCaller(request: Request): Promise<string> {
       `${origin.message}. Pages of other sites cannot call this server; MCP clients send no Origin.`,
     );
   }
-  const authorization = request.headers.get("authorization");
-  const identity = authorization === null ? undefined : await identityOfBearer(authorization);
-  if (identity) return identity;
-  if (authorization === null) {
-    throw new ApiError(401, "no_token", `This MCP server needs a personal API token. ${CREATE_TOKEN}`, {
-      headers: { "www-authenticate": 'Bearer realm="toolsmith"' },
-    });
-  }
-  throw new ApiError(401, "invalid_token", `The API token is not valid or was revoked. ${CREATE_TOKEN}`, {
-    headers: { "www-authenticate": 'Bearer realm="toolsmith", error="invalid_token"' },
-  });
+  return requireToken(request, "This MCP server");
 }
 
 /** The loopback names and, when it is set, the host name of TOOLSMITH_PUBLIC_URL. */

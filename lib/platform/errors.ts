@@ -18,6 +18,14 @@ export class ApiError extends Error {
       { status: this.status, headers: this.options.headers },
     );
   }
+
+  /** FastAPI's shape, `{ detail }`, for the SEAT routes (/seat): a `detail` the thrower gave (a list of problems), else the message. */
+  toDetailResponse(): Response {
+    return Response.json(
+      { detail: this.options.details?.detail ?? this.message },
+      { status: this.status, headers: this.options.headers },
+    );
+  }
 }
 
 export const notFound = (what: string) => new ApiError(404, "not_found", `${what} was not found.`);

@@ -28,6 +28,8 @@ export type SandboxOutcome =
       output: unknown;
       /** The output went over the output limit: `output` is then the start of its JSON text. */
       outputTruncated?: boolean;
+      /** The value as its language prints it, where JSON loses what it shows: Python's str() (212.0, True). */
+      text?: string;
     })
   | (OutcomeCommon & { ok: false; error: SandboxError });
 

@@ -13,9 +13,11 @@ export function capResult(result: ToolResult, limit: number): ToolResult {
     return { ...result, error: result.error.slice(0, limit) + marker(String(result.error.length)) };
   }
   const text = typeof result.output === "string" ? result.output : JSON.stringify(result.output ?? null);
-  if (!result.truncated && text.length <= limit) return { ...result, output: result.output ?? null };
+  // Python's printed value goes by the same limit: the value's JSON text and its str() are about as long.
+  const printed = result.text !== undefined && result.text.length > limit ? { text: undefined } : {};
+  if (!result.truncated && text.length <= limit) return { ...result, output: result.output ?? null, ...printed };
   const total = result.truncated ? `more than ${limit}` : String(text.length);
-  return { ...result, output: text.slice(0, limit) + marker(total), truncated: true };
+  return { ...result, output: text.slice(0, limit) + marker(total), truncated: true, text: undefined };
 }
 
 /** What the code printed, with a last line saying when the sandbox cut it. */

@@ -24,7 +24,14 @@ export interface ToolRegistry {
 }
 
 export type ToolResult =
-  | { ok: true; output: unknown; truncated?: boolean; registered?: RegisteredToolView }
+  | {
+      ok: true;
+      output: unknown;
+      truncated?: boolean;
+      registered?: RegisteredToolView;
+      /** A Python tool's value as Python prints it (str()), for SEAT's `output` (lib/seat). */
+      text?: string;
+    }
   | {
       ok: false;
       error: string;

@@ -130,6 +130,37 @@ describe("the API contract", () => {
       });
     expect((await mcp({ authorization: `Bearer ${token.token}` })).status).toBe(200);
     expect((await mcp({})).status).toBe(401);
+    const seat = (method: string, path: string, body?: unknown) =>
+      fetch(`${app.url}/seat${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token.token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const seatStatus = async (method: string, path: string, body?: unknown) => (await seat(method, path, body)).status;
+    model.script("Count the words, SEAT's way.", [
+      {
+        toolCalls: [
+          {
+            name: "write_tool",
+            args: {
+              ...TOOL,
+              name: "seat_words",
+              code: 'def run(inputs):\n    return len(inputs["text"].split())',
+              examples: [{ input: { text: "a b" }, expected_output: 2 }],
+            },
+          },
+        ],
+      },
+    ]);
+    expect(await seatStatus("GET", "")).toBe(200);
+    expect(await seatStatus("GET", "/health")).toBe(200);
+    const seatTool = await (await seat("POST", "/tools", { description: "Count the words, SEAT's way." })).json();
+    expect(await seatStatus("POST", "/tools", {})).toBe(422);
+    expect(await seatStatus("GET", "/tools?status=active")).toBe(200);
+    expect(await seatStatus("GET", "/tools/search?q=words")).toBe(200);
+    expect(await seatStatus("GET", `/tools/${seatTool.id}`)).toBe(200);
+    expect(await seatStatus("POST", `/tools/${seatTool.id}/execute`, { input_data: { text: "a b c" } })).toBe(200);
+    expect(await seatStatus("DELETE", `/tools/${seatTool.id}`)).toBe(204);
     expect(await status("DELETE", `/api/tokens/${token.id}`)).toBe(204);
     expect(await status("DELETE", `/api/conversations/${id}`)).toBe(204);
     expect(await status("GET", `/api/conversations/${id}`)).toBe(404);

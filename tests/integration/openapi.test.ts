@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => app?.stop());
 
-/** Every route handler under app/api, as "METHOD /api/path/{param}". */
+/** Every route handler under app/api (or app/seat), as "METHOD /api/path/{param}". */
 function apiRoutes(dir = path.join("app", "api")): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -27,7 +27,7 @@ function apiRoutes(dir = path.join("app", "api")): string[] {
 }
 
 describe("the OpenAPI document", () => {
-  it("is OpenAPI 3.1 and describes every /api route the app serves", async () => {
+  it("is OpenAPI 3.1 and describes every /api and /seat route the app serves", async () => {
     const response = await fetch(`${app.url}/api/openapi.json`);
     expect(response.status).toBe(200);
     const document = await response.json();
@@ -35,7 +35,7 @@ describe("the OpenAPI document", () => {
     const described = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
       ([route, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`),
     );
-    const served = apiRoutes();
+    const served = [...apiRoutes(), ...apiRoutes(path.join("app", "seat"))];
     expect(served.length).toBeGreaterThan(25);
     expect(described.sort()).toEqual(served.sort());
   });
@@ -72,6 +72,21 @@ describe("the OpenAPI document", () => {
         "tested",
       ]),
     );
+  });
+
+  it("lists SEAT's routes under their own tag, with FastAPI's error shape", async () => {
+    const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
+    expect(document.tags).toEqual([expect.objectContaining({ name: "SEAT" })]);
+    const operations = Object.entries(document.paths as Record<string, Record<string, { tags?: string[] }>>).flatMap(
+      ([route, methods]) => Object.values(methods).map((operation) => ({ route, tags: operation.tags })),
+    );
+    const seat = operations.filter(({ route }) => route.startsWith("/seat"));
+    expect(seat.map(({ route }) => route)).toContain("/seat/tools/{id}/execute");
+    expect(seat.every(({ tags }) => tags?.join() === "SEAT")).toBe(true);
+    expect(operations.filter(({ route }) => route.startsWith("/api/")).every(({ tags }) => !tags)).toBe(true);
+    const execute = document.paths["/seat/tools/{id}/execute"].post;
+    expect(execute.responses["422"].content["application/json"].schema.$ref).toMatch(/SeatError$/);
+    expect(document.components.schemas.SeatRun.required).toEqual(["success", "output", "error", "execution_time"]);
   });
 
   it("is rendered at /docs from files this app serves", async () => {

@@ -2,7 +2,7 @@ import { afterEach } from "vitest";
 import { checkAnswer } from "./contract";
 
 /*
- * Set up for every Vitest file (vitest.config.ts): each answer the tests get from the app's /api, through any
+ * Set up for every Vitest file (vitest.config.ts): each answer the tests get from the app's /api and /seat, through any
  * client, is checked against the contract; a mismatch fails the test that made the request.
  */
 const fetchOf = globalThis.fetch;

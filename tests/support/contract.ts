@@ -27,7 +27,7 @@ export const checkedOperations = new Set<string>();
  */
 export async function checkAnswer(method: string, url: string, response: Response): Promise<void> {
   const { pathname } = new URL(url);
-  if (!checking || !pathname.startsWith("/api/")) return;
+  if (!checking || !/^\/(api\/|seat(\/|$))/.test(pathname)) return;
   const route = routes.find(({ pattern }) => pattern.test(pathname));
   const operation = route?.operations[method.toLowerCase()];
   if (!route || !operation) {

@@ -18,7 +18,7 @@ const LEVELS = [
   ["http", "events", "retrieval", "share"],
   ["tools"],
   ["agent", "trace"],
-  ["runs", "telemetry", "api"],
+  ["runs", "telemetry", "api", "seat"],
   ["review", "conversations", "audit", "mcp"],
 ];
 

@@ -124,13 +124,23 @@ describe("a Python call", () => {
   it("calls a SEAT-style function with the input's fields as keyword arguments", async () => {
     expect(
       await tool("def celsius_to_fahrenheit(celsius):\n    return celsius * 9 / 5 + 32\n", { celsius: 100 }),
-    ).toMatchObject({ ok: true, output: 212 });
+    ).toMatchObject({ ok: true, output: 212, text: "212.0" });
     expect(
       await tool("def count_words(data):\n    return len(data['text'].split())\n", { text: "a b c" }),
     ).toMatchObject({
       ok: true,
       output: 3,
     });
+  });
+
+  it("hands back Python's str() of the value beside its JSON, which cannot tell 212.0 from 212", async () => {
+    expect(
+      await tool("def run(inputs):\n    return {'ok': True, 'n': 2.0, 'none': None, 'pair': (1, 'a')}\n"),
+    ).toMatchObject({
+      output: { ok: true, n: 2, none: null, pair: [1, "a"] },
+      text: "{'ok': True, 'n': 2.0, 'none': None, 'pair': (1, 'a')}",
+    });
+    expect(await tool("def run(inputs):\n    return 'plain'\n")).toMatchObject({ output: "plain", text: "plain" });
   });
 
   it("converts tuples, sets and dates as documented, and names a value JSON cannot carry", async () => {

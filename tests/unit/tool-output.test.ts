@@ -14,6 +14,21 @@ describe("capResult: a tool's result as the model, the trace and the API see it"
     expect(capResult({ ok: true, output: "a".repeat(LIMIT) }, LIMIT)).toEqual({ ok: true, output: "a".repeat(LIMIT) });
   });
 
+  it("keeps Python's printed value within the limit, and drops it past the limit, where the output is cut", () => {
+    expect(capResult({ ok: true, output: 212, text: "212.0" }, LIMIT)).toEqual({
+      ok: true,
+      output: 212,
+      text: "212.0",
+    });
+    const long = "x".repeat(LIMIT + 1);
+    expect(capResult({ ok: true, output: 1, text: long }, LIMIT)).toEqual({ ok: true, output: 1 });
+    expect(capResult({ ok: true, output: long, text: long }, LIMIT)).toEqual({
+      ok: true,
+      output: long.slice(0, LIMIT) + marker(long.length),
+      truncated: true,
+    });
+  });
+
   it("gives a tool that returned nothing a null output", () => {
     expect(capResult({ ok: true, output: undefined }, LIMIT)).toEqual({ ok: true, output: null });
   });

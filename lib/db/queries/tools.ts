@@ -197,7 +197,8 @@ export interface ToolQuery {
   language?: ToolLanguage;
   /** Case-insensitive, over name and description. */
   q?: string;
-  limit: number;
+  /** Absent: every one (SEAT's lists are not paged). */
+  limit?: number;
   /** From the previous page: the name and id it ended with. */
   after?: { name: string; id: string };
 }
@@ -230,6 +231,17 @@ export async function findOwnedTool(lineageId: string, ownerId: string, version?
     version === undefined ? [lineageId, ownerId] : [lineageId, ownerId, version],
   );
   return row ? toolRowOf(row) : null;
+}
+
+/** When each tool's first version was made (SEAT's `created_at`), for those with more than one version. */
+export async function firstVersionTimes(lineageIds: string[]): Promise<Map<string, Date>> {
+  if (lineageIds.length === 0) return new Map();
+  const groups = await db.tool.groupBy({
+    by: ["lineageId"],
+    where: { lineageId: { in: lineageIds } },
+    _min: { createdAt: true },
+  });
+  return new Map(groups.map((group) => [group.lineageId, group._min.createdAt!]));
 }
 
 export function listToolVersions(lineageId: string) {

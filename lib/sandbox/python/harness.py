@@ -442,7 +442,8 @@ def call(mode, code, input_json, output_chars, console_chars, skip_policy):
             text = json.dumps(_to_json(value), ensure_ascii=False)
         except NotJson as error:
             raise TypeError(f"The result is not JSON: {error}") from None
-        result = {"ok": True, "logs": printed.lines(), "truncated": printed.truncated}
+        # Python's own str() beside the JSON, which cannot tell 212.0 from 212 (SEAT's scripts read this text).
+        result = {"ok": True, "logs": printed.lines(), "truncated": printed.truncated, "text": str(value)[:output_chars]}
         if len(text) > output_chars:
             result.update(output=text[:output_chars], outputTruncated=True)
         else:

@@ -98,8 +98,9 @@ function execute(job) {
   const outcome = { logs: reply.logs ?? [], consoleTruncated: Boolean(reply.truncated), durationMs };
   if (reply.violations) return { ok: false, violations: reply.violations, ...outcome };
   if (!reply.ok) return { ok: false, error: reply.error, ...outcome };
-  if (reply.outputTruncated) return { ok: true, output: reply.output, outputTruncated: true, ...outcome };
-  return { ok: true, output: "json" in reply ? JSON.parse(reply.json) : null, ...outcome };
+  const printed = reply.text === undefined ? {} : { text: reply.text };
+  if (reply.outputTruncated) return { ok: true, output: reply.output, outputTruncated: true, ...printed, ...outcome };
+  return { ok: true, output: "json" in reply ? JSON.parse(reply.json) : null, ...printed, ...outcome };
 }
 
 const onMessage = (/** @type {any} */ message) => {

@@ -1,5 +1,5 @@
 import { toolStats } from "@/lib/db/queries/executions";
-import { listOwnedTools, type ToolScope } from "@/lib/db/queries/tools";
+import { listOwnedTools, type ToolRow, type ToolScope } from "@/lib/db/queries/tools";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import { toolJson } from "@/lib/tools/library/wire";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
@@ -24,6 +24,17 @@ export async function toolPage(identity: string, { status, scope, language, q, l
     after: decodeCursor(cursor, ["name", "id"]),
   });
   const { page, nextCursor } = pageOf(rows, limit, (last) => ({ name: last.name, id: last.lineageId }));
-  const stats = await toolStats(page.map((row) => row.lineageId));
-  return { tools: page.map((row) => toolJson(row, stats.get(row.lineageId))), nextCursor };
+  return { tools: await withStats(page), nextCursor };
+}
+
+/** Every one of an identity's tools that fits, by name, unpaged: SEAT's lists (GET /seat/tools, /seat/tools/search). */
+export async function everyTool(identity: string, { status, q }: Pick<ToolListRequest, "status" | "q">) {
+  const deprecated = status === undefined ? undefined : status === "deprecated";
+  return withStats(await listOwnedTools(identity, { deprecated, q }));
+}
+
+/** Tools as the API shows them, each with its statistics. */
+export async function withStats(rows: ToolRow[]) {
+  const stats = await toolStats(rows.map((row) => row.lineageId));
+  return rows.map((row) => toolJson(row, stats.get(row.lineageId)));
 }

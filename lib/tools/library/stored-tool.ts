@@ -8,6 +8,7 @@ import { matchesExpected } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
 import { offeredSchema } from "@/lib/tools/schema";
 import type { AgentTool, InputCheck, ToolResult } from "@/lib/tools/types";
+import { callTool } from "@/lib/tools/call";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
 export function storedTool(row: ToolRow): AgentTool {
@@ -21,6 +22,10 @@ export function storedTool(row: ToolRow): AgentTool {
     execute: (input, { signal }) => runToolCode(toolSource(row), input, signal),
   };
 }
+
+/** A call of a stored tool from the API (/api and /seat): the one call path, so the audit and statistics count it. */
+export const callFromApi = (tool: ToolRow, input: unknown, ownerId: string, signal: AbortSignal) =>
+  callTool({ name: tool.name, tool: storedTool(tool), input, caller: { ownerId, source: "api" }, signal });
 
 /** A check of inputs against a tool's parameters schema, naming each problem and where it is. */
 export function inputChecker(schema: Record<string, unknown>): (input: unknown) => InputCheck<unknown> {
@@ -40,7 +45,7 @@ export function inputChecker(schema: Record<string, unknown>): (input: unknown) 
 export async function runToolCode(source: ToolSource, input: unknown, signal?: AbortSignal): Promise<ToolResult> {
   const result = await runInSandbox("tool", source, input, signal);
   if (!result.ok) return sandboxFailure(result);
-  return { ok: true, output: result.output, truncated: result.outputTruncated };
+  return { ok: true, output: result.output, truncated: result.outputTruncated, text: result.text };
 }
 
 /** A stored version as `runExamples` takes it. */

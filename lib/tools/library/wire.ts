@@ -56,7 +56,7 @@ export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
 }
 
 /** The statistics in SEAT's names: failures count every call that did not succeed, durations are in seconds. */
-function seatStatistics(stats: ToolStats): SeatStatistics {
+export function seatStatistics(stats: ToolStats): SeatStatistics {
   return {
     total_executions: stats.executions,
     successful_executions: stats.successes,

@@ -5,8 +5,7 @@ import { ToolExecution, ToolVersionQuery } from "@/lib/contract/requests";
 import { ApiError } from "@/lib/platform/errors";
 import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
-import { callTool } from "@/lib/tools/call";
-import { storedTool } from "@/lib/tools/library/stored-tool";
+import { callFromApi } from "@/lib/tools/library/stored-tool";
 import { toolRunJson } from "@/lib/tools/library/wire";
 
 /**
@@ -17,13 +16,7 @@ export const POST = route(async (request, context: RouteParams) => {
   const { version } = readQuery(request, ToolVersionQuery);
   const { tool, identity } = await requireTool(request, context, version);
   const { input } = await readJson(request, ToolExecution);
-  const { result, invalidInput, durationMs } = await callTool({
-    name: tool.name,
-    tool: storedTool(tool),
-    input,
-    caller: { ownerId: identity, source: "api" },
-    signal: request.signal,
-  });
+  const { result, invalidInput, durationMs } = await callFromApi(tool, input, identity, request.signal);
   if (invalidInput) {
     const problems = invalidInput.join("; ");
     throw new ApiError(400, "invalid_input", `The input does not match the tool's parameters_schema: ${problems}.`);
