@@ -1,4 +1,4 @@
-import { fullTextToolIds, listOwnedTools, toolsByIds, type SearchScope, type ToolRow } from "@/lib/db/queries/tools";
+import { fullTextToolIds, toolIdsContaining, toolsByIds, type SearchScope, type ToolRow } from "@/lib/db/queries/tools";
 import { toolIdsByMeaning } from "./embeddings";
 import { queryTerms } from "@/lib/db/queries/tool-words";
 
@@ -34,13 +34,11 @@ export async function searchTools({ ownerId, query, k, scope }: ToolSearch): Pro
   const [byWords, byMeaning, bySubstring] = await Promise.all([
     fullTextToolIds(ownerId, queryTerms(text), scope, RANKING_DEPTH),
     toolIdsByMeaning(ownerId, text, scope, RANKING_DEPTH),
-    text && text.length <= MAX_SUBSTRING_CHARS
-      ? listOwnedTools(ownerId, { q: text, limit: k, ...(scope === "library" && { scope, deprecated: false }) })
-      : [],
+    text && text.length <= MAX_SUBSTRING_CHARS ? toolIdsContaining(ownerId, text, scope, k) : [],
   ]);
   const rankings = [byWords, byMeaning].filter((ranking) => ranking.length > 0);
   const ranked = fuseByRank(rankings);
-  for (const { id } of bySubstring) if (!ranked.has(id)) ranked.set(id, 0);
+  for (const id of bySubstring) if (!ranked.has(id)) ranked.set(id, 0);
   const best = [...ranked].slice(0, k);
   const rows = new Map((await toolsByIds(best.map(([id]) => id))).map((row) => [row.id, row]));
   return best.flatMap(([id, score]) => {

@@ -109,7 +109,7 @@ const agent = {
   TOOLSMITH_RETRIEVED_TOOLS: integer(0, 64)
     .prefault("8")
     .describe(
-      "library tools offered to the model in a run: the best matches for the person's message (search_tools finds others)",
+      "library tools offered to the model in a run: the best matches for the person's message, then the most recently used (search_tools finds others)",
     ),
   TOOLSMITH_EMBEDDING_MODEL: z
     .string()

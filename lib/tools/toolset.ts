@@ -1,5 +1,5 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
-import { findLibraryTool, listConversationOwnTools } from "@/lib/db/queries/tools";
+import { findLibraryTool, listConversationOwnTools, recentlyUsedLibraryTools } from "@/lib/db/queries/tools";
 import { searchTools } from "@/lib/retrieval/tool-search";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
@@ -85,8 +85,10 @@ export class Toolset implements ToolRegistry {
 /**
  * Rebuilt from the database at the start of every run, so a restart or another server sees the same tools: the
  * built-in and native tools the profile allows (the model sees no others) and search_tools, the conversation's own
- * tools, and the `TOOLSMITH_RETRIEVED_TOOLS` library tools that best fit `request`, the person's message (their
- * code runs in the sandbox under any profile, so the library and its search are offered under every one).
+ * tools, and `TOOLSMITH_RETRIEVED_TOOLS` library tools: those that best fit `request`, the person's message, then,
+ * in the slots left, the ones they used most recently (a message may share no word with the tool it needs: "convert
+ * 300 K" and a `kelvin` tool). Their code runs in the sandbox under any profile, so the library and its search are
+ * offered under every one.
  */
 export async function loadToolset(
   conversationId: string,
@@ -103,6 +105,9 @@ export async function loadToolset(
   );
   // The conversation's own tool wins a clash of names; a stored tool never shadows a built-in one, allowed or not.
   const ownNames = new Set(own.map((row) => row.name));
-  const stored = [...own, ...found.map((hit) => hit.tool).filter((row) => !ownNames.has(row.name))];
+  const matches = found.map((hit) => hit.tool).filter((row) => !ownNames.has(row.name));
+  const offeredNames = [...ownNames, ...matches.map((row) => row.name)];
+  const recent = await recentlyUsedLibraryTools(ownerId, offeredNames, config.retrievedTools - matches.length);
+  const stored = [...own, ...matches, ...recent];
   return new Toolset([...allowed, ...stored.filter((row) => !isBuiltinName(row.name)).map(storedTool)], profile);
 }

@@ -167,7 +167,8 @@ describe("the library in a run", () => {
 
   it("calls a library tool by name in a later turn, offered or not", async () => {
     const conversation = await alice.createConversation();
-    const ask = "Is DE89 3704 0044 0532 0130 00 all right? Same as before.";
+    // The message fits three text tools, which fill the offer (TOOLSMITH_RETRIEVED_TOOLS is 3): IBAN's is not among them.
+    const ask = "Is the text DE89 3704 0044 0532 0130 00 all right? Same as before.";
     model.script(ask, [
       { toolCalls: [{ name: "isValidIban", args: { iban: "DE89370400440532013000" } }] },
       { text: "Valid." },
@@ -175,6 +176,78 @@ describe("the library in a run", () => {
     const events = await alice.run(conversation.id, ask);
     expect(offered(model.requestsFor(ask)[0])).not.toContain("isValidIban");
     expect(ofType(events, "tool_result")[0]).toMatchObject({ name: "isValidIban", ok: true, output: true });
+  });
+});
+
+describe("a small library in a run", () => {
+  // Carol's library: three tools, none sharing a word with "convert 300 K".
+  const carolsLibrary = [
+    tool(
+      "kelvin",
+      "Degrees Celsius from a temperature in kelvins.",
+      { kelvins: "number" },
+      "return Math.round((input.kelvins - 273.15) * 100) / 100;",
+    ),
+    tool("word_count", "Count the words in a text.", { text: "string" }, "return input.text.split(/\\s+/).length;"),
+    tool("add_days", "Add days to a calendar date.", { date: "string", days: "number" }, "return input.date;"),
+  ];
+  const carol = () => new Api(app.url);
+  let client: Api;
+  const ids = new Map<string, string>();
+  const libraryOffered = (request: ChatRequest) =>
+    offered(request).filter(
+      (name) => carolsLibrary.some((definition) => definition.name === name) || name === "reverse_text",
+    );
+
+  beforeAll(async () => {
+    client = carol();
+    for (const definition of carolsLibrary) {
+      const response = await post(client, "/api/tools", definition);
+      expect(response.status, await response.clone().text()).toBe(201);
+      ids.set(definition.name, (await response.json()).id);
+    }
+  });
+
+  it("offers the library's tools when the message shares no word with them", async () => {
+    const ask = "convert 300 K";
+    model.script(ask, [{ toolCalls: [{ name: "kelvin", args: { kelvins: 300 } }] }, { text: "26.85 °C." }]);
+    const conversation = await client.createConversation();
+    const events = await client.run(conversation.id, ask);
+    expect(libraryOffered(model.requestsFor(ask)[0]).sort()).toEqual(["add_days", "kelvin", "word_count"]);
+    expect(ofType(events, "tool_result")[0]).toMatchObject({ name: "kelvin", ok: true, output: 26.85 });
+  });
+
+  it("fills the slots the matches leave with the most recently used tools, once each, up to the setting", async () => {
+    const created = await post(
+      client,
+      "/api/tools",
+      tool("reverse_text", "Reverse the characters of a text.", { text: "string" }, "return input.text;"),
+    );
+    expect(created.status).toBe(201);
+    // Used, newest last: kelvin (called in the run above), reverse_text (saved), add_days, word_count (called).
+    for (const [name, input] of [
+      ["add_days", { date: "2026-01-01", days: 1 }],
+      ["word_count", { text: "a b" }],
+    ] as const) {
+      const called = await post(client, `/api/tools/${ids.get(name)}/execute`, { input });
+      expect(((await called.json()) as { ok: boolean }).ok, name).toBe(true);
+    }
+    const ask = "Count the words: 'a b c'";
+    model.script(ask, [{ text: "3 words." }]);
+    const conversation = await client.createConversation();
+    await client.run(conversation.id, ask);
+    // The match first, then the two most recently used others (word_count, the most recent, is not offered twice);
+    // kelvin, used longest ago, is left out: three in all (TOOLSMITH_RETRIEVED_TOOLS).
+    expect(libraryOffered(model.requestsFor(ask)[0])).toEqual(["word_count", "add_days", "reverse_text"]);
+  });
+
+  it("offers none of another identity's tools", async () => {
+    const stranger = carol();
+    const ask = "convert 300 K, please";
+    model.script(ask, [{ text: "Which scale?" }]);
+    const conversation = await stranger.createConversation();
+    await stranger.run(conversation.id, ask);
+    expect(libraryOffered(model.requestsFor(ask)[0])).toEqual([]);
   });
 });
 

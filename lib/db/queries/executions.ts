@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { batchedInserts, RECORD_GATHERING } from "@/lib/db/driver/batched-writes";
-import { db } from "@/lib/db/driver/client";
+import { db, sql } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
+import { toDate, toInt } from "@/lib/db/driver/sql";
 import type { Execution } from "@/lib/contract/responses";
 
 export type ExecutionStatus = Execution["status"];
@@ -61,6 +62,9 @@ export async function recordExecution(record: ExecutionRecord): Promise<void> {
   ]);
 }
 
+/** Once every call recorded so far in this process is stored (calls are written in batches). */
+export const callsRecorded = (): Promise<void> => executionRows.settled();
+
 export interface ToolStats {
   executions: number;
   successes: number;
@@ -89,43 +93,37 @@ export const noCalls = (): ToolStats => ({
 export async function toolStats(lineageIds: string[]): Promise<Map<string, ToolStats>> {
   await executionRows.settled();
   const stats = new Map(lineageIds.map((id) => [id, noCalls()]));
-  const versions = await db.tool.findMany({
-    where: { lineageId: { in: lineageIds } },
-    select: { id: true, lineageId: true },
-  });
-  const lineageOf = new Map(versions.map((version) => [version.id, version.lineageId]));
-  const toolId = { in: [...lineageOf.keys()] };
-  const [groups, latest] = await Promise.all([
-    db.toolExecution.groupBy({
-      by: ["toolId", "status"],
-      where: { toolId },
-      _count: { _all: true },
-      _sum: { durationMs: true },
-    }),
-    db.toolExecution.findMany({
-      where: { toolId },
-      distinct: ["toolId"],
-      orderBy: { createdAt: "desc" },
-      select: { toolId: true, durationMs: true, createdAt: true },
-    }),
-  ]);
+  if (lineageIds.length === 0) return stats;
+  // One statement, as SQL: every search and list answers with statistics, and three Prisma queries (each compiled
+  // by Prisma's query compiler) cost more than the database's work. Calls by status; the latest call of each tool.
+  const groups = await sql.rows<Record<"lineageId" | "status" | "calls" | "totalMs" | "lastAt" | "lastMs", unknown>>(
+    `WITH calls AS (
+      SELECT t."lineageId", e."status", e."durationMs", e."createdAt",
+        row_number() OVER (PARTITION BY t."lineageId" ORDER BY e."createdAt" DESC) AS "recency"
+      FROM "Tool" t JOIN "ToolExecution" e ON e."toolId" = t."id"
+      WHERE t."lineageId" IN (${lineageIds.map(() => "?").join(", ")})
+    )
+    SELECT "lineageId", "status", count(*) AS "calls", sum("durationMs") AS "totalMs",
+      max(CASE WHEN "recency" = 1 THEN "createdAt" END) AS "lastAt",
+      max(CASE WHEN "recency" = 1 THEN "durationMs" END) AS "lastMs"
+    FROM calls GROUP BY "lineageId", "status"`,
+    lineageIds,
+  );
   const totalMs = new Map<string, number>();
   for (const group of groups) {
-    const lineage = lineageOf.get(group.toolId!)!;
+    const lineage = group.lineageId as string;
     const entry = stats.get(lineage)!;
-    entry.executions += group._count._all;
-    if (group.status === "succeeded") entry.successes += group._count._all;
-    else if (group.status === "cancelled") entry.cancelled += group._count._all;
-    else entry.failures += group._count._all;
-    totalMs.set(lineage, (totalMs.get(lineage) ?? 0) + (group._sum.durationMs ?? 0));
+    const calls = toInt(group.calls);
+    entry.executions += calls;
+    if (group.status === "succeeded") entry.successes += calls;
+    else if (group.status === "cancelled") entry.cancelled += calls;
+    else entry.failures += calls;
+    totalMs.set(lineage, (totalMs.get(lineage) ?? 0) + toInt(group.totalMs ?? 0));
+    if (group.lastAt !== null)
+      Object.assign(entry, { lastUsedAt: toDate(group.lastAt), lastDurationMs: toInt(group.lastMs) });
   }
   for (const [lineage, entry] of stats)
     if (entry.executions > 0) entry.meanDurationMs = Math.round(totalMs.get(lineage)! / entry.executions);
-  for (const call of latest) {
-    const entry = stats.get(lineageOf.get(call.toolId!)!)!;
-    if (!entry.lastUsedAt || call.createdAt > entry.lastUsedAt)
-      Object.assign(entry, { lastUsedAt: call.createdAt, lastDurationMs: call.durationMs });
-  }
   return stats;
 }
 

@@ -6,6 +6,7 @@ import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
 import type { Tool } from "@/lib/contract/responses";
 import type { ToolLanguage, ToolSource } from "@/lib/sandbox/languages";
+import { callsRecorded } from "@/lib/db/queries/executions";
 import { identifierWords, parameterWords, type QueryTerms } from "@/lib/db/queries/tool-words";
 
 export interface NewToolVersion {
@@ -186,6 +187,29 @@ export async function findLibraryTool(ownerId: string, name: string): Promise<To
   return row ? toolRowOf(row) : null;
 }
 
+/**
+ * An owner's library tools (offered ones: active, not deprecated), most recently used first: used is called (from
+ * chat, the API or MCP, any version) or saved (a new version), whichever came later, so a tool never called counts
+ * from when it was saved. Ties by name. None of the names in `except`: a run already offers those.
+ */
+export async function recentlyUsedLibraryTools(ownerId: string, except: string[], limit: number): Promise<ToolRow[]> {
+  if (limit <= 0) return [];
+  await callsRecorded();
+  const rows = await sql.rows<Record<keyof ToolRow, unknown>>(
+    `SELECT ${VIEW_COLUMNS} FROM (
+      SELECT ${VIEW_COLUMNS}, (
+        SELECT max(e."createdAt") FROM "ToolExecution" e JOIN "Tool" v ON v."id" = e."toolId" WHERE v."lineageId" = t."lineageId"
+      ) AS "calledAt"
+      FROM "Tool" t
+      WHERE t."ownerId" = ? AND t."scope" = 'library' AND t."status" = 'active' AND t."deprecated" = ?${except.length > 0 ? ` AND t."name" NOT IN (${except.map(() => "?").join(", ")})` : ""}
+    ) r
+    ORDER BY CASE WHEN r."calledAt" > r."createdAt" THEN r."calledAt" ELSE r."createdAt" END DESC, r."name", r."id"
+    LIMIT ?`,
+    [ownerId, false, ...except, limit],
+  );
+  return rows.map(toolRowOf);
+}
+
 /** Every version of every tool made in a conversation, for its trace's Tools tab. */
 export function listConversationTools(conversationId: string) {
   return db.tool.findMany({ where: { conversationId }, orderBy: [{ name: "asc" }, { version: "asc" }], select: view });
@@ -302,6 +326,31 @@ export type SearchScope = "library" | "owned";
 
 const searchable = (ownerId: string, scope: SearchScope) =>
   Prisma.sql`t."ownerId" = ${ownerId} AND t."status" = 'active'${scope === "library" ? Prisma.sql` AND t."scope" = 'library' AND t."deprecated" = ${false}` : Prisma.empty}`;
+
+/** A piece of text as a LIKE pattern that matches it as written: `%` and `_` are no wildcards, `\` no escape. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, "\\$&")}%`;
+
+/**
+ * The ids of the searchable tools whose name or description contains `text` (case-insensitive: SQLite's LIKE for
+ * ASCII letters, PostgreSQL's ILIKE for all), by name: SEAT's substring search. Ids only, and as SQL: the search
+ * reads the rows of the tools it answers with once, and this runs on every search.
+ */
+export async function toolIdsContaining(
+  ownerId: string,
+  text: string,
+  scope: SearchScope,
+  limit: number,
+): Promise<string[]> {
+  const like = provider === "postgresql" ? "ILIKE" : "LIKE";
+  const pattern = containing(text);
+  const rows = await sql.rows<{ id: string }>(
+    `SELECT "id" FROM "Tool" WHERE "ownerId" = ? AND "status" = 'active'${scope === "library" ? ` AND "scope" = 'library' AND "deprecated" = ?` : ""}
+    AND ("name" ${like} ? ESCAPE '\\' OR "description" ${like} ? ESCAPE '\\')
+    ORDER BY "name", "lineageId" LIMIT ?`,
+    [ownerId, ...(scope === "library" ? [false] : []), pattern, pattern, limit],
+  );
+  return rows.map((row) => row.id);
+}
 
 /**
  * Words this long are matched as prefixes too, stemmed: "borrowing" finds "borrowed", "month" finds "monthly"; a
