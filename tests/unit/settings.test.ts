@@ -54,7 +54,7 @@ describe("the settings", () => {
     ["TOOLSMITH_MAX_STEPS", "101", "an integer from 1 to 100"],
     ["TOOLSMITH_TOOL_TIMEOUT_MS", "1.5", "an integer from 50 to 120000"],
     ["TOOLSMITH_HEAP_MB", "-1", "an integer, 0 or more"],
-    ["TOOLSMITH_MODEL_API", "ollama", "chat, compatible or responses"],
+    ["TOOLSMITH_MODEL_API", "ollama", "chat, compatible, responses or anthropic"],
     ["NODE_ENV", "staging", "development, production or test"],
     ["TOOLSMITH_TRUST_PROXY", "true", "0 or 1"],
     ["OPENAI_BASE_URL", "localhost:11434", "an http(s) URL such as http://localhost:11434/v1"],
