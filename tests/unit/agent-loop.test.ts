@@ -713,6 +713,46 @@ describe("the agent loop, with a fake model and fake tools", () => {
   });
 });
 
+describe("Claude's signed thinking within a run", () => {
+  it("streams it as reasoning, and sends each block back with its signature ahead of the step's call", async () => {
+    const thinking = (id: string, deltas: string[], signature: string): StreamPart[] => [
+      { type: "reasoning-start", id },
+      ...deltas.map((delta): StreamPart => ({ type: "reasoning-delta", id, delta })),
+      { type: "reasoning-delta", id, delta: "", providerMetadata: { anthropic: { signature } } },
+      { type: "reasoning-end", id },
+    ];
+    const redacted: StreamPart[] = [
+      { type: "reasoning-start", id: "r0", providerMetadata: { anthropic: { redactedData: "ENCRYPTED" } } },
+      { type: "reasoning-end", id: "r0" },
+    ];
+    const model = modelReplying(
+      reply(
+        redacted,
+        thinking("r1", ["Use the ", "calculator."], "sig-1"),
+        toolCall("c1", "calculate", {}),
+        finish("tool-calls"),
+      ),
+      reply(text("Done."), finish()),
+    );
+    const { outcome, events } = await run({ model, tools: new FakeToolset({ calculate: {} }) });
+    expect(outcome.status).toBe("completed");
+    expect(events.filter((event) => event.type === "reasoning_delta")).toEqual([
+      { type: "reasoning_delta", step: 1, delta: "", redacted: "ENCRYPTED" },
+      { type: "reasoning_delta", step: 1, delta: "Use the " },
+      { type: "reasoning_delta", step: 1, delta: "calculator." },
+      { type: "reasoning_delta", step: 1, delta: "", signature: "sig-1" },
+    ]);
+    expect(model.doStreamCalls[1].prompt[2]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "ENCRYPTED" } } },
+        { type: "reasoning", text: "Use the calculator.", providerOptions: { anthropic: { signature: "sig-1" } } },
+        { type: "tool-call", toolCallId: "c1", toolName: "calculate", input: {} },
+      ],
+    });
+  });
+});
+
 describe("the history rebuilt from the log (a later turn, a run taken over)", () => {
   it("gives each step its signed thinking ahead of its calls; unsigned reasoning and the unfinished step stay out", () => {
     const logged: AgentEvent[] = [
