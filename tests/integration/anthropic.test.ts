@@ -177,27 +177,15 @@ describe("Claude through Anthropic's Messages API", () => {
   });
 
   it("writes a tool from a description with Claude: a forced write_tool call, without thinking", async () => {
-    const description = "Convert Celsius to Fahrenheit (Claude).";
-    claude.script(description, [
-      {
-        toolCalls: [
-          {
-            name: "write_tool",
-            args: {
-              name: "claude_c_to_f",
-              description: "Convert a temperature from Celsius to Fahrenheit.",
-              parameters_schema: {
-                type: "object",
-                properties: { celsius: { type: "number", description: "Degrees Celsius." } },
-                required: ["celsius"],
-              },
-              code: "function run({ celsius }) { return celsius * 9 / 5 + 32; }",
-              examples: [{ input: { celsius: 100 }, expected_output: 212 }],
-            },
-          },
-        ],
-      },
-    ]);
+    const description = "Double a number (Claude).";
+    const definition = {
+      name: "claude_double",
+      description: "Double a number.",
+      parameters_schema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      code: "function run({ n }) { return n * 2; }",
+      examples: [{ input: { n: 21 }, expected_output: 42 }],
+    };
+    claude.script(description, [{ toolCalls: [{ name: "write_tool", args: definition }] }]);
     const created = await expectJson(
       await api.fetch("/api/tools/generate", {
         method: "POST",
@@ -206,7 +194,7 @@ describe("Claude through Anthropic's Messages API", () => {
       }),
       201,
     );
-    expect(created).toMatchObject({ name: "claude_c_to_f", tested: true });
+    expect(created).toMatchObject({ name: "claude_double", tested: true });
     const [request] = claude.requestsFor(description);
     expect(request).toMatchObject({
       tool_choice: { type: "tool", name: "write_tool" },
@@ -215,7 +203,7 @@ describe("Claude through Anthropic's Messages API", () => {
     expect(request.tools).toEqual([
       expect.objectContaining({ name: "write_tool", input_schema: expect.objectContaining({ type: "object" }) }),
     ]);
-    expect((await expectJson(await sendJson(api, `/api/tools/${created.id}`, "GET"), 200)).code).toContain("9 / 5");
+    expect((await expectJson(await sendJson(api, `/api/tools/${created.id}`, "GET"), 200)).code).toBe(definition.code);
   });
 
   it("retries a 529 (overloaded) that came before the stream", async () => {
