@@ -3,6 +3,54 @@ import type { AgentEvent, LoggedEvent, SequencedEvent } from "@/lib/contract/eve
 
 type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
+type AssistantContent = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>;
+
+/**
+ * A reasoning block the model server signed (Claude's thinking, with its signature) or sent encrypted (redacted
+ * thinking): Anthropic requires it back, unchanged, ahead of its step's tool calls. Unsigned reasoning (OpenAI's,
+ * `<think>`) stays in the trace only.
+ */
+export type SignedReasoning = { text: string; signature: string } | { redacted: string };
+
+/**
+ * A step's signed reasoning, read from its events in order: the same reading for a step just streamed (model-step.ts)
+ * and for one rebuilt from the stored log (a later turn, a run taken over), so both send the model the same blocks.
+ */
+export class ReasoningBlocks {
+  readonly blocks: SignedReasoning[] = [];
+  private text = "";
+
+  observe(event: AgentEvent): void {
+    if (event.type !== "reasoning_delta") {
+      // A block's deltas are consecutive; reasoning that no signature closed is not the next block's.
+      this.text = "";
+      return;
+    }
+    if (event.redacted !== undefined) {
+      this.blocks.push({ redacted: event.redacted });
+      this.text = "";
+      return;
+    }
+    this.text += event.delta;
+    if (event.signature !== undefined) {
+      this.blocks.push({ text: this.text, signature: event.signature });
+      this.text = "";
+    }
+  }
+}
+
+/** The blocks as the SDK's assistant content, which the Anthropic client turns back into thinking blocks. */
+function reasoningParts(blocks: SignedReasoning[]): AssistantContent {
+  return blocks.map((block) =>
+    "redacted" in block
+      ? { type: "reasoning" as const, text: "", providerOptions: { anthropic: { redactedData: block.redacted } } }
+      : {
+          type: "reasoning" as const,
+          text: block.text,
+          providerOptions: { anthropic: { signature: block.signature } },
+        },
+  );
+}
 
 /** What the model is told a tool returned: the same capped output the trace shows. */
 function toolResultPart(result: ToolResultEvent): ToolResultPart {
@@ -14,14 +62,23 @@ function toolResultPart(result: ToolResultEvent): ToolResultPart {
   return { type: "tool-result", toolCallId: result.callId, toolName: result.name, output };
 }
 
-/** One step as model messages: the assistant's text and calls, then the results of the calls that finished. */
-export function stepMessages(text: string, calls: ToolCallEvent[], results: ToolResultEvent[]): ModelMessage[] {
+/**
+ * One step as model messages: the assistant's signed reasoning (first, as Anthropic requires), its text and calls,
+ * then the results of the calls that finished.
+ */
+export function stepMessages(
+  text: string,
+  calls: ToolCallEvent[],
+  results: ToolResultEvent[],
+  reasoning: SignedReasoning[] = [],
+): ModelMessage[] {
   const answered = calls.filter((call) => results.some((result) => result.callId === call.callId));
   if (!text && answered.length === 0) return [];
   const messages: ModelMessage[] = [
     {
       role: "assistant",
       content: [
+        ...reasoningParts(reasoning),
         ...(text ? [{ type: "text" as const, text }] : []),
         ...answered.map((call) => ({
           type: "tool-call" as const,
@@ -75,13 +132,16 @@ function runMessages(events: LoggedEvent[]): ModelMessage[] {
   let text = "";
   let calls: ToolCallEvent[] = [];
   let results: ToolResultEvent[] = [];
+  let reasoning = new ReasoningBlocks();
   const closeStep = () => {
-    messages.push(...stepMessages(text, calls, results));
+    messages.push(...stepMessages(text, calls, results, reasoning.blocks));
     text = "";
     calls = [];
     results = [];
+    reasoning = new ReasoningBlocks();
   };
   for (const event of events) {
+    reasoning.observe(event);
     if (event.type === "step_started") closeStep();
     else if (event.type === "text_delta") text += event.delta;
     else if (event.type === "tool_call") calls.push(event);

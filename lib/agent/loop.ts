@@ -77,6 +77,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
         idle,
         emit,
         signal,
+        providerOptions: run.model.providerOptions,
         now: run.now,
       });
       answer = plan.text;
@@ -112,7 +113,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
         name: call.name,
         input: call.input,
       }));
-      messages.push(...stepMessages(plan.text, callEvents, results));
+      messages.push(...stepMessages(plan.text, callEvents, results, plan.reasoning));
       emit({ type: "step_finished", step, finishReason: plan.finishReason, usage: plan.usage, model: plan.timing });
     }
   } catch (error) {
@@ -164,8 +165,9 @@ async function everyCall<T>(calls: Promise<T>[]): Promise<T[]> {
 class ModelNotConfiguredError extends Error {
   constructor() {
     super(
-      "No model is configured. Set OPENAI_API_KEY (and optionally TOOLSMITH_MODEL) for OpenAI, or OPENAI_BASE_URL " +
-        "(e.g. http://localhost:11434/v1 for Ollama) and TOOLSMITH_MODEL for an OpenAI-compatible server, then restart.",
+      "No model is configured. Set OPENAI_API_KEY (and optionally TOOLSMITH_MODEL) for OpenAI, ANTHROPIC_API_KEY " +
+        "(and a claude- TOOLSMITH_MODEL) for Claude, or OPENAI_BASE_URL (e.g. http://localhost:11434/v1 for Ollama) " +
+        "and TOOLSMITH_MODEL for an OpenAI-compatible server, then restart.",
     );
   }
 }

@@ -1,6 +1,7 @@
 import {
   APICallError,
   experimental_streamLanguageModelCall as streamModelCall,
+  StreamProviderError,
   TypeValidationError,
   type LanguageModel,
   type ModelMessage,
@@ -8,6 +9,7 @@ import {
 } from "ai";
 import type { AgentEvent } from "@/lib/contract/events";
 import { retry, type Backoff } from "@/lib/platform/retry";
+import { ReasoningBlocks, type SignedReasoning } from "./history";
 
 export interface ModelCall {
   callId: string;
@@ -20,6 +22,8 @@ export interface ModelCall {
 export interface StepPlan {
   text: string;
   calls: ModelCall[];
+  /** Reasoning the server signed, which goes back to it with the step's calls (history.ts). */
+  reasoning: SignedReasoning[];
   finishReason: string;
   usage?: { inputTokens?: number; outputTokens?: number };
   /** When the answer's first and last parts arrived, on the instances' shared clock. */
@@ -84,18 +88,34 @@ export async function streamStep({
       retryable: (error) => APICallError.isInstance(error) && error.isRetryable,
       signal,
     });
-    const plan: StepPlan = { text: "", calls: [], finishReason: "unknown" };
+    const reasoning = new ReasoningBlocks();
+    const plan: StepPlan = { text: "", calls: [], reasoning: reasoning.blocks, finishReason: "unknown" };
+    const say = (event: AgentEvent) => {
+      reasoning.observe(event);
+      emit(event);
+    };
     let firstByteAt: number | undefined;
     for await (const part of stream) {
       firstByteAt ??= now();
       switch (part.type) {
-        case "reasoning-delta":
-          if (part.text) emit({ type: "reasoning_delta", step, delta: part.text });
+        case "reasoning-start": {
+          // Claude's redacted thinking arrives whole, encrypted, as the block's start.
+          const redacted = anthropicMetadata(part.providerMetadata, "redactedData");
+          if (redacted !== undefined) say({ type: "reasoning_delta", step, delta: "", redacted });
           break;
+        }
+        case "reasoning-delta": {
+          // Claude's signature_delta: an empty delta that closes the thinking block and signs it.
+          const signature = anthropicMetadata(part.providerMetadata, "signature");
+          if (part.text || signature !== undefined) {
+            say({ type: "reasoning_delta", step, delta: part.text, ...(signature !== undefined && { signature }) });
+          }
+          break;
+        }
         case "text-delta":
           if (!part.text) break;
           plan.text += part.text;
-          emit({ type: "text_delta", step, delta: part.text });
+          say({ type: "text_delta", step, delta: part.text });
           break;
         case "tool-call":
           plan.calls.push({
@@ -128,6 +148,11 @@ export async function streamStep({
   } finally {
     idle.disarm();
   }
+}
+
+function anthropicMetadata(metadata: unknown, key: "signature" | "redactedData"): string | undefined {
+  const value = (metadata as { anthropic?: Record<string, unknown> } | undefined)?.anthropic?.[key];
+  return typeof value === "string" ? value : undefined;
 }
 
 /**
@@ -183,6 +208,17 @@ export class ModelFailure extends Error {
       return {
         code: "model_http_error",
         message: `The model server answered ${reason.statusCode ?? "with an error"}: ${said}`,
+      };
+    }
+    if (StreamProviderError.isInstance(reason)) {
+      // An error the server sent inside a stream that had begun (Anthropic's `event: error`, overloaded_error say):
+      // not retried, since what streamed before it is already in the trace.
+      const kind = reason.type ?? reason.statusCode ?? "error";
+      return {
+        code: "model_error",
+        message:
+          `The model server stopped its answer with an error (${kind}): ${printable(reason.message)}. ` +
+          "Send the message again to retry.",
       };
     }
     if (TypeValidationError.isInstance(reason)) {

@@ -4,7 +4,7 @@ import { ToolExample, type AgentEvent } from "@/lib/contract/events";
 import type { AttemptProblem, GenerationEvent, WrittenTool } from "@/lib/contract/generation";
 import { MAX_EXAMPLES, ToolDefinition } from "@/lib/contract/requests";
 import { stepMessages } from "@/lib/agent/history";
-import type { ModelSession } from "@/lib/agent/model";
+import { thinking, type ModelSession } from "@/lib/agent/model";
 import { ModelFailure, streamStep, type StepPlan } from "@/lib/agent/model-step";
 import { noCalls } from "@/lib/db/queries/executions";
 import type { ToolLanguage } from "@/lib/sandbox";
@@ -66,21 +66,29 @@ const answerSchema = jsonSchema<WrittenToolAnswer>(modelSchema(WrittenToolAnswer
  * agent already needs their tool calling: they are made to call one tool, `write_tool`, whose input is the definition.
  * Made once: the SDK converts each schema to JSON Schema once per object.
  */
+const forcedCall = {
+  tools: {
+    [WRITE_TOOL]: tool({ description: "Submit the tool you wrote.", inputSchema: answerSchema }),
+  } as ToolSet,
+  toolChoice: { type: "tool", toolName: WRITE_TOOL } as const,
+};
 const ANSWER_FORMATS = {
   structured: {
     tools: {} as ToolSet,
     output: Output.object({ schema: answerSchema, name: "tool" }),
     providerOptions: { openai: { strictJsonSchema: false } },
   },
-  forcedCall: {
-    tools: {
-      [WRITE_TOOL]: tool({ description: "Submit the tool you wrote.", inputSchema: answerSchema }),
-    } as ToolSet,
-    toolChoice: { type: "tool", toolName: WRITE_TOOL } as const,
-  },
+  forcedCall,
+  // Claude: tool use is its native way to answer with JSON (parameters_schema is an open object, which its structured
+  // outputs cannot hold); Anthropic refuses a forced tool choice while thinking, so the writer does not think.
+  claude: { ...forcedCall, providerOptions: { anthropic: thinking(0) } },
 };
 const answerFormat = (api: ModelConfig["api"]) =>
-  api === "compatible" ? ANSWER_FORMATS.forcedCall : ANSWER_FORMATS.structured;
+  api === "compatible"
+    ? ANSWER_FORMATS.forcedCall
+    : api === "anthropic"
+      ? ANSWER_FORMATS.claude
+      : ANSWER_FORMATS.structured;
 
 export interface GenerationRequest {
   ownerId: string;
@@ -241,5 +249,7 @@ function repairMessages(plan: StepPlan, attempt: number, feedback: string): Mode
     plan.text,
     [{ type: "tool_call", step, callId: call.callId, name: call.name, input: call.input }],
     [{ type: "tool_result", step, callId: call.callId, name: call.name, ok: false, error: feedback, durationMs: 0 }],
+    // A model that always thinks (Claude's adaptive-only ones) needs its signed thinking back before its call.
+    plan.reasoning,
   );
 }

@@ -110,7 +110,19 @@ export const AgentEvent = z.discriminatedUnion("type", [
     segment: z.string().optional(),
   }),
   z.object({ type: z.literal("step_started"), step }),
-  z.object({ type: z.literal("reasoning_delta"), step, delta: z.string() }),
+  z.object({
+    type: z.literal("reasoning_delta"),
+    step,
+    delta: z.string(),
+    signature: z
+      .string()
+      .optional()
+      .describe("Claude's signature of the thinking block this delta ends, which goes back to the model with it"),
+    redacted: z
+      .string()
+      .optional()
+      .describe("A thinking block Claude sent encrypted (its text is empty), which goes back to the model as it came"),
+  }),
   z.object({ type: z.literal("text_delta"), step, delta: z.string() }),
   z.object({ type: z.literal("tool_call"), step, callId: z.string(), name: z.string(), input: z.unknown() }),
   z.object({

@@ -32,6 +32,8 @@ export interface ModelConfig {
   api: "chat" | "compatible" | "responses" | "anthropic";
   /** Retries of a failed model request (HTTP 429/5xx, network). */
   maxRetries: number;
+  /** Claude's extended-thinking budget per step (0: none); the other dialects do not read it. */
+  thinkingTokens?: number;
 }
 
 // The limits are fixed when this module loads; the functions below ask environment() when called, which is the same
@@ -144,6 +146,7 @@ export function modelConfig(): ModelConfig | undefined {
       model,
       api: "anthropic",
       maxRetries,
+      thinkingTokens: current.TOOLSMITH_THINKING_TOKENS,
     };
   if (!apiKey && !baseURL) return undefined;
   return { apiKey, baseURL, model, api: chosen ?? openaiDialect(baseURL), maxRetries };

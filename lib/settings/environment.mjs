@@ -86,6 +86,12 @@ const model = {
     defaultText:
       "`anthropic` for a `claude-` model with `ANTHROPIC_API_KEY` (or that key alone), else `chat` for OpenAI, `compatible` for any other `OPENAI_BASE_URL`",
   }),
+  TOOLSMITH_THINKING_TOKENS: integer(0, 128_000)
+    .refine((tokens) => tokens === 0 || tokens >= 1024, { error: "0 (off), or 1024 tokens or more" })
+    .prefault("4096")
+    .describe(
+      "Claude's extended-thinking budget per step, in tokens (0: no thinking; Anthropic's minimum is 1024); models that only think adaptively ignore the number",
+    ),
   TOOLSMITH_MODEL_RETRIES: integer(0, 10)
     .prefault("2")
     .describe("retries of a failed model request (429, 5xx, network), with backoff"),

@@ -62,8 +62,11 @@ const PROVIDERS_BY_HOST: Record<string, string> = {
  * OpenAI's dialects, and for any other compatible server a custom value, as the conventions allow.
  */
 export function modelProvider(model: ModelConfig | undefined): ModelProvider {
-  const url = new URL(model?.baseURL ?? "https://api.openai.com/v1");
-  const name = PROVIDERS_BY_HOST[url.hostname] ?? (model?.api === "compatible" ? "openai_compatible" : "openai");
+  const anthropic = model?.api === "anthropic";
+  const url = new URL(model?.baseURL ?? (anthropic ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1"));
+  const name = anthropic
+    ? "anthropic"
+    : (PROVIDERS_BY_HOST[url.hostname] ?? (model?.api === "compatible" ? "openai_compatible" : "openai"));
   const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
   return { name, serverAddress: url.hostname, serverPort: port };
 }

@@ -32,8 +32,6 @@ export interface ScriptedCall {
   args: Record<string, unknown> | string;
 }
 
-type Scenario = Reply[] | ((step: number, body: ChatRequest) => Reply);
-
 export interface ChatRequest {
   model: string;
   messages: { role: string; content?: unknown; tool_calls?: { function: { name: string; arguments: string } }[] }[];
@@ -65,31 +63,52 @@ export function wordHashEmbedding(text: string): number[] {
   return vector;
 }
 
-export class ModelServer {
-  readonly requests: ChatRequest[] = [];
-  /** The texts of every /v1/embeddings request, in order. */
-  readonly embeddingRequests: { model: string; input: string[] }[] = [];
-  /** How texts are embedded; a test may replace it (with a model of meaning of its own). */
-  embed: (text: string) => number[] = wordHashEmbedding;
+/** A request's turns as every dialect's script reads them: the person's texts, the model's answers, and the rest. */
+export interface Turn {
+  role: "user" | "assistant" | "other";
+  text: string;
+}
+
+/**
+ * What the scripted servers of every dialect share: scenarios chosen by the last user message, the step counted by
+ * the model's answers after it, the requests and when each answer was open. A dialect says where it listens, how its
+ * requests read as turns, and how it writes a reply.
+ */
+export abstract class ScriptedServer<Request, R> {
+  readonly requests: Request[] = [];
   private readonly spans: AnswerSpan[] = [];
-  private readonly scenarios = new Map<string, Scenario>();
+  private readonly scenarios = new Map<string, Scenario<Request, R>>();
   private server?: http.Server;
   url = "";
 
-  script(userMessage: string, scenario: Scenario): void {
+  /** The path of the dialect's streaming endpoint, under /v1. */
+  protected abstract readonly endpoint: string;
+  protected abstract turns(body: Request): Turn[];
+  protected abstract toolNames(body: Request): string[];
+  protected abstract respond(
+    res: http.ServerResponse,
+    reply: R | undefined,
+    step: number,
+    user: string,
+    body: Request,
+  ): Promise<void>;
+  /** Another endpoint of the dialect (OpenAI's embeddings): true when it answered. */
+  protected async other(_url: string, _body: Buffer, _res: http.ServerResponse): Promise<boolean> {
+    return false;
+  }
+
+  script(userMessage: string, scenario: Scenario<Request, R>): void {
     this.scenarios.set(userMessage, scenario);
   }
 
   /** Requests whose last user message is `userMessage`. */
-  requestsFor(userMessage: string): ChatRequest[] {
-    return this.requests.filter((request) => lastUserMessage(request) === userMessage);
+  requestsFor(userMessage: string): Request[] {
+    return this.requests.filter((request) => lastUserMessage(this.turns(request)) === userMessage);
   }
 
   /** The names of the tools the first request for `userMessage` offered, sorted. */
   toolsOffered(userMessage: string): string[] {
-    return this.requestsFor(userMessage)[0]
-      .tools!.map((tool) => tool.function.name)
-      .sort();
+    return this.toolNames(this.requestsFor(userMessage)[0]).sort();
   }
 
   /** When each answer to `userMessage` was being streamed, in the order the requests came. */
@@ -113,62 +132,81 @@ export class ModelServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.url === "/v1/embeddings") {
-      const { model, input } = JSON.parse(Buffer.concat(chunks).toString()) as {
-        model: string;
-        input: string | string[];
-      };
-      const texts = Array.isArray(input) ? input : [input];
-      this.embeddingRequests.push({ model, input: texts });
-      let data;
-      try {
-        data = texts.map((text, index) => ({ object: "embedding", index, embedding: this.embed(text) }));
-      } catch (error) {
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: String(error) } }));
-        return;
-      }
-      const usage = { prompt_tokens: texts.length, total_tokens: texts.length };
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ object: "list", data, model, usage }));
-      return;
-    }
-    if (req.url !== "/v1/chat/completions") {
+    if (await this.other(req.url ?? "", Buffer.concat(chunks), res)) return;
+    if (req.url !== `/v1${this.endpoint}`) {
       res.writeHead(404).end();
       return;
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as ChatRequest;
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as Request;
     this.requests.push(body);
-    const last = lastUserMessage(body);
+    const turns = this.turns(body);
+    const last = lastUserMessage(turns);
     const user = this.scenarios.has(last)
       ? last
-      : (userMessages(body).find((text) => this.scenarios.has(text)) ?? last);
+      : (turns.find((turn) => turn.role === "user" && this.scenarios.has(turn.text))?.text ?? last);
     const span = { user, openedAt: performance.now(), closedAt: Number.NaN };
     this.spans.push(span);
     res.once("close", () => (span.closedAt = performance.now()));
     const scenario = this.scenarios.get(user);
-    const step = stepsAfter(body, user);
-    const reply: Reply | undefined = typeof scenario === "function" ? scenario(step, body) : scenario?.[step];
-    await respond(res, reply ?? { text: `No script for step ${step} of "${user}".` }, body.model);
+    const step = stepsAfter(turns, user);
+    const reply = typeof scenario === "function" ? scenario(step, body) : scenario?.[step];
+    await this.respond(res, reply, step, user, body);
   }
 }
 
-const textOf = (message: ChatRequest["messages"][number]) =>
-  typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
+type Scenario<Request, R> = R[] | ((step: number, body: Request) => R);
 
-function userMessages(body: ChatRequest): string[] {
-  return body.messages.filter((message) => message.role === "user").map(textOf);
+function lastUserMessage(turns: Turn[]): string {
+  return turns.findLast((turn) => turn.role === "user")?.text ?? '""';
 }
 
-function lastUserMessage(body: ChatRequest): string {
-  return userMessages(body).at(-1) ?? '""';
+/** The model's answers after the last user message whose text is `user`. */
+function stepsAfter(turns: Turn[], user: string): number {
+  const index = turns.findLastIndex((turn) => turn.role === "user" && turn.text === user);
+  return turns.slice(index + 1).filter((turn) => turn.role === "assistant").length;
 }
 
-/** The assistant messages after the last user message whose text is `user`. */
-function stepsAfter(body: ChatRequest, user: string): number {
-  const index = body.messages.findLastIndex((message) => message.role === "user" && textOf(message) === user);
-  return body.messages.slice(index + 1).filter((message) => message.role === "assistant").length;
+export class ModelServer extends ScriptedServer<ChatRequest, Reply> {
+  /** The texts of every /v1/embeddings request, in order. */
+  readonly embeddingRequests: { model: string; input: string[] }[] = [];
+  /** How texts are embedded; a test may replace it (with a model of meaning of its own). */
+  embed: (text: string) => number[] = wordHashEmbedding;
+  protected readonly endpoint = "/chat/completions";
+
+  protected turns(body: ChatRequest): Turn[] {
+    return body.messages.map((message) => ({
+      role: message.role === "user" || message.role === "assistant" ? message.role : "other",
+      text: typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? ""),
+    }));
+  }
+
+  protected toolNames(body: ChatRequest): string[] {
+    return body.tools!.map((tool) => tool.function.name);
+  }
+
+  protected respond(res: http.ServerResponse, reply: Reply | undefined, step: number, user: string, body: ChatRequest) {
+    return respond(res, reply ?? { text: `No script for step ${step} of "${user}".` }, body.model);
+  }
+
+  protected override async other(url: string, raw: Buffer, res: http.ServerResponse): Promise<boolean> {
+    if (url !== "/v1/embeddings") return false;
+    const { model, input } = JSON.parse(raw.toString()) as { model: string; input: string | string[] };
+    const texts = Array.isArray(input) ? input : [input];
+    this.embeddingRequests.push({ model, input: texts });
+    let data;
+    try {
+      data = texts.map((text, index) => ({ object: "embedding", index, embedding: this.embed(text) }));
+    } catch (error) {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: String(error) } }));
+      return true;
+    }
+    const usage = { prompt_tokens: texts.length, total_tokens: texts.length };
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ object: "list", data, model, usage }));
+    return true;
+  }
 }
 
 /** One Chat Completions stream chunk, as servers write it (for `raw` replies: `streamChunk({ content: "Hi" })`). */
@@ -253,7 +291,7 @@ async function respond(res: http.ServerResponse, reply: Reply, model: string): P
   res.end(STREAM_DONE);
 }
 
-function split(text: string, size: number): string[] {
+export function split(text: string, size: number): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
   return pieces;

@@ -2,6 +2,7 @@ import { APICallError, jsonSchema, tool, type ModelMessage, type ToolSet } from 
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "@/lib/contract/events";
+import { conversationHistory } from "@/lib/agent/history";
 import { runAgent, type AgentRun, type LoopToolset } from "@/lib/agent/loop";
 import { IdleTimeout } from "@/lib/agent/model-step";
 import { SYSTEM_PROMPT } from "@/lib/agent/system-prompt";
@@ -709,6 +710,84 @@ describe("the agent loop, with a fake model and fake tools", () => {
       expect(outcome).toMatchObject({ status: "max_steps", steps: 10 });
       expect(model.doStreamCalls).toHaveLength(2);
     });
+  });
+});
+
+describe("Claude's signed thinking within a run", () => {
+  it("streams it as reasoning, and sends each block back with its signature ahead of the step's call", async () => {
+    const thinking = (id: string, deltas: string[], signature: string): StreamPart[] => [
+      { type: "reasoning-start", id },
+      ...deltas.map((delta): StreamPart => ({ type: "reasoning-delta", id, delta })),
+      { type: "reasoning-delta", id, delta: "", providerMetadata: { anthropic: { signature } } },
+      { type: "reasoning-end", id },
+    ];
+    const redacted: StreamPart[] = [
+      { type: "reasoning-start", id: "r0", providerMetadata: { anthropic: { redactedData: "ENCRYPTED" } } },
+      { type: "reasoning-end", id: "r0" },
+    ];
+    const model = modelReplying(
+      reply(
+        redacted,
+        thinking("r1", ["Use the ", "calculator."], "sig-1"),
+        toolCall("c1", "calculate", {}),
+        finish("tool-calls"),
+      ),
+      reply(text("Done."), finish()),
+    );
+    const { outcome, events } = await run({ model, tools: new FakeToolset({ calculate: {} }) });
+    expect(outcome.status).toBe("completed");
+    expect(events.filter((event) => event.type === "reasoning_delta")).toEqual([
+      { type: "reasoning_delta", step: 1, delta: "", redacted: "ENCRYPTED" },
+      { type: "reasoning_delta", step: 1, delta: "Use the " },
+      { type: "reasoning_delta", step: 1, delta: "calculator." },
+      { type: "reasoning_delta", step: 1, delta: "", signature: "sig-1" },
+    ]);
+    expect(model.doStreamCalls[1].prompt[2]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "ENCRYPTED" } } },
+        { type: "reasoning", text: "Use the calculator.", providerOptions: { anthropic: { signature: "sig-1" } } },
+        { type: "tool-call", toolCallId: "c1", toolName: "calculate", input: {} },
+      ],
+    });
+  });
+});
+
+describe("the history rebuilt from the log (a later turn, a run taken over)", () => {
+  it("gives each step its signed thinking ahead of its calls; unsigned reasoning and the unfinished step stay out", () => {
+    const logged: AgentEvent[] = [
+      { type: "step_started", step: 1 },
+      { type: "reasoning_delta", step: 1, delta: "", redacted: "ENCRYPTED" },
+      { type: "reasoning_delta", step: 1, delta: "Use the " },
+      { type: "reasoning_delta", step: 1, delta: "calculator." },
+      { type: "reasoning_delta", step: 1, delta: "", signature: "sig-1" },
+      { type: "tool_call", step: 1, callId: "c1", name: "calculate", input: { expression: "1+1" } },
+      { type: "tool_result", step: 1, callId: "c1", name: "calculate", ok: true, output: 2, durationMs: 1 },
+      { type: "step_finished", step: 1, finishReason: "tool-calls" },
+      // Step 2 streamed on the instance that died: not in the history of the run that takes it over.
+      { type: "step_started", step: 2 },
+      { type: "reasoning_delta", step: 2, delta: "Half a thought", signature: "sig-2" },
+    ];
+    const events = logged.map((event, index) => ({ seq: index + 1, event: { ...event, runId: "r1", at: index } }));
+    const history = conversationHistory([{ role: "user", content: "1+1?", runId: "r1" }], events, "r1");
+    expect(history).toHaveLength(3);
+    expect(history[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "ENCRYPTED" } } },
+        { type: "reasoning", text: "Use the calculator.", providerOptions: { anthropic: { signature: "sig-1" } } },
+        { type: "tool-call", toolCallId: "c1", toolName: "calculate", input: { expression: "1+1" } },
+      ],
+    });
+
+    // OpenAI's reasoning carries no signature: the model is not sent it back.
+    const unsigned = events.map((entry) =>
+      entry.event.type === "reasoning_delta"
+        ? { ...entry, event: { ...entry.event, signature: undefined, redacted: undefined } }
+        : entry,
+    );
+    const plain = conversationHistory([{ role: "user", content: "1+1?", runId: "r1" }], unsigned, "r1");
+    expect((plain[1].content as { type: string }[]).map((part) => part.type)).toEqual(["tool-call"]);
   });
 });
 

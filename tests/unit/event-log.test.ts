@@ -208,6 +208,24 @@ describe("the event log", () => {
     expect(rows.flatMap((row) => packing.unpackRow(row, 0))).toEqual(events);
   });
 
+  it("keeps a signed or redacted thinking delta in a row of its own, so its signature survives the log", () => {
+    const events = [
+      { type: "reasoning_delta", step: 1, delta: "I will " },
+      { type: "reasoning_delta", step: 1, delta: "add." },
+      { type: "reasoning_delta", step: 1, delta: "", signature: "sig-1" },
+      { type: "reasoning_delta", step: 1, delta: "", redacted: "ENCRYPTED" },
+      { type: "reasoning_delta", step: 1, delta: "More." },
+    ].map((event, index) => ({ seq: index + 1, event: { ...event, runId: "r", at: 1_000 + index } as never }));
+    const rows = packing.packEvents(events);
+    expect(rows.map((row) => [row.seq, row.lastSeq])).toEqual([
+      [1, 2],
+      [3, 3],
+      [4, 4],
+      [5, 5],
+    ]);
+    expect(rows.flatMap((row) => packing.unpackRow(row, 0))).toEqual(events);
+  });
+
   it("reads a registered tool stored before `id` meant the tool as today's shape: `id` the tool, `versionId` the version", () => {
     const tool = { name: "double", description: "Doubles", parametersSchema: {}, code: "", version: 2 };
     const before = {

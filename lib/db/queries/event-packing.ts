@@ -23,7 +23,10 @@ interface Pack {
   ats?: number[];
 }
 
-const isDelta = (event: LoggedEvent): event is Delta => event.type === "text_delta" || event.type === "reasoning_delta";
+// A delta that closes a signed thinking block keeps a row of its own, with its signature.
+const isDelta = (event: LoggedEvent): event is Delta =>
+  event.type === "text_delta" ||
+  (event.type === "reasoning_delta" && event.signature === undefined && event.redacted === undefined);
 
 export function packEvents(events: SequencedEvent[]): EventRow[] {
   const rows: EventRow[] = [];
