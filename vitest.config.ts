@@ -27,8 +27,11 @@ export default defineConfig({
         test: {
           name: "postgresql",
           include: ["tests/integration/**/*.test.ts", "tests/scale-out/**/*.test.ts"],
-          // The Python sandbox and run_python do not depend on the database: once, in the SQLite pass, is enough.
+          // The Python sandbox, run_python, Claude's dialect and the token script's arguments do not depend on the
+          // database (the token queries are the app's own, which run here): once, in the SQLite pass, is enough.
           exclude: [
+            "tests/integration/anthropic.test.ts",
+            "tests/integration/token-script.test.ts",
             "tests/integration/python-escapes.test.ts",
             "tests/integration/python-runs.test.ts",
             "tests/integration/run-python.test.ts",
