@@ -182,7 +182,7 @@ describe("cookies and bodies that used to answer 500", () => {
       await visitor.fetch(`/api/conversations/${conversationId}/share`, { method: "POST" })
     ).json();
     const ids: Record<string, string> = { id: tool.id, token, approvalId: "none" };
-    // The MCP server takes an API token, never the cookie.
+    // The MCP server and SEAT's routes take an API token, never the cookie.
     const bearer = { authorization: `Bearer ${(await visitor.createToken("deep probe")).token}` };
     const conversationRoutes = /^\/api\/conversations\/\{id\}/;
     const deep = (open: string, close: string, levels = 100_000) => `${open.repeat(levels)}${close.repeat(levels)}`;
@@ -198,16 +198,23 @@ describe("cookies and bodies that used to answer 500", () => {
         for (const body of bodies) {
           const response = await visitor.fetch(path, {
             method: method.toUpperCase(),
-            headers: { "content-type": "application/json", ...(template === "/api/mcp" ? bearer : {}) },
+            headers: {
+              "content-type": "application/json",
+              ...(template === "/api/mcp" || template.startsWith("/seat") ? bearer : {}),
+            },
             body,
           });
-          const answer = `${response.status} ${await errorMessage(response)}`;
-          expect(answer, `${method} ${template}`).toMatch(/^400 .*nested more than 64 levels deep/);
+          // SEAT's routes answer as FastAPI does: 422, the problem in `detail`.
+          const answer = template.startsWith("/seat")
+            ? `${response.status} ${((await response.json()) as { detail: { msg: string }[] }).detail[0].msg}`
+            : `${response.status} ${await errorMessage(response)}`;
+          expect(answer, `${method} ${template}`).toMatch(/^(400|422) .*nested more than 64 levels deep/);
         }
         probed.push(`${method} ${template}`);
       }
     }
     expect(probed).toContain("post /api/conversations/{id}/messages");
+    expect(probed).toContain("post /seat/tools/{id}/execute");
     // Brackets inside a string are text, however many: a title of them is taken.
     const title = `[{"\\"${"[".repeat(150)}`;
     const renamed = await visitor.fetch(`/api/conversations/${conversationId}`, {

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { recordExecution } from "@/lib/db/queries/executions";
-import { findLibraryTool, listConversationOwnTools, type ToolRow } from "@/lib/db/queries/tools";
+import {
+  findLibraryTool,
+  listConversationOwnTools,
+  recentlyUsedLibraryTools,
+  type ToolRow,
+} from "@/lib/db/queries/tools";
 import { searchTools } from "@/lib/retrieval/tool-search";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
@@ -24,6 +29,7 @@ vi.mock("@/lib/db/queries/rate-buckets", () => ({ takeSharedToken: vi.fn() }));
 vi.mock("@/lib/db/queries/tools", () => ({
   listConversationOwnTools: vi.fn(),
   findLibraryTool: vi.fn(),
+  recentlyUsedLibraryTools: vi.fn(async () => []),
 }));
 vi.mock("@/lib/retrieval/tool-search", () => ({ searchTools: vi.fn() }));
 vi.mock("@/lib/tools/library/stored-tool", () => ({
@@ -175,6 +181,7 @@ describe("loadToolset: the tools a run is offered", () => {
       { tool: { ...row("double"), id: "library-double" }, score: 0.9 },
       { tool: row("triple"), score: 0.5 },
     ]);
+    vi.mocked(recentlyUsedLibraryTools).mockResolvedValue([row("halve")]);
     const toolset = await loadToolset("conversation-1", "owner-1", profile({ tools: ["calculate"] }), "triple 7");
     expect(listConversationOwnTools).toHaveBeenCalledExactlyOnceWith("conversation-1", "owner-1");
     expect(searchTools).toHaveBeenCalledExactlyOnceWith({
@@ -183,9 +190,15 @@ describe("loadToolset: the tools a run is offered", () => {
       k: config.retrievedTools,
       scope: "library",
     });
+    // The free slots go to recently used tools other than those already offered.
+    expect(recentlyUsedLibraryTools).toHaveBeenCalledExactlyOnceWith(
+      "owner-1",
+      ["calculate", "double", "run_code", "triple"],
+      config.retrievedTools - 2,
+    );
     // run_code is not allowed by the profile; the stored tools that took built-in names are not offered either,
     // and the conversation's own double wins over the library's.
-    expect(toolset.names()).toEqual(["calculate", "search_tools", "double", "triple"]);
+    expect(toolset.names()).toEqual(["calculate", "search_tools", "double", "triple", "halve"]);
     expect(toolset.get("calculate")).toBe(calculate);
     expect(toolset.get("double")?.versionId).toBe("stored-double");
   });
@@ -193,6 +206,7 @@ describe("loadToolset: the tools a run is offered", () => {
   it("calls a library tool it was not offered by its name, and no built-in the profile leaves out", async () => {
     vi.mocked(listConversationOwnTools).mockResolvedValue([]);
     vi.mocked(searchTools).mockResolvedValue([]);
+    vi.mocked(recentlyUsedLibraryTools).mockResolvedValue([]);
     vi.mocked(findLibraryTool).mockImplementation(async (_owner, name) => (name === "halve" ? row("halve") : null));
     const toolset = await loadToolset("conversation-1", "owner-1", profile({ tools: [] }), "hello");
     const caller = { ownerId: "owner-1", conversationId: "conversation-1", runId: "run-1" };
