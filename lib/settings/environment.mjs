@@ -444,9 +444,9 @@ const MODEL_SERVER = [
  * @property {string} name the Toolsmith variable
  * @property {string} value its value
  * @property {string} from the SEAT variable, named in a conflict
- * @property {"same" | "default" | "secret" | "family"} rule how a value given beside it must relate: `same` (equal
- *   once parsed), `secret` (equal, and the message shows neither), `default` (anything: the value yields),
- *   `family` (the model API of the same provider: anthropic or not)
+ * @property {"same" | "number" | "default" | "secret" | "family"} rule how a value given beside it must relate:
+ *   `same` (equal), `number` (the same number: 30000 and 30000.0), `secret` (equal, and the message shows neither),
+ *   `default` (anything: the value yields), `family` (the model API of the same provider: anthropic or not)
  */
 
 /**
@@ -475,7 +475,7 @@ function fromSeatNames(given) {
       name: "TOOLSMITH_TOOL_TIMEOUT_MS",
       value: String(Math.round(EXECUTOR_TIMEOUT * 1000)),
       from: "EXECUTOR_TIMEOUT",
-      rule: "same",
+      rule: "number",
     });
   if (provider === "anthropic") implied.push({ name: "TOOLSMITH_MODEL_API", value: "anthropic", from, rule: "family" });
   if (provider === "ollama") {
@@ -509,7 +509,7 @@ function fromSeatNames(given) {
     const agree =
       rule === "family"
         ? (own === "anthropic") === (value === "anthropic")
-        : rule === "same" && name === "TOOLSMITH_TOOL_TIMEOUT_MS"
+        : rule === "number"
           ? Number(own) === Number(value)
           : own === value;
     if (agree) continue;

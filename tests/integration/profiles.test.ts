@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
+import { SPEC_ORGANISM } from "../support/organism";
 import { readSse } from "../support/sse";
 
 const CONFIG = `# Two profiles: one may only calculate (once a minute), the other may fetch from example.com and make tools.
@@ -256,29 +257,7 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
   // The spec's Tool Permissions example, with xml-pipeline's own keys on a third listener.
   const ORGANISM = `organism:
   name: research-desk
-listeners:
-  - name: researcher
-    tools:
-      - web_search
-      - fetch_url
-      - read_file
-      - calculate
-    tool_config:
-      fetch_url:
-        allowed_domains: ["api.example.com", "*.github.com"]
-      read_file:
-        allowed_paths: ["/data/research/**"]
-
-  - name: writer
-    tools:
-      - write_file
-      - send_email
-    tool_config:
-      write_file:
-        allowed_paths: ["/output/**"]
-      send_email:
-        allowed_recipients: ["team@example.com"]
-
+${SPEC_ORGANISM}
   - name: archivist
     agent: true
     prompt: You keep notes.

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { ConfigFileError, findProfile, parseProfiles } from "@/lib/settings/profiles";
 import { domainRefusal } from "@/lib/tools/native/fetch-url";
 import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
+import { SPEC_ORGANISM } from "../support/organism";
 
 const VALID = `profiles:
   - name: researcher
@@ -186,31 +187,6 @@ describe("webhook", () => {
     });
   });
 });
-
-/** The native tools spec's Tool Permissions example, exactly. */
-const SPEC_ORGANISM = `listeners:
-  - name: researcher
-    tools:
-      - web_search
-      - fetch_url
-      - read_file
-      - calculate
-    tool_config:
-      fetch_url:
-        allowed_domains: ["api.example.com", "*.github.com"]
-      read_file:
-        allowed_paths: ["/data/research/**"]
-
-  - name: writer
-    tools:
-      - write_file
-      - send_email
-    tool_config:
-      write_file:
-        allowed_paths: ["/output/**"]
-      send_email:
-        allowed_recipients: ["team@example.com"]
-`;
 
 /** xml-pipeline's own organism.yaml keys (its examples/coding-swarm and listener schema), trimmed. */
 const XML_PIPELINE_ORGANISM = `organism:
