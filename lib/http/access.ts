@@ -5,6 +5,8 @@ import { findSharedConversation } from "@/lib/db/queries/share-links";
 import { findOwnedTool } from "@/lib/db/queries/tools";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
 import { identityOf } from "@/lib/http/identity";
+import { signedInOf } from "@/lib/http/session";
+import { authConfig } from "@/lib/settings/config";
 import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/contract/log";
 import { ApiError, badRequest, notFound } from "@/lib/platform/errors";
 
@@ -32,10 +34,29 @@ export async function requireIdentity(request: Request): Promise<string> {
       );
     return identity;
   }
-  const identity = identityOf(request.headers.get("cookie"));
-  if (!identity)
-    throw new ApiError(401, "no_identity", "This request carries no valid identity cookie; allow cookies and retry.");
-  return identity;
+  const identity = await identityOfBrowser(request);
+  if (identity) return identity;
+  if (authConfig().mode === "required")
+    throw new ApiError(
+      401,
+      "sign_in_required",
+      "Sign in first (/signin), or send an API token as `Authorization: Bearer <token>`.",
+    );
+  throw new ApiError(401, "no_identity", "This request carries no valid identity cookie; allow cookies and retry.");
+}
+
+/**
+ * Who a browser is: the account of its session when accounts are on and it has a standing one, else its anonymous
+ * identity cookie, unless accounts are required. The one place that decides it, for routes and pages alike.
+ */
+export async function identityOfBrowser(request: { headers: Headers }): Promise<string | undefined> {
+  const { mode } = authConfig();
+  if (mode !== "anonymous") {
+    const signedIn = await signedInOf(request);
+    if (signedIn) return signedIn.accountId;
+    if (mode === "required") return undefined;
+  }
+  return identityOf(request.headers.get("cookie"));
 }
 
 /** The identity of an `Authorization: Bearer <API token>` header; undefined for another scheme or a bad token. */
@@ -70,7 +91,7 @@ export async function requireConversation(request: Request, { params }: RoutePar
   // A bad API token is a 401 (the caller must fix it); a visitor without an identity simply has nothing here.
   const identity = request.headers.has("authorization")
     ? await requireIdentity(request)
-    : identityOf(request.headers.get("cookie"));
+    : await identityOfBrowser(request);
   const conversation = identity ? await findOwnedConversation((await params).id, identity) : null;
   if (!conversation || !identity) throw notFound("The conversation");
   return { conversation, identity };
@@ -81,16 +102,17 @@ export async function requireConversation(request: Request, { params }: RoutePar
  * per request, since a page's metadata and body both ask.
  */
 export const ownedConversationForPage = cache(async (id: string) => {
-  const identity = identityOf((await headers()).get("cookie"));
+  const identity = await pageIdentity();
   return identity ? findOwnedConversation(id, identity) : null;
 });
 
 /** A shared conversation for a page, cached per request like the above. */
 export const sharedConversationForPage = cache(findSharedConversation);
 
-export async function pageIdentity(): Promise<string | undefined> {
-  return identityOf((await headers()).get("cookie"));
-}
+/** The visitor of a page, as identityOfBrowser decides; cached per request, since a page's parts each ask. */
+export const pageIdentity = cache(async (): Promise<string | undefined> =>
+  identityOfBrowser({ headers: await headers() }),
+);
 
 /** A tool a route names (its latest version, or `version`), if the requester owns it; 404 otherwise. */
 export async function requireTool(request: Request, { params }: RouteParams, version?: number) {

@@ -50,8 +50,48 @@ export function limitRate(action: LimitedAction, identity: string, request: Requ
   }
 }
 
+/** Sign-in attempts (a passkey, single sign-on, an email link's use) per client address per minute. */
+const SIGN_INS_PER_MINUTE = 10;
+/** Email links per address, and per client address, per quarter of an hour: a mailbox is not to be flooded. */
+const EMAIL_LINKS_PER_ADDRESS = 3;
+const EMAIL_LINKS_PER_CLIENT = 10;
+const QUARTER_HOUR_MS = 15 * 60_000;
+
+const signInLimiters = processWide("signInLimiters", () => ({
+  "sign_in:address": new RateLimiter(SIGN_INS_PER_MINUTE),
+  "email_link:email": new RateLimiter(EMAIL_LINKS_PER_ADDRESS, QUARTER_HOUR_MS),
+  "email_link:address": new RateLimiter(EMAIL_LINKS_PER_CLIENT, QUARTER_HOUR_MS),
+}));
+
+/**
+ * Count a sign-in attempt from the client's address, or (`email_link`) an email link asked for, against both the
+ * address it goes to and the client: guessing and mailbox flooding are bounded. Throws 429 with Retry-After.
+ */
+export function limitSignIn(
+  request: Request,
+  attempt: { kind: "sign_in" } | { kind: "email_link"; email: string },
+): void {
+  const keys: [keyof typeof signInLimiters, string][] =
+    attempt.kind === "sign_in"
+      ? [["sign_in:address", clientAddress(request)]]
+      : [
+          ["email_link:email", attempt.email.toLowerCase()],
+          ["email_link:address", clientAddress(request)],
+        ];
+  for (const [limiter, key] of keys) {
+    const outcome = signInLimiters[limiter].take(key);
+    if (!outcome.ok)
+      throw new ApiError(
+        429,
+        "rate_limited",
+        `Too many sign-in attempts; try again in ${outcome.retryAfterSeconds} s.`,
+        { headers: { "retry-after": String(outcome.retryAfterSeconds) } },
+      );
+  }
+}
+
 /** The client's address: server.mjs makes it the socket's, or the trusted proxy's report of it. */
-function clientAddress(request: Request): string {
+export function clientAddress(request: { headers: Headers }): string {
   return request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim() || "unknown";
 }
 

@@ -165,6 +165,27 @@ export function embeddingConfig(): (ModelConfig & { api: "chat" | "compatible" }
 /** The key that signs identity cookies, when set; each instance otherwise makes its own (lib/http/identity.ts). */
 export const identitySecret = (): string | undefined => environment().TOOLSMITH_SECRET;
 
+export type AuthMode = "anonymous" | "optional" | "required";
+
+/**
+ * Accounts (lib/accounts/): whether people may or must sign in, whose addresses may have an account, who the admins
+ * are, and the single sign-on provider when one is set.
+ */
+export function authConfig() {
+  const settings = environment();
+  const issuer = settings.TOOLSMITH_OIDC_ISSUER;
+  const clientId = settings.TOOLSMITH_OIDC_CLIENT_ID;
+  return {
+    mode: settings.TOOLSMITH_AUTH as AuthMode,
+    allowedDomains: settings.TOOLSMITH_ALLOWED_EMAIL_DOMAINS,
+    adminEmails: settings.TOOLSMITH_ADMIN_EMAILS,
+    oidc:
+      issuer && clientId
+        ? { issuer, clientId, clientSecret: settings.TOOLSMITH_OIDC_CLIENT_SECRET, name: settings.TOOLSMITH_OIDC_NAME }
+        : undefined,
+  };
+}
+
 /** Under `next dev`: React's dev tooling needs eval, which the Content-Security-Policy then allows. */
 export const isDevelopment = (): boolean => environment().NODE_ENV === "development";
 

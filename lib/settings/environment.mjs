@@ -388,6 +388,48 @@ const seat = {
     .describe("SEAT's name for `TOOLSMITH_TOOL_TIMEOUT_MS`, in seconds (SEAT's default is 30)"),
 };
 
+/** Comma-separated, trimmed, lower case, empty entries dropped. */
+const lowerCaseList = z
+  .string()
+  .prefault("")
+  .transform((list) => [
+    ...new Set(
+      list
+        .split(",")
+        .map((entry) => entry.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ]);
+
+const accounts = {
+  TOOLSMITH_AUTH: oneOf(["anonymous", "optional", "required"])
+    .prefault("anonymous")
+    .describe(
+      "`anonymous`: no accounts, every browser its own anonymous identity; `optional`: that, and people may sign in (what they did anonymously becomes their account's); `required`: pages send strangers to sign in, and the API answers 401 without a session or token",
+    ),
+  TOOLSMITH_ALLOWED_EMAIL_DOMAINS: lowerCaseList
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, "comma-separated domains such as example.com")))
+    .describe(
+      "comma-separated email domains whose addresses may have an account (and open members-only share links); empty: any",
+    ),
+  TOOLSMITH_ADMIN_EMAILS: lowerCaseList
+    .pipe(z.array(z.email("comma-separated email addresses")))
+    .describe(
+      "comma-separated addresses of admins: they see the whole audit log and choose which agent profiles each account may use",
+    ),
+  TOOLSMITH_OIDC_ISSUER: httpUrl("https://login.example.com")
+    .optional()
+    .describe(
+      "single sign-on: the OpenID Connect provider's issuer URL (its `/.well-known/openid-configuration` is read); register `<public URL>/api/auth/callback/oidc` as the redirect URI",
+    ),
+  TOOLSMITH_OIDC_CLIENT_ID: z.string().optional().describe("single sign-on: the client id the provider gave Toolsmith"),
+  TOOLSMITH_OIDC_CLIENT_SECRET: z.string().optional().describe("single sign-on: its client secret"),
+  TOOLSMITH_OIDC_NAME: z
+    .string()
+    .prefault("single sign-on")
+    .describe('single sign-on: the provider\'s name on the sign-in button ("Sign in with …")'),
+};
+
 /** The variables by topic, in the order the docs list them. */
 export const sections = {
   "The model": model,
@@ -395,6 +437,7 @@ export const sections = {
   "The sandbox that runs tool code": sandbox,
   Storage: storage,
   "The web server": server,
+  Accounts: accounts,
   "Tools and profiles": tools,
   "The librarian": librarian,
   OpenTelemetry: telemetry,
@@ -407,6 +450,7 @@ const schema = z.object({
   ...sandbox,
   ...storage,
   ...server,
+  ...accounts,
   ...tools,
   ...librarian,
   ...telemetry,
@@ -536,15 +580,31 @@ function parse(env) {
   const seatNames = fromSeatNames(given);
   for (const { name, value } of seatNames.implied) given[name] ??= value;
   const parsed = schema.safeParse(given);
-  if (parsed.success && seatNames.problems.length === 0) return parsed.data;
+  const crossed = [...seatNames.problems, ...singleSignOnProblems(given)];
+  if (parsed.success && crossed.length === 0) return parsed.data;
   /** @type {Map<string, string>} */
-  const problems = new Map(seatNames.problems.map((problem, index) => [`seat ${index}`, problem]));
+  const problems = new Map(crossed.map((problem, index) => [`crossed ${index}`, problem]));
   for (const issue of parsed.error?.issues ?? []) {
     const name = String(issue.path[0]);
     if (!problems.has(name))
       problems.set(name, `${name} must be ${issue.message}; got "${masked(given[name] ?? "")}".`);
   }
   throw new SettingsError([...problems.values()].join("\n"));
+}
+
+/**
+ * Single sign-on needs its issuer and client id together, and accounts on: half a configuration would show a
+ * button that cannot work, or none where the operator expects one.
+ * @param {Record<string, string | undefined>} given
+ */
+function singleSignOnProblems(given) {
+  const { TOOLSMITH_OIDC_ISSUER: issuer, TOOLSMITH_OIDC_CLIENT_ID: clientId } = given;
+  if (!issuer && !clientId) return [];
+  if (!issuer || !clientId)
+    return ["Single sign-on needs both TOOLSMITH_OIDC_ISSUER and TOOLSMITH_OIDC_CLIENT_ID; set the other, or neither."];
+  return (given.TOOLSMITH_AUTH ?? "anonymous") === "anonymous"
+    ? ["TOOLSMITH_OIDC_ISSUER is set but accounts are off: set TOOLSMITH_AUTH to optional or required."]
+    : [];
 }
 
 /** @type {WeakMap<object, Settings>} */

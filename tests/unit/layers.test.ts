@@ -17,7 +17,7 @@ const LEVELS = [
   ["db"],
   ["http", "events", "retrieval", "share"],
   ["tools"],
-  ["agent", "trace"],
+  ["agent", "trace", "accounts"],
   ["runs", "telemetry", "api", "seat"],
   ["review", "conversations", "audit", "mcp"],
 ];

@@ -9,7 +9,7 @@ import type { ReviewEvent } from "@/lib/contract/events";
  * Messages between the instances of one database (LISTEN/NOTIFY; an in-process emitter on SQLite), to every subscriber
  * of every instance, best effort, so every reader also polls. The topics: docs/architecture.md, "Notifications".
  */
-export type Topic = "events" | "runs" | "shares";
+export type Topic = "events" | "runs" | "shares" | "sessions";
 export type RunMessage =
   | { kind: "cancel"; runId: string }
   | { kind: "approval"; runId: string; approvalId: string; approved: boolean }
@@ -22,6 +22,7 @@ const CHANNELS: Record<Topic, string> = {
   events: "toolsmith_events",
   runs: "toolsmith_runs",
   shares: "toolsmith_shares",
+  sessions: "toolsmith_sessions",
 };
 const RECONNECT_MS = 1_000;
 const LISTENER_NAME = "toolsmith-listener";

@@ -1,0 +1,30 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { sqlClient } from "./database";
+
+/**
+ * An account and a session for it, stored straight into a test's database, for tests about what a signed-in person
+ * can do (each way of signing in has its own tests, through its real flow). Returns the account's id and the Cookie
+ * header value a signed-in browser sends.
+ */
+export async function seedSignedIn(
+  databaseUrl: string,
+  email: string,
+): Promise<{ accountId: string; sessionId: string; cookie: string }> {
+  const client = await sqlClient(databaseUrl);
+  try {
+    const address = email.toLowerCase();
+    const existing = await client.query<{ id: string }>(`SELECT "id" FROM "Account" WHERE "email" = ?`, address);
+    const accountId = existing[0]?.id ?? randomUUID();
+    if (!existing[0]) await client.query(`INSERT INTO "Account" ("id", "email") VALUES (?, ?)`, accountId, address);
+    const secret = randomBytes(32).toString("base64url");
+    const sessionId = createHash("sha256").update(secret).digest("hex");
+    await client.query(
+      `INSERT INTO "Session" ("id", "accountId", "method", "userAgent", "ip") VALUES (?, ?, 'email', 'test', '127.0.0.1')`,
+      sessionId,
+      accountId,
+    );
+    return { accountId, sessionId, cookie: `toolsmith_session=${secret}` };
+  } finally {
+    await client.close();
+  }
+}
