@@ -226,6 +226,10 @@ describe("SEAT's shapes and status codes", () => {
     expect(found.map((entry: { id: string }) => entry.id).sort()).toEqual(ids.sort());
     expect(await json(await seat(aliceToken, "GET", "/tools/search?q=MANY_5"), 200)).toHaveLength(6);
     expect(await json(await seat(aliceToken, "GET", "/tools/search?q=nowhere"), 200)).toEqual([]);
+    // `%` and `_` are text, as SEAT's Python `in` has them, not LIKE's wildcards.
+    expect(await json(await seat(aliceToken, "GET", "/tools/search?q=%25"), 200)).toEqual([]);
+    expect(await json(await seat(aliceToken, "GET", "/tools/search?q=m_ny"), 200)).toEqual([]);
+    expect(await json(await seat(aliceToken, "GET", "/tools/search?q=y_5"), 200)).toHaveLength(6);
     expect((await json(await seat(aliceToken, "GET", "/tools"), 200)).length).toBeGreaterThanOrEqual(55);
   });
 

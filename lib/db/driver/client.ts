@@ -114,16 +114,6 @@ export async function tuneDatabase(): Promise<void> {
 }
 
 /**
- * A case-insensitive "contains" filter on both providers: SQLite's LIKE ignores ASCII case already; PostgreSQL
- * needs Prisma's `mode`, which the SQLite client's types do not know.
- */
-export function containsIgnoringCase(text: string): { contains: string } {
-  return provider === "postgresql"
-    ? ({ contains: text, mode: "insensitive" } as { contains: string })
-    : { contains: text };
-}
-
-/**
  * Interactive transactions wait this long for a connection and run this long at most. Prisma's defaults (2 s and
  * 5 s) fail registrations when hundreds of runs share a PostgreSQL pool; a wait is better than a failed tool.
  */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ToolExample } from "@/lib/contract/events";
 import { Prisma } from "@/lib/generated/sqlite/client";
-import { containsIgnoringCase, db, provider, sql, transaction } from "@/lib/db/driver/client";
+import { db, provider, sql, transaction } from "@/lib/db/driver/client";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { toBoolean, toDate, toInt } from "@/lib/db/driver/sql";
 import type { Tool } from "@/lib/contract/responses";
@@ -228,8 +228,10 @@ export interface ToolQuery {
 }
 
 /** A page of an identity's tools (their latest versions), by name. */
-export function listOwnedTools(ownerId: string, query: ToolQuery) {
+export async function listOwnedTools(ownerId: string, query: ToolQuery) {
   const { after } = query;
+  // The text search's own predicate (toolIdsContaining): Prisma's `contains` would read `%` and `_` as wildcards.
+  const containing = query.q ? await toolIdsContaining(ownerId, query.q, "owned") : undefined;
   return db.tool.findMany({
     where: {
       ownerId,
@@ -237,9 +239,7 @@ export function listOwnedTools(ownerId: string, query: ToolQuery) {
       deprecated: query.deprecated,
       scope: query.scope,
       language: query.language,
-      ...(query.q
-        ? { AND: [{ OR: [{ name: containsIgnoringCase(query.q) }, { description: containsIgnoringCase(query.q) }] }] }
-        : {}),
+      ...(containing ? { id: { in: containing } } : {}),
       ...(after ? { OR: [{ name: { gt: after.name } }, { name: after.name, lineageId: { gt: after.id } }] } : {}),
     },
     orderBy: [{ name: "asc" }, { lineageId: "asc" }],
@@ -332,22 +332,22 @@ const containing = (text: string) => `%${text.replace(/[\\%_]/g, "\\$&")}%`;
 
 /**
  * The ids of the searchable tools whose name or description contains `text` (case-insensitive: SQLite's LIKE for
- * ASCII letters, PostgreSQL's ILIKE for all), by name: SEAT's substring search. Ids only, and as SQL: the search
- * reads the rows of the tools it answers with once, and this runs on every search.
+ * ASCII letters, PostgreSQL's ILIKE for all), by name, the first `limit` or all: SEAT's substring search. Ids only,
+ * and as SQL: the search reads the rows of the tools it answers with once, and this runs on every search.
  */
 export async function toolIdsContaining(
   ownerId: string,
   text: string,
   scope: SearchScope,
-  limit: number,
+  limit?: number,
 ): Promise<string[]> {
   const like = provider === "postgresql" ? "ILIKE" : "LIKE";
   const pattern = containing(text);
   const rows = await sql.rows<{ id: string }>(
     `SELECT "id" FROM "Tool" WHERE "ownerId" = ? AND "status" = 'active'${scope === "library" ? ` AND "scope" = 'library' AND "deprecated" = ?` : ""}
     AND ("name" ${like} ? ESCAPE '\\' OR "description" ${like} ? ESCAPE '\\')
-    ORDER BY "name", "lineageId" LIMIT ?`,
-    [ownerId, ...(scope === "library" ? [false] : []), pattern, pattern, limit],
+    ORDER BY "name", "lineageId"${limit === undefined ? "" : " LIMIT ?"}`,
+    [ownerId, ...(scope === "library" ? [false] : []), pattern, pattern, ...(limit === undefined ? [] : [limit])],
   );
   return rows.map((row) => row.id);
 }
