@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { LogIn } from "lucide-react";
+import { EmailSignIn } from "@/components/account/EmailSignIn";
 import { PageShell, PageTitle } from "@/components/ui/PageShell";
+import { emailLinksOffered } from "@/lib/accounts/email-link";
 import { nextPath } from "@/lib/accounts/next-path";
 import { authConfig } from "@/lib/settings/config";
 
@@ -28,6 +30,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             Sign in with {oidc.name}
           </a>
         )}
+        {emailLinksOffered() && <EmailSignIn next={next} />}
       </div>
     </PageShell>
   );

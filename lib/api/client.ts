@@ -192,6 +192,10 @@ export const api = {
   listTokens: () => json<ApiToken[]>("/api/tokens"),
   createToken: (name: string) => json<NewApiTokenAnswer>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  requestSignInLink: (email: string, next: string) =>
+    json<{ message: string }>("/api/auth/email", { method: "POST", ...jsonBody({ email, next }) }),
+  signInWithLink: (token: string) =>
+    json<{ next: string }>("/api/auth/email/verify", { method: "POST", ...jsonBody({ token }) }),
   forkShared: (token: string) => json<Fork>(`/api/share/${encodeURIComponent(token)}/fork`, { method: "POST" }),
   /** A copy of the conversation up to the end of the step of this step_started or tool_call event, the viewer's. */
   continueFrom: (source: ConversationSource, eventId: number) =>

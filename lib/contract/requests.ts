@@ -172,6 +172,18 @@ export const NewApiToken = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script."),
 });
 
+export const EmailLinkRequest = z.strictObject({
+  email: z.email("email must be an email address").max(320).describe("The address to send the sign-in link to."),
+  next: z.string().max(2000).optional().describe("A path of this app to open once signed in (default: /)."),
+});
+
+export const EmailLinkUse = z.strictObject({
+  token: z
+    .string()
+    .regex(/^[\w-]{43}$/, "token must be the one in the link")
+    .describe("The link's `token`."),
+});
+
 export const ToolListQuery = z.object({
   status: z.enum(["active", "deprecated"]).optional().describe("Only active or only deprecated tools."),
   scope: z

@@ -266,6 +266,9 @@ export const ApiTokens = z.array(ApiToken);
 export const NewApiTokenAnswer = ApiToken.extend({ token: z.string().describe("Shown this once; stored hashed.") });
 export type NewApiTokenAnswer = z.infer<typeof NewApiTokenAnswer>;
 
+export const EmailLinkSent = z.strictObject({ message: z.string() });
+export const SignedIn = z.strictObject({ next: z.string().describe("The path to open now.") });
+
 /** An attribute as OTLP/JSON writes it: the value under its type's key (stringValue, intValue, arrayValue …). */
 const OtlpAttribute = z.object({ key: z.string(), value: z.record(z.string(), z.unknown()) });
 const unixNano = z.union([z.string().regex(/^\d+$/), z.number().int()]);

@@ -8,6 +8,8 @@ import {
   ConversationChange,
   ConversationListQuery,
   DisplayNameBody,
+  EmailLinkRequest,
+  EmailLinkUse,
   ForkRequest,
   NewAnnotation,
   NewApiToken,
@@ -31,6 +33,7 @@ import {
   ConversationPage,
   ConversationTrace,
   Conversation,
+  EmailLinkSent,
   ErrorBody,
   Executions,
   Fork,
@@ -42,6 +45,7 @@ import {
   RunStopping,
   ShareLink,
   SharedLinks,
+  SignedIn,
   Tool,
   ToolMatches,
   ToolPage,
@@ -482,6 +486,27 @@ const routes: ZodOpenApiPathsObject = {
     delete: operation("Revoke a token", {
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/auth/email": {
+    post: operation("Email a sign-in link (accounts on, SMTP_URL set)", {
+      description:
+        "Always 202 with the same answer, whether or not the address has an account or may have one, so that " +
+        "nobody learns which addresses do. The link works once, for 15 minutes.",
+      requestBody: { content: { "application/json": { schema: EmailLinkRequest } } },
+      responses: {
+        "202": json(EmailLinkSent, "Sent, if the address may sign in here."),
+        ...errors(400, 404, 415, 429),
+      },
+    }),
+  },
+  "/api/auth/email/verify": {
+    post: operation("Sign in with an email link's token", {
+      description:
+        "The link opens a page that asks to confirm, then posts its token here: a mail scanner that opens links " +
+        "uses nothing up. Sets the session cookie; what this browser made anonymously becomes the account's.",
+      requestBody: { content: { "application/json": { schema: EmailLinkUse } } },
+      responses: { "200": json(SignedIn, "Signed in."), ...errors(400, 403, 404, 415, 429) },
     }),
   },
   "/api/mcp": {

@@ -54,7 +54,7 @@ export function limitRate(action: LimitedAction, identity: string, request: Requ
 const SIGN_INS_PER_MINUTE = 10;
 /** Email links per address, and per client address, per quarter of an hour: a mailbox is not to be flooded. */
 const EMAIL_LINKS_PER_ADDRESS = 3;
-const EMAIL_LINKS_PER_CLIENT = 10;
+const EMAIL_LINKS_PER_CLIENT = 30;
 const QUARTER_HOUR_MS = 15 * 60_000;
 
 const signInLimiters = processWide("signInLimiters", () => ({

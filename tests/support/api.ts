@@ -4,6 +4,8 @@ import { readSse, type SseMessage } from "./sse";
 /** A client of the HTTP API with its own identity: it keeps the cookie the server gives it, as a browser does. */
 export class Api {
   cookie: string | undefined;
+  /** The session cookie ("toolsmith_session=…") once signed in; set, replaced and cleared as the server says. */
+  session: string | undefined;
 
   constructor(readonly baseUrl: string) {}
 
@@ -12,10 +14,14 @@ export class Api {
     // A browser has its cookie from a page before it writes anything (the API refuses a write without credentials).
     const write = init.method !== undefined && !["GET", "HEAD"].includes(init.method.toUpperCase());
     if (write && !this.cookie && !headers.has("authorization")) await this.identity();
-    if (this.cookie) headers.set("cookie", this.cookie);
+    const sent = [this.cookie, this.session].filter(Boolean).join("; ");
+    if (sent && !headers.has("cookie")) headers.set("cookie", sent);
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers });
-    const identity = response.headers.getSetCookie().find((cookie) => /^(__Host-)?toolsmith_id=/.test(cookie));
+    const cookies = response.headers.getSetCookie();
+    const identity = cookies.find((cookie) => /^(__Host-)?toolsmith_id=/.test(cookie));
     if (identity) this.cookie = identity.split(";")[0];
+    const session = cookies.find((cookie) => /^(__Host-)?toolsmith_session=/.test(cookie));
+    if (session) this.session = /^[^=]+=;|max-age=0/i.test(session) ? undefined : session.split(";")[0];
     return response;
   }
 

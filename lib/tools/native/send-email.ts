@@ -14,8 +14,11 @@ export function recipientRefusal(address: string, allowed: string[] | undefined)
 }
 
 let transport: Transporter | undefined;
-/** One SMTP connection pool per process, from SMTP_URL (e.g. smtp://user:pass@mail.example.com:587). */
-function smtp(): Transporter | undefined {
+/**
+ * One SMTP connection pool per process, from SMTP_URL (e.g. smtp://user:pass@mail.example.com:587): send_email's,
+ * and the sign-in links' (lib/accounts/email-link.ts).
+ */
+export function smtp(): Transporter | undefined {
   const { url } = smtpConfig();
   if (!url) return undefined;
   transport ??= nodemailer.createTransport(url);
