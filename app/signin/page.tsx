@@ -10,10 +10,27 @@ import { authConfig } from "@/lib/settings/config";
 export const metadata: Metadata = { title: "Sign in · Toolsmith" };
 
 /** The ways in this server offers; what the visitor did without an account becomes the account's. */
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+/** What went wrong with a sign-in that came back here (`?error=`), in words. */
+const FAILURES: Record<string, string> = {
+  oidc_expired: "That sign-in took too long or was started in another browser. Start it again here.",
+  oidc_failed: "The identity provider's answer did not check out, so you are not signed in. Try again.",
+  oidc_unavailable: "The identity provider cannot be reached just now. Try again in a minute.",
+  oidc_no_verified_email:
+    "The identity provider did not confirm your email address, so it cannot sign you in here. Verify the address with the provider, or use another way in.",
+  domain_not_allowed: "Accounts on this server are for addresses of its allowed domains only.",
+  rate_limited: "Too many sign-in attempts from here; wait a minute and try again.",
+};
+
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ next?: string; error?: string }>;
+}) {
   const { mode, oidc } = authConfig();
   if (mode === "anonymous") notFound();
-  const next = nextPath((await searchParams).next);
+  const { next: asked, error } = await searchParams;
+  const next = nextPath(asked);
+  const failure = error ? (FAILURES[error] ?? "That sign-in did not work. Try again.") : undefined;
   return (
     <PageShell>
       <PageTitle icon={LogIn} title="Sign in">
@@ -21,6 +38,14 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           ? "This server is for its members: sign in to chat, and to see your conversations and tools."
           : "Sign in to keep your conversations, tools and tokens on any browser. What you made here without an account comes with you."}
       </PageTitle>
+      {failure && (
+        <p
+          role="alert"
+          className="mt-4 max-w-md rounded-md border border-rose-300 bg-rose-50 p-3 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950/40 dark:text-rose-100"
+        >
+          {failure}
+        </p>
+      )}
       <div className="mt-6 flex max-w-md flex-col gap-6">
         {oidc && (
           <a

@@ -488,6 +488,27 @@ const routes: ZodOpenApiPathsObject = {
       responses: { ...noContent, ...errors(401, 404) },
     }),
   },
+  "/api/auth/signin/oidc": {
+    get: operation("Start single sign-on with the OpenID Connect provider (TOOLSMITH_OIDC_ISSUER)", {
+      description:
+        "Redirects to the provider with PKCE, state and nonce, after tying the step to this browser with a cookie. " +
+        "`next` is the path to open once signed in.",
+      requestParams: { query: z.object({ next: z.string().optional() }) },
+      responses: {
+        "303": { description: "To the provider, or to /signin?error=oidc_unavailable when it cannot be reached." },
+        ...errors(404),
+      },
+    }),
+  },
+  "/api/auth/callback/oidc": {
+    get: operation("Where the provider sends the browser back (register it as the redirect URI)", {
+      description:
+        "Exchanges the code (PKCE), checks state, nonce and the ID token, and signs in as the account of the " +
+        "provider's subject, or of its verified email. Failures go to /signin?error=<why>.",
+      requestParams: { query: z.object({ code: z.string().optional(), state: z.string().optional() }) },
+      responses: { "303": { description: "Signed in, to `next`; or to /signin?error=…" }, ...errors(404) },
+    }),
+  },
   "/api/auth/email": {
     post: operation("Email a sign-in link (accounts on, SMTP_URL set)", {
       description:

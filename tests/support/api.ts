@@ -4,8 +4,8 @@ import { readSse, type SseMessage } from "./sse";
 /** A client of the HTTP API with its own identity: it keeps the cookie the server gives it, as a browser does. */
 export class Api {
   cookie: string | undefined;
-  /** The session cookie ("toolsmith_session=…") once signed in; set, replaced and cleared as the server says. */
-  session: string | undefined;
+  /** The other cookies the server set (a session, a sign-in step), by name, kept and cleared as a browser does. */
+  readonly jar = new Map<string, string>();
 
   constructor(readonly baseUrl: string) {}
 
@@ -14,15 +14,29 @@ export class Api {
     // A browser has its cookie from a page before it writes anything (the API refuses a write without credentials).
     const write = init.method !== undefined && !["GET", "HEAD"].includes(init.method.toUpperCase());
     if (write && !this.cookie && !headers.has("authorization")) await this.identity();
-    const sent = [this.cookie, this.session].filter(Boolean).join("; ");
+    const sent = [this.cookie, ...[...this.jar].map(([name, value]) => `${name}=${value}`)].filter(Boolean).join("; ");
     if (sent && !headers.has("cookie")) headers.set("cookie", sent);
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers });
-    const cookies = response.headers.getSetCookie();
-    const identity = cookies.find((cookie) => /^(__Host-)?toolsmith_id=/.test(cookie));
-    if (identity) this.cookie = identity.split(";")[0];
-    const session = cookies.find((cookie) => /^(__Host-)?toolsmith_session=/.test(cookie));
-    if (session) this.session = /^[^=]+=;|max-age=0/i.test(session) ? undefined : session.split(";")[0];
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const name = pair.slice(0, pair.indexOf("="));
+      const value = pair.slice(name.length + 1);
+      if (/^(__Host-)?toolsmith_id$/.test(name)) this.cookie = pair;
+      else if (!value || /max-age=0|expires=thu, 01 jan 1970/i.test(cookie)) this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
     return response;
+  }
+
+  /** The session cookie ("toolsmith_session=…") once signed in, or undefined. */
+  get session(): string | undefined {
+    const value = this.jar.get("toolsmith_session");
+    return value === undefined ? undefined : `toolsmith_session=${value}`;
+  }
+
+  set session(cookie: string | undefined) {
+    if (cookie === undefined) this.jar.delete("toolsmith_session");
+    else this.jar.set("toolsmith_session", cookie.slice(cookie.indexOf("=") + 1));
   }
 
   /** The identity cookie value, e.g. to hand to a browser context. */

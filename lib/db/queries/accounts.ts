@@ -146,3 +146,21 @@ export async function deleteAccount(id: string): Promise<void> {
     await tx.account.deleteMany({ where: { id } });
   });
 }
+
+/** The account an identity provider's subject signed in as before, if any. */
+export async function accountOfOidcLogin(issuer: string, subject: string): Promise<AccountRow | null> {
+  const login = await db.oidcLogin.findUnique({
+    where: { issuer_subject: { issuer, subject } },
+    select: { account: { select: listed } },
+  });
+  return login?.account ?? null;
+}
+
+/** The provider's subject is this account from now on (two first sign-ins at once link it once). */
+export async function linkOidcLogin(issuer: string, subject: string, accountId: string): Promise<void> {
+  await db.oidcLogin.upsert({
+    where: { issuer_subject: { issuer, subject } },
+    create: { issuer, subject, accountId },
+    update: {},
+  });
+}
