@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson, sendJson } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
-import { freshDatabaseUrl, sqlClient } from "../support/database";
+import { freshDatabaseUrl } from "../support/database";
+import { queryDatabase, signedInEmail } from "../support/accounts";
 import { Mailbox, signInLink } from "../support/mailbox";
 
 const mailbox = new Mailbox();
@@ -40,26 +41,8 @@ async function linkFor(client: Api, email: string): Promise<string> {
 
 const verify = (client: Api, token: string) => sendJson(client, "/api/auth/email/verify", "POST", { token });
 
-async function query<Row>(sql: string, ...params: unknown[]): Promise<Row[]> {
-  const database = await sqlClient(databaseUrl);
-  try {
-    return await database.query<Row>(sql, ...params);
-  } finally {
-    await database.close();
-  }
-}
-
-/** The account a session cookie ("toolsmith_session=…") is signed in as, by the session table. */
-async function accountOf(client: Api): Promise<string | undefined> {
-  if (!client.session) return undefined;
-  const { createHash } = await import("node:crypto");
-  const id = createHash("sha256").update(client.session.split("=")[1]).digest("hex");
-  const [row] = await query<{ email: string }>(
-    `SELECT a."email" FROM "Session" s JOIN "Account" a ON a."id" = s."accountId" WHERE s."id" = ?`,
-    id,
-  );
-  return row?.email;
-}
+const query = <Row>(sql: string, ...params: unknown[]) => queryDatabase<Row>(databaseUrl, sql, ...params);
+const accountOf = (client: Api) => signedInEmail(databaseUrl, client.session);
 
 describe("sign-in by email link", () => {
   it("mails a link whose page asks to continue, and signs in with what the browser made anonymously", async () => {

@@ -4,8 +4,8 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson } from "../support/api";
 import { freePort, scriptedApp, type AppServer } from "../support/app-server";
-import { seedSignedIn } from "../support/accounts";
-import { freshDatabaseUrl, sqlClient } from "../support/database";
+import { freshDatabaseUrl } from "../support/database";
+import { queryDatabase, seedSignedIn, signedInEmail } from "../support/accounts";
 import { CLIENT, OTHER_CLIENT, OidcProvider, signInAtProvider } from "../support/oidc-provider";
 
 const provider = new OidcProvider();
@@ -39,25 +39,8 @@ afterAll(async () => {
   await provider.stop();
 });
 
-async function query<Row>(sql: string, ...params: unknown[]): Promise<Row[]> {
-  const database = await sqlClient(databaseUrl);
-  try {
-    return await database.query<Row>(sql, ...params);
-  } finally {
-    await database.close();
-  }
-}
-
-/** The email of the account a client's session is signed in as, from the session table. */
-async function signedInAs(client: Api): Promise<string | undefined> {
-  if (!client.session) return undefined;
-  const id = createHash("sha256").update(client.session.split("=")[1]).digest("hex");
-  const [row] = await query<{ email: string }>(
-    `SELECT a."email" FROM "Session" s JOIN "Account" a ON a."id" = s."accountId" WHERE s."id" = ?`,
-    id,
-  );
-  return row?.email;
-}
+const query = <Row>(sql: string, ...params: unknown[]) => queryDatabase<Row>(databaseUrl, sql, ...params);
+const signedInAs = (client: Api) => signedInEmail(databaseUrl, client.session);
 
 /** Start single sign-on in `browser`: the provider's authorization URL it is sent to. */
 async function begin(browser: Api, next = "/"): Promise<string> {

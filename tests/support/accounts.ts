@@ -28,3 +28,26 @@ export async function seedSignedIn(
     await client.close();
   }
 }
+
+/** One statement on a test's database, through a connection of its own. */
+export async function queryDatabase<Row>(databaseUrl: string, sql: string, ...params: unknown[]): Promise<Row[]> {
+  const database = await sqlClient(databaseUrl);
+  try {
+    return await database.query<Row>(sql, ...params);
+  } finally {
+    await database.close();
+  }
+}
+
+/** The email of the account a client's session cookie ("toolsmith_session=…") is signed in as, by the session table. */
+export async function signedInEmail(databaseUrl: string, session: string | undefined): Promise<string | undefined> {
+  if (!session) return undefined;
+  const [row] = await queryDatabase<{ email: string }>(
+    databaseUrl,
+    `SELECT a."email" FROM "Session" s JOIN "Account" a ON a."id" = s."accountId" WHERE s."id" = ?`,
+    createHash("sha256")
+      .update(session.slice(session.indexOf("=") + 1))
+      .digest("hex"),
+  );
+  return row?.email;
+}
