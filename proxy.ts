@@ -3,8 +3,12 @@ import { ApiError } from "@/lib/platform/errors";
 import { isForeignRequest, publicOrigin } from "@/lib/http/origin";
 import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
 import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/http/identity";
+import { sessionSecretOf } from "@/lib/http/session-cookie";
+import { authConfig } from "@/lib/settings/config";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Pages a stranger may open when accounts are required: signing in, and what a share link opens. */
+const OPEN_PAGES = /^\/(signin|s|docs)(\/|$)/;
 
 /**
  * Every request passes here first: a cross-site write is refused (403), and so is an API write without credentials
@@ -25,7 +29,16 @@ export function proxy(request: NextRequest) {
   }
 
   const page = !request.nextUrl.pathname.startsWith("/api/");
-  const identified = identityOf(request.headers.get("cookie")) !== undefined;
+  const cookie = request.headers.get("cookie");
+  const signedIn = sessionSecretOf(cookie) !== undefined;
+  const required = authConfig().mode === "required";
+  if (required && page && !signedIn && !OPEN_PAGES.test(request.nextUrl.pathname)) {
+    const signIn = new URL("/signin", publicOrigin(request));
+    signIn.searchParams.set("next", `${request.nextUrl.pathname}${request.nextUrl.search}`);
+    return NextResponse.redirect(signIn, 307);
+  }
+  // The session is checked by the route (lib/http/access.ts); here its cookie only counts as credentials.
+  const identified = identityOf(cookie) !== undefined || signedIn;
   // A script that sends no credentials would make things under a new identity that its next call cannot reach.
   if (!page && !identified && !SAFE_METHODS.has(request.method)) {
     return new ApiError(
@@ -35,7 +48,8 @@ export function proxy(request: NextRequest) {
         "(/settings), or with POST /api/tokens from the browser, and send it as `Authorization: Bearer <token>`.",
     ).toResponse();
   }
-  const minted = identified || foreign ? undefined : newIdentityCookie();
+  // Accounts required: an anonymous identity would own nothing, so none is made.
+  const minted = identified || foreign || required ? undefined : newIdentityCookie();
   const secure = publicOrigin(request).startsWith("https:");
   // The JSON API needs no script nonce: with a valid identity, the request goes on untouched (the hot path).
   if (!page && !minted && !secure) return NextResponse.next();

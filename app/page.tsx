@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { OwnerChatView } from "@/components/chat/OwnerChatView";
 import { config, modelConfig } from "@/lib/settings/config";
-import { pageIdentity } from "@/lib/http/access";
+import { memberPageIdentity } from "@/lib/http/access";
 import { profileChoice } from "@/lib/settings/profiles";
 import { conversationPage, NO_CONVERSATIONS } from "@/lib/conversations/list";
 
 export const dynamic = "force-dynamic";
 
 export default async function NewChatPage() {
-  const identity = await pageIdentity();
+  const identity = await memberPageIdentity();
   const conversations = identity ? await conversationPage(identity) : NO_CONVERSATIONS;
   // A fresh key per visit: "New chat" always starts from an empty view, even from a chat started on this page.
   return (

@@ -4,12 +4,12 @@ import { DisplayName } from "@/components/settings/DisplayName";
 import { displayName } from "@/lib/db/queries/reviews";
 import { PageShell } from "@/components/ui/PageShell";
 import { listApiTokens } from "@/lib/db/queries/api-tokens";
-import { pageIdentity } from "@/lib/http/access";
+import { memberPageIdentity } from "@/lib/http/access";
 
 export const metadata: Metadata = { title: "Settings · Toolsmith" };
 
 export default async function SettingsPage() {
-  const identity = await pageIdentity();
+  const identity = await memberPageIdentity();
   const [tokens, name] = identity ? await Promise.all([listApiTokens(identity), displayName(identity)]) : [[], ""];
   return (
     <PageShell current="/settings">

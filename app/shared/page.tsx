@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
 import { SharedLinks } from "@/components/share/SharedLinks";
 import { listShareLinks } from "@/lib/db/queries/share-links";
-import { pageIdentity } from "@/lib/http/access";
+import { memberPageIdentity } from "@/lib/http/access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Shared links · Toolsmith" };
 
 export default async function SharedLinksPage() {
-  const identity = await pageIdentity();
+  const identity = await memberPageIdentity();
   const links = identity ? await listShareLinks(identity) : [];
   return (
     <SharedLinks

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Library } from "@/components/tools/Library";
 import { PageShell } from "@/components/ui/PageShell";
-import { pageIdentity } from "@/lib/http/access";
+import { memberPageIdentity } from "@/lib/http/access";
 import { toolPage } from "@/lib/tools/library/list";
 
 export const metadata: Metadata = { title: "Tool library · Toolsmith" };
@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: "Tool library · Toolsmith" };
 const FIRST_PAGE = 50;
 
 export default async function ToolLibraryPage() {
-  const identity = await pageIdentity();
+  const identity = await memberPageIdentity();
   const first = identity ? await toolPage(identity, { limit: FIRST_PAGE }) : { tools: [], nextCursor: null };
   return (
     <PageShell current="/tools">

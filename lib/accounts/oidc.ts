@@ -44,8 +44,7 @@ let discovered: Promise<client.Configuration> | undefined;
  * loopback issuer only: a provider on the same machine, as in development and tests.
  */
 function providerConfiguration(): Promise<client.Configuration> {
-  const { oidc } = authConfig();
-  if (!oidc) throw new ApiError(404, "sso_off", "Single sign-on is not configured (TOOLSMITH_OIDC_ISSUER).");
+  const oidc = requireSingleSignOn();
   const issuer = new URL(oidc.issuer);
   const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(issuer.hostname);
   discovered ??= client
@@ -64,11 +63,17 @@ function providerConfiguration(): Promise<client.Configuration> {
   return discovered;
 }
 
+function requireSingleSignOn() {
+  requireAccountsOn();
+  const { oidc } = authConfig();
+  if (!oidc) throw new ApiError(404, "sso_off", "Single sign-on is not configured (TOOLSMITH_OIDC_ISSUER).");
+  return oidc;
+}
+
 const redirectUri = (request: Request) => `${publicOrigin(request)}${CALLBACK_PATH}`;
 
 /** Begin a sign-in: a one-use step (state, nonce, PKCE verifier) tied to this browser, and the provider's URL. */
 export async function startOidcSignIn(request: Request, next: string | null): Promise<URL> {
-  requireAccountsOn();
   const configuration = await providerConfiguration();
   const step: Step = {
     state: client.randomState(),
@@ -101,7 +106,7 @@ export async function startOidcSignIn(request: Request, next: string | null): Pr
  * the one this subject signed in as before, else the one of its email if the provider verified it. Answers where to go.
  */
 export async function finishOidcSignIn(request: Request): Promise<string> {
-  requireAccountsOn();
+  requireSingleSignOn();
   const jar = await cookies();
   const secret = jar.get(STEP_COOKIE)?.value;
   jar.delete({ name: STEP_COOKIE, path: CALLBACK_PATH });

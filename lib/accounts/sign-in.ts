@@ -4,7 +4,8 @@ import { createSession, deleteSession, type NewSession } from "@/lib/db/queries/
 import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/http/identity";
 import { publicOrigin } from "@/lib/http/origin";
 import { clientAddress } from "@/lib/http/rate-limit";
-import { sessionCookieName, sessionCookieOptions, sessions, signedInOf } from "@/lib/http/session";
+import { sessionCookieName, sessionCookieOptions } from "@/lib/http/session-cookie";
+import { sessions, signedInOf } from "@/lib/http/session";
 import { ApiError } from "@/lib/platform/errors";
 import { authConfig } from "@/lib/settings/config";
 

@@ -184,6 +184,14 @@ export const EmailLinkUse = z.strictObject({
     .describe("The link's `token`."),
 });
 
+export const SignOut = z.strictObject({
+  everywhere: z.boolean().default(false).describe("End every session of the account, not only this browser's."),
+});
+
+export const AccountDeletion = z.strictObject({
+  confirm: z.string().max(320).describe("The account's email address, typed: deleting cannot be undone."),
+});
+
 export const ToolListQuery = z.object({
   status: z.enum(["active", "deprecated"]).optional().describe("Only active or only deprecated tools."),
   scope: z

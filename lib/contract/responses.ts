@@ -266,6 +266,34 @@ export const ApiTokens = z.array(ApiToken);
 export const NewApiTokenAnswer = ApiToken.extend({ token: z.string().describe("Shown this once; stored hashed.") });
 export type NewApiTokenAnswer = z.infer<typeof NewApiTokenAnswer>;
 
+export const Account = z
+  .strictObject({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    methods: z
+      .strictObject({ passkeys: z.number().int(), oidc: z.number().int(), email: z.boolean() })
+      .describe("How the account signs in: its passkeys, its identity-provider logins, and email links."),
+    admin: z.boolean().describe("Named in TOOLSMITH_ADMIN_EMAILS."),
+    createdAt: time,
+  })
+  .meta({ id: "Account" });
+export type Account = z.infer<typeof Account>;
+
+export const AccountSession = z
+  .strictObject({
+    id: z.string(),
+    method: z.enum(["passkey", "oidc", "email"]).describe("How this browser signed in."),
+    userAgent: z.string(),
+    ip: z.string().describe("The client's address when last seen."),
+    createdAt: time,
+    lastSeenAt: time,
+    current: z.boolean().describe("The session of the browser asking."),
+  })
+  .meta({ id: "AccountSession" });
+export type AccountSession = z.infer<typeof AccountSession>;
+export const AccountSessions = z.array(AccountSession);
+
 export const EmailLinkSent = z.strictObject({ message: z.string() });
 export const SignedIn = z.strictObject({ next: z.string().describe("The path to open now.") });
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { SEGMENT_TOKEN } from "./log";
 import {
+  AccountDeletion,
   ApprovalAnswer,
   AuditExportQuery,
   AuditQuery,
@@ -18,6 +19,7 @@ import {
   NewTool,
   NewToolExample,
   NewVerdict,
+  SignOut,
   ToolChange,
   ToolDescription,
   ToolExecution,
@@ -27,6 +29,8 @@ import {
   ToolVersionQuery,
 } from "./requests";
 import {
+  Account,
+  AccountSessions,
   ApiTokens,
   ApprovalTaken,
   AuditPage,
@@ -486,6 +490,44 @@ const routes: ZodOpenApiPathsObject = {
     delete: operation("Revoke a token", {
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/account": {
+    get: operation("The signed-in account", {
+      responses: { "200": json(Account, "The account."), ...errors(401, 404) },
+    }),
+    delete: operation("Delete the account and everything it owns", {
+      description:
+        "Conversations, tools and their calls, tokens, reviews, share links, sessions and passkeys. Send the " +
+        "account's email as `confirm`; download GET /api/account/export first. 409 while one of its runs is going.",
+      requestBody: { content: { "application/json": { schema: AccountDeletion } } },
+      responses: { ...noContent, ...errors(400, 401, 404, 409, 415) },
+    }),
+  },
+  "/api/account/export": {
+    get: operation("Everything the account owns, as one JSON download", {
+      responses: {
+        "200": json(z.record(z.string(), z.unknown()), "format toolsmith.account.v1."),
+        ...errors(401, 404),
+      },
+    }),
+  },
+  "/api/account/sessions": {
+    get: operation("The account's signed-in browsers", {
+      responses: { "200": json(AccountSessions, "Most recently used first."), ...errors(401, 404) },
+    }),
+  },
+  "/api/account/sessions/{id}": {
+    delete: operation("Sign a browser out (it is refused at its next request, on every instance)", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/auth/signout": {
+    post: operation("Sign out this browser, or every browser of the account", {
+      description: "The browser continues as a new anonymous identity.",
+      requestBody: { content: { "application/json": { schema: SignOut } } },
+      responses: { ...noContent, ...errors(400, 404, 415) },
     }),
   },
   "/api/auth/signin/oidc": {

@@ -2,7 +2,10 @@ import { badRequest } from "@/lib/platform/errors";
 import { describeFailures } from "@/lib/tools/library/examples";
 import { signatureText } from "@/lib/tools/signature";
 import type { Annotation } from "@/lib/contract/events";
-import type { Trace } from "./trace";
+import { listApiTokens } from "@/lib/db/queries/api-tokens";
+import { listConversations } from "@/lib/db/queries/conversations";
+import { listOwnedTools, listToolVersions } from "@/lib/db/queries/tools";
+import { loadTrace, type Trace } from "./trace";
 import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "@/lib/trace/state";
 
 export type ExportFormat = "json" | "md";
@@ -143,6 +146,29 @@ export function exportResponse(trace: Trace, format: string | null): Response {
   }
   return Response.json(traceToJson(trace), {
     headers: { "content-disposition": `attachment; filename="${name}.json"` },
+  });
+}
+
+/**
+ * Everything an identity owns, as one JSON download: each conversation as its own export has it, each tool with all
+ * its versions, and the names of its API tokens (never their secrets). Offered before an account is deleted.
+ */
+export async function exportEverything(ownerId: string): Promise<Response> {
+  const conversations = [];
+  for (const conversation of await listConversations(ownerId, Number.MAX_SAFE_INTEGER))
+    conversations.push(traceToJson(await loadTrace(conversation)));
+  const tools = [];
+  for (const tool of await listOwnedTools(ownerId, {}))
+    tools.push({ id: tool.lineageId, name: tool.name, versions: await listToolVersions(tool.lineageId) });
+  const everything = {
+    format: "toolsmith.account.v1",
+    exportedAt: new Date().toISOString(),
+    conversations,
+    tools,
+    apiTokens: await listApiTokens(ownerId),
+  };
+  return Response.json(everything, {
+    headers: { "content-disposition": 'attachment; filename="toolsmith-account.json"' },
   });
 }
 

@@ -1,4 +1,5 @@
 import { headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { cache } from "react";
 import { findOwnedConversation } from "@/lib/db/queries/conversations";
 import { findSharedConversation } from "@/lib/db/queries/share-links";
@@ -102,12 +103,23 @@ export async function requireConversation(request: Request, { params }: RoutePar
  * per request, since a page's metadata and body both ask.
  */
 export const ownedConversationForPage = cache(async (id: string) => {
-  const identity = await pageIdentity();
+  const identity = await memberPageIdentity();
   return identity ? findOwnedConversation(id, identity) : null;
 });
 
 /** A shared conversation for a page, cached per request like the above. */
 export const sharedConversationForPage = cache(findSharedConversation);
+
+/**
+ * The visitor of one of a person's own pages (chats, tools, settings): as pageIdentity, but when accounts are
+ * required a visitor who is not signed in (a revoked or expired session) is sent to sign in. The proxy sends those
+ * with no session cookie at all before the page runs.
+ */
+export async function memberPageIdentity(): Promise<string | undefined> {
+  const identity = await pageIdentity();
+  if (!identity && authConfig().mode === "required") redirect("/signin");
+  return identity;
+}
 
 /** The visitor of a page, as identityOfBrowser decides; cached per request, since a page's parts each ask. */
 export const pageIdentity = cache(async (): Promise<string | undefined> =>

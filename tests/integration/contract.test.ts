@@ -3,6 +3,9 @@ import { apiRoutes } from "@/lib/contract/routes";
 import { Api, ofType } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { checkedOperations } from "../support/contract";
+import { seedSignedIn } from "../support/accounts";
+import { freshDatabaseUrl } from "../support/database";
+import { Mailbox, signInLink } from "../support/mailbox";
 import { ModelServer } from "../support/model-server";
 import { readSse } from "../support/sse";
 
@@ -164,6 +167,40 @@ describe("the API contract", () => {
     expect(await status("DELETE", `/api/tokens/${token.id}`)).toBe(204);
     expect(await status("DELETE", `/api/conversations/${id}`)).toBe(204);
     expect(await status("GET", `/api/conversations/${id}`)).toBe(404);
+  });
+
+  it("answers the account routes as their schemas say", async () => {
+    const mailbox = new Mailbox();
+    await mailbox.start();
+    const databaseUrl = freshDatabaseUrl();
+    const accounts = scriptedApp(model.url, { TOOLSMITH_AUTH: "optional", SMTP_URL: mailbox.url }, databaseUrl);
+    await accounts.start();
+    try {
+      const browser = new Api(accounts.url);
+      const send = (method: string, path: string, body?: unknown) =>
+        browser.fetch(path, {
+          method,
+          headers: body === undefined ? {} : { "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      expect((await send("POST", "/api/auth/email", { email: "ivy@example.com" })).status).toBe(202);
+      const token = signInLink(await mailbox.next("ivy@example.com")).searchParams.get("token");
+      expect((await send("POST", "/api/auth/email/verify", { token })).status).toBe(200);
+      expect((await send("GET", "/api/account")).status).toBe(200);
+      expect((await send("GET", "/api/account/export")).status).toBe(200);
+      const other = await seedSignedIn(databaseUrl, "ivy@example.com");
+      const sessions = await (await send("GET", "/api/account/sessions")).json();
+      expect(sessions).toHaveLength(2);
+      expect((await send("DELETE", `/api/account/sessions/${other.sessionId}`)).status).toBe(204);
+      // Single sign-on is not configured here: both of its routes say so.
+      expect((await send("GET", "/api/auth/signin/oidc")).status).toBe(404);
+      expect((await send("GET", "/api/auth/callback/oidc")).status).toBe(404);
+      expect((await send("DELETE", "/api/account", { confirm: "ivy@example.com" })).status).toBe(204);
+      expect((await send("POST", "/api/auth/signout", {})).status).toBe(204);
+    } finally {
+      await accounts.stop();
+      await mailbox.stop();
+    }
   });
 
   it("has called every documented route", () => {

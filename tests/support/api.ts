@@ -13,7 +13,7 @@ export class Api {
     const headers = new Headers(init.headers);
     // A browser has its cookie from a page before it writes anything (the API refuses a write without credentials).
     const write = init.method !== undefined && !["GET", "HEAD"].includes(init.method.toUpperCase());
-    if (write && !this.cookie && !headers.has("authorization")) await this.identity();
+    if (write && !this.cookie && !this.session && !headers.has("authorization")) await this.identity();
     const sent = [this.cookie, ...[...this.jar].map(([name, value]) => `${name}=${value}`)].filter(Boolean).join("; ");
     if (sent && !headers.has("cookie")) headers.set("cookie", sent);
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers });

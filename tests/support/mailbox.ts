@@ -35,8 +35,8 @@ export class Mailbox {
     return this.messages.filter((message) => message.to && JSON.stringify(message.to).includes(address));
   }
 
-  /** The next message to `address` beyond the `already` it had, within `ms`. */
-  async next(address: string, already = this.to(address).length, ms = 10_000): Promise<ParsedMail> {
+  /** The message to `address` after the first `already` (its first, by default), waiting for it up to `ms`. */
+  async next(address: string, already = 0, ms = 10_000): Promise<ParsedMail> {
     const deadline = Date.now() + ms;
     while (this.to(address).length <= already) {
       if (Date.now() > deadline) throw new Error(`No email to ${address} in ${ms} ms`);

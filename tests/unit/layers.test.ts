@@ -17,9 +17,9 @@ const LEVELS = [
   ["db"],
   ["http", "events", "retrieval", "share"],
   ["tools"],
-  ["agent", "trace", "accounts"],
+  ["agent", "trace"],
   ["runs", "telemetry", "api", "seat"],
-  ["review", "conversations", "audit", "mcp"],
+  ["review", "conversations", "audit", "mcp", "accounts"],
 ];
 
 /** Inside a folder, parts that must not import each other, or only one way. */

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { OwnerChatView } from "@/components/chat/OwnerChatView";
 import { config, modelConfig } from "@/lib/settings/config";
 import { authorKey } from "@/lib/review/reviews";
-import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
+import { ownedConversationForPage, memberPageIdentity } from "@/lib/http/access";
 import { conversationPage } from "@/lib/conversations/list";
 import { profileChoice } from "@/lib/settings/profiles";
 import { loadTrace } from "@/lib/conversations/trace";
@@ -21,7 +21,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function ConversationPage({ params }: Props) {
   const conversation = await ownedConversationForPage((await params).id);
   if (!conversation) notFound();
-  const identity = (await pageIdentity())!;
+  const identity = (await memberPageIdentity())!;
   const [trace, conversations] = await Promise.all([loadTrace(conversation), conversationPage(identity)]);
   return (
     <OwnerChatView

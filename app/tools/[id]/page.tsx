@@ -5,7 +5,7 @@ import { ToolDetail } from "@/components/tools/ToolDetail";
 import { PageShell } from "@/components/ui/PageShell";
 import { listToolExecutions, toolStats } from "@/lib/db/queries/executions";
 import { findOwnedTool, listToolVersions } from "@/lib/db/queries/tools";
-import { pageIdentity } from "@/lib/http/access";
+import { memberPageIdentity } from "@/lib/http/access";
 import { executionJson, toolJson } from "@/lib/tools/library/wire";
 
 type Props = { params: Promise<{ id: string }> };
@@ -14,7 +14,7 @@ const RECENT_CALLS = 50;
 
 /** The visitor's tool, or null: asked once per request by the metadata and the page. */
 const ownedTool = cache(async (id: string) => {
-  const identity = await pageIdentity();
+  const identity = await memberPageIdentity();
   return identity ? findOwnedTool(id, identity) : null;
 });
 
