@@ -1,5 +1,11 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { AccountSettings, SignInInvitation } from "@/components/account/AccountSettings";
 import { ApiTokens } from "@/components/settings/ApiTokens";
+import { accountView, sessionsView } from "@/lib/accounts/account";
+import { accountById } from "@/lib/db/queries/accounts";
+import { signedInOf } from "@/lib/http/session";
+import { authConfig } from "@/lib/settings/config";
 import { DisplayName } from "@/components/settings/DisplayName";
 import { displayName } from "@/lib/db/queries/reviews";
 import { PageShell } from "@/components/ui/PageShell";
@@ -11,8 +17,18 @@ export const metadata: Metadata = { title: "Settings · Toolsmith" };
 export default async function SettingsPage() {
   const identity = await memberPageIdentity();
   const [tokens, name] = identity ? await Promise.all([listApiTokens(identity), displayName(identity)]) : [[], ""];
+  const account = identity && authConfig().mode !== "anonymous" ? await accountById(identity) : null;
+  const current = account ? await signedInOf({ headers: await headers() }) : undefined;
   return (
     <PageShell current="/settings">
+      {account ? (
+        <AccountSettings
+          account={await accountView(account)}
+          initial={await sessionsView(account.id, current?.sessionId)}
+        />
+      ) : (
+        authConfig().mode !== "anonymous" && <SignInInvitation />
+      )}
       <DisplayName initial={name ?? ""} />
       <ApiTokens
         initial={tokens.map((token) => ({

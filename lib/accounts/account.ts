@@ -1,3 +1,4 @@
+import type { Account, AccountSession } from "@/lib/contract/responses";
 import { accountById, deleteAccount, signInMethods, type AccountRow } from "@/lib/db/queries/accounts";
 import { listConversations } from "@/lib/db/queries/conversations";
 import { deleteAccountSessions, deleteSession, listSessions, type NewSession } from "@/lib/db/queries/sessions";
@@ -22,7 +23,7 @@ export async function requireAccount(request: Request): Promise<{ account: Accou
 }
 
 /** The account as GET /api/account answers it. */
-export async function accountView(account: AccountRow) {
+export async function accountView(account: AccountRow): Promise<Account> {
   const methods = await signInMethods(account.id);
   return {
     id: account.id,
@@ -30,15 +31,17 @@ export async function accountView(account: AccountRow) {
     name: account.name,
     methods: { ...methods, email: true },
     admin: isAdmin(account),
-    createdAt: account.createdAt,
+    createdAt: account.createdAt.toISOString(),
   };
 }
 
 /** The account's signed-in browsers, newest use first, the asking one marked. */
-export async function sessionsView(accountId: string, currentId: string | undefined) {
+export async function sessionsView(accountId: string, currentId: string | undefined): Promise<AccountSession[]> {
   return (await listSessions(accountId)).map((session) => ({
     ...session,
     method: session.method as NewSession["method"],
+    createdAt: session.createdAt.toISOString(),
+    lastSeenAt: session.lastSeenAt.toISOString(),
     current: session.id === currentId,
   }));
 }

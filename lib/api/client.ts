@@ -5,6 +5,8 @@ import type { SegmentStart } from "@/lib/contract/log";
 import type { ToolDescription } from "@/lib/contract/requests";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type {
+  Account,
+  AccountSession,
   ApiToken,
   ApprovalTaken,
   AuditEntry,
@@ -20,7 +22,18 @@ import type {
   ToolTestRun,
 } from "@/lib/contract/responses";
 
-export type { ApiToken, AuditEntry, Conversation, ConversationPage, Execution, Tool, ToolRun, ToolTestRun };
+export type {
+  Account,
+  AccountSession,
+  ApiToken,
+  AuditEntry,
+  Conversation,
+  ConversationPage,
+  Execution,
+  Tool,
+  ToolRun,
+  ToolTestRun,
+};
 
 /**
  * The browser's client of the app's API: every fetch the UI makes goes through here, so components neither build
@@ -192,6 +205,12 @@ export const api = {
   listTokens: () => json<ApiToken[]>("/api/tokens"),
   createToken: (name: string) => json<NewApiTokenAnswer>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  signOut: async (everywhere = false) =>
+    void (await call("/api/auth/signout", { method: "POST", ...jsonBody({ everywhere }) })),
+  revokeSession: async (id: string) =>
+    void (await call(`/api/account/sessions/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  deleteAccount: async (confirm: string) =>
+    void (await call("/api/account", { method: "DELETE", ...jsonBody({ confirm }) })),
   requestSignInLink: (email: string, next: string) =>
     json<{ message: string }>("/api/auth/email", { method: "POST", ...jsonBody({ email, next }) }),
   signInWithLink: (token: string) =>
