@@ -1,6 +1,7 @@
 "use client";
 
 import { UserRound } from "lucide-react";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api, problemText, type Account, type AccountSession } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
@@ -17,6 +18,12 @@ export function AccountSettings({ account, initial }: { account: Account; initia
   const [sessions, setSessions] = useState(initial);
   const [confirm, setConfirm] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
+  const router = useRouter();
+  // The browser is someone else now (a new anonymous identity): home, with every server component read again.
+  const leave = () => {
+    router.replace("/");
+    router.refresh();
+  };
 
   const act = async (action: () => Promise<void>) => {
     setProblem(null);
@@ -34,13 +41,13 @@ export function AccountSettings({ account, initial }: { account: Account; initia
   const signOut = (everywhere: boolean) =>
     act(async () => {
       await api.signOut(everywhere);
-      window.location.assign("/");
+      leave();
     });
   const deleteAccount = (event: React.FormEvent) => {
     event.preventDefault();
     void act(async () => {
       await api.deleteAccount(confirm);
-      window.location.assign("/");
+      leave();
     });
   };
 
