@@ -1,7 +1,8 @@
-// API tokens without a browser: `npm run token -- create --name NAME [--identity ID] [--json]`, `list --identity ID`,
-// `revoke --identity ID --id TOKEN_ID`. Against the database DATABASE_URL names (migrated first), through the query
+// API tokens without a browser: `npm run token -- create --name NAME [--identity ID | --email ADDRESS] [--json]`,
+// `list`, `revoke --id TOKEN_ID` (each with --identity or --email). Against the database DATABASE_URL names (migrated first), through the query
 // functions POST /api/tokens uses, so a token made here is the one the app checks. A new identity unless --identity
-// gives one: a browser's is the part before the dot of its `toolsmith_id` cookie (the whole value is taken too).
+// gives one: a browser's is the part before the dot of its `toolsmith_id` cookie (the whole value is taken too), or
+// --email names an account (lib/accounts/), whose token survives any change of browser.
 import { parseArgs } from "node:util";
 import nextEnv from "@next/env";
 import { z } from "zod";
@@ -9,9 +10,10 @@ import { NewApiToken } from "@/lib/contract/requests";
 import { environment, SettingsError } from "@/lib/settings/environment.mjs";
 
 const USAGE = `Usage:
-  npm run token -- create --name NAME [--identity ID] [--json]   a new token, for a new identity unless ID is given
-  npm run token -- list --identity ID [--json]                   the identity's tokens (never the tokens themselves)
-  npm run token -- revoke --identity ID --id TOKEN_ID            revoke one of them`;
+  npm run token -- create --name NAME [--identity ID | --email ADDRESS] [--json]
+      a new token: for the account of ADDRESS, for the identity ID, or for a new identity
+  npm run token -- list (--identity ID | --email ADDRESS) [--json]   its tokens (never the tokens themselves)
+  npm run token -- revoke (--identity ID | --email ADDRESS) --id TOKEN_ID   revoke one of them`;
 
 /** A mistake of the person running the script: said, with the usage when it is about the arguments, exit 1. */
 class UsageError extends Error {}
@@ -33,6 +35,15 @@ async function identityOf(given: string | undefined): Promise<string | undefined
   );
 }
 
+/** The owner --identity or --email names: an account's id is the owner of what it owns. */
+async function ownerOf(identity: string | undefined, email: string | undefined): Promise<string | undefined> {
+  if (email === undefined) return identityOf(identity);
+  if (identity !== undefined) fail("Give --identity or --email, not both.");
+  const { accountByEmail } = await import("@/lib/db/queries/accounts");
+  const account = await accountByEmail(email);
+  return account?.id ?? fail(`No account has the address ${email}; sign in with it once in the app first.`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -40,13 +51,14 @@ async function main(argv: string[]): Promise<void> {
     options: {
       name: { type: "string" },
       identity: { type: "string" },
+      email: { type: "string" },
       id: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
   const [command, ...extra] = positionals;
   if (extra.length) fail(`One command at a time; got "${positionals.join(" ")}".`);
-  const identity = await identityOf(values.identity);
+  const identity = await ownerOf(values.identity, values.email);
   const { createApiToken, deleteApiToken, listApiTokens } = await import("@/lib/db/queries/api-tokens");
   const print = (human: string, machine: unknown) => console.log(values.json ? JSON.stringify(machine) : human);
 
@@ -59,7 +71,7 @@ async function main(argv: string[]): Promise<void> {
     print(
       [
         `Token:    ${created.token}`,
-        `Identity: ${owner}${identity ? "" : " (new)"}`,
+        `Identity: ${owner}${values.email ? ` (the account of ${values.email})` : identity ? "" : " (new)"}`,
         `Name:     ${created.name}`,
         "",
         "It is shown this once (only its hash is kept). Call the API with it:",
@@ -68,7 +80,7 @@ async function main(argv: string[]): Promise<void> {
       { token: created.token, identity: owner, id: created.id, name: created.name, createdAt: created.createdAt },
     );
   } else if (command === "list") {
-    const owner = identity ?? fail("list needs --identity.");
+    const owner = identity ?? fail("list needs --identity or --email.");
     const tokens = await listApiTokens(owner);
     print(
       tokens.length
@@ -83,7 +95,7 @@ async function main(argv: string[]): Promise<void> {
       tokens,
     );
   } else if (command === "revoke") {
-    const owner = identity ?? fail("revoke needs --identity (a token is revoked by whoever it acts for).");
+    const owner = identity ?? fail("revoke needs --identity or --email (a token is revoked by whoever it acts for).");
     const id = values.id ?? fail("revoke needs --id, the token's id (see list).");
     if (!(await deleteApiToken(id, owner))) fail(`The identity ${owner} has no token ${id}.`);
     print(`Revoked ${id}.`, { revoked: id });

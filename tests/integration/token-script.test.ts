@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl } from "../support/database";
+import { seedSignedIn } from "../support/accounts";
 import { ModelServer } from "../support/model-server";
 
 const model = new ModelServer();
@@ -14,7 +15,8 @@ let app: AppServer;
 
 beforeAll(async () => {
   await model.start();
-  app = scriptedApp(model.url, {}, databaseUrl);
+  // Accounts on, as --email needs; anonymous browsers work as they do with accounts off.
+  app = scriptedApp(model.url, { TOOLSMITH_AUTH: "optional" }, databaseUrl);
   await app.start();
 });
 afterAll(async () => {
@@ -93,6 +95,31 @@ describe("npm run token", () => {
     },
   );
 
+  it(
+    "makes a token for an account by its address, which every browser of the account sees",
+    { timeout: 120_000 },
+    async () => {
+      const { cookie } = await seedSignedIn(databaseUrl, "lee@example.com");
+      const created = await token("create", "--name", "deploy", "--email", "Lee@example.com", "--json");
+      expect(created.code).toBe(0);
+      const answer = JSON.parse(created.stdout);
+      const signedIn = await (await fetch(`${app.url}/api/tokens`, { headers: { cookie } })).json();
+      expect(signedIn.map((listed: { id: string }) => listed.id)).toEqual([answer.id]);
+      const viaToken = await (await fetch(`${app.url}/api/account`, bearer(answer.token))).json();
+      expect(viaToken.email).toBe("lee@example.com");
+      expect((await token("list", "--email", "lee@example.com")).stdout).toMatch(new RegExp(`^${answer.id}  deploy`));
+      const [nobody, both] = await Promise.all([
+        token("create", "--name", "x", "--email", "nobody@example.com"),
+        token("list", "--email", "lee@example.com", "--identity", answer.identity),
+      ]);
+      expect(nobody).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining("No account has the address nobody@example.com"),
+      });
+      expect(both).toMatchObject({ code: 1, stderr: expect.stringContaining("Give --identity or --email, not both.") });
+    },
+  );
+
   it("says what is wrong with its arguments", { timeout: 120_000 }, async () => {
     const [noName, forged, listWithoutIdentity, notTheirs, unknown] = await Promise.all([
       token("create"),
@@ -111,7 +138,10 @@ describe("npm run token", () => {
         "--identity must be an identity (a UUID) or a toolsmith_id cookie value this server signed",
       ),
     });
-    expect(listWithoutIdentity).toMatchObject({ code: 1, stderr: expect.stringMatching(/^list needs --identity\./) });
+    expect(listWithoutIdentity).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^list needs --identity or --email\./),
+    });
     expect(notTheirs).toMatchObject({ code: 1, stderr: expect.stringContaining("has no token nothing") });
     expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Unknown command "mint"/) });
   });
