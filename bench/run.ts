@@ -1,3 +1,4 @@
+import { benchAccounts } from "./accounts";
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchGeneration } from "./generation";
 import { benchLibrarian } from "./librarian";
@@ -28,6 +29,7 @@ if (!only || only === "librarian") await benchLibrarian();
 if (!only || only === "retrieval") await benchRetrieval();
 if (!only || only === "mcp") await benchMcp();
 if (!only || only === "seat") await benchSeat();
+if (!only || only === "accounts") await benchAccounts();
 if (!only || only === "scale-out") await benchScaleOut();
 if (!only || only === "throughput") await benchThroughput();
 if (!only || only === "ui") await benchUi();
