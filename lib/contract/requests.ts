@@ -283,3 +283,16 @@ export const NewVerdict = z.strictObject({
 export const DisplayNameBody = z.strictObject({
   name: z.string().trim().max(60, "a display name is at most 60 characters"),
 });
+
+// Passkeys (issue 39)
+const passkeyName = z.string().trim().min(1, "name must not be empty").max(100).describe("e.g. Work laptop.");
+/** The browser's WebAuthn answer, as @simplewebauthn/browser gives it; the server verifies every field. */
+const webAuthnAnswer = z.looseObject({
+  id: z.string().min(1),
+  rawId: z.string(),
+  type: z.literal("public-key"),
+  response: z.looseObject({}),
+});
+export const PasskeyRegistration = z.strictObject({ response: webAuthnAnswer, name: passkeyName.optional() });
+export const PasskeySignIn = z.strictObject({ response: webAuthnAnswer });
+export const PasskeyRename = z.strictObject({ name: passkeyName });

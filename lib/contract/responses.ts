@@ -330,3 +330,21 @@ export const OtlpTrace = z
     description:
       "A run as an OTLP/JSON ExportTraceServiceRequest (opentelemetry-proto), spans after the OpenTelemetry GenAI semantic conventions: invoke_agent, chat, execute_tool.",
   });
+
+// Passkeys (issue 39)
+export const Passkey = z
+  .strictObject({
+    id: z.string().describe("The credential id, base64url."),
+    name: z.string(),
+    createdAt: time,
+    lastUsedAt: time.nullable(),
+    transports: z.array(z.string()),
+  })
+  .meta({ id: "Passkey" });
+export const Passkeys = z.array(Passkey);
+export const WebAuthnOptions = z
+  .looseObject({ challenge: z.string() })
+  .describe("WebAuthn options for @simplewebauthn/browser (startRegistration / startAuthentication).");
+export const SignedInAccount = z
+  .strictObject({ id: z.string(), email: z.string(), name: z.string().nullable() })
+  .meta({ id: "SignedInAccount" });

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { Passkey, Passkeys, SignedInAccount, WebAuthnOptions } from "./responses";
+import { PasskeyRegistration, PasskeyRename, PasskeySignIn } from "./requests";
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 import { SEGMENT_TOKEN } from "./log";
 import {
@@ -594,6 +596,47 @@ const routes: ZodOpenApiPathsObject = {
         "406": json(JsonRpcMessage, "The client does not accept application/json and text/event-stream."),
         ...errors(401, 413, 415),
       },
+    }),
+  },
+  // Passkeys (issue 39)
+  "/api/auth/passkey/register/options": {
+    post: operation("Options to add a passkey to the signed-in account", {
+      responses: { "200": json(WebAuthnOptions, "For startRegistration."), ...errors(401, 404) },
+    }),
+  },
+  "/api/auth/passkey/register": {
+    post: operation("Add the passkey the browser created", {
+      requestBody: { content: { "application/json": { schema: PasskeyRegistration } } },
+      responses: { "201": json(Passkey, "Added."), ...errors(400, 401, 404, 409, 415) },
+    }),
+  },
+  "/api/auth/passkey/signin/options": {
+    post: operation("Options to sign in with a passkey (discoverable; no username)", {
+      security: [],
+      responses: { "200": json(WebAuthnOptions, "For startAuthentication."), ...errors(404, 429) },
+    }),
+  },
+  "/api/auth/passkey/signin": {
+    post: operation("Sign in with a passkey; sets the session cookie", {
+      security: [],
+      requestBody: { content: { "application/json": { schema: PasskeySignIn } } },
+      responses: { "200": json(SignedInAccount, "Signed in."), ...errors(400, 404, 415, 429) },
+    }),
+  },
+  "/api/account/passkeys": {
+    get: operation("The signed-in account's passkeys", {
+      responses: { "200": json(Passkeys, "Oldest first."), ...errors(401, 404) },
+    }),
+  },
+  "/api/account/passkeys/{id}": {
+    patch: operation("Rename a passkey", {
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: PasskeyRename } } },
+      responses: { "200": json(Passkey, "Renamed."), ...errors(400, 401, 404, 415) },
+    }),
+    delete: operation("Remove a passkey; it no longer signs in", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(401, 404) },
     }),
   },
   "/api/openapi.json": {
