@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { LogIn } from "lucide-react";
 import { EmailSignIn } from "@/components/account/EmailSignIn";
+import { PasskeySignIn } from "@/components/account/PasskeySignIn";
 import { PageShell, PageTitle } from "@/components/ui/PageShell";
 import { emailLinksOffered } from "@/lib/accounts/email-link";
 import { nextPath } from "@/lib/accounts/next-path";
@@ -47,6 +48,7 @@ export default async function SignInPage({
         </p>
       )}
       <div className="mt-6 flex max-w-md flex-col gap-6">
+        <PasskeySignIn next={next} />
         {oidc && (
           <a
             href={`/api/auth/signin/oidc?next=${encodeURIComponent(next)}`}

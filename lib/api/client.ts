@@ -219,6 +219,10 @@ export const api = {
   /** A copy of the conversation up to the end of the step of this step_started or tool_call event, the viewer's. */
   continueFrom: (source: ConversationSource, eventId: number) =>
     json<Fork>(`${base(source)}/fork`, { method: "POST", ...jsonBody({ eventId }) }),
+  // Passkeys (issue 39): options and answers are WebAuthn JSON, passed to and from @simplewebauthn/browser.
+  passkeySignInOptions: () => json<Record<string, unknown>>("/api/auth/passkey/signin/options", { method: "POST" }),
+  passkeySignIn: (response: unknown) =>
+    json<{ id: string; email: string }>("/api/auth/passkey/signin", { method: "POST", ...jsonBody({ response }) }),
 };
 
 /** A message for the person, whatever was thrown. */
