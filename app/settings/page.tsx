@@ -4,6 +4,7 @@ import { AccountSettings, SignInInvitation } from "@/components/account/AccountS
 import { ApiTokens } from "@/components/settings/ApiTokens";
 import { accountView, sessionsView } from "@/lib/accounts/account";
 import { accountById } from "@/lib/db/queries/accounts";
+import { listPasskeys } from "@/lib/db/queries/passkeys";
 import { signedInOf } from "@/lib/http/session";
 import { authConfig } from "@/lib/settings/config";
 import { DisplayName } from "@/components/settings/DisplayName";
@@ -25,6 +26,11 @@ export default async function SettingsPage() {
         <AccountSettings
           account={await accountView(account)}
           initial={await sessionsView(account.id, current?.sessionId)}
+          passkeys={(await listPasskeys(account.id)).map((passkey) => ({
+            ...passkey,
+            createdAt: passkey.createdAt.toISOString(),
+            lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
+          }))}
         />
       ) : (
         authConfig().mode !== "anonymous" && <SignInInvitation />

@@ -3,7 +3,8 @@
 import { UserRound } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { api, problemText, type Account, type AccountSession } from "@/lib/api/client";
+import { api, problemText, type Account, type AccountSession, type Passkey } from "@/lib/api/client";
+import { Passkeys } from "./Passkeys";
 import { Button } from "@/components/ui/Button";
 import { PageTitle } from "@/components/ui/PageShell";
 
@@ -14,7 +15,15 @@ const METHODS: Record<AccountSession["method"], string> = {
 };
 
 /** The signed-in account: its browsers (each revocable), signing out, the export, and deleting it all. */
-export function AccountSettings({ account, initial }: { account: Account; initial: AccountSession[] }) {
+export function AccountSettings({
+  account,
+  initial,
+  passkeys,
+}: {
+  account: Account;
+  initial: AccountSession[];
+  passkeys: Passkey[];
+}) {
   const [sessions, setSessions] = useState(initial);
   const [confirm, setConfirm] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
@@ -102,6 +111,7 @@ export function AccountSettings({ account, initial }: { account: Account; initia
           Download everything
         </a>
       </div>
+      <Passkeys initial={passkeys} />
       <h2 className="mt-8 text-sm font-medium">Delete the account</h2>
       <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">
         Every conversation, tool, call, token, review and share link goes with it, for good. Download everything first

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from "node:crypto";
 import { cookies } from "next/headers";
 import {
   generateAuthenticationOptions,
@@ -10,14 +9,8 @@ import {
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { accountById } from "@/lib/db/queries/accounts";
-import {
-  addPasskey,
-  createChallenge,
-  listPasskeys,
-  notePasskeyUse,
-  passkeyById,
-  takeChallenge,
-} from "@/lib/db/queries/passkeys";
+import { createChallenge, takeChallenge } from "@/lib/db/queries/auth-challenges";
+import { addPasskey, listPasskeys, notePasskeyUse, passkeyById } from "@/lib/db/queries/passkeys";
 import { publicOrigin } from "@/lib/http/origin";
 import { limitSignIn } from "@/lib/http/rate-limit";
 import { signedInOf } from "@/lib/http/session";
@@ -35,12 +28,10 @@ function relyingParty(request: Request) {
 }
 
 const cookieName = (kind: Kind, secure: boolean) => `${secure ? "__Host-" : ""}toolsmith_${kind}`;
-const challengeIdOf = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
 /** Keep the challenge server-side under the hash of a secret only this browser holds, so only it can finish. */
 async function rememberChallenge(request: Request, kind: Kind, data: object): Promise<void> {
-  const secret = randomBytes(32).toString("base64url");
-  await createChallenge(challengeIdOf(secret), kind, data, CHALLENGE_MS);
+  const secret = await createChallenge(kind, data, CHALLENGE_MS);
   const { secure } = relyingParty(request);
   (await cookies()).set(cookieName(kind, secure), secret, {
     httpOnly: true,
@@ -57,14 +48,14 @@ async function takeOwnChallenge<Data>(request: Request, kind: Kind): Promise<Dat
   const jar = await cookies();
   const secret = jar.get(cookieName(kind, secure))?.value;
   jar.delete({ name: cookieName(kind, secure), path: "/", secure, httpOnly: true, sameSite: "lax" });
-  const data = secret ? await takeChallenge(challengeIdOf(secret), kind) : null;
+  const data = secret ? await takeChallenge<Data>(kind, secret) : undefined;
   if (!data)
     throw new ApiError(
       400,
       "challenge_missing",
       "This sign-in step has expired or was already used, or was started in another browser. Start again.",
     );
-  return data as Data;
+  return data;
 }
 
 export async function requireSignedInAccount(request: Request): Promise<string> {

@@ -15,6 +15,7 @@ import type {
   Execution,
   Fork,
   NewApiTokenAnswer,
+  Passkey,
   ShareLink,
   Tool,
   ToolPage,
@@ -27,6 +28,7 @@ export type {
   AccountSession,
   ApiToken,
   AuditEntry,
+  Passkey,
   Conversation,
   ConversationPage,
   Execution,
@@ -221,6 +223,12 @@ export const api = {
     json<Fork>(`${base(source)}/fork`, { method: "POST", ...jsonBody({ eventId }) }),
   // Passkeys (issue 39): options and answers are WebAuthn JSON, passed to and from @simplewebauthn/browser.
   passkeySignInOptions: () => json<Record<string, unknown>>("/api/auth/passkey/signin/options", { method: "POST" }),
+  passkeys: () => json<Passkey[]>("/api/account/passkeys"),
+  passkeyRegisterOptions: () => json<Record<string, unknown>>("/api/auth/passkey/register/options", { method: "POST" }),
+  registerPasskey: (response: unknown, name: string) =>
+    json<Passkey>("/api/auth/passkey/register", { method: "POST", ...jsonBody({ response, name }) }),
+  removePasskey: async (id: string) =>
+    void (await call(`/api/account/passkeys/${encodeURIComponent(id)}`, { method: "DELETE" })),
   passkeySignIn: (response: unknown) =>
     json<{ id: string; email: string }>("/api/auth/passkey/signin", { method: "POST", ...jsonBody({ response }) }),
 };

@@ -341,6 +341,7 @@ export const Passkey = z
     transports: z.array(z.string()),
   })
   .meta({ id: "Passkey" });
+export type Passkey = z.infer<typeof Passkey>;
 export const Passkeys = z.array(Passkey);
 export const WebAuthnOptions = z
   .looseObject({ challenge: z.string() })

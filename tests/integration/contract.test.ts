@@ -6,6 +6,7 @@ import { checkedOperations } from "../support/contract";
 import { seedSignedIn } from "../support/accounts";
 import { freshDatabaseUrl } from "../support/database";
 import { Mailbox, signInLink } from "../support/mailbox";
+import { SoftAuthenticator } from "../support/webauthn";
 import { ModelServer } from "../support/model-server";
 import { readSse } from "../support/sse";
 
@@ -192,6 +193,17 @@ describe("the API contract", () => {
       const sessions = await (await send("GET", "/api/account/sessions")).json();
       expect(sessions).toHaveLength(2);
       expect((await send("DELETE", `/api/account/sessions/${other.sessionId}`)).status).toBe(204);
+      const authenticator = new SoftAuthenticator(accounts.url);
+      const creation = await (await send("POST", "/api/auth/passkey/register/options")).json();
+      const response = authenticator.create(creation);
+      expect((await send("POST", "/api/auth/passkey/register", { response, name: "Laptop" })).status).toBe(201);
+      expect((await send("GET", "/api/account/passkeys")).status).toBe(200);
+      expect((await send("PATCH", `/api/account/passkeys/${response.id}`, { name: "Work laptop" })).status).toBe(200);
+      const request = await (await send("POST", "/api/auth/passkey/signin/options")).json();
+      expect(
+        (await send("POST", "/api/auth/passkey/signin", { response: authenticator.get(request, response.id) })).status,
+      ).toBe(200);
+      expect((await send("DELETE", `/api/account/passkeys/${response.id}`)).status).toBe(204);
       // Single sign-on is not configured here: both of its routes say so.
       expect((await send("GET", "/api/auth/signin/oidc")).status).toBe(404);
       expect((await send("GET", "/api/auth/callback/oidc")).status).toBe(404);

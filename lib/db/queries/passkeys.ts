@@ -49,19 +49,3 @@ export async function deletePasskey(id: string, accountId: string): Promise<bool
   const { count } = await db.passkey.deleteMany({ where: { id, accountId } });
   return count > 0;
 }
-
-/** A one-use sign-in step: created with its data, taken (deleted) exactly once, whether or not what follows works. */
-export async function createChallenge(id: string, kind: string, data: unknown, ttlMs: number): Promise<void> {
-  await db.authChallenge.create({
-    data: { id, kind, data: JSON.stringify(data), expiresAt: new Date(Date.now() + ttlMs) },
-  });
-}
-
-export async function takeChallenge(id: string, kind: string): Promise<unknown | null> {
-  const row = await db.authChallenge.findUnique({ where: { id } });
-  if (!row) return null;
-  // deleteMany, so two requests racing for one challenge cannot both have it.
-  const { count } = await db.authChallenge.deleteMany({ where: { id } });
-  if (count === 0 || row.kind !== kind || row.expiresAt.getTime() < Date.now()) return null;
-  return JSON.parse(row.data);
-}
