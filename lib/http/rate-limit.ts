@@ -50,8 +50,8 @@ export function limitRate(action: LimitedAction, identity: string, request: Requ
   }
 }
 
-/** Sign-in attempts (a passkey, single sign-on, an email link's use) per client address per minute. */
-const SIGN_INS_PER_MINUTE = 10;
+/** Sign-in attempts (a passkey's options and answer, single sign-on, an email link's use) per client address per minute: an office shares one. */
+const SIGN_INS_PER_MINUTE = 30;
 /** Email links per address, and per client address, per quarter of an hour: a mailbox is not to be flooded. */
 const EMAIL_LINKS_PER_ADDRESS = 3;
 const EMAIL_LINKS_PER_CLIENT = 30;

@@ -8,8 +8,8 @@ import { answer, route } from "@/lib/http/route";
 import { notFound } from "@/lib/platform/errors";
 
 export const PATCH = route(async (request, { params }: RouteParams) => {
-  const accountId = await requireSignedInAccount(request);
   const { name } = await readJson(request, PasskeyRename);
+  const accountId = await requireSignedInAccount(request);
   const renamed = await renamePasskey((await params).id, accountId, name);
   if (!renamed) throw notFound("The passkey");
   return answer(Passkey, renamed);
