@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { api, problemText } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
+import { Problem } from "@/components/ui/Problem";
 
 /** Ask for a sign-in link by email; the answer is the same for any address. */
 export function EmailSignIn({ next }: { next: string }) {
@@ -50,11 +51,7 @@ export function EmailSignIn({ next }: { next: string }) {
       <p role="status" className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
         {sent && `Check the inbox of ${sent}: if it may sign in here, a link is there. It works once, for 15 minutes.`}
       </p>
-      {problem && (
-        <p role="alert" className="mt-2 text-sm text-rose-700 dark:text-rose-400">
-          {problem}
-        </p>
-      )}
+      <Problem text={problem} />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { startRegistration, type PublicKeyCredentialCreationOptionsJSON } from "
 import { useState } from "react";
 import { api, problemText, type Passkey } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
+import { Problem } from "@/components/ui/Problem";
 
 /** The account's passkeys: add one (named), remove one; any of them signs in from /signin. */
 export function Passkeys({ initial }: { initial: Passkey[] }) {
@@ -88,11 +89,7 @@ export function Passkeys({ initial }: { initial: Passkey[] }) {
       <p role="status" className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
         {added && `Added ${added}: it signs you in from now on.`}
       </p>
-      {problem && (
-        <p role="alert" className="mt-2 text-sm text-rose-700 dark:text-rose-400">
-          {problem}
-        </p>
-      )}
+      <Problem text={problem} />
     </section>
   );
 }
