@@ -58,6 +58,21 @@ async function takeOwnChallenge<Data>(request: Request, kind: Kind): Promise<Dat
   return data;
 }
 
+/** What an answer must match, registering or signing in: this browser's challenge, this app's origin and host. */
+function expectations(request: Request, challenge: string) {
+  const { origin, rpID } = relyingParty(request);
+  return { expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false };
+}
+
+/** A verification's result when it verified; otherwise 400 with why, never a 5xx. */
+async function verified<Result extends { verified: boolean }>(verification: Promise<Result>): Promise<Result> {
+  const result = await verification.catch((error: Error) => {
+    throw new ApiError(400, "passkey_not_verified", `The passkey's answer did not verify: ${error.message}`);
+  });
+  if (!result.verified) throw new ApiError(400, "passkey_not_verified", "The passkey's answer did not verify.");
+  return result;
+}
+
 export async function requireSignedInAccount(request: Request): Promise<string> {
   requireAccountsOn();
   const signedIn = await signedInOf(request);
@@ -93,17 +108,10 @@ export async function register(request: Request, response: RegistrationResponseJ
   const expected = await takeOwnChallenge<{ challenge: string; accountId: string }>(request, "passkey_register");
   if (expected.accountId !== accountId)
     throw new ApiError(400, "challenge_missing", "This step was started by another account. Start again.");
-  const { origin, rpID } = relyingParty(request);
-  const verification = await verifyRegistrationResponse({
-    response,
-    expectedChallenge: expected.challenge,
-    expectedOrigin: origin,
-    expectedRPID: rpID,
-    requireUserVerification: false,
-  }).catch((error: Error) => {
-    throw new ApiError(400, "passkey_not_verified", `The passkey's answer did not verify: ${error.message}`);
-  });
-  if (!verification.verified || !verification.registrationInfo)
+  const verification = await verified(
+    verifyRegistrationResponse({ response, ...expectations(request, expected.challenge) }),
+  );
+  if (!verification.registrationInfo)
     throw new ApiError(400, "passkey_not_verified", "The passkey's answer did not verify.");
   const { credential } = verification.registrationInfo;
   if (await passkeyById(credential.id))
@@ -139,23 +147,18 @@ export async function signInWithPasskey(request: Request, response: Authenticati
   const expected = await takeOwnChallenge<{ challenge: string }>(request, "passkey_signin");
   const passkey = await passkeyById(response.id);
   if (!passkey) throw new ApiError(400, "passkey_unknown", "This passkey is not registered here.");
-  const { origin, rpID } = relyingParty(request);
-  const verification = await verifyAuthenticationResponse({
-    response,
-    expectedChallenge: expected.challenge,
-    expectedOrigin: origin,
-    expectedRPID: rpID,
-    requireUserVerification: false,
-    credential: {
-      id: passkey.id,
-      publicKey: new Uint8Array(passkey.publicKey),
-      counter: passkey.counter,
-      transports: JSON.parse(passkey.transports) as AuthenticatorTransport[],
-    },
-  }).catch((error: Error) => {
-    throw new ApiError(400, "passkey_not_verified", `The passkey's answer did not verify: ${error.message}`);
-  });
-  if (!verification.verified) throw new ApiError(400, "passkey_not_verified", "The passkey's answer did not verify.");
+  const verification = await verified(
+    verifyAuthenticationResponse({
+      response,
+      ...expectations(request, expected.challenge),
+      credential: {
+        id: passkey.id,
+        publicKey: new Uint8Array(passkey.publicKey),
+        counter: passkey.counter,
+        transports: JSON.parse(passkey.transports) as AuthenticatorTransport[],
+      },
+    }),
+  );
   const account = await accountById(passkey.accountId);
   if (!account) throw new ApiError(400, "passkey_unknown", "This passkey is not registered here.");
   await notePasskeyUse(passkey.id, verification.authenticationInfo.newCounter);
