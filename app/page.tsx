@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { OwnerChatView } from "@/components/chat/OwnerChatView";
-import { config, modelConfig } from "@/lib/settings/config";
+import { authConfig, config, modelConfig } from "@/lib/settings/config";
 import { pageIdentity } from "@/lib/http/access";
 import { profileChoice } from "@/lib/settings/profiles";
 import { conversationPage, NO_CONVERSATIONS } from "@/lib/conversations/list";
@@ -18,6 +18,7 @@ export default async function NewChatPage() {
       profiles={profileChoice()}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
+      accountsOn={authConfig().mode !== "anonymous"}
       review={{ labels: config.annotationLabels }}
     />
   );

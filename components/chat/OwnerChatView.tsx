@@ -25,6 +25,8 @@ interface OwnerChatViewProps {
   profiles: { names: string[]; defaultProfile: string };
   conversations: ConversationPage;
   modelConfigured: boolean;
+  /** Accounts are on (TOOLSMITH_AUTH): a share link may then be for members only. */
+  accountsOn?: boolean;
   /** The labels annotations may have, and the viewer's author key in this conversation when it is known. */
   review: { labels: string[]; authorKey?: string };
 }
@@ -35,6 +37,7 @@ export function OwnerChatView({
   profiles,
   conversations: firstPage,
   modelConfigured,
+  accountsOn = false,
   review,
 }: OwnerChatViewProps) {
   const conversationId = initial?.id ?? null;
@@ -102,7 +105,7 @@ export function OwnerChatView({
             />
           }
         />
-        {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={closeSharing} />}
+        {sharing && conversationId && <ShareDialog conversationId={conversationId} accountsOn={accountsOn} onClose={closeSharing} />}
       </TraceViewerContext.Provider>
     </OwnTraceContext.Provider>
   );

@@ -147,8 +147,11 @@ export const api = {
       throw error;
     }
   },
-  createShareLink: (id: string) =>
-    json<ShareLink>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
+  createShareLink: (id: string, visibility: ShareLink["visibility"] = "anyone") =>
+    json<ShareLink>(`/api/conversations/${encodeURIComponent(id)}/share`, {
+      method: "POST",
+      ...jsonBody({ visibility }),
+    }),
   revokeShareLink: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "DELETE" })),
   listTools: (query: { q?: string; status?: string; scope?: string; cursor?: string }) => {

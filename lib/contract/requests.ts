@@ -263,3 +263,18 @@ export const NewVerdict = z.strictObject({
 export const DisplayNameBody = z.strictObject({
   name: z.string().trim().max(60, "a display name is at most 60 characters"),
 });
+
+// Accounts: members-only share links, the admin's per-account profiles (issue 39).
+export const ShareRequest = z.strictObject({
+  visibility: z
+    .enum(["anyone", "members"])
+    .default("anyone")
+    .describe("Who may open the link: anyone who holds it, or only accounts signed in to this server."),
+});
+export const AccountProfilesBody = z.strictObject({
+  profiles: z
+    .array(z.string().min(1).max(200))
+    .max(200)
+    .nullable()
+    .describe("The agent profiles the account may use; null for every one."),
+});

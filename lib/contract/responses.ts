@@ -90,12 +90,14 @@ export const RunStopping = z.strictObject({ runId: z.string(), status: z.literal
 export const ApprovalTaken = z.strictObject({ approvalId: z.string(), approved: z.boolean() });
 export type ApprovalTaken = z.infer<typeof ApprovalTaken>;
 
-export const ShareLink = z.strictObject({ token: z.string(), url: z.url() });
+const visibility = z.enum(["anyone", "members"]);
+export const ShareLink = z.strictObject({ token: z.string(), url: z.url(), visibility });
 export type ShareLink = z.infer<typeof ShareLink>;
 export const SharedLinks = z.array(
   z.strictObject({
     token: z.string(),
     url: z.url(),
+    visibility,
     createdAt: time,
     conversation: z.strictObject({ id: z.string(), title: z.string() }),
   }),

@@ -8,6 +8,8 @@ import {
   ConversationChange,
   ConversationListQuery,
   DisplayNameBody,
+  ShareRequest,
+  AccountProfilesBody,
   ForkRequest,
   NewAnnotation,
   NewApiToken,
@@ -237,10 +239,11 @@ const routes: ZodOpenApiPathsObject = {
     }),
     post: operation("Share by link", {
       requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: ShareRequest } } },
       responses: {
-        "200": json(ShareLink, "The existing link."),
+        "200": json(ShareLink, "The existing link, its visibility as asked."),
         "201": json(ShareLink, "A new link."),
-        ...errors(404),
+        ...errors(400, 404, 415),
       },
     }),
     delete: operation("Revoke the link", { requestParams: { path: id }, responses: { ...noContent, ...errors(404) } }),
@@ -280,21 +283,21 @@ const routes: ZodOpenApiPathsObject = {
     get: operation("A shared conversation, read-only", {
       security: [],
       requestParams: { path: token },
-      responses: { "200": json(ConversationTrace, "The conversation."), ...errors(404) },
+      responses: { "200": json(ConversationTrace, "The conversation."), ...errors(401, 404) },
     }),
   },
   "/api/share/{token}/events": {
     get: operation("A shared conversation's events, live; resumed as the conversation's own", {
       security: [],
       requestParams: { path: token, query: resumeQuery },
-      responses: { "200": eventStream, ...errors(400, 404, 429) },
+      responses: { "200": eventStream, ...errors(400, 401, 404, 429) },
     }),
   },
   "/api/share/{token}/export": {
     get: operation("Download a shared conversation", {
       security: [],
       requestParams: { path: token, query: exportQuery },
-      responses: { "200": { description: "The file." }, ...errors(400, 404) },
+      responses: { "200": { description: "The file." }, ...errors(400, 401, 404) },
     }),
   },
   "/api/share/{token}/fork": {
@@ -304,7 +307,7 @@ const routes: ZodOpenApiPathsObject = {
       requestBody: { content: { "application/json": { schema: ForkRequest } } },
       responses: {
         "201": json(Fork, "The copy."),
-        ...errors(400, 404, 409, 415, 429),
+        ...errors(400, 401, 404, 409, 415, 429),
       },
     }),
   },

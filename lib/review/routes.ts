@@ -23,7 +23,7 @@ export async function requireOwnReview(request: Request, context: RouteParams): 
 /** Someone reviewing through a share link: they need an identity to sign with, and the link must stand. */
 export async function requireSharedReview(request: Request, context: ShareParams): Promise<Reviewing> {
   const identity = await requireIdentity(request);
-  const conversation = await requireSharedConversation(context);
+  const conversation = await requireSharedConversation(request, context);
   const ownerId = await conversationOwner(conversation.id);
   if (!ownerId) throw notFound("The shared conversation");
   return { conversationId: conversation.id, ownerId, identity };

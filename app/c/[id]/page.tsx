@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { OwnerChatView } from "@/components/chat/OwnerChatView";
-import { config, modelConfig } from "@/lib/settings/config";
+import { authConfig, config, modelConfig } from "@/lib/settings/config";
 import { authorKey } from "@/lib/review/reviews";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
 import { conversationPage } from "@/lib/conversations/list";
@@ -30,6 +30,7 @@ export default async function ConversationPage({ params }: Props) {
       profiles={profileChoice()}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
+      accountsOn={authConfig().mode !== "anonymous"}
       review={{ labels: config.annotationLabels, authorKey: authorKey(conversation.id, identity) }}
     />
   );
