@@ -220,6 +220,10 @@ const auditFilters = {
   tool: z.string().max(64).optional().describe("Only calls of this tool."),
   conversation: z.string().max(64).optional().describe("Only calls from this conversation."),
   outcome: z.enum(["succeeded", "failed", "cancelled"]).optional().describe("Only calls that ended so."),
+  all: z
+    .literal("1")
+    .optional()
+    .describe("Admins only: every account's calls, each with its owner (404 for anyone else)."),
 };
 
 export const AuditQuery = z.object({

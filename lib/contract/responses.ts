@@ -245,7 +245,14 @@ export const AuditEntry = z.strictObject({
   durationMs: z.number().int(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
-export const AuditPage = z.strictObject({ entries: z.array(AuditEntry), nextCursor });
+export const AuditPage = z.strictObject({
+  entries: z.array(
+    AuditEntry.extend({
+      owner: z.string().optional().describe('With ?all=1 (admins): the owner\'s address, or "anonymous".'),
+    }),
+  ),
+  nextCursor,
+});
 
 export const Profiles = z.strictObject({
   profiles: z.array(
@@ -301,3 +308,13 @@ export const OtlpTrace = z
     description:
       "A run as an OTLP/JSON ExportTraceServiceRequest (opentelemetry-proto), spans after the OpenTelemetry GenAI semantic conventions: invoke_agent, chat, execute_tool.",
   });
+
+// Accounts: the admin's view of every account (issue 39).
+export const AdminAccount = z.strictObject({
+  id: z.string(),
+  email: z.string(),
+  createdAt: time,
+  profiles: z.array(z.string()).nullable().describe("The agent profiles it may use; null for every one."),
+});
+export type AdminAccount = z.infer<typeof AdminAccount>;
+export const AdminAccounts = z.array(AdminAccount);
