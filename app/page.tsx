@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { OwnerChatView } from "@/components/chat/OwnerChatView";
 import { authConfig, config, modelConfig } from "@/lib/settings/config";
 import { pageIdentity } from "@/lib/http/access";
-import { profileChoice } from "@/lib/settings/profiles";
+import { profileChoiceFor } from "@/lib/accounts/admin";
 import { conversationPage, NO_CONVERSATIONS } from "@/lib/conversations/list";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +15,7 @@ export default async function NewChatPage() {
     <OwnerChatView
       key={randomUUID()}
       initial={null}
-      profiles={profileChoice()}
+      profiles={await profileChoiceFor(identity)}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
       accountsOn={authConfig().mode !== "anonymous"}

@@ -105,7 +105,9 @@ export function OwnerChatView({
             />
           }
         />
-        {sharing && conversationId && <ShareDialog conversationId={conversationId} accountsOn={accountsOn} onClose={closeSharing} />}
+        {sharing && conversationId && (
+          <ShareDialog conversationId={conversationId} accountsOn={accountsOn} onClose={closeSharing} />
+        )}
       </TraceViewerContext.Provider>
     </OwnTraceContext.Provider>
   );

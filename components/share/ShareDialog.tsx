@@ -31,8 +31,7 @@ export function ShareDialog({
     dialog.current?.showModal();
     let current = true;
     api.shareLink(conversationId).then(
-      (link) =>
-        current && (setUrl(link?.url ?? null), link && setVisibility(link.visibility), setState("ready")),
+      (link) => current && (setUrl(link?.url ?? null), link && setVisibility(link.visibility), setState("ready")),
       (error) => current && (setProblem(problemText(error)), setState("ready")),
     );
     return () => {

@@ -1,7 +1,7 @@
 import { accountById, setAccountProfiles, type AccountRow } from "@/lib/db/queries/accounts";
 import { identityOfBrowser, requireIdentity } from "@/lib/http/access";
 import { ApiError, badRequest, notFound } from "@/lib/platform/errors";
-import { listProfiles } from "@/lib/settings/profiles";
+import { listProfiles, profileChoice } from "@/lib/settings/profiles";
 import { isAdmin } from "./sign-in";
 
 /**
@@ -44,12 +44,19 @@ export async function requireProfileAllowed(identity: string, profile: string): 
   );
 }
 
-/** The profile names of the profiles file an identity may choose from (for the picker). */
-export async function allowedProfileNames(identity: string | undefined): Promise<string[]> {
-  const names = listProfiles().profiles.map((profile) => profile.name);
+/**
+ * What the composer offers an identity: the profiles it may use, and the one a new conversation gets (the default,
+ * or the first allowed one when the default is not).
+ */
+export async function profileChoiceFor(
+  identity: string | undefined,
+): Promise<{ names: string[]; defaultProfile: string }> {
+  const choice = profileChoice();
   const account = identity === undefined ? null : await accountById(identity);
   const allowed = account ? profilesOf(account) : null;
-  return allowed === null ? names : names.filter((name) => allowed.includes(name));
+  if (allowed === null) return choice;
+  const names = choice.names.filter((name) => allowed.includes(name));
+  return { names, defaultProfile: names.includes(choice.defaultProfile) ? choice.defaultProfile : (names[0] ?? "") };
 }
 
 /** Whose audit entries a request may read: its own, or with `?all=1` an admin's, every owner's (null). */

@@ -27,6 +27,8 @@ import {
   ToolVersionQuery,
 } from "./requests";
 import {
+  AdminAccount,
+  AdminAccounts,
   ApiTokens,
   ApprovalTaken,
   AuditPage,
@@ -182,7 +184,7 @@ const routes: ZodOpenApiPathsObject = {
     }),
     post: operation("Start a conversation", {
       requestBody: { content: { "application/json": { schema: NewConversation } } },
-      responses: { "201": json(Conversation, "Created."), ...errors(400, 401, 415, 429) },
+      responses: { "201": json(Conversation, "Created."), ...errors(400, 401, 403, 415, 429) },
     }),
   },
   "/api/conversations/{id}": {
@@ -193,7 +195,7 @@ const routes: ZodOpenApiPathsObject = {
     patch: operation("Rename", {
       requestParams: { path: id },
       requestBody: { content: { "application/json": { schema: ConversationChange } } },
-      responses: { "200": json(Conversation, "Renamed."), ...errors(400, 404, 415) },
+      responses: { "200": json(Conversation, "Renamed."), ...errors(400, 403, 404, 415) },
     }),
     delete: operation("Delete, with its own tools", {
       requestParams: { path: id },
@@ -204,7 +206,7 @@ const routes: ZodOpenApiPathsObject = {
     post: operation("Send a message: starts a run and streams it", {
       requestParams: { path: id },
       requestBody: { content: { "application/json": { schema: NewMessage } } },
-      responses: { "200": eventStream, ...errors(400, 404, 409, 413, 415, 429) },
+      responses: { "200": eventStream, ...errors(400, 403, 404, 409, 413, 415, 429) },
     }),
   },
   "/api/conversations/{id}/events": {
@@ -327,7 +329,7 @@ const routes: ZodOpenApiPathsObject = {
       requestParams: { query: AuditQuery },
       responses: {
         "200": json(AuditPage, "A page."),
-        ...errors(400, 401),
+        ...errors(400, 401, 404),
       },
     }),
   },
@@ -339,7 +341,7 @@ const routes: ZodOpenApiPathsObject = {
           description: "The file.",
           content: { "text/csv": { schema: z.string() }, "application/x-ndjson": { schema: z.string() } },
         },
-        ...errors(400, 401),
+        ...errors(400, 401, 404),
       },
     }),
   },
@@ -610,6 +612,19 @@ const seatRoutes: ZodOpenApiPathsObject = {
         "200": json(SeatRun, "The outcome; a failing tool is success: false."),
         ...seatErrors(404, 413, 415, 422),
       },
+    }),
+  },
+  // Accounts: the admin's view (issue 39); 404 for anyone who is not an admin.
+  "/api/admin/accounts": {
+    get: operation("Admins: every account, with the agent profiles it may use", {
+      responses: { "200": json(AdminAccounts, "The accounts, oldest first."), ...errors(401, 404) },
+    }),
+  },
+  "/api/admin/accounts/{id}/profiles": {
+    put: operation("Admins: set the agent profiles an account may use (null: every one)", {
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: AccountProfilesBody } } },
+      responses: { "200": json(AdminAccount, "The account."), ...errors(400, 401, 404, 415) },
     }),
   },
 };

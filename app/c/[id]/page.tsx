@@ -5,7 +5,7 @@ import { authConfig, config, modelConfig } from "@/lib/settings/config";
 import { authorKey } from "@/lib/review/reviews";
 import { ownedConversationForPage, pageIdentity } from "@/lib/http/access";
 import { conversationPage } from "@/lib/conversations/list";
-import { profileChoice } from "@/lib/settings/profiles";
+import { profileChoiceFor } from "@/lib/accounts/admin";
 import { loadTrace } from "@/lib/conversations/trace";
 import { initialView } from "@/lib/conversations/initial-view";
 
@@ -27,7 +27,7 @@ export default async function ConversationPage({ params }: Props) {
     <OwnerChatView
       key={conversation.id}
       initial={initialView(trace)}
-      profiles={profileChoice()}
+      profiles={await profileChoiceFor(identity)}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
       accountsOn={authConfig().mode !== "anonymous"}
