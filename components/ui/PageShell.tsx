@@ -1,5 +1,9 @@
-import type { LucideIcon } from "lucide-react";
 import Link from "next/link";
+import { adminOf } from "@/lib/accounts/admin";
+import { pageIdentity } from "@/lib/http/access";
+
+// Here, not in ./PageTitle, which client components import: this part reads the visitor's account on the server.
+export { PageTitle } from "./PageTitle";
 
 const LINKS = [
   { href: "/", label: "Chats" },
@@ -10,19 +14,21 @@ const LINKS = [
 ] as const;
 
 /** The frame of the pages beside the chat: the library, a tool, settings; `current`: the link it is under, if any. */
-export function PageShell({
+export async function PageShell({
   current,
   children,
 }: {
-  current?: (typeof LINKS)[number]["href"];
+  current?: (typeof LINKS)[number]["href"] | "/admin";
   children: React.ReactNode;
 }) {
+  // The admin's page is linked for admins only (TOOLSMITH_ADMIN_EMAILS).
+  const links = (await adminOf(await pageIdentity())) ? [...LINKS, { href: "/admin", label: "Admin" }] : LINKS;
   return (
     <div className="min-h-dvh bg-white text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
       <header className="border-b border-zinc-200 dark:border-zinc-800">
         <nav aria-label="Main" className="mx-auto flex max-w-5xl flex-wrap items-center gap-1 px-4 py-2 text-sm">
           <span className="mr-3 font-semibold tracking-tight">Toolsmith</span>
-          {LINKS.map((link) => (
+          {links.map((link) => (
             <Link
               key={link.href}
               href={link.href}
@@ -43,25 +49,5 @@ export function PageShell({
       </header>
       <main className="mx-auto max-w-5xl px-4 py-6">{children}</main>
     </div>
-  );
-}
-
-/** A page's heading and what the page is for. */
-export function PageTitle({
-  icon: Icon,
-  title,
-  children,
-}: {
-  icon: LucideIcon;
-  title: string;
-  children: React.ReactNode;
-}) {
-  return (
-    <>
-      <h1 className="flex items-center gap-2 text-xl font-semibold">
-        <Icon className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden /> {title}
-      </h1>
-      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{children}</p>
-    </>
   );
 }

@@ -5,6 +5,7 @@ import type { SegmentStart } from "@/lib/contract/log";
 import type { ToolDescription } from "@/lib/contract/requests";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type {
+  AdminAccount,
   ApiToken,
   ApprovalTaken,
   AuditEntry,
@@ -185,6 +186,12 @@ export const api = {
     );
     return json<{ entries: AuditEntry[]; nextCursor: string | null }>(`/api/audit?${params}`);
   },
+  /** Admins: the agent profiles an account may use (null: every one). */
+  setAccountProfiles: (id: string, profiles: string[] | null) =>
+    json<AdminAccount>(`/api/admin/accounts/${encodeURIComponent(id)}/profiles`, {
+      method: "PUT",
+      ...jsonBody({ profiles }),
+    }),
   auditExportUrl: (filters: Record<string, string>, format: "csv" | "jsonl") =>
     `/api/audit/export?${new URLSearchParams(Object.entries({ ...filters, format }).filter(([, value]) => value))}`,
   answerApproval: (conversationId: string, approvalId: string, approved: boolean) =>
