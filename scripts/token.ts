@@ -1,4 +1,5 @@
-// API tokens without a browser: `npm run token -- create --name NAME [--identity ID] [--json]`, `list --identity ID`,
+// API tokens without a browser: `npm run token -- create --name NAME [--identity ID | --email ADDRESS] [--json]`,
+// `list --identity ID` (or --email),
 // `revoke --identity ID --id TOKEN_ID`. Against the database DATABASE_URL names (migrated first), through the query
 // functions POST /api/tokens uses, so a token made here is the one the app checks. A new identity unless --identity
 // gives one: a browser's is the part before the dot of its `toolsmith_id` cookie (the whole value is taken too).
@@ -10,7 +11,9 @@ import { environment, SettingsError } from "@/lib/settings/environment.mjs";
 
 const USAGE = `Usage:
   npm run token -- create --name NAME [--identity ID] [--json]   a new token, for a new identity unless ID is given
+  npm run token -- create --name NAME --email ADDRESS [--json]   a new token for the account with that address
   npm run token -- list --identity ID [--json]                   the identity's tokens (never the tokens themselves)
+  npm run token -- list --email ADDRESS [--json]                 the account's tokens
   npm run token -- revoke --identity ID --id TOKEN_ID            revoke one of them`;
 
 /** A mistake of the person running the script: said, with the usage when it is about the arguments, exit 1. */
@@ -33,6 +36,15 @@ async function identityOf(given: string | undefined): Promise<string | undefined
   );
 }
 
+/** An account's id is the identity of what it owns: the account with that address, else an error saying so. */
+async function accountOf(email: string): Promise<string> {
+  const { accountByEmail } = await import("@/lib/db/queries/accounts");
+  const account = await accountByEmail(email.trim());
+  return (
+    account?.id ?? fail(`There is no account with the address "${email}"; it is made when its owner first signs in.`)
+  );
+}
+
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -40,13 +52,16 @@ async function main(argv: string[]): Promise<void> {
     options: {
       name: { type: "string" },
       identity: { type: "string" },
+      email: { type: "string" },
       id: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
   const [command, ...extra] = positionals;
   if (extra.length) fail(`One command at a time; got "${positionals.join(" ")}".`);
-  const identity = await identityOf(values.identity);
+  if (values.identity !== undefined && values.email !== undefined)
+    fail("Give --identity or --email, not both: a token acts for one identity.");
+  const identity = values.email === undefined ? await identityOf(values.identity) : await accountOf(values.email);
   const { createApiToken, deleteApiToken, listApiTokens } = await import("@/lib/db/queries/api-tokens");
   const print = (human: string, machine: unknown) => console.log(values.json ? JSON.stringify(machine) : human);
 

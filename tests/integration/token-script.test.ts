@@ -4,6 +4,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
+import { seedSignedIn } from "../support/accounts";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl } from "../support/database";
 import { ModelServer } from "../support/model-server";
@@ -115,4 +116,33 @@ describe("npm run token", () => {
     expect(notTheirs).toMatchObject({ code: 1, stderr: expect.stringContaining("has no token nothing") });
     expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/^Unknown command "mint"/) });
   });
+
+  it(
+    "makes and lists an account's tokens by its address, and says when there is none",
+    { timeout: 120_000 },
+    async () => {
+      const { accountId } = await seedSignedIn(databaseUrl, "ada@example.com");
+      const made = await token("create", "--name", "laptop", "--email", "Ada@example.com", "--json");
+      expect(made.code, made.stderr).toBe(0);
+      const created = JSON.parse(made.stdout);
+      expect(created.identity).toBe(accountId);
+      // The token acts for the account: what it makes, the account owns.
+      const response = await fetch(
+        `${app.url}/api/conversations`,
+        bearer(created.token, { method: "POST", body: "{}" }),
+      );
+      expect(response.status).toBe(201);
+      const listed = await token("list", "--email", "ada@example.com", "--json");
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ id: created.id, name: "laptop" }]);
+      const [nobody, both] = await Promise.all([
+        token("create", "--name", "x", "--email", "nobody@example.com"),
+        token("create", "--name", "x", "--email", "ada@example.com", "--identity", accountId),
+      ]);
+      expect(nobody).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('no account with the address "nobody@example.com"'),
+      });
+      expect(both).toMatchObject({ code: 1, stderr: expect.stringContaining("not both") });
+    },
+  );
 });
