@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson } from "../support/api";
 import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
-import { seedSignedIn } from "../support/accounts";
+import { seedSignedInBrowser } from "../support/accounts";
 import { freshDatabaseUrl } from "../support/database";
 import { ModelServer } from "../support/model-server";
 
@@ -23,13 +23,7 @@ let app: AppServer;
 let admin: { accountId: string; cookie: string };
 let member: { accountId: string; cookie: string };
 
-/** A signed-in browser's cookies: its session, and the anonymous identity every browser of the app also has. */
-async function browserOf(email: string) {
-  const { accountId, cookie } = await seedSignedIn(databaseUrl, email);
-  const browser = new Api(app.url);
-  await browser.identity();
-  return { accountId, cookie: `${cookie}; ${browser.cookie}` };
-}
+const browserOf = (email: string) => seedSignedInBrowser(databaseUrl, app.url, email);
 
 const call = (who: { cookie: string } | undefined, path: string, method = "GET", body?: unknown) =>
   fetch(`${app.url}${path}`, {

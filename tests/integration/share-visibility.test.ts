@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
-import { seedSignedIn } from "../support/accounts";
+import { seedSignedInBrowser } from "../support/accounts";
 import { freshDatabaseUrl } from "../support/database";
 import { ModelServer } from "../support/model-server";
 
@@ -42,13 +42,7 @@ afterAll(async () => {
   await model.stop();
 });
 
-/** A signed-in browser's cookies: its session, and the anonymous identity every browser of the app also has. */
-async function browserOf(email: string): Promise<{ cookie: string }> {
-  const { cookie } = await seedSignedIn(databaseUrl, email);
-  const browser = new Api(app.url);
-  await browser.identity();
-  return { cookie: `${cookie}; ${browser.cookie}` };
-}
+const browserOf = (email: string) => seedSignedInBrowser(databaseUrl, app.url, email);
 
 const share = (visibility?: string) =>
   owner.fetch(`/api/conversations/${conversationId}/share`, {
