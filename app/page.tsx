@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { OwnerChatView } from "@/components/chat/OwnerChatView";
 import { config, modelConfig } from "@/lib/settings/config";
+import { pageVisitor } from "@/lib/accounts/account";
 import { memberPageIdentity } from "@/lib/http/access";
-import { profileChoice } from "@/lib/settings/profiles";
+import { profileChoiceFor } from "@/lib/accounts/admin";
 import { conversationPage, NO_CONVERSATIONS } from "@/lib/conversations/list";
 
 export const dynamic = "force-dynamic";
@@ -15,9 +16,10 @@ export default async function NewChatPage() {
     <OwnerChatView
       key={randomUUID()}
       initial={null}
-      profiles={profileChoice()}
+      profiles={await profileChoiceFor(identity)}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
+      visitor={await pageVisitor()}
       review={{ labels: config.annotationLabels }}
     />
   );

@@ -2,8 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { AccountSettings, SignInInvitation } from "@/components/account/AccountSettings";
 import { ApiTokens } from "@/components/settings/ApiTokens";
-import { accountView, sessionsView } from "@/lib/accounts/account";
-import { accountById } from "@/lib/db/queries/accounts";
+import { accountView, pageAccount, sessionsView } from "@/lib/accounts/account";
 import { listPasskeys } from "@/lib/db/queries/passkeys";
 import { signedInOf } from "@/lib/http/session";
 import { authConfig } from "@/lib/settings/config";
@@ -18,7 +17,7 @@ export const metadata: Metadata = { title: "Settings · Toolsmith" };
 export default async function SettingsPage() {
   const identity = await memberPageIdentity();
   const [tokens, name] = identity ? await Promise.all([listApiTokens(identity), displayName(identity)]) : [[], ""];
-  const account = identity && authConfig().mode !== "anonymous" ? await accountById(identity) : null;
+  const account = await pageAccount();
   const current = account ? await signedInOf({ headers: await headers() }) : undefined;
   return (
     <PageShell current="/settings">

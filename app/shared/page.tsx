@@ -13,6 +13,7 @@ export default async function SharedLinksPage() {
     <SharedLinks
       initial={links.map((link) => ({
         token: link.token,
+        visibility: link.visibility,
         createdAt: link.createdAt.toISOString(),
         conversation: link.conversation,
       }))}

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { api, problemText, type Account, type AccountSession, type Passkey } from "@/lib/api/client";
 import { Passkeys } from "./Passkeys";
 import { Button } from "@/components/ui/Button";
-import { PageTitle } from "@/components/ui/PageShell";
+import { PageTitle } from "@/components/ui/PageTitle";
 
 const METHODS: Record<AccountSession["method"], string> = {
   email: "email link",

@@ -5,10 +5,10 @@ import Link from "next/link";
 import { useState } from "react";
 import { api, type AuditEntry } from "@/lib/api/client";
 import { useFilteredPages } from "@/components/ui/useFilteredPages";
-import { PageTitle } from "@/components/ui/PageShell";
+import { PageTitle } from "@/components/ui/PageTitle";
 import { ShowMore } from "@/components/ui/ShowMore";
 
-type Filters = { tool: string; conversation: string; outcome: string };
+type Filters = { tool: string; conversation: string; outcome: string; all?: "1" };
 
 const DECISIONS: Record<string, string> = {
   allowed: "allowed",
@@ -19,13 +19,25 @@ const DECISIONS: Record<string, string> = {
 };
 
 async function fetchEntries(filters: Filters, cursor?: string) {
-  const { entries, nextCursor } = await api.audit(filters, cursor);
+  const { entries, nextCursor } = await api.audit(filters as Record<string, string>, cursor);
   return { items: entries, nextCursor };
 }
 
 /** Every tool call with the profile's decision, filtered by tool, conversation and outcome, and exported. */
-export function AuditLog({ initial }: { initial: { entries: AuditEntry[]; nextCursor: string | null } }) {
-  const [filters, setFilters] = useState<Filters>({ tool: "", conversation: "", outcome: "" });
+export function AuditLog({
+  initial,
+  all = false,
+}: {
+  initial: { entries: (AuditEntry & { owner?: string })[]; nextCursor: string | null };
+  /** An admin's view of every account's calls (?all=1), each with its owner. */
+  all?: boolean;
+}) {
+  const [filters, setFilters] = useState<Filters>({
+    tool: "",
+    conversation: "",
+    outcome: "",
+    ...(all ? { all: "1" as const } : {}),
+  });
   const {
     items: entries,
     hasMore,
@@ -36,9 +48,11 @@ export function AuditLog({ initial }: { initial: { entries: AuditEntry[]; nextCu
   const field = "rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
   return (
     <section aria-label="Audit log">
-      <PageTitle icon={ScrollText} title="Audit log">
-        Every tool call of your conversations and scripts, with the profile&apos;s decision. Inputs are kept as a hash
-        and a size, never as text.
+      <PageTitle icon={ScrollText} title={all ? "Audit log of all accounts" : "Audit log"}>
+        {all
+          ? "Every tool call of every account and anonymous visitor"
+          : "Every tool call of your conversations and scripts"}
+        , with the profile&apos;s decision. Inputs are kept as a hash and a size, never as text.
       </PageTitle>
       <form className="mt-4 flex flex-wrap items-end gap-2" onSubmit={(event) => event.preventDefault()}>
         <label className="text-sm">
@@ -92,7 +106,10 @@ export function AuditLog({ initial }: { initial: { entries: AuditEntry[]; nextCu
           <table className="w-full text-left text-sm" data-testid="audit-entries">
             <thead className="text-xs text-zinc-600 dark:text-zinc-400">
               <tr>
-                {["When", "Tool", "Profile", "Decision", "Outcome", "Time", "Input", "Conversation"].map((heading) => (
+                {[
+                  ...(all ? ["Owner"] : []),
+                  ...["When", "Tool", "Profile", "Decision", "Outcome", "Time", "Input", "Conversation"],
+                ].map((heading) => (
                   <th key={heading} className="py-1 pr-3 font-medium">
                     {heading}
                   </th>
@@ -102,6 +119,7 @@ export function AuditLog({ initial }: { initial: { entries: AuditEntry[]; nextCu
             <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
               {entries.map((entry) => (
                 <tr key={entry.id}>
+                  {all && <td className="py-1.5 pr-3">{(entry as { owner?: string }).owner}</td>}
                   <td className="whitespace-nowrap py-1.5 pr-3">{new Date(entry.time).toLocaleString()}</td>
                   <td className="py-1.5 pr-3 font-mono text-xs">{entry.tool}</td>
                   <td className="py-1.5 pr-3">{entry.profile ?? "API"}</td>

@@ -3,6 +3,7 @@
 import { Link2 } from "lucide-react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, type ConversationPage } from "@/lib/api/client";
+import type { Visitor } from "@/lib/accounts/account";
 import type { InitialView } from "@/lib/conversations/initial-view";
 import { ExportLinks } from "@/components/share/ExportLinks";
 import { ShareDialog } from "@/components/share/ShareDialog";
@@ -25,6 +26,8 @@ interface OwnerChatViewProps {
   profiles: { names: string[]; defaultProfile: string };
   conversations: ConversationPage;
   modelConfigured: boolean;
+  /** Accounts on or off (TOOLSMITH_AUTH), and who is signed in: a share link may then be for members only. */
+  visitor: Visitor;
   /** The labels annotations may have, and the viewer's author key in this conversation when it is known. */
   review: { labels: string[]; authorKey?: string };
 }
@@ -35,6 +38,7 @@ export function OwnerChatView({
   profiles,
   conversations: firstPage,
   modelConfigured,
+  visitor,
   review,
 }: OwnerChatViewProps) {
   const conversationId = initial?.id ?? null;
@@ -79,6 +83,7 @@ export function OwnerChatView({
               onNewChat={newChat}
               onDeletedActive={newChat}
               onNavigate={closeDrawer}
+              visitor={visitor}
             />
           )}
           actions={
@@ -102,7 +107,9 @@ export function OwnerChatView({
             />
           }
         />
-        {sharing && conversationId && <ShareDialog conversationId={conversationId} onClose={closeSharing} />}
+        {sharing && conversationId && (
+          <ShareDialog conversationId={conversationId} accountsOn={visitor.accountsOn} onClose={closeSharing} />
+        )}
       </TraceViewerContext.Provider>
     </OwnTraceContext.Provider>
   );

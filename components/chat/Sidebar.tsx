@@ -1,8 +1,22 @@
 "use client";
 
-import { Check, KeyRound, Library, Link2, MessageSquare, Pencil, Plus, ThumbsDown, Trash2, X } from "lucide-react";
+import {
+  Check,
+  KeyRound,
+  Library,
+  Link2,
+  LogIn,
+  MessageSquare,
+  Pencil,
+  Plus,
+  ThumbsDown,
+  Trash2,
+  UserRound,
+  X,
+} from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
+import type { Visitor } from "@/lib/accounts/account";
 import { api, problemText, type Conversation } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
 import { ShowMore } from "@/components/ui/ShowMore";
@@ -13,6 +27,14 @@ const FOOTER_LINKS = [
   { href: "/shared", label: "Shared links", icon: Link2 },
   { href: "/settings", label: "API tokens", icon: KeyRound },
 ];
+
+/** With accounts on, the footer's last link: the signed-in account (its settings), or the way to sign in. */
+const accountLink = (visitor: Visitor) =>
+  !visitor.accountsOn
+    ? []
+    : visitor.email === null
+      ? [{ href: "/signin", label: "Sign in", icon: LogIn }]
+      : [{ href: "/settings", label: visitor.email, icon: UserRound }];
 
 /** A conversation's buttons, shown on hover or focus: each opens its mode in the row. */
 const ROW_ACTIONS = [
@@ -26,9 +48,10 @@ interface SidebarProps {
   onNewChat: () => void;
   onDeletedActive: () => void;
   onNavigate: () => void;
+  visitor: Visitor;
 }
 
-export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate }: SidebarProps) {
+export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate, visitor }: SidebarProps) {
   const { conversations, refresh } = list;
   const onChanged = () => void refresh();
   return (
@@ -92,13 +115,13 @@ export function Sidebar({ list, activeId, onNewChat, onDeletedActive, onNavigate
         )}
       </ul>
       <div className="border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
-        {FOOTER_LINKS.map(({ href, label, icon: Icon }) => (
+        {[...FOOTER_LINKS, ...accountLink(visitor)].map(({ href, label, icon: Icon }) => (
           <Link
-            key={href}
+            key={label}
             href={href}
             className="flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm text-zinc-700 hover:bg-zinc-200/70 dark:text-zinc-300 dark:hover:bg-zinc-800"
           >
-            <Icon className="size-4" aria-hidden /> {label}
+            <Icon className="size-4 shrink-0" aria-hidden /> <span className="truncate">{label}</span>
           </Link>
         ))}
       </div>

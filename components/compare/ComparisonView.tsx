@@ -1,5 +1,5 @@
 import { ExternalLink, GitCompareArrows } from "lucide-react";
-import { PageTitle } from "@/components/ui/PageShell";
+import { PageTitle } from "@/components/ui/PageTitle";
 import { cardAnchor } from "@/components/trace/card-anchor";
 import {
   CALL_FIELDS,

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { api, problemText, type ApiToken } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
 import { CopyButton } from "@/components/ui/CopyButton";
-import { PageTitle } from "@/components/ui/PageShell";
+import { PageTitle } from "@/components/ui/PageTitle";
 
 /** Personal API tokens for scripts: created with a name, shown once, revocable. */
 export function ApiTokens({ initial }: { initial: ApiToken[] }) {

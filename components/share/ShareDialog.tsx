@@ -3,6 +3,7 @@
 import { Link2, Loader2, TriangleAlert, X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { api, problemText } from "@/lib/api/client";
+import type { ShareLink } from "@/lib/contract/responses";
 import { Button } from "@/components/ui/Button";
 import { CopyButton } from "@/components/ui/CopyButton";
 
@@ -11,8 +12,17 @@ import { CopyButton } from "@/components/ui/CopyButton";
  * inside it, closes it on Escape, and gives focus back to the Share button when it closes. It asks for the link
  * once per opening, whatever the page around it renders meanwhile.
  */
-export function ShareDialog({ conversationId, onClose }: { conversationId: string; onClose: () => void }) {
+export function ShareDialog({
+  conversationId,
+  accountsOn = false,
+  onClose,
+}: {
+  conversationId: string;
+  accountsOn?: boolean;
+  onClose: () => void;
+}) {
   const [url, setUrl] = useState<string | null>(null);
+  const [visibility, setVisibility] = useState<ShareLink["visibility"]>("anyone");
   const [state, setState] = useState<"loading" | "ready" | "working">("loading");
   const [problem, setProblem] = useState<string | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
@@ -21,7 +31,7 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
     dialog.current?.showModal();
     let current = true;
     api.shareLink(conversationId).then(
-      (link) => current && (setUrl(link?.url ?? null), setState("ready")),
+      (link) => current && (setUrl(link?.url ?? null), link && setVisibility(link.visibility), setState("ready")),
       (error) => current && (setProblem(problemText(error)), setState("ready")),
     );
     return () => {
@@ -29,12 +39,19 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
     };
   }, [conversationId]);
 
-  const act = async (change: () => Promise<{ url: string } | void>) => {
+  // With a link, a new choice changes the link's visibility at once (same token); without one, it is the new link's.
+  const choose = (next: ShareLink["visibility"]) => {
+    setVisibility(next);
+    if (url) void act(() => api.createShareLink(conversationId, next));
+  };
+
+  const act = async (change: () => Promise<ShareLink | void>) => {
     setState("working");
     setProblem(null);
     try {
       const link = await change();
       setUrl(link ? link.url : null);
+      if (link) setVisibility(link.visibility);
     } catch (error) {
       setProblem(problemText(error));
     }
@@ -72,6 +89,33 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
           and outputs. Revoking the link cuts access at once.
         </span>
       </p>
+      {accountsOn && state !== "loading" && (
+        <fieldset className="mt-4" aria-describedby="share-visibility-help" data-testid="share-visibility">
+          <legend className="text-sm font-medium">Who can open the link</legend>
+          <p id="share-visibility-help" className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+            Members must sign in to this server first; others see only a sign-in prompt.
+          </p>
+          {(
+            [
+              ["anyone", "Anyone with the link"],
+              ["members", "Members of this server only"],
+            ] as const
+          ).map(([value, label]) => (
+            <label key={value} className="mt-2 flex items-center gap-2 text-sm">
+              <input
+                type="radio"
+                name="share-visibility"
+                value={value}
+                checked={visibility === value}
+                disabled={state === "working"}
+                onChange={() => choose(value)}
+                className="accent-emerald-700"
+              />
+              {label}
+            </label>
+          ))}
+        </fieldset>
+      )}
       {state === "loading" ? (
         <Loader2 className="mx-auto mt-4 size-5 animate-spin text-zinc-500" aria-label="Loading" />
       ) : url ? (
@@ -100,7 +144,7 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
         <Button
           variant="primary"
           disabled={state === "working"}
-          onClick={() => void act(() => api.createShareLink(conversationId))}
+          onClick={() => void act(() => api.createShareLink(conversationId, visibility))}
           className="mt-4 w-full justify-center"
         >
           Create link

@@ -9,6 +9,7 @@ import { CopyButton } from "@/components/ui/CopyButton";
 
 interface SharedLink {
   token: string;
+  visibility: string;
   createdAt: string;
   conversation: { id: string; title: string };
 }
@@ -60,7 +61,10 @@ export function SharedLinks({ initial }: { initial: SharedLink[] }) {
                   <Link href={`/c/${link.conversation.id}`} className="block truncate font-medium hover:underline">
                     {link.conversation.title}
                   </Link>
-                  <span className="text-xs text-zinc-500">Shared {new Date(link.createdAt).toLocaleDateString()}</span>
+                  <span className="text-xs text-zinc-500">
+                    Shared {new Date(link.createdAt).toLocaleDateString()} ·{" "}
+                    {link.visibility === "members" ? "members only" : "anyone with the link"}
+                  </span>
                 </div>
                 <CopyButton text={url} label="Copy link" />
                 <button

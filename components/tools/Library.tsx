@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useId, useRef, useState } from "react";
 import { api, type Tool } from "@/lib/api/client";
 import { useFilteredPages } from "@/components/ui/useFilteredPages";
-import { PageTitle } from "@/components/ui/PageShell";
+import { PageTitle } from "@/components/ui/PageTitle";
 import { Button } from "@/components/ui/Button";
 import { ShowMore } from "@/components/ui/ShowMore";
 import { UntestedBadge } from "./Examples";

@@ -1,10 +1,12 @@
+import { cache } from "react";
 import type { Account, AccountSession } from "@/lib/contract/responses";
 import { accountById, deleteAccount, signInMethods, type AccountRow } from "@/lib/db/queries/accounts";
 import { listConversations } from "@/lib/db/queries/conversations";
 import { deleteAccountSessions, deleteSession, listSessions, type NewSession } from "@/lib/db/queries/sessions";
-import { requireIdentity } from "@/lib/http/access";
+import { pageIdentity, requireIdentity } from "@/lib/http/access";
 import { sessions, signedInOf } from "@/lib/http/session";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/platform/errors";
+import { authConfig } from "@/lib/settings/config";
 import { hasRunningRun } from "@/lib/runs/remote";
 import { removeWorkspace } from "@/lib/tools/native/workspace";
 import { isAdmin, requireAccountsOn } from "./sign-in";
@@ -20,6 +22,22 @@ export async function requireAccount(request: Request): Promise<{ account: Accou
   if (!account) throw new ApiError(401, "not_signed_in", "This browser is not signed in: sign in first (/signin).");
   const bearer = request.headers.has("authorization");
   return { account, sessionId: bearer ? undefined : (await signedInOf(request))?.sessionId };
+}
+
+/** Who a page's visitor is, as the nav shows it: accounts off, or on with the signed-in account's address (or null). */
+export type Visitor = { accountsOn: false } | { accountsOn: true; email: string | null; admin: boolean };
+
+/** The signed-in account of a page's visitor, if any; cached per request, since the nav and the page both ask. */
+export const pageAccount = cache(async (): Promise<AccountRow | null> => {
+  if (authConfig().mode === "anonymous") return null;
+  const identity = await pageIdentity();
+  return identity === undefined ? null : accountById(identity);
+});
+
+export async function pageVisitor(): Promise<Visitor> {
+  if (authConfig().mode === "anonymous") return { accountsOn: false };
+  const account = await pageAccount();
+  return { accountsOn: true, email: account?.email ?? null, admin: account !== null && isAdmin(account) };
 }
 
 /** The account as GET /api/account answers it. */

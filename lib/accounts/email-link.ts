@@ -3,9 +3,9 @@ import { accountByEmail } from "@/lib/db/queries/accounts";
 import { publicOrigin } from "@/lib/http/origin";
 import { limitSignIn } from "@/lib/http/rate-limit";
 import { ApiError } from "@/lib/platform/errors";
-import { smtpConfig } from "@/lib/settings/config";
+import { mayHaveAccount, smtpConfig } from "@/lib/settings/config";
 import { smtp } from "@/lib/tools/native/send-email";
-import { accountOfVerifiedEmail, mayHaveAccount, requireAccountsOn, signIn } from "./sign-in";
+import { accountOfVerifiedEmail, requireAccountsOn, signIn } from "./sign-in";
 import { nextPath } from "./next-path";
 
 /** How long a link works: long enough to switch to the mailbox, short enough that an old email is worth nothing. */

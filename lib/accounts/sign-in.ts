@@ -7,19 +7,12 @@ import { clientAddress } from "@/lib/http/rate-limit";
 import { sessionCookieName, sessionCookieOptions } from "@/lib/http/session-cookie";
 import { sessions, signedInOf } from "@/lib/http/session";
 import { ApiError } from "@/lib/platform/errors";
-import { authConfig } from "@/lib/settings/config";
+import { authConfig, mayHaveAccount } from "@/lib/settings/config";
 
 /** Accounts are off (TOOLSMITH_AUTH=anonymous): every sign-in route answers this. */
 export function requireAccountsOn(): void {
   if (authConfig().mode === "anonymous")
     throw new ApiError(404, "accounts_off", "Accounts are off on this server (TOOLSMITH_AUTH=anonymous).");
-}
-
-/** Whether an address may have an account here: TOOLSMITH_ALLOWED_EMAIL_DOMAINS, when set, names its domain. */
-export function mayHaveAccount(email: string): boolean {
-  const { allowedDomains } = authConfig();
-  const domain = email.toLowerCase().split("@").at(-1)!;
-  return allowedDomains.length === 0 || allowedDomains.includes(domain);
 }
 
 export const isAdmin = (account: Pick<AccountRow, "email">): boolean =>

@@ -7,6 +7,7 @@ import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type {
   Account,
   AccountSession,
+  AdminAccount,
   ApiToken,
   ApprovalTaken,
   AuditEntry,
@@ -162,8 +163,11 @@ export const api = {
       throw error;
     }
   },
-  createShareLink: (id: string) =>
-    json<ShareLink>(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "POST" }),
+  createShareLink: (id: string, visibility: ShareLink["visibility"] = "anyone") =>
+    json<ShareLink>(`/api/conversations/${encodeURIComponent(id)}/share`, {
+      method: "POST",
+      ...jsonBody({ visibility }),
+    }),
   revokeShareLink: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}/share`, { method: "DELETE" })),
   listTools: (query: { q?: string; status?: string; scope?: string; cursor?: string }) => {
@@ -197,6 +201,12 @@ export const api = {
     );
     return json<{ entries: AuditEntry[]; nextCursor: string | null }>(`/api/audit?${params}`);
   },
+  /** Admins: the agent profiles an account may use (null: every one). */
+  setAccountProfiles: (id: string, profiles: string[] | null) =>
+    json<AdminAccount>(`/api/admin/accounts/${encodeURIComponent(id)}/profiles`, {
+      method: "PUT",
+      ...jsonBody({ profiles }),
+    }),
   auditExportUrl: (filters: Record<string, string>, format: "csv" | "jsonl") =>
     `/api/audit/export?${new URLSearchParams(Object.entries({ ...filters, format }).filter(([, value]) => value))}`,
   answerApproval: (conversationId: string, approvalId: string, approved: boolean) =>

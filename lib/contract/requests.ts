@@ -240,6 +240,10 @@ const auditFilters = {
   tool: z.string().max(64).optional().describe("Only calls of this tool."),
   conversation: z.string().max(64).optional().describe("Only calls from this conversation."),
   outcome: z.enum(["succeeded", "failed", "cancelled"]).optional().describe("Only calls that ended so."),
+  all: z
+    .literal("1")
+    .optional()
+    .describe("Admins only: every account's calls, each with its owner (404 for anyone else)."),
 };
 
 export const AuditQuery = z.object({
@@ -296,3 +300,18 @@ const webAuthnAnswer = z.looseObject({
 export const PasskeyRegistration = z.strictObject({ response: webAuthnAnswer, name: passkeyName.optional() });
 export const PasskeySignIn = z.strictObject({ response: webAuthnAnswer });
 export const PasskeyRename = z.strictObject({ name: passkeyName });
+
+// Accounts: members-only share links, the admin's per-account profiles (issue 39).
+export const ShareRequest = z.strictObject({
+  visibility: z
+    .enum(["anyone", "members"])
+    .default("anyone")
+    .describe("Who may open the link: anyone who holds it, or only accounts signed in to this server."),
+});
+export const AccountProfilesBody = z.strictObject({
+  profiles: z
+    .array(z.string().min(1).max(200))
+    .max(200)
+    .nullable()
+    .describe("The agent profiles the account may use; null for every one."),
+});

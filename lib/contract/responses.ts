@@ -90,12 +90,14 @@ export const RunStopping = z.strictObject({ runId: z.string(), status: z.literal
 export const ApprovalTaken = z.strictObject({ approvalId: z.string(), approved: z.boolean() });
 export type ApprovalTaken = z.infer<typeof ApprovalTaken>;
 
-export const ShareLink = z.strictObject({ token: z.string(), url: z.url() });
+const visibility = z.enum(["anyone", "members"]);
+export const ShareLink = z.strictObject({ token: z.string(), url: z.url(), visibility });
 export type ShareLink = z.infer<typeof ShareLink>;
 export const SharedLinks = z.array(
   z.strictObject({
     token: z.string(),
     url: z.url(),
+    visibility,
     createdAt: time,
     conversation: z.strictObject({ id: z.string(), title: z.string() }),
   }),
@@ -243,7 +245,14 @@ export const AuditEntry = z.strictObject({
   durationMs: z.number().int(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
-export const AuditPage = z.strictObject({ entries: z.array(AuditEntry), nextCursor });
+export const AuditPage = z.strictObject({
+  entries: z.array(
+    AuditEntry.extend({
+      owner: z.string().optional().describe('With ?all=1 (admins): the owner\'s address, or "anonymous".'),
+    }),
+  ),
+  nextCursor,
+});
 
 export const Profiles = z.strictObject({
   profiles: z.array(
@@ -349,3 +358,13 @@ export const WebAuthnOptions = z
 export const SignedInAccount = z
   .strictObject({ id: z.string(), email: z.string(), name: z.string().nullable() })
   .meta({ id: "SignedInAccount" });
+
+// Accounts: the admin's view of every account (issue 39).
+export const AdminAccount = z.strictObject({
+  id: z.string(),
+  email: z.string(),
+  createdAt: time,
+  profiles: z.array(z.string()).nullable().describe("The agent profiles it may use; null for every one."),
+});
+export type AdminAccount = z.infer<typeof AdminAccount>;
+export const AdminAccounts = z.array(AdminAccount);

@@ -13,6 +13,8 @@ import {
   DisplayNameBody,
   EmailLinkRequest,
   EmailLinkUse,
+  ShareRequest,
+  AccountProfilesBody,
   ForkRequest,
   NewAnnotation,
   NewApiToken,
@@ -33,6 +35,8 @@ import {
 import {
   Account,
   AccountSessions,
+  AdminAccount,
+  AdminAccounts,
   ApiTokens,
   ApprovalTaken,
   AuditPage,
@@ -190,7 +194,7 @@ const routes: ZodOpenApiPathsObject = {
     }),
     post: operation("Start a conversation", {
       requestBody: { content: { "application/json": { schema: NewConversation } } },
-      responses: { "201": json(Conversation, "Created."), ...errors(400, 401, 415, 429) },
+      responses: { "201": json(Conversation, "Created."), ...errors(400, 401, 403, 415, 429) },
     }),
   },
   "/api/conversations/{id}": {
@@ -201,7 +205,7 @@ const routes: ZodOpenApiPathsObject = {
     patch: operation("Rename", {
       requestParams: { path: id },
       requestBody: { content: { "application/json": { schema: ConversationChange } } },
-      responses: { "200": json(Conversation, "Renamed."), ...errors(400, 404, 415) },
+      responses: { "200": json(Conversation, "Renamed."), ...errors(400, 403, 404, 415) },
     }),
     delete: operation("Delete, with its own tools", {
       requestParams: { path: id },
@@ -212,7 +216,7 @@ const routes: ZodOpenApiPathsObject = {
     post: operation("Send a message: starts a run and streams it", {
       requestParams: { path: id },
       requestBody: { content: { "application/json": { schema: NewMessage } } },
-      responses: { "200": eventStream, ...errors(400, 404, 409, 413, 415, 429) },
+      responses: { "200": eventStream, ...errors(400, 403, 404, 409, 413, 415, 429) },
     }),
   },
   "/api/conversations/{id}/events": {
@@ -247,10 +251,11 @@ const routes: ZodOpenApiPathsObject = {
     }),
     post: operation("Share by link", {
       requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: ShareRequest } } },
       responses: {
-        "200": json(ShareLink, "The existing link."),
+        "200": json(ShareLink, "The existing link, its visibility as asked."),
         "201": json(ShareLink, "A new link."),
-        ...errors(404),
+        ...errors(400, 404, 415),
       },
     }),
     delete: operation("Revoke the link", { requestParams: { path: id }, responses: { ...noContent, ...errors(404) } }),
@@ -290,21 +295,21 @@ const routes: ZodOpenApiPathsObject = {
     get: operation("A shared conversation, read-only", {
       security: [],
       requestParams: { path: token },
-      responses: { "200": json(ConversationTrace, "The conversation."), ...errors(404) },
+      responses: { "200": json(ConversationTrace, "The conversation."), ...errors(401, 404) },
     }),
   },
   "/api/share/{token}/events": {
     get: operation("A shared conversation's events, live; resumed as the conversation's own", {
       security: [],
       requestParams: { path: token, query: resumeQuery },
-      responses: { "200": eventStream, ...errors(400, 404, 429) },
+      responses: { "200": eventStream, ...errors(400, 401, 404, 429) },
     }),
   },
   "/api/share/{token}/export": {
     get: operation("Download a shared conversation", {
       security: [],
       requestParams: { path: token, query: exportQuery },
-      responses: { "200": { description: "The file." }, ...errors(400, 404) },
+      responses: { "200": { description: "The file." }, ...errors(400, 401, 404) },
     }),
   },
   "/api/share/{token}/fork": {
@@ -314,7 +319,7 @@ const routes: ZodOpenApiPathsObject = {
       requestBody: { content: { "application/json": { schema: ForkRequest } } },
       responses: {
         "201": json(Fork, "The copy."),
-        ...errors(400, 404, 409, 415, 429),
+        ...errors(400, 401, 404, 409, 415, 429),
       },
     }),
   },
@@ -334,7 +339,7 @@ const routes: ZodOpenApiPathsObject = {
       requestParams: { query: AuditQuery },
       responses: {
         "200": json(AuditPage, "A page."),
-        ...errors(400, 401),
+        ...errors(400, 401, 404),
       },
     }),
   },
@@ -346,7 +351,7 @@ const routes: ZodOpenApiPathsObject = {
           description: "The file.",
           content: { "text/csv": { schema: z.string() }, "application/x-ndjson": { schema: z.string() } },
         },
-        ...errors(400, 401),
+        ...errors(400, 401, 404),
       },
     }),
   },
@@ -738,6 +743,19 @@ const seatRoutes: ZodOpenApiPathsObject = {
         "200": json(SeatRun, "The outcome; a failing tool is success: false."),
         ...seatErrors(404, 413, 415, 422),
       },
+    }),
+  },
+  // Accounts: the admin's view (issue 39); 404 for anyone who is not an admin.
+  "/api/admin/accounts": {
+    get: operation("Admins: every account, with the agent profiles it may use", {
+      responses: { "200": json(AdminAccounts, "The accounts, oldest first."), ...errors(401, 404) },
+    }),
+  },
+  "/api/admin/accounts/{id}/profiles": {
+    put: operation("Admins: set the agent profiles an account may use (null: every one)", {
+      requestParams: { path: id },
+      requestBody: { content: { "application/json": { schema: AccountProfilesBody } } },
+      responses: { "200": json(AdminAccount, "The account."), ...errors(400, 401, 404, 415) },
     }),
   },
 };

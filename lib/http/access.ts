@@ -3,11 +3,12 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { findOwnedConversation } from "@/lib/db/queries/conversations";
 import { findSharedConversation } from "@/lib/db/queries/share-links";
+import { accountById } from "@/lib/db/queries/accounts";
 import { findOwnedTool } from "@/lib/db/queries/tools";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
 import { identityOf } from "@/lib/http/identity";
 import { signedInOf } from "@/lib/http/session";
-import { authConfig } from "@/lib/settings/config";
+import { authConfig, mayHaveAccount } from "@/lib/settings/config";
 import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/contract/log";
 import { ApiError, badRequest, notFound } from "@/lib/platform/errors";
 
@@ -107,8 +108,23 @@ export const ownedConversationForPage = cache(async (id: string) => {
   return identity ? findOwnedConversation(id, identity) : null;
 });
 
-/** A shared conversation for a page, cached per request like the above. */
-export const sharedConversationForPage = cache(findSharedConversation);
+/**
+ * What a share token opens for a viewer (an identity, or none): the conversation; "sign_in" for a members-only
+ * link and a viewer who is no account of this instance; null for an unknown or revoked link, or an account whose
+ * domain TOOLSMITH_ALLOWED_EMAIL_DOMAINS leaves out. The one check every share route and page goes through.
+ */
+export async function openShare(token: string, viewer: string | undefined) {
+  const shared = await findSharedConversation(token);
+  if (!shared) return null;
+  if (shared.visibility === "anyone") return shared.conversation;
+  // An account's id is its owner id, so a session and an account's API token both name it; an anonymous one does not.
+  const account = viewer === undefined ? null : await accountById(viewer);
+  if (!account) return "sign_in" as const;
+  return mayHaveAccount(account.email) ? shared.conversation : null;
+}
+
+/** A shared conversation for a page's visitor ("sign_in" or null as openShare says), cached per request like the above. */
+export const sharedConversationForPage = cache(async (token: string) => openShare(token, await pageIdentity()));
 
 /**
  * The visitor of one of a person's own pages (chats, tools, settings): as pageIdentity, but when accounts are
@@ -139,9 +155,21 @@ export async function ownedTool(id: string, identity: string, version?: number) 
   return tool;
 }
 
-/** The conversation behind a share token; 404 for an unknown or revoked one. */
-export async function requireSharedConversation({ params }: ShareParams) {
-  const conversation = await findSharedConversation((await params).token);
+/**
+ * The conversation behind a share token, for the requester (API token, else browser): 404 for an unknown or
+ * revoked one, 401 for a members-only one and a requester who is not signed in.
+ */
+export async function requireSharedConversation(request: Request, { params }: ShareParams) {
+  const viewer = request.headers.has("authorization")
+    ? await requireIdentity(request)
+    : await identityOfBrowser(request);
+  const conversation = await openShare((await params).token, viewer);
+  if (conversation === "sign_in")
+    throw new ApiError(
+      401,
+      "sign_in_required",
+      "This shared conversation is for members of this server: sign in (/signin), or send an account's API token as `Authorization: Bearer <token>`.",
+    );
   if (!conversation) throw notFound("The shared conversation");
   return conversation;
 }

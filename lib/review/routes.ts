@@ -22,8 +22,9 @@ export async function requireOwnReview(request: Request, context: RouteParams): 
 
 /** Someone reviewing through a share link: they need an identity to sign with, and the link must stand. */
 export async function requireSharedReview(request: Request, context: ShareParams): Promise<Reviewing> {
+  // The link first: a members-only one tells a stranger to sign in, rather than that they have no cookie.
+  const conversation = await requireSharedConversation(request, context);
   const identity = await requireIdentity(request);
-  const conversation = await requireSharedConversation(context);
   const ownerId = await conversationOwner(conversation.id);
   if (!ownerId) throw notFound("The shared conversation");
   return { conversationId: conversation.id, ownerId, identity };

@@ -186,6 +186,16 @@ export function authConfig() {
   };
 }
 
+/**
+ * Whether an address may have an account here: TOOLSMITH_ALLOWED_EMAIL_DOMAINS, when set, names its domain. Here,
+ * below lib/accounts/, since who may open a members-only share link (lib/http/access.ts) asks it too.
+ */
+export function mayHaveAccount(email: string): boolean {
+  const { allowedDomains } = authConfig();
+  const domain = email.toLowerCase().split("@").at(-1)!;
+  return allowedDomains.length === 0 || allowedDomains.includes(domain);
+}
+
 /** Under `next dev`: React's dev tooling needs eval, which the Content-Security-Policy then allows. */
 export const isDevelopment = (): boolean => environment().NODE_ENV === "development";
 

@@ -4,10 +4,14 @@ import type { ShareLink, SharedLink } from "@/lib/contract/responses";
 export const shareUrl = (origin: string, token: string) => `${origin}/s/${token}`;
 
 /** A conversation's link as POST and GET /api/conversations/{id}/share answer it. */
-export const shareLinkJson = (origin: string, token: string): ShareLink => ({ token, url: shareUrl(origin, token) });
-
-/** One of the requester's links as GET /api/shares lists it. */
-export const sharedLinkJson = (origin: string, link: Omit<SharedLink, "url" | "createdAt"> & { createdAt: Date }) => ({
-  ...link,
+export const shareLinkJson = (origin: string, link: { token: string; visibility: string }): ShareLink => ({
+  token: link.token,
+  visibility: link.visibility as ShareLink["visibility"],
   url: shareUrl(origin, link.token),
 });
+
+/** One of the requester's links as GET /api/shares lists it. */
+export const sharedLinkJson = (
+  origin: string,
+  link: Omit<SharedLink, "url" | "createdAt" | "visibility"> & { createdAt: Date; visibility: string },
+) => ({ ...link, ...shareLinkJson(origin, link) });

@@ -39,6 +39,8 @@ test("signs in by email link with the keyboard, keeps what was made anonymously,
 }) => {
   await page.goto(`${app.url}/tools`);
   expect((await page.request.post(`${app.url}/api/tools`, { data: TOOL })).status()).toBe(201);
+  // The nav offers signing in while anonymous, and names the account once signed in.
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" })).toBeVisible();
 
   await page.goto(`${app.url}/signin?next=/tools`);
   await expectAccessible(page, "the sign-in page");
@@ -56,6 +58,11 @@ test("signs in by email link with the keyboard, keeps what was made anonymously,
   await page.keyboard.press("Enter");
   await page.waitForURL(`${app.url}/tools`);
   await expect(page.getByText("shout", { exact: true })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Account: kim@example.com" })).toBeVisible();
+  await page.goto(`${app.url}/`);
+  await expect(
+    page.getByRole("navigation", { name: "Conversations" }).getByRole("link", { name: "kim@example.com" }),
+  ).toBeVisible();
 
   await page.goto(`${app.url}/settings`);
   const account = page.getByRole("region", { name: "Account" });

@@ -168,6 +168,9 @@ describe("the API contract", () => {
     expect(await status("DELETE", `/api/tokens/${token.id}`)).toBe(204);
     expect(await status("DELETE", `/api/conversations/${id}`)).toBe(204);
     expect(await status("GET", `/api/conversations/${id}`)).toBe(404);
+    // The admin's routes are not there for anyone else (tests/integration/admin.test.ts calls them as an admin).
+    expect(await status("GET", "/api/admin/accounts")).toBe(404);
+    expect(await status("PUT", `/api/admin/accounts/${id}/profiles`, { profiles: null })).toBe(404);
   });
 
   it("answers the account routes as their schemas say", async () => {

@@ -51,3 +51,13 @@ export async function signedInEmail(databaseUrl: string, session: string | undef
   );
   return row?.email;
 }
+
+/** A signed-in browser's cookies: a seeded session, and the anonymous identity every browser of the app also has. */
+export async function seedSignedInBrowser(databaseUrl: string, appUrl: string, email: string) {
+  const seeded = await seedSignedIn(databaseUrl, email);
+  const identity = (await fetch(`${appUrl}/api/conversations`)).headers
+    .getSetCookie()
+    .find((cookie) => /^(__Host-)?toolsmith_id=/.test(cookie))!
+    .split(";")[0];
+  return { ...seeded, cookie: `${seeded.cookie}; ${identity}` };
+}

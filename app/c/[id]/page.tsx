@@ -2,10 +2,11 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { OwnerChatView } from "@/components/chat/OwnerChatView";
 import { config, modelConfig } from "@/lib/settings/config";
+import { pageVisitor } from "@/lib/accounts/account";
 import { authorKey } from "@/lib/review/reviews";
 import { ownedConversationForPage, memberPageIdentity } from "@/lib/http/access";
 import { conversationPage } from "@/lib/conversations/list";
-import { profileChoice } from "@/lib/settings/profiles";
+import { profileChoiceFor } from "@/lib/accounts/admin";
 import { loadTrace } from "@/lib/conversations/trace";
 import { initialView } from "@/lib/conversations/initial-view";
 
@@ -27,9 +28,10 @@ export default async function ConversationPage({ params }: Props) {
     <OwnerChatView
       key={conversation.id}
       initial={initialView(trace)}
-      profiles={profileChoice()}
+      profiles={await profileChoiceFor(identity)}
       conversations={conversations}
       modelConfigured={modelConfig() !== undefined}
+      visitor={await pageVisitor()}
       review={{ labels: config.annotationLabels, authorKey: authorKey(conversation.id, identity) }}
     />
   );

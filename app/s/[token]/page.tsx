@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { SharedChatView } from "@/components/share/SharedChatView";
+import { MembersOnly, membersOnlyMetadata } from "@/components/share/MembersOnly";
 import { listMessages } from "@/lib/db/queries/messages";
 import { pageIdentity, sharedConversationForPage } from "@/lib/http/access";
 import { authorKey } from "@/lib/review/reviews";
@@ -16,6 +17,7 @@ type Props = { params: Promise<{ token: string }> };
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const conversation = await sharedConversationForPage((await params).token);
   if (!conversation) return { title: "Not found · Toolsmith" };
+  if (conversation === "sign_in") return membersOnlyMetadata;
   const first = (await listMessages(conversation.id)).find((message) => message.role === "user");
   const description = (first?.content ?? "A conversation with an agent that builds its own tools.")
     .replace(/\s+/g, " ")
@@ -35,6 +37,7 @@ export default async function SharedConversationPage({ params }: Props) {
   const { token } = await params;
   const conversation = await sharedConversationForPage(token);
   if (!conversation) notFound();
+  if (conversation === "sign_in") return <MembersOnly path={`/s/${token}`} />;
   // A first visit has no identity yet (the response brings its cookie): its key is learnt from its first review.
   const identity = await pageIdentity();
   return (

@@ -3,7 +3,8 @@ import { notFound } from "next/navigation";
 import { MailCheck } from "lucide-react";
 import Link from "next/link";
 import { ConfirmEmailLink } from "@/components/account/ConfirmEmailLink";
-import { PageShell, PageTitle } from "@/components/ui/PageShell";
+import { PageShell } from "@/components/ui/PageShell";
+import { PageTitle } from "@/components/ui/PageTitle";
 import { emailLinksOffered, signInLinkAddress } from "@/lib/accounts/email-link";
 import { authConfig } from "@/lib/settings/config";
 

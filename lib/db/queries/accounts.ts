@@ -26,6 +26,12 @@ export async function accountForEmail(email: string, name?: string): Promise<Acc
   });
 }
 
+/** The addresses of those of these owner ids that are accounts (the rest are anonymous identities). */
+export async function accountEmails(ids: string[]): Promise<Map<string, string>> {
+  const accounts = await db.account.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } });
+  return new Map(accounts.map(({ id, email }) => [id, email]));
+}
+
 export function listAccounts() {
   return db.account.findMany({ orderBy: { createdAt: "asc" }, select: listed });
 }

@@ -2,11 +2,23 @@ import { randomBytes } from "node:crypto";
 import { db } from "@/lib/db/driver/client";
 import { notifications } from "@/lib/db/driver/notifications";
 
-/** The conversation's link, made if it has none: one active link per conversation. */
-export async function ensureShareLink(conversationId: string) {
+/** Who may open a link: anyone who holds it, or only signed-in accounts of this instance (lib/http/access.ts). */
+export type ShareVisibility = "anyone" | "members";
+
+/**
+ * The conversation's link, made if it has none: one active link per conversation. Asking again with another
+ * visibility changes the link's, and keeps its token.
+ */
+export async function ensureShareLink(conversationId: string, visibility: ShareVisibility = "anyone") {
   const existing = await db.shareLink.findUnique({ where: { conversationId } });
-  if (existing) return { link: existing, created: false };
-  const link = await db.shareLink.create({ data: { conversationId, token: randomBytes(32).toString("base64url") } });
+  if (existing) {
+    if (existing.visibility === visibility) return { link: existing, created: false };
+    const link = await db.shareLink.update({ where: { conversationId }, data: { visibility } });
+    return { link, created: false };
+  }
+  const link = await db.shareLink.create({
+    data: { conversationId, visibility, token: randomBytes(32).toString("base64url") },
+  });
   return { link, created: true };
 }
 
@@ -18,9 +30,12 @@ export function findShareLink(conversationId: string) {
 export async function findSharedConversation(token: string) {
   const link = await db.shareLink.findUnique({
     where: { token },
-    select: { conversation: { select: { id: true, title: true, profile: true, createdAt: true, updatedAt: true } } },
+    select: {
+      visibility: true,
+      conversation: { select: { id: true, title: true, profile: true, createdAt: true, updatedAt: true } },
+    },
   });
-  return link?.conversation ?? null;
+  return link ? { conversation: link.conversation, visibility: link.visibility as ShareVisibility } : null;
 }
 
 /** Which of these tokens are links that stand (not revoked, their conversation not deleted). */
@@ -45,6 +60,6 @@ export function listShareLinks(ownerId: string) {
   return db.shareLink.findMany({
     where: { conversation: { ownerId } },
     orderBy: { createdAt: "desc" },
-    select: { token: true, createdAt: true, conversation: { select: { id: true, title: true } } },
+    select: { token: true, visibility: true, createdAt: true, conversation: { select: { id: true, title: true } } },
   });
 }

@@ -1,5 +1,5 @@
 import { stringify } from "csv-stringify/sync";
-import { requireIdentity } from "@/lib/http/access";
+import { auditOwner } from "@/lib/accounts/admin";
 import { AuditEntry } from "@/lib/contract/responses";
 import { auditPage } from "@/lib/audit/audit-log";
 import { AuditExportQuery } from "@/lib/contract/requests";
@@ -14,8 +14,10 @@ const COLUMNS = Object.keys(AuditEntry.shape);
 
 /** The whole audit log (filtered like GET /api/audit) as CSV or JSON Lines, streamed a page at a time. */
 export const GET = route(async (request) => {
-  const identity = await requireIdentity(request);
-  const { format, ...filters } = readQuery(request, AuditExportQuery);
+  const { format, all, ...filters } = readQuery(request, AuditExportQuery);
+  const identity = await auditOwner(request, all);
+  // The whole log names each entry's owner, in a last column.
+  const columns = identity === null ? [...COLUMNS, "owner"] : COLUMNS;
   const encoder = new TextEncoder();
   let cursor: string | undefined;
   let first = true;
@@ -24,7 +26,7 @@ export const GET = route(async (request) => {
       const { entries, nextCursor } = await auditPage(identity, { ...filters, limit: PAGE, cursor });
       const text =
         format === "csv"
-          ? stringify(entries, { header: first, columns: COLUMNS })
+          ? stringify(entries, { header: first, columns })
           : entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
       first = false;
       if (text) controller.enqueue(encoder.encode(text));

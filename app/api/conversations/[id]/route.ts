@@ -2,6 +2,7 @@ import { Conversation, ConversationTrace } from "@/lib/contract/responses";
 import { hasRunningRun } from "@/lib/runs/remote";
 import { deleteConversation, updateConversation } from "@/lib/db/queries/conversations";
 import { knownProfile, readJson } from "@/lib/http/body";
+import { requireProfileAllowed } from "@/lib/accounts/admin";
 import { ConversationChange } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, notFound } from "@/lib/platform/errors";
@@ -15,8 +16,9 @@ export const GET = route(async (request, context: RouteParams) => {
 });
 
 export const PATCH = route(async (request, context: RouteParams) => {
-  const { conversation } = await requireConversation(request, context);
+  const { conversation, identity } = await requireConversation(request, context);
   const { title, profile } = await readJson(request, ConversationChange);
+  if (profile) await requireProfileAllowed(identity, knownProfile(profile));
   const changed = await updateConversation(conversation.id, { title, profile: profile && knownProfile(profile) });
   if (!changed) throw notFound("The conversation");
   return answer(Conversation, changed);

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ComparePage } from "@/components/compare/ComparePage";
+import { MembersOnly, membersOnlyMetadata } from "@/components/share/MembersOnly";
 import { sharedConversationForPage } from "@/lib/http/access";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +13,7 @@ type Props = {
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const conversation = await sharedConversationForPage((await params).token);
+  if (conversation === "sign_in") return membersOnlyMetadata;
   return {
     title: conversation ? `Compare runs · ${conversation.title} · Toolsmith` : "Not found · Toolsmith",
     robots: { index: false, follow: false },
@@ -26,5 +28,6 @@ export default async function SharedCompareRunsPage({ params, searchParams }: Pr
   const { token } = await params;
   const conversation = await sharedConversationForPage(token);
   if (!conversation) notFound();
+  if (conversation === "sign_in") return <MembersOnly path={`/s/${token}/compare`} />;
   return <ComparePage home={conversation} homePath={`/s/${encodeURIComponent(token)}`} searchParams={searchParams} />;
 }

@@ -2,6 +2,8 @@ import { Run, RunConflictError } from "@/lib/runs/run";
 import { config } from "@/lib/settings/config";
 import { conversationEventStream } from "@/lib/events/replay";
 import { readJson } from "@/lib/http/body";
+import { requireProfileAllowed } from "@/lib/accounts/admin";
+import { listProfiles } from "@/lib/settings/profiles";
 import { NewMessage } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, tooLarge } from "@/lib/platform/errors";
@@ -12,6 +14,8 @@ import { limitRate } from "@/lib/http/rate-limit";
 export const POST = route(async (request, context: RouteParams) => {
   const { conversation, identity } = await requireConversation(request, context);
   limitRate("messages", identity, request);
+  // The conversation's profile, or the default one, must still be one its owner's account may use.
+  await requireProfileAllowed(identity, conversation.profile ?? listProfiles().defaultProfile);
   const { content } = await readJson(request, NewMessage);
   if (content.length > config.maxMessageChars) {
     throw tooLarge(`The message is ${content.length} characters; the limit is ${config.maxMessageChars}.`);

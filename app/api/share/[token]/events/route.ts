@@ -6,7 +6,7 @@ import { holdOpenStream } from "@/lib/http/rate-limit";
 import { shareWatch } from "@/lib/share/revocation";
 
 export const GET = route(async (request, context: ShareParams) => {
-  const conversation = await requireSharedConversation(context);
+  const conversation = await requireSharedConversation(request, context);
   const { token } = await context.params;
   const from = resumePoint(request);
   return conversationEventStream(conversation.id, from, {

@@ -4,7 +4,7 @@ import { exportFormat, exportResponse } from "@/lib/conversations/export";
 import { loadTrace } from "@/lib/conversations/trace";
 
 export const GET = route(async (request, context: ShareParams) => {
-  const conversation = await requireSharedConversation(context);
+  const conversation = await requireSharedConversation(request, context);
   const format = exportFormat(request);
   return exportResponse(await loadTrace(conversation), format);
 });

@@ -8,6 +8,6 @@ import { answerFork } from "@/lib/conversations/fork";
  */
 export const POST = route(async (request, context: ShareParams) => {
   const identity = await requireIdentity(request);
-  const conversation = await requireSharedConversation(context);
+  const conversation = await requireSharedConversation(request, context);
   return answerFork(request, conversation.id, identity);
 });

@@ -1,0 +1,13 @@
+import { AdminAccount } from "@/lib/contract/responses";
+import { AccountProfilesBody } from "@/lib/contract/requests";
+import { adminAccountJson, requireAdmin, setProfilesOf } from "@/lib/accounts/admin";
+import type { RouteParams } from "@/lib/http/access";
+import { readJson } from "@/lib/http/body";
+import { answer, route } from "@/lib/http/route";
+
+/** An admin sets the agent profiles an account may use (null: every one). */
+export const PUT = route(async (request, { params }: RouteParams) => {
+  await requireAdmin(request);
+  const { profiles } = await readJson(request, AccountProfilesBody);
+  return answer(AdminAccount, adminAccountJson(await setProfilesOf((await params).id, profiles)));
+});
