@@ -1,3 +1,4 @@
+import { seedSignedIn } from "../tests/support/accounts";
 import { Api, ofType } from "../tests/support/api";
 import { scriptedApp, type AppServer } from "../tests/support/app-server";
 import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
@@ -9,6 +10,8 @@ const RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 400);
 const LOADS = Number(process.env.BENCH_THROUGHPUT_LOADS ?? 4);
 /** One of the two only: SQLite or PostgreSQL. */
 const PROVIDER = process.env.BENCH_THROUGHPUT_PROVIDER;
+/** Runs of a signed-in account (TOOLSMITH_AUTH=optional, a session cookie) instead of an anonymous identity. */
+const SIGNED_IN = process.env.BENCH_THROUGHPUT_SIGNED_IN === "1";
 const ANSWER = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
 const TOOL = {
   name: "tally",
@@ -24,9 +27,10 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
  * LOADS times over; the resident memory and the live heap after a full collection are read after each load, so a
  * per-run leak shows as a heap that grows load after load.
  */
-async function loads(model: ModelServer, app: AppServer, label: string): Promise<void> {
+async function loads(model: ModelServer, app: AppServer, label: string, databaseUrl: string): Promise<void> {
   const api = new Api(app.url);
-  await api.identity();
+  if (SIGNED_IN) api.session = (await seedSignedIn(databaseUrl, "bench@example.com")).cookie;
+  else await api.identity();
   const idle = await app.stats();
   console.log(`${label}: idle: resident ${mb(idle.rss)}, heap after GC ${mb(idle.heapUsed)}`);
   for (let load = 1; load <= LOADS; load++) {
@@ -68,10 +72,14 @@ export async function benchThroughput(): Promise<void> {
   const model = new ModelServer();
   await model.start();
   const stopPostgres = await startPostgres();
-  const env = { NODE_OPTIONS: `--expose-gc ${process.env.BENCH_NODE_OPTIONS ?? ""}`, TOOLSMITH_SECRET: "bench-secret" };
+  const env = {
+    NODE_OPTIONS: `--expose-gc ${process.env.BENCH_NODE_OPTIONS ?? ""}`,
+    TOOLSMITH_SECRET: "bench-secret",
+    ...(SIGNED_IN && { TOOLSMITH_AUTH: "optional" }),
+  };
   try {
     console.log(
-      `\n## Throughput of one instance: ${RUNS} concurrent runs (register a tool, call it, stream 200 words), ${LOADS} loads`,
+      `\n## Throughput of one instance: ${RUNS} concurrent runs (register a tool, call it, stream 200 words), ${LOADS} loads, ${SIGNED_IN ? "signed in (a session)" : "anonymous"}`,
     );
     for (const [label, databaseUrl] of [
       ["SQLite", freshSqliteUrl()],
@@ -80,7 +88,7 @@ export async function benchThroughput(): Promise<void> {
       const app = scriptedApp(model.url, env, databaseUrl);
       await app.start();
       try {
-        await loads(model, app, label);
+        await loads(model, app, label, databaseUrl);
       } catch (error) {
         console.error(`${label} failed; the server said:\n${app.output.slice(-3000)}`);
         throw error;
