@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/platform/errors";
 import { isForeignRequest, publicOrigin } from "@/lib/http/origin";
 import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
 import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/http/identity";
-import { sessionSecretOf } from "@/lib/http/session-cookie";
+import { sessionSecretOf, signInRequired } from "@/lib/http/session-cookie";
 import { authConfig } from "@/lib/settings/config";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -41,6 +41,7 @@ export function proxy(request: NextRequest) {
   const identified = identityOf(cookie) !== undefined || signedIn;
   // A script that sends no credentials would make things under a new identity that its next call cannot reach.
   if (!page && !identified && !SAFE_METHODS.has(request.method)) {
+    if (required) return signInRequired().toResponse();
     return new ApiError(
       401,
       "no_credentials",

@@ -8,6 +8,7 @@ import { findOwnedTool } from "@/lib/db/queries/tools";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
 import { identityOf } from "@/lib/http/identity";
 import { signedInOf } from "@/lib/http/session";
+import { signInRequired } from "@/lib/http/session-cookie";
 import { authConfig, mayHaveAccount } from "@/lib/settings/config";
 import { MAX_EVENT_ID, SEGMENT_TOKEN, type SegmentStart } from "@/lib/contract/log";
 import { ApiError, badRequest, notFound } from "@/lib/platform/errors";
@@ -38,12 +39,7 @@ export async function requireIdentity(request: Request): Promise<string> {
   }
   const identity = await identityOfBrowser(request);
   if (identity) return identity;
-  if (authConfig().mode === "required")
-    throw new ApiError(
-      401,
-      "sign_in_required",
-      "Sign in first (/signin), or send an API token as `Authorization: Bearer <token>`.",
-    );
+  if (authConfig().mode === "required") throw signInRequired();
   throw new ApiError(401, "no_identity", "This request carries no valid identity cookie; allow cookies and retry.");
 }
 

@@ -148,6 +148,13 @@ describe("TOOLSMITH_AUTH=required", () => {
       expect((await fetch(`${required.url}/signin`)).status).toBe(200);
       const api = await expectJson(await fetch(`${required.url}/api/conversations`), 401);
       expect(api.error.code).toBe("sign_in_required");
+      // A write with no cookie at all is stopped before the route, and told the same.
+      const write = await fetch(`${required.url}/api/conversations`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: required.url },
+        body: "{}",
+      });
+      expect((await expectJson(write, 401)).error.code).toBe("sign_in_required");
 
       const { cookie } = await seedSignedIn(requiredDatabase, "fay@example.com");
       const member = new Api(required.url);
