@@ -105,22 +105,25 @@ export const ownedConversationForPage = cache(async (id: string) => {
 });
 
 /**
- * What a share token opens for a viewer (an identity, or none): the conversation; "sign_in" for a members-only
- * link and a viewer who is no account of this instance; null for an unknown or revoked link, or an account whose
- * domain TOOLSMITH_ALLOWED_EMAIL_DOMAINS leaves out. The one check every share route and page goes through.
+ * What a share token opens for a viewer (an identity, or none): the conversation and the link's visibility; "sign_in"
+ * for a members-only link and a viewer who is no account of this instance; null for an unknown or revoked link, or an
+ * account whose domain TOOLSMITH_ALLOWED_EMAIL_DOMAINS leaves out. The one check every share route and page goes through.
  */
-export async function openShare(token: string, viewer: string | undefined) {
+async function openShare(token: string, viewer: string | undefined) {
   const shared = await findSharedConversation(token);
   if (!shared) return null;
-  if (shared.visibility === "anyone") return shared.conversation;
+  if (shared.visibility === "anyone") return shared;
   // An account's id is its owner id, so a session and an account's API token both name it; an anonymous one does not.
   const account = viewer === undefined ? null : await accountById(viewer);
   if (!account) return "sign_in" as const;
-  return mayHaveAccount(account.email) ? shared.conversation : null;
+  return mayHaveAccount(account.email) ? shared : null;
 }
 
 /** A shared conversation for a page's visitor ("sign_in" or null as openShare says), cached per request like the above. */
-export const sharedConversationForPage = cache(async (token: string) => openShare(token, await pageIdentity()));
+export const sharedConversationForPage = cache(async (token: string) => {
+  const shared = await openShare(token, await pageIdentity());
+  return shared && shared !== "sign_in" ? shared.conversation : shared;
+});
 
 /**
  * The visitor of one of a person's own pages (chats, tools, settings): as pageIdentity, but when accounts are
@@ -152,23 +155,27 @@ export async function ownedTool(id: string, identity: string, version?: number) 
 }
 
 /**
- * The conversation behind a share token, for the requester (API token, else browser): 404 for an unknown or
- * revoked one, 401 for a members-only one and a requester who is not signed in.
+ * The share link a route names, for the requester (API token, else browser): the conversation and the link's
+ * visibility; 404 for an unknown or revoked one, 401 for a members-only one and a requester who is not signed in.
  */
-export async function requireSharedConversation(request: Request, { params }: ShareParams) {
+export async function requireShare(request: Request, { params }: ShareParams) {
   const viewer = request.headers.has("authorization")
     ? await requireIdentity(request)
     : await identityOfBrowser(request);
-  const conversation = await openShare((await params).token, viewer);
-  if (conversation === "sign_in")
+  const shared = await openShare((await params).token, viewer);
+  if (shared === "sign_in")
     throw new ApiError(
       401,
       "sign_in_required",
       "This shared conversation is for members of this server: sign in (/signin), or send an account's API token as `Authorization: Bearer <token>`.",
     );
-  if (!conversation) throw notFound("The shared conversation");
-  return conversation;
+  if (!shared) throw notFound("The shared conversation");
+  return shared;
 }
+
+/** The conversation behind a share token, as requireShare checks it. */
+export const requireSharedConversation = async (request: Request, context: ShareParams) =>
+  (await requireShare(request, context)).conversation;
 
 /** `?watch=1`: the event stream stays open after the run, for whatever the log gets next (lib/events/replay.ts). */
 export const watching = (request: Request) => new URL(request.url).searchParams.get("watch") === "1";

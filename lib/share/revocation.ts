@@ -1,4 +1,4 @@
-import { standingShareTokens } from "@/lib/db/queries/share-links";
+import { standingShareTokens, type ShareVisibility } from "@/lib/db/queries/share-links";
 import { notifications } from "@/lib/db/driver/notifications";
 import { processWide } from "@/lib/platform/process-wide";
 
@@ -10,6 +10,8 @@ const RECHECK_MS = 5_000;
 
 interface Watched {
   conversationId: string;
+  /** What the streams were let in under: a change cuts them, and each reconnection is checked anew. */
+  visibility: ShareVisibility;
   cuts: Set<() => void>;
 }
 
@@ -24,13 +26,18 @@ class ShareWatch {
   private unsubscribe?: () => void;
 
   /**
-   * Call `cut` once the share link `token` of the conversation stops standing (revoked, or the conversation deleted).
-   * The token is checked, not the conversation, so a link revoked and made again still ends the old token's streams.
-   * Returns the stop function.
+   * Call `cut` once the share link `token` of the conversation stops standing as it stood when the stream was let in
+   * (revoked, the conversation deleted, or its visibility changed). The token is checked, not the conversation, so a
+   * link revoked and made again still ends the old token's streams. Returns the stop function.
    */
-  watch(token: string, conversationId: string, cut: () => void): () => void {
-    const watched = this.byToken.get(token) ?? { conversationId, cuts: new Set() };
-    this.byToken.set(token, watched);
+  watch(token: string, conversationId: string, visibility: ShareVisibility, cut: () => void): () => void {
+    let watched = this.byToken.get(token);
+    // Streams let in under the old visibility are cut by the check the change announced, if not already.
+    if (watched?.visibility !== visibility) {
+      if (watched) this.cutAll(token, watched);
+      watched = { conversationId, visibility, cuts: new Set() };
+      this.byToken.set(token, watched);
+    }
     watched.cuts.add(cut);
     this.start();
     // A revocation between the route's check of the token and this watch was announced to no one watching it.
@@ -63,16 +70,19 @@ class ShareWatch {
     this.recheck = undefined;
   }
 
-  /** Cut the streams of the tokens that no longer stand. */
+  private cutAll(token: string, watched: Watched): void {
+    this.byToken.delete(token);
+    for (const cut of watched.cuts) cut();
+  }
+
+  /** Cut the streams of the tokens that no longer stand as they did. */
   private async check(tokens: string[]): Promise<void> {
     if (tokens.length === 0) return;
     try {
       const standing = await standingShareTokens(tokens);
       for (const token of tokens) {
         const watched = this.byToken.get(token);
-        if (!watched || standing.has(token)) continue;
-        this.byToken.delete(token);
-        for (const cut of watched.cuts) cut();
+        if (watched && standing.get(token) !== watched.visibility) this.cutAll(token, watched);
       }
       if (this.byToken.size === 0) this.stop();
     } catch (error) {

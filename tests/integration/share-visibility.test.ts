@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, expectJson } from "../support/api";
+import { Api, expectJson, ofType } from "../support/api";
+import { readSse, watchSse } from "../support/sse";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { seedSignedInBrowser } from "../support/accounts";
 import { freshDatabaseUrl } from "../support/database";
@@ -154,6 +155,30 @@ describe("share link visibility", () => {
     expect((await get(`/api/share/${token}`, { cookie: member.cookie })).status).toBe(404);
     expect((await get(`/api/share/${token}`)).status).toBe(404);
     expect((await get(`/s/${token}`)).status).toBe(404);
+  });
+
+  it("cuts a stranger's stream open on a link made members-only, mid-run; a member's reconnection is let in", async () => {
+    const id = (await owner.createConversation()).id;
+    const prompt = "Talk slowly while the link closes to members.";
+    model.script(prompt, [{ deltas: 400, numbered: true, delayMs: 10 }]);
+    const { token: link } = await expectJson(
+      await owner.fetch(`/api/conversations/${id}/share`, post({ visibility: "anyone" })),
+      201,
+    );
+    const own = readSse(await owner.send(id, prompt));
+    const stranger = watchSse(await get(`/api/share/${link}/events`));
+    await expect.poll(() => ofType(stranger.shown, "text_delta").length, { timeout: 5_000 }).toBeGreaterThan(0);
+
+    await expectJson(await owner.fetch(`/api/conversations/${id}/share`, post({ visibility: "members" })), 200);
+    const changedAt = performance.now();
+    expect(await stranger.end).toBe("cut off");
+    expect(performance.now() - changedAt).toBeLessThan(1_000);
+    const resume = { "last-event-id": String(stranger.shown.at(-1)!.id) };
+    expect((await get(`/api/share/${link}/events`, resume)).status).toBe(401);
+    const again = await get(`/api/share/${link}/events`, { ...resume, cookie: member.cookie });
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+    expect(ofType(await own, "text_delta")).toHaveLength(400);
   });
 
   it("lets only the owner change a link's visibility", async () => {

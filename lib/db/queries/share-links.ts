@@ -14,6 +14,7 @@ export async function ensureShareLink(conversationId: string, visibility: ShareV
   if (existing) {
     if (existing.visibility === visibility) return { link: existing, created: false };
     const link = await db.shareLink.update({ where: { conversationId }, data: { visibility } });
+    await announceShareChange(conversationId);
     return { link, created: false };
   }
   const link = await db.shareLink.create({
@@ -38,21 +39,27 @@ export async function findSharedConversation(token: string) {
   return link ? { conversation: link.conversation, visibility: link.visibility as ShareVisibility } : null;
 }
 
-/** Which of these tokens are links that stand (not revoked, their conversation not deleted). */
-export async function standingShareTokens(tokens: string[]): Promise<Set<string>> {
-  const links = await db.shareLink.findMany({ where: { token: { in: tokens } }, select: { token: true } });
-  return new Set(links.map(({ token }) => token));
+/** The visibility of each of these tokens' links that stand (not revoked, their conversation not deleted). */
+export async function standingShareTokens(tokens: string[]): Promise<Map<string, ShareVisibility>> {
+  const links = await db.shareLink.findMany({
+    where: { token: { in: tokens } },
+    select: { token: true, visibility: true },
+  });
+  return new Map(links.map(({ token, visibility }) => [token, visibility as ShareVisibility]));
+}
+
+/** Tell every instance that a conversation's link changed, so that the streams open on it check it (lib/share/revocation.ts). */
+async function announceShareChange(conversationId: string): Promise<void> {
+  // The change holds whether or not the word goes out: a stream that misses it finds out when it checks again.
+  await notifications
+    .publish("shares", conversationId)
+    .catch((error) => console.error("Could not announce a changed share link:", error));
 }
 
 /** Revoke the conversation's link, and tell every instance, so that the streams open on it end (lib/share/revocation.ts). */
 export async function revokeShareLink(conversationId: string): Promise<boolean> {
   const { count } = await db.shareLink.deleteMany({ where: { conversationId } });
-  if (count > 0) {
-    // The link is gone whether or not the word goes out: a stream that misses it finds out when it checks again.
-    await notifications
-      .publish("shares", conversationId)
-      .catch((error) => console.error("Could not announce a revoked share link:", error));
-  }
+  if (count > 0) await announceShareChange(conversationId);
   return count > 0;
 }
 
