@@ -96,9 +96,10 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     };
   }
   let decision: AuditDecision = "allowed";
-  if (builtin && profile?.approval.includes(builtin)) {
+  if (tool.asksApproval || (builtin && profile?.approval.includes(builtin))) {
     if (!call.requestApproval || !(await call.requestApproval(name, parsed.input))) {
-      const error = `A person denied this ${name} call (this profile asks before each one). Do not retry it unchanged.`;
+      const asker = tool.asksApproval ? "this tool may change things, so a person is asked" : "this profile asks";
+      const error = `A person denied this ${name} call (${asker} before each one). Do not retry it unchanged.`;
       return refuse(error, "denied");
     }
     decision = "approved";

@@ -62,6 +62,8 @@ export interface AgentTool<Input = unknown> {
   changesToolset?: boolean;
   /** The stored version behind a registered tool. */
   versionId?: string;
+  /** A person is asked before each call, whatever the profile's `approval` lists (an MCP tool that may change things). */
+  asksApproval?: boolean;
   parse(input: unknown): InputCheck<Input>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

@@ -436,6 +436,15 @@ describe("callTool: the one path of every tool call", () => {
       expect(tool.execute).not.toHaveBeenCalled();
     });
 
+    it("asks before a call of a tool that asks for approval itself, under any profile", async () => {
+      const tool = storedTool("remote__delete", async () => ({ ok: true, output: "deleted" }), { asksApproval: true });
+      const requestApproval = vi.fn(async () => true);
+      const call = { name: "remote__delete", tool, input: { text: "x" }, caller: chat, profile: profile() };
+      expect(await callTool({ ...call, requestApproval })).toMatchObject({ decision: "approved" });
+      expect(requestApproval).toHaveBeenCalledExactlyOnceWith("remote__delete", { text: "x" });
+      expect(await callTool(call)).toMatchObject({ decision: "denied", result: { ok: false } });
+    });
+
     it("is not asked for invalid input", async () => {
       const requestApproval = vi.fn(async () => true);
       const outcome = await callTool({
