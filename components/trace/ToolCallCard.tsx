@@ -52,6 +52,14 @@ export const ToolCallCard = memo(function ToolCallCard({
           <Marked text={call.name} mark={mark} />
         </code>
         <span className="ml-auto flex items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
+          {call.server && (
+            <span
+              className="rounded-full bg-sky-100 px-2 py-0.5 font-medium text-sky-900 dark:bg-sky-900/40 dark:text-sky-200"
+              title="The MCP server that answered this call"
+            >
+              via {call.server}
+            </span>
+          )}
           {call.truncated && (
             <span
               className="inline-flex items-center gap-1 rounded-full bg-amber-100 px-2 py-0.5 font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200"

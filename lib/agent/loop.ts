@@ -130,7 +130,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
 /** One call through the tool-call path; its outcome becomes the step's events. */
 async function executeCall({ callId, name, input, problem }: ModelCall, step: number, run: AgentRun) {
   const startedAt = run.now();
-  const { result, durationMs } = await run.tools.call(name, {
+  const { result, durationMs, server } = await run.tools.call(name, {
     input,
     problem,
     caller: { ...run.caller, callId },
@@ -147,6 +147,7 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
     ok: result.ok,
     durationMs: Math.round(durationMs),
     startedAt,
+    ...(server && { server }),
     ...(result.ok ? { output: result.output, ...(result.truncated && { truncated: true }) } : { error: result.error }),
   };
   run.emit(observation);

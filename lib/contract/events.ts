@@ -136,6 +136,7 @@ export const AgentEvent = z.discriminatedUnion("type", [
     durationMs: z.number(),
     truncated: z.boolean().optional(),
     startedAt: epochMs.optional().describe("When the call began (its end is this event's `at`). Absent in older logs."),
+    server: z.string().optional().describe("The MCP server that answered, for a tool of a connected MCP server."),
   }),
   z.object({ type: z.literal("tool_registered"), step, callId: z.string(), tool: RegisteredToolView }),
   z.object({

@@ -179,6 +179,7 @@ function toolSpan(call: ToolCallView, scope: SpanScope): SpanDescription {
       "gen_ai.tool.call.id": call.callId,
       "gen_ai.tool.type": "function",
       ...(language && { "toolsmith.tool.language": language }),
+      ...(call.server && { "toolsmith.mcp.server": call.server }),
       ...(captureContent && {
         "gen_ai.tool.call.arguments": json(call.input ?? {}),
         ...(call.status === "ok" && { "gen_ai.tool.call.result": content(call.output) }),

@@ -46,6 +46,8 @@ export interface CallOutcome {
   /** What is wrong with the input, when it did not match the tool's schema (the API answers 400). */
   invalidInput?: string[];
   durationMs: number;
+  /** The MCP server that answered, for an MCP tool. */
+  server?: string;
 }
 
 /** Schema problems shown per call: enough to fix the call, not a dump. */
@@ -62,8 +64,9 @@ export async function callTool(call: ToolCall): Promise<CallOutcome> {
   const decided = await decideAndRun(call);
   const result = capResult(decided.result, config.toolOutputChars);
   const durationMs = performance.now() - started;
-  record(call, { ...decided, result, durationMs });
-  return { ...decided, result, durationMs };
+  const outcome = { ...decided, result, durationMs, ...(call.tool?.mcpServer && { server: call.tool.mcpServer }) };
+  record(call, outcome);
+  return outcome;
 }
 
 async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "durationMs">> {

@@ -62,6 +62,8 @@ export interface AgentTool<Input = unknown> {
   changesToolset?: boolean;
   /** The stored version behind a registered tool. */
   versionId?: string;
+  /** The MCP server whose tool this is (lib/tools/mcp-tools.ts): the trace and the spans say which one answered. */
+  mcpServer?: string;
   /** A person is asked before each call, whatever the profile's `approval` lists (an MCP tool that may change things). */
   asksApproval?: boolean;
   parse(input: unknown): InputCheck<Input>;

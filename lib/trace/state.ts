@@ -31,6 +31,8 @@ export interface ToolCallView {
   registered?: RegisteredToolView;
   /** Set when the call was a registration that was refused: by the code policy, or by its examples. */
   rejected?: RejectedTool;
+  /** The MCP server that answered, for a tool of a connected MCP server. */
+  server?: string;
   /** Set when the profile asked a person first. */
   approval?: { approvalId: string; state: "pending" | "approved" | "denied" };
 }
@@ -210,6 +212,7 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         error: event.error,
         durationMs: event.durationMs,
         truncated: event.truncated,
+        server: event.server,
         startedAt: event.startedAt ?? call.startedAt,
         endedAt: event.at,
       }));

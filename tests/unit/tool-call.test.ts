@@ -437,10 +437,14 @@ describe("callTool: the one path of every tool call", () => {
     });
 
     it("asks before a call of a tool that asks for approval itself, under any profile", async () => {
-      const tool = storedTool("remote__delete", async () => ({ ok: true, output: "deleted" }), { asksApproval: true });
+      const tool = storedTool("remote__delete", async () => ({ ok: true, output: "deleted" }), {
+        asksApproval: true,
+        mcpServer: "remote",
+      });
       const requestApproval = vi.fn(async () => true);
       const call = { name: "remote__delete", tool, input: { text: "x" }, caller: chat, profile: profile() };
-      expect(await callTool({ ...call, requestApproval })).toMatchObject({ decision: "approved" });
+      // The outcome names the MCP server that answered, for the trace.
+      expect(await callTool({ ...call, requestApproval })).toMatchObject({ decision: "approved", server: "remote" });
       expect(requestApproval).toHaveBeenCalledExactlyOnceWith("remote__delete", { text: "x" });
       expect(await callTool(call)).toMatchObject({ decision: "denied", result: { ok: false } });
     });
