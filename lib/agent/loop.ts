@@ -133,7 +133,7 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
   const { result, durationMs, server } = await run.tools.call(name, {
     input,
     problem,
-    caller: { ...run.caller, callId },
+    caller: { ...run.caller, callId, step },
     signal: run.signal,
     requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput),
   });

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -14,6 +13,7 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { listRunEvents } from "@/lib/db/queries/events";
+import { spanIdOf, traceIdOf } from "@/lib/platform/trace-ids";
 import { toolLanguagesOfRun } from "@/lib/db/queries/executions";
 import { listMessages } from "@/lib/db/queries/messages";
 import { processWide } from "@/lib/platform/process-wide";
@@ -151,8 +151,8 @@ class RunIds implements IdGenerator {
   private spanId = "";
 
   use(runId: string, key: string): void {
-    this.traceId = digest(runId, 32);
-    this.spanId = digest(`${runId}/${key}`, 16);
+    this.traceId = traceIdOf(runId);
+    this.spanId = spanIdOf(runId, key);
   }
 
   generateTraceId(): string {
@@ -163,5 +163,3 @@ class RunIds implements IdGenerator {
     return this.spanId;
   }
 }
-
-const digest = (text: string, hexDigits: number) => createHash("sha256").update(text).digest("hex").slice(0, hexDigits);

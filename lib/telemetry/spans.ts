@@ -1,4 +1,5 @@
 import { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ERROR_TYPE_VALUE_OTHER } from "@opentelemetry/semantic-conventions";
+import { toolSpanKey } from "@/lib/platform/trace-ids";
 import type { ModelConfig } from "@/lib/settings/config";
 import type { RunView, StepView, ToolCallView } from "@/lib/trace/state";
 
@@ -12,7 +13,7 @@ import type { RunView, StepView, ToolCallView } from "@/lib/trace/state";
 export type AttributeValue = string | number | boolean | string[];
 
 export interface SpanDescription {
-  /** Stable within the run ("run", "step:<eventId>", "call:<eventId>"): parentage, and the span's id. */
+  /** Stable within the run ("run", "step:<eventId>", "call:<step>:<callId>"): parentage, and the span's id. */
   key: string;
   parent?: string;
   name: string;
@@ -110,7 +111,7 @@ export function runSpans(run: RunView, context: RunContext): SpanDescription[] {
     root,
     ...run.steps.flatMap((step, index) => [
       chatSpan(run, step, index, { common, context, end, unfinished }),
-      ...step.calls.map((call) => toolSpan(call, { common, context, end, unfinished })),
+      ...step.calls.map((call) => toolSpan(call, step.step, { common, context, end, unfinished })),
     ]),
   ];
 }
@@ -162,11 +163,11 @@ function chatSpan(run: RunView, step: StepView, index: number, scope: SpanScope)
   };
 }
 
-function toolSpan(call: ToolCallView, scope: SpanScope): SpanDescription {
+function toolSpan(call: ToolCallView, step: number, scope: SpanScope): SpanDescription {
   const { captureContent, toolLanguages } = scope.context;
   const language = toolLanguages?.get(call.callId);
   return {
-    key: `call:${call.eventId}`,
+    key: toolSpanKey(step, call.callId),
     parent: "run",
     name: `execute_tool ${call.name}`,
     kind: "internal",

@@ -3,6 +3,7 @@ import { recordAudit, type AuditDecision } from "@/lib/db/queries/audit";
 import { recordExecution } from "@/lib/db/queries/executions";
 import { takeSharedToken } from "@/lib/db/queries/rate-buckets";
 import { RateLimiter } from "@/lib/platform/token-bucket";
+import { toolCallTraceparent } from "@/lib/platform/trace-ids";
 import { config, databaseConfig } from "@/lib/settings/config";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
 import { isBuiltinName } from "./names";
@@ -16,8 +17,9 @@ export interface Caller {
   source: Execution["source"];
   conversationId?: string;
   runId?: string;
-  /** The model's id for the call, in chat. */
+  /** The model's id for the call, and the step it came in, in chat. */
   callId?: string;
+  step?: number;
 }
 
 export interface ToolCall {
@@ -107,8 +109,15 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     }
     decision = "approved";
   }
-  const { ownerId, conversationId, runId } = caller;
-  const context = { ownerId, conversationId, runId, signal: call.signal ?? new AbortController().signal, settings };
+  const { ownerId, conversationId, runId, step, callId } = caller;
+  const context = {
+    ownerId,
+    conversationId,
+    runId,
+    signal: call.signal ?? new AbortController().signal,
+    settings,
+    traceparent: runId && step !== undefined && callId ? toolCallTraceparent(runId, step, callId) : undefined,
+  };
   try {
     const result = await tool.execute(parsed.input, { ...context, tools: call.registry });
     // A tool that refused by policy did not act: audited as refused, with its reason, whatever came before.

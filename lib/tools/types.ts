@@ -16,6 +16,8 @@ export interface ToolContext {
   tools?: ToolRegistry;
   /** The tool's settings in the run's profile (allowed domains, ...). */
   settings: ToolSettings;
+  /** The W3C traceparent of the call's execute_tool span, in a run: an MCP call passes it on in `_meta`. */
+  traceparent?: string;
 }
 
 export interface ToolRegistry {

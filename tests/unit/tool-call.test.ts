@@ -8,6 +8,7 @@ import {
   type ToolRow,
 } from "@/lib/db/queries/tools";
 import { searchTools } from "@/lib/retrieval/tool-search";
+import { spanIdOf, toolCallTraceparent, toolSpanKey, traceIdOf } from "@/lib/platform/trace-ids";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
 import { calculate } from "@/lib/tools/native/calculate";
@@ -462,6 +463,19 @@ describe("callTool: the one path of every tool call", () => {
       expect(outcome.decision).toBe("refused");
       expect(requestApproval).not.toHaveBeenCalled();
     });
+  });
+
+  it("gives a run's call the W3C traceparent of its execute_tool span, and an API call none", async () => {
+    const seen: (string | undefined)[] = [];
+    const tool = storedTool("echo", async (_input, context) => {
+      seen.push(context.traceparent);
+      return { ok: true, output: "ok" };
+    });
+    await callTool({ name: "echo", tool, input: { text: "x" }, caller: { ...chat, step: 2 } });
+    await callTool({ name: "echo", tool, input: { text: "x" }, caller: api });
+    expect(seen).toEqual([toolCallTraceparent("run-1", 2, "call-1"), undefined]);
+    expect(seen[0]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    expect(seen[0]).toBe(`00-${traceIdOf("run-1")}-${spanIdOf("run-1", toolSpanKey(2, "call-1"))}-01`);
   });
 
   it("turns a tool that throws into a failed result with its message", async () => {
