@@ -2,7 +2,7 @@
 // everything; and TOOLSMITH_AUTH=required. Accounts are seeded (tests/support/accounts.ts); each way of signing in
 // has its own suite.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, expectJson, sendJson } from "../support/api";
+import { Api, expectJson, sendJson, signedInApi } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { queryDatabase, seedSignedIn } from "../support/accounts";
 import { freshDatabaseUrl } from "../support/database";
@@ -18,14 +18,7 @@ beforeAll(async () => {
 afterAll(() => app.stop());
 
 /** A browser signed in to the account of `email` (a new session of it). */
-async function browserOf(email: string): Promise<{ browser: Api; accountId: string; sessionId: string }> {
-  const { cookie, accountId, sessionId } = await seedSignedIn(databaseUrl, email);
-  const browser = new Api(app.url);
-  // As after signing in: an anonymous identity cookie beside the session's (signing out falls back to it).
-  await browser.identity();
-  browser.session = cookie;
-  return { browser, accountId, sessionId };
-}
+const browserOf = (email: string) => signedInApi(databaseUrl, app.url, email);
 
 const TOOL = {
   name: "shout",

@@ -1,9 +1,9 @@
 // Passkeys (lib/accounts/passkeys.ts) with a software authenticator that answers as a browser's would: several per
 // account, each signing in from any browser, renamed and removed; and the ways to sign in with one that is not yours.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, expectJson, sendJson } from "../support/api";
+import { Api, expectJson, sendJson, signedInApi } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
-import { seedSignedIn, signedInEmail } from "../support/accounts";
+import { signedInEmail } from "../support/accounts";
 import { freshDatabaseUrl } from "../support/database";
 import { SoftAuthenticator } from "../support/webauthn";
 
@@ -18,13 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-async function signedInBrowser(email: string): Promise<Api> {
-  const { cookie } = await seedSignedIn(databaseUrl, email);
-  const browser = new Api(app.url);
-  await browser.identity();
-  browser.session = cookie;
-  return browser;
-}
+const signedInBrowser = async (email: string) => (await signedInApi(databaseUrl, app.url, email)).browser;
 
 /** Register a passkey on the browser's account: its credential id. */
 async function register(browser: Api, name: string): Promise<string> {

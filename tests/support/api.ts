@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { seedSignedIn } from "./accounts";
 import { readSse, type SseMessage } from "./sse";
 
 /** A client of the HTTP API with its own identity: it keeps the cookie the server gives it, as a browser does. */
@@ -119,4 +120,16 @@ export async function expectJson(response: Response, status: number) {
   const text = await response.text();
   expect(response.status, text).toBe(status);
   return text ? JSON.parse(text) : null;
+}
+
+/**
+ * A client signed in to the account of `email` by a new seeded session (seedSignedIn), beside an anonymous identity
+ * cookie of its own, as a browser is after signing in (signing out falls back to that identity).
+ */
+export async function signedInApi(databaseUrl: string, appUrl: string, email: string) {
+  const seeded = await seedSignedIn(databaseUrl, email);
+  const browser = new Api(appUrl);
+  await browser.identity();
+  browser.session = seeded.cookie;
+  return { ...seeded, browser };
 }
