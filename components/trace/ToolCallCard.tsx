@@ -76,6 +76,15 @@ export const ToolCallCard = memo(function ToolCallCard({
         <JsonView key={String(opened)} value={call.input} label="Input" foldLarge={!opened} />
         {call.approval && <ApprovalPrompt call={call} />}
         {call.status === "ok" && <JsonView value={call.output} label="Output" />}
+        {call.images?.map((image, index) => (
+          // eslint-disable-next-line @next/next/no-img-element -- a data URL from the log, not an asset to optimise
+          <img
+            key={index}
+            src={`data:${image.mimeType};base64,${image.data}`}
+            alt={`Image ${index + 1} of the ${call.name} result`}
+            className="max-h-64 max-w-full rounded-md border border-zinc-200 dark:border-zinc-800"
+          />
+        ))}
         {call.status === "error" && (
           <div>
             <span className="text-[11px] font-medium uppercase tracking-wide text-rose-700 dark:text-rose-400">

@@ -148,7 +148,13 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
     durationMs: Math.round(durationMs),
     startedAt,
     ...(server && { server }),
-    ...(result.ok ? { output: result.output, ...(result.truncated && { truncated: true }) } : { error: result.error }),
+    ...(result.ok
+      ? {
+          output: result.output,
+          ...(result.truncated && { truncated: true }),
+          ...(result.images && { images: result.images }),
+        }
+      : { error: result.error }),
   };
   run.emit(observation);
   return observation;

@@ -64,6 +64,13 @@ const step = z.number().int().min(0);
 const usage = z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() });
 /** A time on the clock the instances share (the database's, lib/db/driver/clock.ts), in milliseconds since the epoch. */
 const epochMs = z.number().int().min(0);
+
+/** An image an MCP tool's result brought, shown in the trace beside what the model read of it. */
+export const ToolImage = z.strictObject({
+  mimeType: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+  data: z.string().describe("base64"),
+});
+export type ToolImage = z.infer<typeof ToolImage>;
 const modelTiming = z.object({
   firstByteAt: epochMs.describe("The first part of the model's answer arrived."),
   lastByteAt: epochMs.describe("Its last part arrived."),
@@ -137,6 +144,7 @@ export const AgentEvent = z.discriminatedUnion("type", [
     truncated: z.boolean().optional(),
     startedAt: epochMs.optional().describe("When the call began (its end is this event's `at`). Absent in older logs."),
     server: z.string().optional().describe("The MCP server that answered, for a tool of a connected MCP server."),
+    images: z.array(ToolImage).optional().describe("Images the result brought (an MCP tool's), for people to see."),
   }),
   z.object({ type: z.literal("tool_registered"), step, callId: z.string(), tool: RegisteredToolView }),
   z.object({

@@ -1,5 +1,5 @@
 import type { JSONSchema7 } from "ai";
-import type { ExampleOutcome, RegisteredToolView, Violation } from "@/lib/contract/events";
+import type { ExampleOutcome, RegisteredToolView, ToolImage, Violation } from "@/lib/contract/events";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type { ToolSettings } from "@/lib/settings/profiles";
 
@@ -33,6 +33,8 @@ export type ToolResult =
       registered?: RegisteredToolView;
       /** A Python tool's value as Python prints it (str()), for SEAT's `output` (lib/seat). */
       text?: string;
+      /** Images for people to see beside `output` (an MCP tool's result); the model reads them as a line of text. */
+      images?: ToolImage[];
     }
   | {
       ok: false;

@@ -4,6 +4,7 @@ import type {
   LoggedEvent,
   RegisteredToolView,
   RunStatus,
+  ToolImage,
   Verdict,
   Violation,
 } from "@/lib/contract/events";
@@ -33,6 +34,7 @@ export interface ToolCallView {
   rejected?: RejectedTool;
   /** The MCP server that answered, for a tool of a connected MCP server. */
   server?: string;
+  images?: ToolImage[];
   /** Set when the profile asked a person first. */
   approval?: { approvalId: string; state: "pending" | "approved" | "denied" };
 }
@@ -213,6 +215,7 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         durationMs: event.durationMs,
         truncated: event.truncated,
         server: event.server,
+        images: event.images,
         startedAt: event.startedAt ?? call.startedAt,
         endedAt: event.at,
       }));
