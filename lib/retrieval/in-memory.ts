@@ -34,15 +34,21 @@ function indexOf(tools: readonly InMemoryTool[]): MiniSearch<{ id: number }> {
 }
 
 /**
- * The tools of `tools` that best fit a query, best first, at most `k`: BM25 over the words of their names,
- * descriptions and parameters, as the library's full-text search reads a stored tool's, with prefixes and small
- * misspellings matched ("convert" finds "converter"). A query with no descriptive word finds nothing.
+ * The tools of `tools` that best fit a query, best first, at most `k`, with their BM25 scores (comparable across
+ * lists searched with the same query): over the words of their names, descriptions and parameters, as the library's
+ * full-text search reads a stored tool's, with prefixes and small misspellings matched ("convert" finds
+ * "converter"). A query with no descriptive word finds nothing. Keep `tools` the same array while it is the same
+ * list: its index is built once.
  */
-export function rankInMemory<Tool extends InMemoryTool>(tools: readonly Tool[], query: string, k: number): Tool[] {
+export function rankInMemory<Tool extends InMemoryTool>(
+  tools: readonly Tool[],
+  query: string,
+  k: number,
+): { tool: Tool; score: number }[] {
   const { words } = queryTerms(query);
   if (k <= 0 || words.length === 0 || tools.length === 0) return [];
   return indexOf(tools)
     .search(words.join(" "), { combineWith: "OR" })
     .slice(0, k)
-    .map((hit) => tools[hit.id as number]);
+    .map((hit) => ({ tool: tools[hit.id as number], score: hit.score }));
 }

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { rankInMemory, type InMemoryTool } from "@/lib/retrieval/in-memory";
+import { rankInMemory as rankWithScores, type InMemoryTool } from "@/lib/retrieval/in-memory";
 
 const tool = (name: string, description: string, properties: Record<string, object> = {}): InMemoryTool => ({
   name,
   description,
   inputSchema: { type: "object", properties },
 });
+
+const rankInMemory = (tools: InMemoryTool[], query: string, k: number) =>
+  rankWithScores(tools, query, k).map(({ tool }) => tool);
 
 const TOOLS = [
   tool("github__create_issue", "Create a new issue in a GitHub repository.", { title: { type: "string" } }),
@@ -29,6 +32,12 @@ describe("ranking tools held in memory (an MCP server's)", () => {
   it("matches a prefix and a small misspelling", () => {
     expect(rankInMemory(TOOLS, "forecasts", 1)).toEqual([TOOLS[3]]);
     expect(rankInMemory(TOOLS, "repositry pull", 1)).toEqual([TOOLS[1]]);
+  });
+
+  it("scores best first", () => {
+    const scores = rankWithScores(TOOLS, "pull requests of a repository", 3).map(({ score }) => score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(scores[0]).toBeGreaterThan(0);
   });
 
   it("gives at most k, and nothing for a query without a descriptive word or for k 0", () => {
