@@ -3,6 +3,7 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import type { Tool, Transport } from "@modelcontextprotocol/client";
@@ -58,7 +59,7 @@ export class McpClientPool {
    * `McpClientError` (its message names the server and what happened) when the server cannot be reached, started or
    * listed, or its spec is refused.
    */
-  tools(spec: McpServerSpec): Promise<McpToolInfo[]> {
+  async tools(spec: McpServerSpec): Promise<McpToolInfo[]> {
     return this.connection(spec).tools();
   }
 
@@ -358,9 +359,17 @@ export function describeFailure(
   phase: "connect" | "list" | "call" = "call",
 ): string {
   const label = serverLabel(spec);
-  const doing = phase === "connect" ? "connecting" : phase === "list" ? "listing its tools" : "the call";
+  const doing = phase === "connect" ? "connecting" : phase === "list" ? "listing its tools" : "calling a tool";
   if (error instanceof McpClientError) return error.message;
   if (endedBecause) return phase === "call" ? `${endedBecause} The call did not finish.` : endedBecause;
+  if (error instanceof SdkHttpError && typeof error.status === "number") {
+    // The SDK says why it did not follow a redirect in its message; otherwise the body says most.
+    const reason = error.message.replace(/^Error \w+ to endpoint(?: \(HTTP \d+\))?:\s*/, "");
+    const redirect = error.status >= 300 && error.status < 400;
+    const said = (redirect ? reason : httpText(error.data)) || reason || error.statusText;
+    const hint = error.status === 401 || error.status === 403 ? " Check the headers (the token) it is given." : "";
+    return `${label} answered HTTP ${error.status} while ${doing}${said ? `: ${brief(said)}` : "."}${hint}`;
+  }
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout)
       return `${label} did not answer ${phase === "call" ? "the call" : doing} within ${timeoutMs} ms.`;
@@ -388,6 +397,20 @@ export function describeFailure(
   if (error instanceof SyntaxError || /JSON|invalid_|expected/i.test(message))
     return `${label} sent a malformed answer while ${doing}: ${brief(message)}`;
   return `${label} failed while ${doing}: ${brief(message)}`;
+}
+
+/** What an HTTP error's body says: its `error.message` when it is JSON that has one, else its text. */
+function httpText(data: unknown): string {
+  const text = (data as { text?: unknown } | undefined)?.text;
+  if (typeof text !== "string") return "";
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const message = typeof body.error === "object" ? body.error?.message : (body.error ?? body.message);
+    if (typeof message === "string") return message;
+  } catch {
+    // not JSON: the text itself
+  }
+  return text;
 }
 
 /** "Invalid tools/call result: [{ path, message }…]" said as "content: Invalid input: expected array…". */

@@ -170,8 +170,8 @@ export interface McpClientLimits {
   privateHosts: string[];
 }
 
-export function mcpClientLimits(): McpClientLimits {
-  const settings = environment();
+export function mcpClientLimits(env: Record<string, string | undefined> = process.env): McpClientLimits {
+  const settings = environment(env);
   return {
     connectTimeoutMs: settings.TOOLSMITH_MCP_CONNECT_TIMEOUT_MS,
     maxMessageBytes: settings.TOOLSMITH_MCP_MAX_RESULT_BYTES,

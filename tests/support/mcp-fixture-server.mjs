@@ -22,6 +22,7 @@ const tools = [
   { name: "die", description: "The process exits during the call.", inputSchema: object() },
   { name: "shout", description: "Writes `bytes` bytes to stderr.", inputSchema: object({ bytes: { type: "number" } }) },
   { name: "meta", description: "Answers the request's _meta.", inputSchema: object() },
+  { name: "list_count", description: "Answers how many tools/list requests it served.", inputSchema: object() },
   ...Array.from({ length: generated }, (_, index) => ({
     name: `tool_${String(index).padStart(3, "0")}`,
     description: `Generated tool number ${index}, which answers its input.`,
@@ -32,7 +33,9 @@ const tools = [
 
 const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
 
+let listRequests = 0;
 server.setRequestHandler("tools/list", ({ params }) => {
+  listRequests++;
   const start = params?.cursor ? Number(params.cursor) : 0;
   if (!Number.isInteger(start)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Bad cursor.");
   const end = start + pageSize;
@@ -64,6 +67,8 @@ server.setRequestHandler("tools/call", async ({ params }) => {
     case "shout":
       process.stderr.write(`${"e".repeat(99)}\n`.repeat(Math.ceil(Number(args.bytes ?? 100) / 100)));
       return text("shouted");
+    case "list_count":
+      return text(String(listRequests));
     case "meta":
       return text(JSON.stringify(params._meta ?? {}));
     default:
