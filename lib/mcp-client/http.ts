@@ -117,39 +117,33 @@ export function messageCap(
   onTooLarge: (error: MessageTooLarge) => void,
 ): TransformStream<Uint8Array, Uint8Array> {
   let size = 0;
-  let lastByte = 0;
+  // The last two bytes of the previous chunk, for a boundary split across chunks.
+  let previous = [-1, -1];
   return new TransformStream({
     transform(chunk, controller) {
-      let counted = chunk.length;
-      if (sse) {
-        const end = lastEventEnd(chunk, lastByte);
-        if (end >= 0) {
-          size = 0;
-          counted = chunk.length - end;
-        }
-        lastByte = chunk.length ? chunk[chunk.length - 1] : lastByte;
-      }
-      size += counted;
-      if (size > maxBytes) {
+      const add = (bytes: number) => {
+        size += bytes;
+        if (size <= maxBytes) return true;
         const error = new MessageTooLarge(`sent a message over the ${formatBytes(maxBytes)} limit`);
         controller.error(error);
         onTooLarge(error);
-        return;
+        return false;
+      };
+      let start = 0;
+      if (sse) {
+        const byteAt = (index: number) => (index >= 0 ? chunk[index] : previous[2 + index]);
+        for (let index = chunk.indexOf(0x0a); index >= 0; index = chunk.indexOf(0x0a, index + 1)) {
+          const before = byteAt(index - 1);
+          if (before !== 0x0a && !(before === 0x0d && byteAt(index - 2) === 0x0a)) continue;
+          if (!add(index + 1 - start)) return;
+          size = 0;
+          start = index + 1;
+        }
+        previous = [byteAt(chunk.length - 2), byteAt(chunk.length - 1)];
       }
-      controller.enqueue(chunk);
+      if (add(chunk.length - start)) controller.enqueue(chunk);
     },
   });
-}
-
-/** Where the chunk's last SSE event ends (just past "\n\n", or "\n\r\n"), or -1; `before` is the previous byte. */
-function lastEventEnd(chunk: Uint8Array, before: number): number {
-  for (let index = chunk.length - 1; index >= 0; index--) {
-    if (chunk[index] !== 0x0a) continue;
-    const previous = index > 0 ? chunk[index - 1] : before;
-    const beforePrevious = index > 1 ? chunk[index - 2] : index === 1 ? before : -1;
-    if (previous === 0x0a || (previous === 0x0d && beforePrevious === 0x0a)) return index + 1;
-  }
-  return -1;
 }
 
 export function formatBytes(bytes: number): string {
