@@ -27,7 +27,7 @@ export default defineConfig({
         test: {
           name: "postgresql",
           include: ["tests/integration/**/*.test.ts", "tests/scale-out/**/*.test.ts"],
-          // The Python sandbox, run_python, Claude's dialect and the token script's arguments do not depend on the
+          // The Python sandbox, run_python, Claude's dialect, the MCP client and the token script's arguments do not depend on the
           // database (the token queries are the app's own, which run here): once, in the SQLite pass, is enough.
           exclude: [
             "tests/integration/anthropic.test.ts",
@@ -35,6 +35,8 @@ export default defineConfig({
             "tests/integration/python-escapes.test.ts",
             "tests/integration/python-runs.test.ts",
             "tests/integration/run-python.test.ts",
+            // The MCP client talks to MCP servers; the app's /api/mcp it also reaches runs on both in mcp.test.ts.
+            "tests/integration/mcp-client.test.ts",
           ],
           env: { TEST_DATABASE: "postgresql" },
           globalSetup: ["tests/support/postgres.ts", "tests/support/postgres-template.ts"],

@@ -60,7 +60,11 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === "unicast";
 }
 
-function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"]): URL {
+/**
+ * An http(s) URL without credentials whose host is not one that names this machine or a metadata service (unless
+ * `exempt` says the operator allowed it), and that `allowHost` does not refuse.
+ */
+export function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"], exempt?: (host: string) => boolean): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -74,7 +78,8 @@ function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"]): URL {
     .replace(/^\[|\]$/g, "")
     .toLowerCase()
     .replace(/\.$/, "");
-  if (BLOCKED_HOSTNAMES.includes(host) || BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
+  const blocked = BLOCKED_HOSTNAMES.includes(host) || BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix));
+  if (blocked && !exempt?.(host)) {
     throw new HostRefusedError(`Host ${host} is not allowed: tools may only reach public internet hosts.`);
   }
   const refusal = allowHost?.(host);
@@ -133,13 +138,41 @@ function send(
 ): Promise<http.IncomingMessage> {
   const isAllowed = options.isAllowed ?? isPublicAddress;
   const resolve = options.resolve ?? systemResolve;
-  // Node dials an IP literal without calling `lookup`, so literals are checked here.
-  const literal = url.hostname.replace(/^\[|\]$/g, "");
-  if (ipaddr.isValid(literal) && !isAllowed(literal, literal)) {
-    return Promise.reject(new HostRefusedError(`${literal} is not a public address.`));
+  try {
+    checkLiteral(url, isAllowed);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  // Every connection goes through this lookup, so the address that is checked is the address that is dialled.
-  const lookup: LookupFunction = (host, lookupOptions, callback) => {
+  const lookup = pinnedLookup(isAllowed, resolve);
+  const client = url.protocol === "https:" ? https : http;
+  return new Promise((resolvePromise, reject) => {
+    const req = client.request(
+      url,
+      { method, headers: { "user-agent": "Toolsmith-Tool/1.0", ...headers }, lookup, signal, agent: false },
+      resolvePromise,
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Node dials an IP literal without calling `lookup`, so a URL's literal address is checked before. */
+export function checkLiteral(url: URL, isAllowed: (address: string, hostname: string) => boolean): void {
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (ipaddr.isValid(literal) && !isAllowed(literal, literal))
+    throw new HostRefusedError(`${literal} is not a public address.`);
+}
+
+/**
+ * A `lookup` for Node's sockets that refuses a name resolving to any address `isAllowed` refuses: every connection
+ * goes through it, so the address that is checked is the address that is dialled (no DNS rebinding in between).
+ * Node dials an IP literal without calling it: check literals before.
+ */
+export function pinnedLookup(
+  isAllowed: (address: string, hostname: string) => boolean,
+  resolve: (hostname: string) => Promise<string[]> = systemResolve,
+): LookupFunction {
+  return (host, lookupOptions, callback) => {
     const addresses = ipaddr.isValid(host) ? Promise.resolve([host]) : resolve(host);
     addresses.then(
       (list) => {
@@ -158,19 +191,9 @@ function send(
       (error: Error) => callback(error, "", 4),
     );
   };
-  const client = url.protocol === "https:" ? https : http;
-  return new Promise((resolvePromise, reject) => {
-    const req = client.request(
-      url,
-      { method, headers: { "user-agent": "Toolsmith-Tool/1.0", ...headers }, lookup, signal, agent: false },
-      resolvePromise,
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
 }
 
-async function systemResolve(hostname: string): Promise<string[]> {
+export async function systemResolve(hostname: string): Promise<string[]> {
   const results = await dns.promises.lookup(hostname, { all: true, verbatim: true });
   return results.map((result) => result.address);
 }

@@ -152,6 +152,37 @@ export function modelConfig(): ModelConfig | undefined {
   return { apiKey, baseURL, model, api: chosen ?? openaiDialect(baseURL), maxRetries };
 }
 
+/** Limits of the MCP client (lib/mcp-client/): the environment's, and the fixed ones. */
+export interface McpClientLimits {
+  /** Start or reach a server and finish its handshake; also a whole tools/list walk. */
+  connectTimeoutMs: number;
+  /** One message from a server (a result, a page of tools), cut off on the wire past it. */
+  maxMessageBytes: number;
+  /** Tools kept of one server; the rest are left out (its status says how many). */
+  maxTools: number;
+  /** A tool's input or output schema, as JSON: a larger one leaves the tool out. */
+  maxSchemaBytes: number;
+  /** A tool's description, cut past it. */
+  maxDescriptionChars: number;
+  /** A stdio server's stderr that reaches the app's log, per connection. */
+  maxStderrBytes: number;
+  /** Hosts, addresses and CIDR ranges where a person's server may be although not public. */
+  privateHosts: string[];
+}
+
+export function mcpClientLimits(env: Record<string, string | undefined> = process.env): McpClientLimits {
+  const settings = environment(env);
+  return {
+    connectTimeoutMs: settings.TOOLSMITH_MCP_CONNECT_TIMEOUT_MS,
+    maxMessageBytes: settings.TOOLSMITH_MCP_MAX_RESULT_BYTES,
+    maxTools: 1_000,
+    maxSchemaBytes: 64 * 1024,
+    maxDescriptionChars: 4_096,
+    maxStderrBytes: 16 * 1024,
+    privateHosts: settings.TOOLSMITH_MCP_PRIVATE_HOSTS,
+  };
+}
+
 /** The embedding model tool retrieval uses beside full text, on the chat model's server; undefined: full text alone. */
 export function embeddingConfig(): (ModelConfig & { api: "chat" | "compatible" }) | undefined {
   const model = environment().TOOLSMITH_EMBEDDING_MODEL;

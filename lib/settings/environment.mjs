@@ -430,6 +430,22 @@ const accounts = {
     .describe('single sign-on: the provider\'s name on the sign-in button ("Sign in with …")'),
 };
 
+// People's MCP servers the agent connects to (lib/mcp-client/): where a person's server may be, and how long and how
+// much the client waits for and reads from one.
+const mcpServers = {
+  TOOLSMITH_MCP_PRIVATE_HOSTS: lowerCaseList.describe(
+    "comma-separated hosts, addresses or CIDR ranges (e.g. `mcp.corp.example,10.1.0.0/16`) where a person's own MCP server may be although they are not public (intranet servers); empty: a person's server must resolve to public addresses only (the profiles file's servers are the operator's and may be anywhere)",
+  ),
+  TOOLSMITH_MCP_CONNECT_TIMEOUT_MS: integer(100, 120_000)
+    .prefault("10000")
+    .describe("time to start or reach an MCP server and finish its handshake, and to list its tools"),
+  TOOLSMITH_MCP_MAX_RESULT_BYTES: integer(1024, 64 * 1024 * 1024)
+    .prefault("4194304")
+    .describe(
+      "largest message an MCP server may send (a tool's result, a page of tools): a larger one is cut off on the wire and the call fails with a clear error",
+    ),
+};
+
 /** The variables by topic, in the order the docs list them. */
 export const sections = {
   "The model": model,
@@ -440,6 +456,7 @@ export const sections = {
   Accounts: accounts,
   "Tools and profiles": tools,
   "The librarian": librarian,
+  "MCP servers": mcpServers,
   OpenTelemetry: telemetry,
   "SEAT's names": seat,
 };
@@ -453,6 +470,7 @@ const schema = z.object({
   ...accounts,
   ...tools,
   ...librarian,
+  ...mcpServers,
   ...telemetry,
   ...seat,
 });

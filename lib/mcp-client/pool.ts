@@ -1,0 +1,433 @@
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import type { Tool, Transport } from "@modelcontextprotocol/client";
+import packageJson from "@/package.json";
+import { processWide } from "@/lib/platform/process-wide";
+import { FetchBlockedError, HostRefusedError } from "@/lib/sandbox/fetch-guard";
+import { mcpClientLimits, type McpClientLimits } from "@/lib/settings/config";
+import { ANYWHERE, formatBytes, personalServerRule, serverFetch, type ServerFetch } from "./http";
+import { callResult, type McpCallResult } from "./result";
+import { isStdioSpec, McpClientError, serverLabel, specKey, specProblem, type McpServerSpec } from "./spec";
+import { stdioTransport, type StderrLog } from "./stdio";
+import { toolInfos, type McpToolInfo, type SkippedTool } from "./tools";
+
+export interface McpCallOptions {
+  signal?: AbortSignal;
+  /** The call's wall clock (the caller passes TOOLSMITH_TOOL_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** The request's `_meta`, e.g. `{ traceparent }`. */
+  meta?: Record<string, unknown>;
+}
+
+export interface McpServerStatus {
+  state: "idle" | "connecting" | "ready" | "failed";
+  error?: string;
+  toolCount?: number;
+  /** Tools the server has that are not offered, and why. */
+  skipped?: SkippedTool[];
+}
+
+export interface McpPoolOptions {
+  limits?: McpClientLimits;
+  /** Injected in tests (a name that stands for a public host); the system resolver otherwise. */
+  resolve?: (hostname: string) => Promise<string[]>;
+}
+
+/** Pages of tools/list read at most, whatever a server's cursors say. */
+const MAX_PAGES = 200;
+
+/**
+ * The connections to MCP servers, one per spec content: opened at first use, kept, and opened again after they end.
+ * `tools` and `call` are what a run's tool source asks; `status` is what a settings page shows.
+ */
+export class McpClientPool {
+  private readonly connections = new Map<string, Connection>();
+  readonly limits: McpClientLimits;
+
+  constructor(private readonly options: McpPoolOptions = {}) {
+    this.limits = options.limits ?? mcpClientLimits();
+  }
+
+  /**
+   * The server's tools, listed at first use and again after it says `notifications/tools/list_changed`. Throws an
+   * `McpClientError` (its message names the server and what happened) when the server cannot be reached, started or
+   * listed, or its spec is refused.
+   */
+  async tools(spec: McpServerSpec): Promise<McpToolInfo[]> {
+    return this.connection(spec).tools();
+  }
+
+  /** Calls the server's tool `tool` (its own name, not the qualified one). Never throws: a failure is `ok: false`. */
+  async call(spec: McpServerSpec, tool: string, args: object, options: McpCallOptions): Promise<McpCallResult> {
+    try {
+      return await this.connection(spec).call(tool, args, options);
+    } catch (error) {
+      return { ok: false, error: error instanceof McpClientError ? error.message : describeFailure(spec, error) };
+    }
+  }
+
+  status(spec: McpServerSpec): McpServerStatus {
+    const problem = specProblem(spec);
+    if (problem) return { state: "failed", error: problem };
+    return this.connections.get(specKey(spec))?.status() ?? { state: "idle" };
+  }
+
+  async close(spec: McpServerSpec): Promise<void> {
+    const key = specKey(spec);
+    const connection = this.connections.get(key);
+    this.connections.delete(key);
+    await connection?.close();
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((connection) => connection.close()));
+  }
+
+  private connection(spec: McpServerSpec): Connection {
+    const problem = specProblem(spec);
+    if (problem) throw new McpClientError(spec.name, problem);
+    const key = specKey(spec);
+    let connection = this.connections.get(key);
+    if (!connection) this.connections.set(key, (connection = new Connection(spec, this.limits, this.options.resolve)));
+    return connection;
+  }
+}
+
+interface Session {
+  client: Client;
+  /** Why this side ended the session (an oversized message, a failure that leaves it in doubt). */
+  endedBecause?: string;
+  /** Why the other side ended it (a stdio server's process exited). */
+  closedBecause?: string;
+  ended: boolean;
+  stderr?: StderrLog;
+  http?: ServerFetch;
+}
+
+interface Listing {
+  tools: McpToolInfo[];
+  skipped: SkippedTool[];
+  /** The server's definitions by name, for the SDK's check of structured results against the output schema. */
+  definitions: Map<string, Tool>;
+  generation: number;
+}
+
+/** One server: its live session (or the attempt at one), its listed tools, and what went wrong last. */
+class Connection {
+  private session?: Session;
+  private opening?: Promise<Session>;
+  private listing?: Listing;
+  private pendingListing?: Promise<Listing>;
+  /** Counts `tools/list_changed`: a listing made before the latest is stale. */
+  private generation = 0;
+  private lastError?: string;
+
+  constructor(
+    private readonly spec: McpServerSpec,
+    private readonly limits: McpClientLimits,
+    private readonly resolve?: (hostname: string) => Promise<string[]>,
+  ) {}
+
+  private get label() {
+    return serverLabel(this.spec);
+  }
+
+  status(): McpServerStatus {
+    const state = this.opening ? "connecting" : this.session ? "ready" : this.lastError ? "failed" : "idle";
+    return {
+      state,
+      ...(this.lastError && state !== "ready" ? { error: this.lastError } : {}),
+      ...(this.listing ? { toolCount: this.listing.tools.length } : {}),
+      ...(this.listing?.skipped.length ? { skipped: this.listing.skipped } : {}),
+    };
+  }
+
+  async tools(): Promise<McpToolInfo[]> {
+    return (await this.currentListing()).tools;
+  }
+
+  private async currentListing(): Promise<Listing> {
+    const session = await this.open();
+    if (this.listing && this.listing.generation === this.generation) return this.listing;
+    this.pendingListing ??= this.list(session).finally(() => (this.pendingListing = undefined));
+    return this.pendingListing;
+  }
+
+  async call(tool: string, args: object, options: McpCallOptions): Promise<McpCallResult> {
+    const session = await this.open();
+    try {
+      const result = await session.client.callTool(
+        { name: tool, arguments: args as Record<string, unknown>, ...(options.meta ? { _meta: options.meta } : {}) },
+        {
+          timeout: options.timeoutMs,
+          maxTotalTimeout: options.timeoutMs,
+          signal: options.signal,
+          toolDefinition: this.listing?.definitions.get(tool),
+        },
+      );
+      return callResult(result);
+    } catch (error) {
+      if (options.signal?.aborted) return { ok: false, error: `The call to ${this.label} was cancelled.` };
+      const message = describeFailure(this.spec, error, reasonOf(session, error), options.timeoutMs);
+      // A transport failure leaves the session in doubt (a restarted server forgot it): the next use opens anew.
+      if (isTransportFailure(error)) this.end(session, message);
+      return { ok: false, error: message };
+    }
+  }
+
+  private open(): Promise<Session> {
+    if (this.session && !this.session.ended) return Promise.resolve(this.session);
+    this.opening ??= this.connect().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private async connect(): Promise<Session> {
+    const client = new Client({ name: "toolsmith", version: packageJson.version }, { capabilities: {} });
+    const session: Session = { client, ended: false };
+    let transport: Transport;
+    if (isStdioSpec(this.spec)) {
+      const stdio = stdioTransport(this.spec, this.limits);
+      transport = stdio.transport;
+      session.stderr = stdio.stderr;
+    } else {
+      const rule = this.spec.trusted ? ANYWHERE : personalServerRule(this.limits.privateHosts);
+      session.http = serverFetch(
+        rule,
+        this.limits.maxMessageBytes,
+        (error) => this.end(session, `${this.label} ${error.message}.`),
+        this.resolve,
+      );
+      transport = new StreamableHTTPClientTransport(new URL(this.spec.url), {
+        fetch: session.http.fetch,
+        requestInit: { headers: this.spec.headers ?? {} },
+        // A lost notification stream is opened again once; the calls themselves do not depend on it.
+        reconnectionOptions: {
+          initialReconnectionDelay: 500,
+          maxReconnectionDelay: 5_000,
+          reconnectionDelayGrowFactor: 2,
+          maxRetries: 1,
+        },
+      });
+    }
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      this.generation++;
+    });
+    client.onclose = () => {
+      if (session.ended) return;
+      const last = session.stderr?.lastLine();
+      session.closedBecause = isStdioSpec(this.spec)
+        ? `${this.label}'s process exited${last ? ` (its last words: ${last})` : ""}.`
+        : `${this.label} closed the connection.`;
+      // While connecting, the failure that closed it is the better sentence: connect() says it.
+      if (this.session === session) this.end(session, session.closedBecause);
+    };
+    client.onerror = (error) => {
+      // The stdio transport's read buffer refuses a message over maxBufferSize and closes: that is the reason.
+      if (/ReadBuffer exceeded/.test(error.message))
+        session.endedBecause ??= `${this.label} sent a message over the ${formatBytes(this.limits.maxMessageBytes)} limit.`;
+    };
+    try {
+      await client.connect(transport, { timeout: this.limits.connectTimeoutMs });
+    } catch (error) {
+      const message = describeFailure(
+        this.spec,
+        error,
+        reasonOf(session, error),
+        this.limits.connectTimeoutMs,
+        "connect",
+      );
+      this.end(session, message);
+      throw new McpClientError(this.spec.name, message);
+    }
+    if (session.ended)
+      throw new McpClientError(this.spec.name, session.endedBecause ?? `${this.label} ended the connection.`);
+    this.session = session;
+    this.lastError = undefined;
+    return session;
+  }
+
+  /** Pages through tools/list, within the limits; the SDK's own walk would hold every page first. */
+  private async list(session: Session): Promise<Listing> {
+    const generation = this.generation;
+    const raw: Tool[] = [];
+    const signal = AbortSignal.timeout(this.limits.connectTimeoutMs);
+    try {
+      if (session.client.getServerCapabilities()?.tools) {
+        const seen = new Set<string>();
+        let cursor: string | undefined;
+        for (let page = 0; page < MAX_PAGES && raw.length <= this.limits.maxTools; page++) {
+          const result = await session.client.request(
+            { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+            { timeout: this.limits.connectTimeoutMs, signal },
+          );
+          raw.push(...result.tools);
+          cursor = result.nextCursor;
+          if (cursor === undefined || seen.has(cursor)) break;
+          seen.add(cursor);
+        }
+      }
+    } catch (error) {
+      const message = describeFailure(this.spec, error, reasonOf(session, error), this.limits.connectTimeoutMs, "list");
+      if (isTransportFailure(error)) this.end(session, message);
+      else this.lastError = message;
+      throw new McpClientError(this.spec.name, message);
+    }
+    const { tools, skipped } = toolInfos(this.spec.name, raw, this.limits);
+    const kept = new Set(tools.map((tool) => tool.name));
+    const listing: Listing = {
+      tools,
+      skipped,
+      definitions: new Map(raw.filter((tool) => kept.has(tool.name)).map((tool) => [tool.name, tool])),
+      generation,
+    };
+    if (session === this.session) this.listing = listing;
+    return listing;
+  }
+
+  /** Ends a session for good (its calls in flight fail with `reason`); the next use opens a new one. */
+  private end(session: Session, reason: string): void {
+    if (session.ended) return;
+    session.ended = true;
+    session.endedBecause ??= reason;
+    this.lastError = session.endedBecause;
+    if (this.session === session) {
+      this.session = undefined;
+      // A restarted server may have other tools.
+      this.listing = undefined;
+    }
+    void session.client.close().catch(() => undefined);
+    session.http?.close();
+  }
+
+  async close(): Promise<void> {
+    const session = this.session ?? (await this.opening?.catch(() => undefined));
+    if (!session) return;
+    session.ended = true;
+    this.session = undefined;
+    await session.client.close().catch(() => undefined);
+    session.http?.close();
+  }
+}
+
+/** What ended the session, when the error is its end rather than a failure of its own. */
+function reasonOf(session: Session, error: unknown): string | undefined {
+  const closed = error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
+  return session.endedBecause ?? (closed ? session.closedBecause : undefined);
+}
+
+/** Failures of the connection itself, rather than of one request on a sound one. */
+function isTransportFailure(error: unknown): boolean {
+  if (error instanceof ProtocolError) return false;
+  if (error instanceof SdkError)
+    return (
+      error.code === SdkErrorCode.ConnectionClosed ||
+      error.code === SdkErrorCode.SendFailed ||
+      error.code === SdkErrorCode.NotConnected
+    );
+  return !(error instanceof McpClientError);
+}
+
+/** Codes of Node's network and process errors, said for a person. */
+const NETWORK: Record<string, string> = {
+  ECONNREFUSED: "refused the connection (nothing listens there)",
+  ENOTFOUND: "cannot be found: its host name does not resolve",
+  EAI_AGAIN: "cannot be found: its host name did not resolve in time",
+  ECONNRESET: "dropped the connection",
+  EPIPE: "dropped the connection",
+  ETIMEDOUT: "did not accept the connection in time",
+  EHOSTUNREACH: "cannot be reached (no route to its host)",
+  ENETUNREACH: "cannot be reached (no route to its network)",
+  ENOENT: "could not be started: its command was not found",
+  EACCES: "could not be started: its command may not be run",
+  UND_ERR_SOCKET: "dropped the connection",
+};
+
+/** A sentence that names the server and says what happened, for the model or a status line. */
+export function describeFailure(
+  spec: McpServerSpec,
+  error: unknown,
+  endedBecause?: string,
+  timeoutMs?: number,
+  phase: "connect" | "list" | "call" = "call",
+): string {
+  const label = serverLabel(spec);
+  const doing = phase === "connect" ? "connecting" : phase === "list" ? "listing its tools" : "calling a tool";
+  if (error instanceof McpClientError) return error.message;
+  if (endedBecause) return phase === "call" ? `${endedBecause} The call did not finish.` : endedBecause;
+  if (error instanceof SdkHttpError && typeof error.status === "number") {
+    // The SDK says why it did not follow a redirect in its message; otherwise the body says most.
+    const reason = error.message.replace(/^Error \w+ to endpoint(?: \(HTTP \d+\))?:\s*/, "");
+    const redirect = error.status >= 300 && error.status < 400;
+    const said = (redirect ? reason : httpText(error.data)) || reason || error.statusText;
+    const hint = error.status === 401 || error.status === 403 ? " Check the headers (the token) it is given." : "";
+    return `${label} answered HTTP ${error.status} while ${doing}${said ? `: ${brief(said)}` : "."}${hint}`;
+  }
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout)
+      return `${label} did not answer ${phase === "call" ? "the call" : doing} within ${timeoutMs} ms.`;
+    if (error.code === SdkErrorCode.ConnectionClosed)
+      return `${label} closed the connection${phase === "call" ? " during the call" : ` while ${doing}`}.`;
+    if (error.code === SdkErrorCode.InvalidResult) return `${label} sent a malformed answer: ${brief(error.message)}`;
+  }
+  if (error instanceof ProtocolError) {
+    // The SDK checks a result against the method's schema and reports a mismatch as a protocol error.
+    if (/^Invalid [\w/]+ result/.test(error.message))
+      return `${label} sent a malformed answer: ${brief(zodSummary(error.message))}`;
+    return `${label} answered with an error: ${brief(error.message)}`;
+  }
+  for (let cause: unknown = error, depth = 0; cause && depth < 5; cause = (cause as Error).cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (cause instanceof FetchBlockedError)
+      return `${label} may not be reached: ${brief(cause.message)}${cause instanceof HostRefusedError ? " A person's server must be on a public address unless the operator lists its host in TOOLSMITH_MCP_PRIVATE_HOSTS." : ""}`;
+    if (typeof code === "string" && NETWORK[code])
+      return `${label} ${NETWORK[code]}${"url" in spec ? ` (${spec.url})` : ` (${spec.command})`}.`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const status = /HTTP (\d{3})/.exec(message)?.[1];
+  if (status)
+    return `${label} answered HTTP ${status} while ${doing}: ${brief(message.replace(/^.*?HTTP \d{3}\)?:?\s*/, ""))}`;
+  if (error instanceof SyntaxError || /JSON|invalid_|expected/i.test(message))
+    return `${label} sent a malformed answer while ${doing}: ${brief(message)}`;
+  return `${label} failed while ${doing}: ${brief(message)}`;
+}
+
+/** What an HTTP error's body says: its `error.message` when it is JSON that has one, else its text. */
+function httpText(data: unknown): string {
+  const text = (data as { text?: unknown } | undefined)?.text;
+  if (typeof text !== "string") return "";
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const message = typeof body.error === "object" ? body.error?.message : (body.error ?? body.message);
+    if (typeof message === "string") return message;
+  } catch {
+    // not JSON: the text itself
+  }
+  return text;
+}
+
+/** "Invalid tools/call result: [{ path, message }…]" said as "content: Invalid input: expected array…". */
+function zodSummary(message: string): string {
+  const start = message.indexOf("[");
+  try {
+    const issues = JSON.parse(message.slice(start)) as { path: PropertyKey[]; message: string }[];
+    return issues.map((issue) => `${issue.path.join(".") || "the result"}: ${issue.message}`).join("; ");
+  } catch {
+    return message;
+  }
+}
+
+const brief = (text: string) => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+};
+
+/** The process's pool, limits from the settings. */
+export const mcpClients: McpClientPool = processWide("mcpClients", () => new McpClientPool());

@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import type { McpServerSpec } from "@/lib/mcp-client";
+import { freePort } from "./app-server";
+
+const EVERYTHING = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+const FIXTURE = "tests/support/mcp-fixture-server.mjs";
+
+/** server-everything, the reference third-party server, over stdio (the operator's: stdio is theirs alone). */
+export const everythingStdio = (env: Record<string, string> = {}): McpServerSpec => ({
+  name: "everything",
+  trusted: true,
+  command: process.execPath,
+  args: [EVERYTHING, "stdio"],
+  env,
+});
+
+/** The fixture server (tests/support/mcp-fixture-server.mjs) over stdio: paging, list_changed, misbehaviour. */
+export const fixtureStdio = (name = "fixture", env: Record<string, string> = {}): McpServerSpec => ({
+  name,
+  trusted: true,
+  command: process.execPath,
+  args: [FIXTURE],
+  env,
+});
+
+/** server-everything over Streamable HTTP on a free loopback port, until `stop`. */
+export async function startEverythingHttp(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), NODE_ENV: "production" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${output}`)), 20_000);
+    child.stderr!.on("data", (chunk) => {
+      output += chunk;
+      if (output.includes("listening on port")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`server-everything exited (${code}): ${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill();
+      }),
+  };
+}
