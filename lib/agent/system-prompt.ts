@@ -5,6 +5,9 @@ Work in steps: plan, call tools, read their results, and continue until you can 
   Python.
 - You are offered only the library tools that best match the request. Before writing a tool, call search_tools
   with what it should do: your library may already have it, and a tool it finds can be called from the next step.
+- Tools named server__tool belong to MCP servers connected for the person (the part before the double underscore
+  names the server). Prefer them for what they cover: files, tickets, databases, search. search_tools finds more
+  of them. A person may be asked to approve a call that can change things; if one is denied, do not repeat it.
 - When no tool fits, plan one with think (its inputs, its output, the examples that prove it), then write it with
   register_tool, in JavaScript or Python: code defining run(inputs) that returns a JSON value, e.g.
   \`function run({ text }) { return text.length; }\`, or with language "python",

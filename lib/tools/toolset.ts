@@ -7,6 +7,7 @@ import { builtinTools } from "./builtin";
 import { callTool, type CallOutcome, type ToolCall } from "./call";
 import { isBuiltinName } from "./names";
 import { storedTool } from "@/lib/tools/library/stored-tool";
+import { loadMcpCatalog, type McpCatalog } from "./mcp-tools";
 import type { AgentTool, ToolRegistry } from "./types";
 
 /** What a call from a run brings: whose it is, where it comes from, and a way to ask a person first. */
@@ -25,6 +26,7 @@ export class Toolset implements ToolRegistry {
   constructor(
     tools: readonly AgentTool[],
     private readonly profile?: AgentProfile,
+    readonly mcp?: McpCatalog,
   ) {
     for (const agentTool of tools) this.add(agentTool);
   }
@@ -64,9 +66,14 @@ export class Toolset implements ToolRegistry {
     });
   }
 
-  /** A library tool the run was not offered: the model remembers it from earlier in the conversation. */
+  /** A library or MCP tool the run was not offered: the model remembers it from earlier in the conversation. */
   private async fromLibrary(ownerId: string, name: string): Promise<AgentTool | undefined> {
     if (isBuiltinName(name)) return undefined;
+    const mcpTool = this.mcp?.get(name);
+    if (mcpTool) {
+      this.add(mcpTool);
+      return mcpTool;
+    }
     const row = await findLibraryTool(ownerId, name);
     if (!row) return undefined;
     this.add(storedTool(row));
@@ -88,7 +95,8 @@ export class Toolset implements ToolRegistry {
  * tools, and `TOOLSMITH_RETRIEVED_TOOLS` library tools: those that best fit `request`, the person's message, then,
  * in the slots left, the ones they used most recently (a message may share no word with the tool it needs: "convert
  * 300 K" and a `kelvin` tool). Their code runs in the sandbox under any profile, so the library and its search are
- * offered under every one.
+ * offered under every one. The MCP servers' tools the profile allows are offered the same way: all of them when they
+ * are few, else those that fit the message (mcp-tools.ts).
  */
 export async function loadToolset(
   conversationId: string,
@@ -96,9 +104,10 @@ export async function loadToolset(
   profile: AgentProfile,
   request: string,
 ): Promise<Toolset> {
-  const [own, found] = await Promise.all([
+  const [own, found, mcp] = await Promise.all([
     listConversationOwnTools(conversationId, ownerId),
     searchTools({ ownerId, query: request, k: config.retrievedTools, scope: "library" }),
+    loadMcpCatalog(ownerId, profile),
   ]);
   const allowed = builtinTools.filter(
     (agentTool) => agentTool.name === "search_tools" || profile.tools.some((name) => name === agentTool.name),
@@ -109,5 +118,6 @@ export async function loadToolset(
   const offeredNames = [...ownNames, ...matches.map((row) => row.name)];
   const recent = await recentlyUsedLibraryTools(ownerId, offeredNames, config.retrievedTools - matches.length);
   const stored = [...own, ...matches, ...recent];
-  return new Toolset([...allowed, ...stored.filter((row) => !isBuiltinName(row.name)).map(storedTool)], profile);
+  const library = stored.filter((row) => !isBuiltinName(row.name)).map(storedTool);
+  return new Toolset([...allowed, ...library, ...mcp.offeredFor(request, config.retrievedTools)], profile, mcp);
 }

@@ -2,6 +2,7 @@ import type { JSONSchema7 } from "ai";
 import type { ExampleOutcome, RegisteredToolView, ToolImage, Violation } from "@/lib/contract/events";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type { ToolSettings } from "@/lib/settings/profiles";
+import type { McpCatalog } from "./mcp-tools";
 
 /** What a tool call runs in (lib/tools/call.ts builds it). */
 export interface ToolContext {
@@ -23,6 +24,8 @@ export interface ToolContext {
 export interface ToolRegistry {
   get(name: string): AgentTool | undefined;
   add(tool: AgentTool): void;
+  /** The MCP tools the run may use beyond those it was offered: search_tools searches them. */
+  mcp?: McpCatalog;
 }
 
 export type ToolResult =

@@ -15,9 +15,10 @@ export const MAX_FOUND_TOOLS = 20;
 export const searchTools = defineTool({
   name: "search_tools",
   description:
-    "Search your library of tools written in earlier conversations. Call it before writing a new tool: describe " +
-    "what the tool should do. Returns the best matches with their signature, description and a relevance score " +
-    "(0–1); each tool found can be called from your next step like any other tool.",
+    "Search your library of tools written in earlier conversations, and the tools of the MCP servers connected " +
+    "to you. Call it before writing a new tool: describe what the tool should do. Returns the best library " +
+    "matches with their signature, description and a relevance score (0–1), and the best MCP tools " +
+    "(`mcp_tools`, named server__tool); each tool found can be called from your next step like any other tool.",
   inputSchema: z.strictObject({
     query: z
       .string()
@@ -45,12 +46,25 @@ export const searchTools = defineTool({
       language: tool.language,
       score,
     }));
+    const fromServers = tools?.mcp?.search(query, k) ?? [];
+    for (const tool of fromServers) if (!tools?.get(tool.name)) tools?.add(tool);
+    const served = fromServers.map((tool) => ({
+      name: tool.name,
+      signature: signatureText(tool.name, tool.parametersSchema as Record<string, unknown>),
+      description: tool.description,
+      server: tool.mcpServer,
+    }));
+    const problems = tools?.mcp?.problems ?? [];
     return {
       ok: true,
-      output:
-        found.length > 0
-          ? { tools: found }
-          : { tools: [], note: "No library tool matches. If none of your tools fits, write one with register_tool." },
+      output: {
+        tools: found,
+        ...(served.length > 0 && { mcp_tools: served }),
+        ...(found.length + served.length === 0 && {
+          note: "No library tool matches. If none of your tools fits, write one with register_tool.",
+        }),
+        ...(problems.length > 0 && { unavailable_servers: problems }),
+      },
     };
   },
 });

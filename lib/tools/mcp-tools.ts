@@ -1,0 +1,147 @@
+import type { JSONSchema7 } from "ai";
+import { ToolImage } from "@/lib/contract/events";
+import {
+  mcpClients,
+  resultForModel,
+  type McpCallResult,
+  type McpServerSpec,
+  type McpToolInfo,
+} from "@/lib/mcp-client";
+import { rankInMemory } from "@/lib/retrieval/in-memory";
+import { config } from "@/lib/settings/config";
+import { inputChecker } from "@/lib/tools/library/stored-tool";
+import { offeredSchema } from "@/lib/tools/schema";
+import type { AgentTool, ToolResult } from "@/lib/tools/types";
+
+/** Images a result brings for the trace, at most this much base64 in all: the log keeps them. */
+const MAX_IMAGE_CHARS = 512 * 1024;
+const SHOWN_IMAGE_TYPES = new Set<string>(ToolImage.shape.mimeType.options);
+
+/**
+ * An MCP server's tool as one of a run's tools: offered under its qualified name (`server__tool`) with its schema
+ * written out, its input checked against that schema, and its call sent to the server through the pool with the
+ * call's traceparent; the result becomes the text the model reads, and the images people see in the trace.
+ */
+export function mcpTool(spec: McpServerSpec, info: McpToolInfo, asksApproval: boolean): AgentTool {
+  return {
+    name: info.qualifiedName,
+    description: `${info.description || info.title || info.name} (a tool of the MCP server "${spec.name}")`,
+    parametersSchema: offeredSchema(info.inputSchema) as JSONSchema7,
+    mcpServer: spec.name,
+    asksApproval,
+    parse: inputChecker(info.inputSchema),
+    execute: async (input, context) =>
+      toolResult(
+        await mcpClients.call(spec, info.name, input as object, {
+          signal: context.signal,
+          timeoutMs: config.sandbox.timeoutMs,
+          meta: context.traceparent ? { traceparent: context.traceparent } : undefined,
+        }),
+      ),
+  };
+}
+
+/** The model reads the text (an image said in a line); people also see the images, as far as the budget goes. */
+function toolResult(result: McpCallResult): ToolResult {
+  const { text, isError, media } = resultForModel(result);
+  if (isError) return { ok: false, error: text };
+  let budget = MAX_IMAGE_CHARS;
+  const images = media
+    .filter((item) => item.type === "image" && SHOWN_IMAGE_TYPES.has(item.mimeType))
+    .filter((item) => (budget -= item.data.length) >= 0)
+    .map(({ mimeType, data }) => ({ mimeType, data }) as ToolImage);
+  return { ok: true, output: text, ...(images.length > 0 && { images }) };
+}
+
+/** One server's part of a run's MCP tools: its listing as the pool keeps it, and the tools the run may use of it. */
+export interface McpServerTools {
+  spec: McpServerSpec;
+  /** The pool's array, the same until the server's list changes: its search index is built once. */
+  listed: readonly McpToolInfo[];
+  /** The run's tools, by the server's own tool name: those the profile allows. */
+  offered: Map<string, AgentTool>;
+}
+
+/**
+ * The MCP tools a run may use: every allowed tool of every server its profile and person bring, offered to the
+ * model only as far as they fit the request or search_tools finds them, so that a server of 200 tools does not
+ * flood it; and what went wrong with the servers that could not be listed.
+ */
+export class McpCatalog {
+  private readonly byName = new Map<string, AgentTool>();
+
+  constructor(
+    private readonly servers: McpServerTools[],
+    readonly problems: string[] = [],
+  ) {
+    for (const server of servers) for (const tool of server.offered.values()) this.byName.set(tool.name, tool);
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  get(name: string): AgentTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * What the run offers the model at its start: every tool when there are few, else those that best fit the
+   * person's message; search_tools finds the others.
+   */
+  offeredFor(request: string, k: number): AgentTool[] {
+    return this.byName.size <= k ? [...this.byName.values()] : this.search(request, k);
+  }
+
+  /** The tools that best fit a query across the servers, best first, at most `k`. */
+  search(query: string, k: number): AgentTool[] {
+    return this.servers
+      .flatMap(({ listed, offered }) =>
+        // A profile may leave some out: read deeper, so that k of those it offers remain.
+        rankInMemory(listed, query, k + listed.length - offered.size).flatMap(({ tool, score }) => {
+          const agentTool = offered.get(tool.name);
+          return agentTool ? [{ agentTool, score }] : [];
+        }),
+      )
+      .sort((a, b) => b.score - a.score)
+      .slice(0, k)
+      .map(({ agentTool }) => agentTool);
+  }
+}
+
+/** A run's tool for each listed tool, made once per listing (the pool keeps the same objects until it changes). */
+const madeTools = new WeakMap<McpToolInfo, Map<boolean, AgentTool>>();
+
+function toolFor(spec: McpServerSpec, info: McpToolInfo, asksApproval: boolean): AgentTool {
+  let made = madeTools.get(info);
+  if (!made) madeTools.set(info, (made = new Map()));
+  let tool = made.get(asksApproval);
+  if (!tool) made.set(asksApproval, (tool = mcpTool(spec, info, asksApproval)));
+  return tool;
+}
+
+/**
+ * The MCP tools a run of `ownerId` under `profile` may use: the servers the profile allows (the file's it names, and
+ * the person's own unless it says `personal_mcp_servers: false`), listed at once, each tool allowed by its
+ * `mcp_tools` and asking for approval as its `approve_mcp_tools` says. A server that cannot be listed is left out,
+ * its problem kept for search_tools to say.
+ */
+export async function loadMcpCatalog(ownerId: string, profile: AgentProfile): Promise<McpCatalog> {
+  const problems: string[] = [];
+  const listed = await Promise.all(
+    (await serversForRun(ownerId, profile)).map(async (spec): Promise<McpServerTools[]> => {
+      try {
+        const tools = await mcpClients.tools(spec);
+        const allowed = tools.filter((info) => mcpToolAllowed(profile, spec.name, info.name));
+        const offered = allowed.map((info) =>
+          toolFor(spec, info, mcpCallNeedsApproval(profile.approve_mcp_tools, info.annotations)),
+        );
+        return [{ spec, listed: tools, offered: new Map(allowed.map((info, index) => [info.name, offered[index]])) }];
+      } catch (error) {
+        problems.push(error instanceof Error ? error.message : String(error));
+        return [];
+      }
+    }),
+  );
+  return new McpCatalog(listed.flat(), problems);
+}
