@@ -173,7 +173,7 @@ describe("the profiles file's MCP servers", () => {
     ],
     [
       FILE.replace("      NODE_ENV: production\n", "      NODE ENV: production\n"),
-      /line 6 \(mcp_servers\.0\.env\.NODE ENV\): an environment variable's name/,
+      /line 6 \(mcp_servers\.0\.env\.NODE ENV\): "NODE ENV" is not an environment variable's name: letters, digits and _/,
     ],
   ])("names the line and the problem of an MCP server or key it cannot use (%#)", (text, message) => {
     if (typeof message === "string") expect(problem(text)).toBe(message);
