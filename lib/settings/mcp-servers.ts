@@ -72,10 +72,29 @@ const mapOf = <Value extends z.ZodType>(value: Value, key: (name: string) => str
     }
   });
 
+/** Headers that would forge the connection or the MCP session rather than describe the caller: the client's own. */
+const RESERVED_HEADERS = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "content-type",
+  "accept",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
+
 /** An HTTP header's name (RFC 9110's token), within the limits; undefined when it is one. */
 export function headerNameProblem(name: string): string | undefined {
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
     return `"${name}" is not a header's name: letters, digits and - (e.g. X-Api-Key)`;
+  if (RESERVED_HEADERS.has(name.toLowerCase()))
+    return `the header "${name}" is set by the MCP client itself; send credentials as Authorization or another header`;
   if (name.length > MCP_LIMITS.headerNameChars)
     return `a header's name is at most ${MCP_LIMITS.headerNameChars} characters`;
   return undefined;
@@ -122,6 +141,16 @@ export const McpServerEntry = z
         problem(key, `${key} goes with a command; a url's server takes headers`);
   });
 export type McpServerEntry = z.infer<typeof McpServerEntry>;
+
+/** A bearer token is an Authorization header; the rest are shown by name. Names only: values never leave the server. */
+export function describeHeaders(headers: Record<string, string> | undefined): {
+  headerNames: string[];
+  bearer: boolean;
+} {
+  const names = Object.keys(headers ?? {});
+  const bearer = names.find((name) => name.toLowerCase() === "authorization" && /^bearer /i.test(headers![name]));
+  return { headerNames: names.filter((name) => name !== bearer), bearer: bearer !== undefined };
+}
 
 /** The file's entry as a run's spec: trusted, being the operator's. */
 export function fileServerSpec(entry: McpServerEntry): McpServerSpec {
