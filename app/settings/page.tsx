@@ -2,6 +2,10 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { AccountSettings, SignInInvitation } from "@/components/account/AccountSettings";
 import { ApiTokens } from "@/components/settings/ApiTokens";
+import { McpServers } from "@/components/settings/McpServers";
+import { profileChoiceFor } from "@/lib/accounts/admin";
+import { mcpServerViews } from "@/lib/mcp-servers/servers";
+import { findProfile } from "@/lib/settings/profiles";
 import { accountView, pageAccount, sessionsView } from "@/lib/accounts/account";
 import { listPasskeys } from "@/lib/db/queries/passkeys";
 import { signedInOf } from "@/lib/http/session";
@@ -18,6 +22,9 @@ export default async function SettingsPage() {
   const identity = await memberPageIdentity();
   const [tokens, name] = identity ? await Promise.all([listApiTokens(identity), displayName(identity)]) : [[], ""];
   const account = await pageAccount();
+  const mcpServers = identity
+    ? await mcpServerViews(identity, findProfile((await profileChoiceFor(identity)).defaultProfile))
+    : [];
   const current = account ? await signedInOf({ headers: await headers() }) : undefined;
   return (
     <PageShell current="/settings">
@@ -42,6 +49,7 @@ export default async function SettingsPage() {
           lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
         }))}
       />
+      <McpServers initial={mcpServers} />
     </PageShell>
   );
 }

@@ -2,7 +2,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Annotation, ToolExample, Verdict } from "@/lib/contract/events";
 import type { GenerationEvent } from "@/lib/contract/generation";
 import type { SegmentStart } from "@/lib/contract/log";
-import type { ToolDescription } from "@/lib/contract/requests";
+import type { NewMcpServer, ToolDescription } from "@/lib/contract/requests";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type {
   Account,
@@ -15,6 +15,7 @@ import type {
   ConversationPage,
   Execution,
   Fork,
+  McpServer,
   NewApiTokenAnswer,
   Passkey,
   ShareLink,
@@ -25,6 +26,7 @@ import type {
 } from "@/lib/contract/responses";
 
 export type {
+  McpServer,
   Account,
   AccountSession,
   ApiToken,
@@ -217,6 +219,10 @@ export const api = {
   listTokens: () => json<ApiToken[]>("/api/tokens"),
   createToken: (name: string) => json<NewApiTokenAnswer>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  listMcpServers: () => json<McpServer[]>("/api/mcp-servers"),
+  addMcpServer: (server: NewMcpServer) => json<McpServer>("/api/mcp-servers", { method: "POST", ...jsonBody(server) }),
+  removeMcpServer: async (id: string) =>
+    void (await call(`/api/mcp-servers/${encodeURIComponent(id)}`, { method: "DELETE" })),
   signOut: async (everywhere = false) =>
     void (await call("/api/auth/signout", { method: "POST", ...jsonBody({ everywhere }) })),
   revokeSession: async (id: string) =>

@@ -8,6 +8,7 @@ import { codePolicy } from "@/lib/sandbox/policy";
 import { ToolExample } from "./events";
 import { MAX_EVENT_ID } from "./log";
 import { MAX_NOTE_CHARS } from "./review";
+import { HeaderValue, Headers, McpServerName, McpServerUrl } from "@/lib/settings/mcp-servers";
 
 /** Examples a tool version carries, at most; each runs in the sandbox before the version is accepted. */
 export const MAX_EXAMPLES = 10;
@@ -171,6 +172,34 @@ export const ForkRequest = z.strictObject({
 export const NewApiToken = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script."),
 });
+
+/** What a person would send for a stdio server: refused with the sentence below, never an "unrecognized key". */
+const STDIO_KEYS = ["command", "args", "env"];
+export const NewMcpServer = z
+  .strictObject(
+    {
+      name: McpServerName.describe("Its tools are called <name>__<tool>: lower-case letters, digits, _ and -."),
+      url: McpServerUrl.describe("The server's Streamable HTTP endpoint, http:// or https://."),
+      headers: Headers.optional().describe("Headers sent with every request, e.g. X-Api-Key; stored sealed."),
+      bearerToken: HeaderValue.min(1, "bearerToken must not be empty")
+        .optional()
+        .describe("Sent as Authorization: Bearer <token>; stored sealed, never shown again."),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys" && issue.keys.some((key) => STDIO_KEYS.includes(key))
+          ? "stdio servers (command, args, env) are configured by the server's operator in the profiles file " +
+            "(mcp_servers:); here, connect a server by its url"
+          : undefined,
+    },
+  )
+  .refine(
+    (server) =>
+      server.bearerToken === undefined ||
+      !Object.keys(server.headers ?? {}).some((name) => name.toLowerCase() === "authorization"),
+    { path: ["bearerToken"], message: "give the token as bearerToken or as an Authorization header, not both" },
+  );
+export type NewMcpServer = z.infer<typeof NewMcpServer>;
 
 export const EmailLinkRequest = z.strictObject({
   email: z.email("email must be an email address").max(320).describe("The address to send the sign-in link to."),

@@ -262,6 +262,10 @@ export const Profiles = z.strictObject({
       tools: z.array(z.string()),
       tool_config: z.record(z.string(), z.record(z.string(), z.unknown())),
       approval: z.array(z.string()),
+      mcp_servers: z.array(z.string()).describe("The profiles file's MCP servers it may use."),
+      personal_mcp_servers: z.boolean().describe("Whether a person's own MCP servers join its runs."),
+      mcp_tools: z.array(z.string()).optional().describe("Only these MCP tools (<server>__<tool>), when given."),
+      approve_mcp_tools: z.enum(["never", "unless_read_only", "always"]),
     }),
   ),
   defaultProfile: z.string(),
@@ -274,6 +278,29 @@ export type ApiToken = z.infer<typeof ApiToken>;
 export const ApiTokens = z.array(ApiToken);
 export const NewApiTokenAnswer = ApiToken.extend({ token: z.string().describe("Shown this once; stored hashed.") });
 export type NewApiTokenAnswer = z.infer<typeof NewApiTokenAnswer>;
+
+export const McpServer = z
+  .strictObject({
+    id: z.string().nullable().describe("null for the profiles file's servers, which only the operator changes."),
+    name: z.string().describe("Its tools are <name>__<tool>."),
+    source: z.enum(["personal", "file"]).describe("Yours (through this API), or the profiles file's (read-only)."),
+    transport: z.enum(["http", "stdio"]),
+    url: z.string().nullable().describe("null for a stdio server."),
+    headerNames: z.array(z.string()).describe("The headers it is sent, by name: their values are never answered."),
+    bearer: z.boolean().describe("Whether it is sent a bearer token (Authorization)."),
+    createdAt: time.nullable(),
+    status: z
+      .strictObject({ state: z.enum(["connected", "failed"]), message: z.string().optional() })
+      .optional()
+      .describe("How the last connection went, when the MCP client layer knows."),
+    tools: z
+      .array(z.strictObject({ name: z.string(), description: z.string().optional() }))
+      .optional()
+      .describe("Its tools as the server listed them, when the MCP client layer knows."),
+  })
+  .meta({ id: "McpServer" });
+export type McpServer = z.infer<typeof McpServer>;
+export const McpServers = z.array(McpServer);
 
 export const Account = z
   .strictObject({

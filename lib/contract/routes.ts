@@ -19,6 +19,7 @@ import {
   NewAnnotation,
   NewApiToken,
   NewConversation,
+  NewMcpServer,
   NewMessage,
   NewTool,
   NewToolExample,
@@ -49,6 +50,8 @@ import {
   Fork,
   Health,
   JsonRpcMessage,
+  McpServer,
+  McpServers,
   NewApiTokenAnswer,
   OtlpTrace,
   Profiles,
@@ -495,6 +498,32 @@ const routes: ZodOpenApiPathsObject = {
   },
   "/api/tokens/{id}": {
     delete: operation("Revoke a token", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/mcp-servers": {
+    get: operation("The MCP servers your runs may use", {
+      description:
+        "Yours (`source: personal`), and the profiles file's that your default profile may use (`source: file`, " +
+        "read-only). Header names only: no header value or token is ever answered.",
+      responses: { "200": json(McpServers, "Yours and the file's."), ...errors(401) },
+    }),
+    post: operation("Connect an MCP server over Streamable HTTP", {
+      description:
+        "Its headers and bearer token are stored sealed (AES-256-GCM). stdio servers (command, args, env) are " +
+        "refused: the operator configures those in the profiles file. 409 for a name you or the file already " +
+        "use, or past the limit of servers per person.",
+      requestBody: { content: { "application/json": { schema: NewMcpServer } } },
+      responses: {
+        "201": json(McpServer, "Connected."),
+        ...errors(400, 401, 413, 415),
+        "409": json(ErrorBody, "The name is taken (yours or the file's), or you have the most servers allowed."),
+      },
+    }),
+  },
+  "/api/mcp-servers/{id}": {
+    delete: operation("Remove one of your MCP servers", {
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
     }),

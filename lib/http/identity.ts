@@ -1,7 +1,5 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
-import { dataDirectory, identitySecret } from "@/lib/settings/config";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { appSecret } from "@/lib/settings/secret";
 
 /**
  * Who is asking: an anonymous identity per browser, carried in a signed cookie. This is the one place that knows
@@ -13,25 +11,8 @@ export const identityCookieName = (secure: boolean) => (secure ? "__Host-toolsmi
 const COOKIE_NAMES = new Set([identityCookieName(true), identityCookieName(false)]);
 const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
-let cachedSecret: Buffer | undefined;
-
-/** TOOLSMITH_SECRET, or a random secret generated once and kept in the data directory. */
-function secret(): Buffer {
-  if (cachedSecret) return cachedSecret;
-  const configured = identitySecret();
-  if (configured) return (cachedSecret = Buffer.from(configured));
-  const file = path.join(dataDirectory(), "identity-secret");
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  try {
-    fs.writeFileSync(file, randomBytes(32).toString("base64url"), { flag: "wx", mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  return (cachedSecret = Buffer.from(fs.readFileSync(file, "utf8").trim()));
-}
-
 function sign(id: string): string {
-  return createHmac("sha256", secret()).update(id).digest("base64url");
+  return createHmac("sha256", appSecret()).update(id).digest("base64url");
 }
 
 /** The identity a cookie value proves, or undefined for a missing, malformed or tampered one. */

@@ -11,6 +11,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import { z } from "zod";
 import { processWide } from "@/lib/platform/process-wide";
 import { environment } from "./environment.mjs";
+import { MCP_APPROVAL, MCP_TOOL_SEPARATOR, McpServerEntry, McpServerName } from "./mcp-servers";
 
 const ToolSettings = z.strictObject({
   allowed_domains: z
@@ -126,6 +127,8 @@ const DEFAULT_TOOLS = [
   "list_dir",
 ];
 
+type McpProfileKeys = { mcp_servers: string[]; personal_mcp_servers: boolean; mcp_tools?: string[] };
+
 /** The file's schema: with `toolNames`, a profile may name only those tools; without, any (start-up checked them). */
 function configFile(toolNames?: readonly string[]) {
   const known = (names: string[]) => !toolNames || names.every((name) => toolNames.includes(name));
@@ -157,6 +160,29 @@ function configFile(toolNames?: readonly string[]) {
         ),
       ),
     approval: ToolNames.default([]),
+    mcp_servers: z
+      .array(McpServerName)
+      .default([])
+      .describe("The file's MCP servers its runs may use; absent: none of them."),
+    personal_mcp_servers: z
+      .boolean()
+      .default(true)
+      .describe("Offer the MCP servers a person connected through the API; false keeps them out."),
+    mcp_tools: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^[a-z0-9_-]+__.+$/,
+            `an MCP tool is named <server>${MCP_TOOL_SEPARATOR}<tool>, e.g. files${MCP_TOOL_SEPARATOR}read_file`,
+          ),
+      )
+      .optional()
+      .describe("Only these MCP tools (<server>__<tool>); absent: every tool of the servers it uses."),
+    approve_mcp_tools: z
+      .enum(MCP_APPROVAL)
+      .default("unless_read_only")
+      .describe("Which MCP tools ask before they run: never, unless_read_only (by the tool's hints), always."),
   });
 
   const categories = Object.keys(TOOL_CATEGORIES).filter((category) => known(TOOL_CATEGORIES[category]));
@@ -188,6 +214,7 @@ function configFile(toolNames?: readonly string[]) {
     .transform(({ name, description, think, tool_config, approval, confirm_actions, ...listener }) => {
       const listed = listener.tools ?? listener.allowed_tools ?? DEFAULT_TOOLS;
       const tools = [...new Set(listed)].filter((tool) => !listener.blocked_tools.includes(tool));
+      const { mcp_servers, personal_mcp_servers, mcp_tools, approve_mcp_tools } = listener;
       return {
         name,
         description,
@@ -195,6 +222,11 @@ function configFile(toolNames?: readonly string[]) {
         tools,
         tool_config,
         approval: confirm_actions ? tools.filter((tool) => tool !== "think") : approval,
+        mcp_servers,
+        personal_mcp_servers,
+        mcp_tools,
+        // confirm_actions asks before every tool, MCP ones too.
+        approve_mcp_tools: confirm_actions ? ("always" as const) : approve_mcp_tools,
       };
     });
 
@@ -219,24 +251,70 @@ function configFile(toolNames?: readonly string[]) {
         });
     };
 
+  /**
+   * The file's MCP servers have unique names, and a profile names only those (its mcp_tools, only servers it can
+   * use: the file's it names, or a person's when it takes them).
+   */
+  const checkMcpServers =
+    (list: "profiles" | "listeners") =>
+    (file: { mcp_servers: McpServerEntry[]; profiles: McpProfileKeys[] }, context: z.RefinementCtx) => {
+      const names = file.mcp_servers.map((server) => server.name);
+      names.forEach((name, index) => {
+        if (names.indexOf(name) !== index)
+          context.addIssue({
+            code: "custom",
+            path: ["mcp_servers", index, "name"],
+            message: `the MCP server name "${name}" is used twice`,
+          });
+      });
+      const known = names.length ? `the file's MCP servers are ${names.join(", ")}` : "the file has no mcp_servers";
+      file.profiles.forEach((profile, index) => {
+        profile.mcp_servers.forEach((name, at) => {
+          if (!names.includes(name))
+            context.addIssue({
+              code: "custom",
+              path: [list, index, "mcp_servers", at],
+              message: `no MCP server is named "${name}"; ${known}`,
+            });
+        });
+        profile.mcp_tools?.forEach((tool, at) => {
+          const server = tool.slice(0, tool.indexOf(MCP_TOOL_SEPARATOR));
+          if (!profile.mcp_servers.includes(server) && !profile.personal_mcp_servers)
+            context.addIssue({
+              code: "custom",
+              path: [list, index, "mcp_tools", at],
+              message:
+                `"${tool}" is a tool of the server "${server}", which this profile does not use (its mcp_servers ` +
+                `are ${profile.mcp_servers.join(", ") || "none"}, and personal_mcp_servers is false)`,
+            });
+        });
+      });
+    };
+  const McpServers = z.array(McpServerEntry).default([]);
+
   const profilesFile = z
     .strictObject({
       profiles: z.array(Profile.refine(keepsThink, THINK_CONFLICT).transform(withThink)).min(1),
       default_profile: z.string(),
+      mcp_servers: McpServers,
     })
-    .superRefine(checkNames("profiles"));
+    .superRefine(checkNames("profiles"))
+    .superRefine(checkMcpServers("profiles"));
   // The first listener is the default profile, unless default_profile names another.
   const organismFile = z
     .strictObject({
       listeners: z.array(Listener.refine(keepsThink, THINK_CONFLICT).transform(withThink)).min(1),
       default_profile: z.string().optional(),
+      mcp_servers: McpServers,
       ...ignoredKeys(NOT_APPLIED_AT_TOP),
     })
-    .transform(({ listeners, default_profile }) => ({
+    .transform(({ listeners, default_profile, mcp_servers }) => ({
       profiles: listeners,
       default_profile: default_profile ?? listeners[0].name,
+      mcp_servers,
     }))
-    .superRefine(checkNames("listeners"));
+    .superRefine(checkNames("listeners"))
+    .superRefine(checkMcpServers("listeners"));
   return { profilesFile, organismFile };
 }
 type ParsedFile = z.infer<ReturnType<typeof configFile>["profilesFile"]>;
@@ -341,6 +419,9 @@ export function loadProfiles(toolNames: readonly string[]): void {
   loaded.file = readProfiles(toolNames);
   for (const note of loaded.file.notApplied) console.warn(note);
 }
+
+/** The profiles file's MCP servers (`mcp_servers:`), with their secrets: for runs (lib/mcp-servers/), never an answer. */
+export const fileMcpServers = (): McpServerEntry[] => profiles().mcp_servers;
 
 export function listProfiles(): { profiles: AgentProfile[]; defaultProfile: string } {
   const { profiles: list, default_profile } = profiles();

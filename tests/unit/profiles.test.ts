@@ -234,6 +234,9 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
     }
   };
 
+  /** A profile's MCP keys when it sets none (tests/unit/profiles-mcp.test.ts has them). */
+  const NO_MCP = { mcp_servers: [], personal_mcp_servers: true, approve_mcp_tools: "unless_read_only" };
+
   it("reads the spec's example: its listeners are the profiles, the first the default", () => {
     const file = parse(SPEC_ORGANISM);
     expect(file.default_profile).toBe("researcher");
@@ -247,6 +250,7 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
           read_file: { allowed_paths: ["/data/research/**"] },
         },
         approval: [],
+        ...NO_MCP,
       },
       {
         name: "writer",
@@ -256,6 +260,7 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
           send_email: { allowed_recipients: ["team@example.com"] },
         },
         approval: [],
+        ...NO_MCP,
       },
     ]);
     // "*.github.com" reaches github.com's subdomains, as the spec means.

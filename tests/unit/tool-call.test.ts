@@ -95,6 +95,9 @@ const profile = (overrides: Partial<AgentProfile> = {}): AgentProfile => ({
   tools: ["calculate"],
   tool_config: {},
   approval: [],
+  mcp_servers: [],
+  personal_mcp_servers: true,
+  approve_mcp_tools: "unless_read_only",
   ...overrides,
 });
 

@@ -139,10 +139,11 @@ export function endsTransaction(query: SqlQuery): boolean {
 
 /**
  * A statement refused by a unique index: the adapters report SQLite's and PostgreSQL's codes as one kind; pg, for a
- * prepared statement (client.ts `livePrepared`), gives PostgreSQL's own code.
+ * prepared statement (client.ts `livePrepared`), gives PostgreSQL's own code; Prisma's client, its P2002.
  */
 export function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if ((error as { code?: unknown }).code === "P2002") return true;
   if (error.name === "DriverAdapterError")
     return (error.cause as { kind?: string } | undefined)?.kind === "UniqueConstraintViolation";
   return (error as { code?: unknown }).code === UNIQUE_VIOLATION;

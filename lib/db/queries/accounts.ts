@@ -57,7 +57,8 @@ export async function signInMethods(accountId: string) {
 /**
  * Everything the identity `from` owns becomes `to`'s, in one transaction: an anonymous identity's things when it
  * signs in. Where both have one of a kind that must be unique (a review of the same run, a document of the same
- * name), the account keeps its own and the moved one is renamed or, for a verdict, dropped as the older word.
+ * name), the account keeps its own and the moved one is renamed or, for a verdict, dropped as the older word, or
+ * for an MCP server of the same name, dropped.
  */
 export async function moveOwnership(from: string, to: string): Promise<void> {
   if (from === to) return;
@@ -69,7 +70,17 @@ export async function moveOwnership(from: string, to: string): Promise<void> {
     await moveDocuments(tx, from, to);
     await moveKeyValues(tx, from, to);
     await moveReviews(tx, from, to);
+    await moveMcpServers(tx, from, to);
   });
+}
+
+/** A server of a name the account has already: the account's is kept, the anonymous one dropped. */
+async function moveMcpServers(tx: Tx, from: string, to: string) {
+  const names = (await tx.mcpServer.findMany({ where: { ownerId: to }, select: { name: true } })).map(
+    (row) => row.name,
+  );
+  await tx.mcpServer.deleteMany({ where: { ownerId: from, name: { in: names } } });
+  await tx.mcpServer.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
 }
 
 async function moveDocuments(tx: Tx, from: string, to: string) {
@@ -127,8 +138,8 @@ async function moveReviews(tx: Tx, from: string, to: string) {
 
 /**
  * The account and everything it owns: conversations (with their runs, logs, share links and reviews), tools and
- * every call of them, tokens, its reviews of others' conversations, its documents and stored values, its
- * sessions, passkeys and sign-in links, and its audit entries.
+ * every call of them, tokens, its reviews of others' conversations, its documents and stored values, its MCP
+ * servers, its sessions, passkeys and sign-in links, and its audit entries.
  */
 export async function deleteAccount(id: string): Promise<void> {
   await transaction(async (tx) => {
@@ -149,6 +160,7 @@ export async function deleteAccount(id: string): Promise<void> {
     await tx.verdict.deleteMany({ where: { authorId: id } });
     await tx.reviewer.deleteMany({ where: { identityId: id } });
     await tx.displayName.deleteMany({ where: { identityId: id } });
+    await tx.mcpServer.deleteMany({ where: { ownerId: id } });
     await tx.account.deleteMany({ where: { id } });
   });
 }

@@ -1,0 +1,21 @@
+import { McpServer, McpServers } from "@/lib/contract/responses";
+import { NewMcpServer } from "@/lib/contract/requests";
+import { profileChoiceFor } from "@/lib/accounts/admin";
+import { requireIdentity } from "@/lib/http/access";
+import { readJson } from "@/lib/http/body";
+import { answer, route } from "@/lib/http/route";
+import { addMcpServer, mcpServerViews } from "@/lib/mcp-servers/servers";
+import { findProfile } from "@/lib/settings/profiles";
+
+/** Your servers, and the profiles file's that your default profile may use (read-only). */
+export const GET = route(async (request) => {
+  const identity = await requireIdentity(request);
+  const { defaultProfile } = await profileChoiceFor(identity);
+  return answer(McpServers, await mcpServerViews(identity, findProfile(defaultProfile)));
+});
+
+/** Connect a server over Streamable HTTP; its headers and token are stored sealed and never answered. */
+export const POST = route(async (request) => {
+  const identity = await requireIdentity(request);
+  return answer(McpServer, await addMcpServer(identity, await readJson(request, NewMcpServer)), 201);
+});

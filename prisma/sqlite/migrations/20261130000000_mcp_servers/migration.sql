@@ -1,0 +1,13 @@
+-- MCP servers a person connected (lib/mcp-servers/): their headers sealed, never in clear.
+CREATE TABLE "McpServer" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "ownerId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "url" TEXT NOT NULL,
+    "headers" TEXT,
+    "headerNames" TEXT NOT NULL DEFAULT '[]',
+    "bearer" BOOLEAN NOT NULL DEFAULT false,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
+);
+CREATE UNIQUE INDEX "McpServer_ownerId_name_key" ON "McpServer"("ownerId", "name");
