@@ -1,18 +1,13 @@
 import { createHash } from "node:crypto";
 import { processWide } from "@/lib/platform/process-wide";
+import type { McpServerSpec } from "@/lib/settings/mcp-servers";
 
 /** A server's name: its tools are offered as `${name}__${tool}`, so it is short and plain. */
 export const SERVER_NAME = /^[a-z0-9_-]{1,32}$/;
 
-/** One server as configured: by the profiles file (trusted: the operator's) or by a person (untrusted). */
-export type McpServerSpec = {
-  name: string;
-  /** The operator's: stdio allowed, any address. A person's: HTTP only, to public addresses (or the private hosts). */
-  trusted: boolean;
-} & (McpHttpSpec | McpStdioSpec);
-
-export type McpHttpSpec = { url: string; headers?: Record<string, string> };
-export type McpStdioSpec = { command: string; args?: string[]; env?: Record<string, string> };
+export type { McpServerSpec };
+export type McpHttpSpec = Omit<Extract<McpServerSpec, { url: string }>, "name" | "trusted">;
+export type McpStdioSpec = Omit<Extract<McpServerSpec, { command: string }>, "name" | "trusted">;
 
 export const isStdioSpec = (spec: McpServerSpec): spec is McpServerSpec & McpStdioSpec => "command" in spec;
 

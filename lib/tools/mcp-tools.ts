@@ -7,8 +7,11 @@ import {
   type McpServerSpec,
   type McpToolInfo,
 } from "@/lib/mcp-client";
+import { serversForRun } from "@/lib/mcp-servers/servers";
 import { rankInMemory } from "@/lib/retrieval/in-memory";
 import { config } from "@/lib/settings/config";
+import { mcpCallNeedsApproval, mcpToolAllowed } from "@/lib/settings/mcp-servers";
+import type { AgentProfile } from "@/lib/settings/profiles";
 import { inputChecker } from "@/lib/tools/library/stored-tool";
 import { offeredSchema } from "@/lib/tools/schema";
 import type { AgentTool, ToolResult } from "@/lib/tools/types";
