@@ -107,6 +107,8 @@ interface Session {
   endedBecause?: string;
   /** Why the other side ended it (a stdio server's process exited). */
   closedBecause?: string;
+  /** The server no longer knew it (see `lostSession`). */
+  lost?: boolean;
   ended: boolean;
   stderr?: StderrLog;
   http?: ServerFetch;
@@ -154,33 +156,47 @@ class Connection {
     return (await this.currentListing()).tools;
   }
 
-  private async currentListing(): Promise<Listing> {
+  private async currentListing(retry = true): Promise<Listing> {
+    const reused = Boolean(this.session && !this.session.ended);
     const session = await this.open();
     if (this.listing && this.listing.generation === this.generation) return this.listing;
     this.pendingListing ??= this.list(session).finally(() => (this.pendingListing = undefined));
-    return this.pendingListing;
+    try {
+      return await this.pendingListing;
+    } catch (error) {
+      if (!(retry && reused && session.lost)) throw error;
+      return this.currentListing(false);
+    }
   }
 
   async call(tool: string, args: object, options: McpCallOptions): Promise<McpCallResult> {
+    const reused = Boolean(this.session && !this.session.ended);
     const session = await this.open();
     try {
-      const result = await session.client.callTool(
-        { name: tool, arguments: args as Record<string, unknown>, ...(options.meta ? { _meta: options.meta } : {}) },
-        {
-          timeout: options.timeoutMs,
-          maxTotalTimeout: options.timeoutMs,
-          signal: options.signal,
-          toolDefinition: this.listing?.definitions.get(tool),
-        },
-      );
-      return callResult(result);
+      return callResult(await this.send(session, tool, args, options));
     } catch (error) {
       if (options.signal?.aborted) return { ok: false, error: `The call to ${this.label} was cancelled.` };
+      if (reused && lostSession(error)) {
+        this.end(session, describeFailure(this.spec, error));
+        return this.call(tool, args, options);
+      }
       const message = describeFailure(this.spec, error, reasonOf(session, error), options.timeoutMs);
-      // A transport failure leaves the session in doubt (a restarted server forgot it): the next use opens anew.
+      // A transport failure leaves the session in doubt: the next use opens a new one.
       if (isTransportFailure(error)) this.end(session, message);
       return { ok: false, error: message };
     }
+  }
+
+  private send(session: Session, tool: string, args: object, options: McpCallOptions) {
+    return session.client.callTool(
+      { name: tool, arguments: args as Record<string, unknown>, ...(options.meta ? { _meta: options.meta } : {}) },
+      {
+        timeout: options.timeoutMs,
+        maxTotalTimeout: options.timeoutMs,
+        signal: options.signal,
+        toolDefinition: this.listing?.definitions.get(tool),
+      },
+    );
   }
 
   private open(): Promise<Session> {
@@ -276,7 +292,8 @@ class Connection {
       }
     } catch (error) {
       const message = describeFailure(this.spec, error, reasonOf(session, error), this.limits.connectTimeoutMs, "list");
-      if (isTransportFailure(error)) this.end(session, message);
+      session.lost = lostSession(error);
+      if (session.lost || isTransportFailure(error)) this.end(session, message);
       else this.lastError = message;
       throw new McpClientError(this.spec.name, message);
     }
@@ -323,9 +340,17 @@ function reasonOf(session: Session, error: unknown): string | undefined {
   return session.endedBecause ?? (closed ? session.closedBecause : undefined);
 }
 
+/**
+ * A server that restarted refuses an old session without running the request (404 as the spec says, or 400 as some
+ * servers do, server-everything among them): the request is made once more, on a new session.
+ */
+const lostSession = (error: unknown) => error instanceof SdkHttpError && (error.status === 404 || error.status === 400);
+
 /** Failures of the connection itself, rather than of one request on a sound one. */
 function isTransportFailure(error: unknown): boolean {
   if (error instanceof ProtocolError) return false;
+  // A lost session (404) or a server in trouble (5xx); another status would come again on a new session.
+  if (error instanceof SdkHttpError) return error.status === 404 || (error.status ?? 0) >= 500;
   if (error instanceof SdkError)
     return (
       error.code === SdkErrorCode.ConnectionClosed ||

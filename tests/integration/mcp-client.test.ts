@@ -194,9 +194,10 @@ describe("server-everything over Streamable HTTP", () => {
     expect((await strict.tools({ ...spec, trusted: true })).length).toBeGreaterThan(5);
   });
 
-  it("says which server is gone when it stops, and shows it failed", async () => {
-    const own = await startEverythingHttp();
+  it("says which server is gone when it stops, and connects again when it is back", async () => {
+    let own = await startEverythingHttp();
     const spec: McpServerSpec = { name: "flaky", trusted: true, url: own.url };
+    const port = Number(new URL(own.url).port);
     expect((await pool.call(spec, "echo", { message: "1" }, { timeoutMs: 5000 })).ok).toBe(true);
     await own.stop();
     const gone = await pool.call(spec, "echo", { message: "2" }, { timeoutMs: 5000 });
@@ -205,6 +206,24 @@ describe("server-everything over Streamable HTTP", () => {
       error: `MCP server "flaky" refused the connection (nothing listens there) (${own.url}).`,
     });
     expect(pool.status(spec)).toMatchObject({ state: "failed", error: gone.ok ? "" : gone.error });
+    own = await startEverythingHttp(port);
+    try {
+      expect(await pool.call(spec, "echo", { message: "3" }, { timeoutMs: 5000 })).toMatchObject({ ok: true });
+      // Restarted between two calls, the server has forgotten the session: the call is made again on a new one.
+      await own.stop();
+      own = await startEverythingHttp(port);
+      expect(await pool.call(spec, "echo", { message: "4" }, { timeoutMs: 5000 })).toMatchObject({
+        ok: true,
+        content: [{ type: "text", text: "Echo: 4" }],
+      });
+      expect(pool.status(spec).state).toBe("ready");
+      // So is a listing: this session has not listed yet.
+      await own.stop();
+      own = await startEverythingHttp(port);
+      expect((await pool.tools(spec)).map((tool) => tool.name)).toContain("echo");
+    } finally {
+      await own.stop();
+    }
   });
 });
 
