@@ -232,17 +232,17 @@ describe("the fixture server over stdio", () => {
     const spec = fixtureStdio("paged", { FIXTURE_TOOLS: "7" });
     const tools = await pool.tools(spec);
     expect(tools.map((tool) => tool.name)).toEqual([
-      ...["echo", "sleep", "add_tool", "huge", "malformed", "die", "shout", "meta", "list_count"],
+      ...["echo", "sleep", "add_tool", "huge", "malformed", "die", "shout", "meta", "list_count", "pid"],
       ...Array.from({ length: 7 }, (_, index) => `tool_00${index}`),
     ]);
     const pages = Math.ceil(tools.length / 2);
     await pool.tools(spec);
     expect(await call(spec, "list_count")).toMatchObject({ content: [{ text: String(pages) }] });
 
-    expect(await call(spec, "add_tool")).toMatchObject({ ok: true, content: [{ text: "added_16" }] });
+    expect(await call(spec, "add_tool")).toMatchObject({ ok: true, content: [{ text: "added_17" }] });
     // The notification comes before the call's answer, on the same pipe.
     const after = await pool.tools(spec);
-    expect(after.at(-1)).toMatchObject({ name: "added_16", qualifiedName: "paged__added_16" });
+    expect(after.at(-1)).toMatchObject({ name: "added_17", qualifiedName: "paged__added_17" });
     expect(await call(spec, "list_count")).toMatchObject({
       content: [{ text: String(pages + Math.ceil(after.length / 2)) }],
     });
@@ -254,7 +254,7 @@ describe("the fixture server over stdio", () => {
     expect(await small.tools(spec)).toHaveLength(10);
     const { skipped } = small.status(spec);
     expect(skipped?.length).toBeGreaterThan(0);
-    expect(skipped?.[0]).toEqual({ name: "tool_001", reason: "over the 10 tools kept of one server" });
+    expect(skipped?.[0]).toEqual({ name: "tool_000", reason: "over the 10 tools kept of one server" });
     // Pages stop being read once the limit is passed: 10 tools of 49 are 2 pages of 7.
     expect(await small.call(spec, "list_count", {}, { timeoutMs: 5000 })).toMatchObject({ content: [{ text: "2" }] });
   });
@@ -303,6 +303,30 @@ describe("the fixture server over stdio", () => {
     expect(pool.status(spec)).toEqual({ state: "failed", error: `MCP server "mortal"'s process exited.` });
     expect(await call(spec, "echo", { text: "reborn" })).toMatchObject({ ok: true });
     expect(pool.status(spec).state).toBe("ready");
+  });
+
+  it("ends a server's process on close, and starts another at the next use", async () => {
+    const spec = fixtureStdio("closable");
+    const pid = async () => {
+      const result = await call(spec, "pid");
+      return Number(result.ok && result.content[0].type === "text" ? result.content[0].text : NaN);
+    };
+    const alive = (id: number) => {
+      try {
+        process.kill(id, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const first = await pid();
+    expect(alive(first)).toBe(true);
+    await pool.close(spec);
+    expect(pool.status(spec)).toEqual({ state: "idle" });
+    await vi.waitFor(() => expect(alive(first)).toBe(false));
+    const second = await pid();
+    expect(second).not.toBe(first);
+    expect(pool.status(spec)).toMatchObject({ state: "ready" });
   });
 
   it("keeps a chatty server's stderr out of the app's log past its cap", async () => {
