@@ -131,6 +131,10 @@ class Connection {
   /** Counts `tools/list_changed`: a listing made before the latest is stale. */
   private generation = 0;
   private lastError?: string;
+  /** The live session's last tools/list failed: its tools are not known. */
+  private listFailed = false;
+  /** The session being opened, so that `close` can end it too. */
+  private pending?: Session;
 
   constructor(
     private readonly spec: McpServerSpec,
@@ -143,7 +147,13 @@ class Connection {
   }
 
   status(): McpServerStatus {
-    const state = this.opening ? "connecting" : this.session ? "ready" : this.lastError ? "failed" : "idle";
+    const state = this.opening
+      ? "connecting"
+      : this.session && !this.listFailed
+        ? "ready"
+        : this.lastError
+          ? "failed"
+          : "idle";
     return {
       state,
       ...(this.lastError && state !== "ready" ? { error: this.lastError } : {}),
@@ -171,9 +181,16 @@ class Connection {
 
   async call(tool: string, args: object, options: McpCallOptions): Promise<McpCallResult> {
     const reused = Boolean(this.session && !this.session.ended);
-    const session = await this.open();
+    const started = Date.now();
+    // The call's time limit and signal cover connecting too; the attempt goes on for the next use.
+    const opened = await settle(this.open(), options.timeoutMs, options.signal);
+    if (opened === "aborted") return { ok: false, error: `The call to ${this.label} was cancelled.` };
+    if (opened === "timeout")
+      return { ok: false, error: `${this.label} did not connect within the call's ${options.timeoutMs} ms.` };
+    const session = opened.session;
+    const remaining = Math.max(1, options.timeoutMs - (Date.now() - started));
     try {
-      return callResult(await this.send(session, tool, args, options));
+      return callResult(await this.send(session, tool, args, { ...options, timeoutMs: remaining }));
     } catch (error) {
       if (options.signal?.aborted) return { ok: false, error: `The call to ${this.label} was cancelled.` };
       if (reused && lostSession(error)) {
@@ -208,6 +225,7 @@ class Connection {
   private async connect(): Promise<Session> {
     const client = new Client({ name: "toolsmith", version: packageJson.version }, { capabilities: {} });
     const session: Session = { client, ended: false };
+    this.pending = session;
     let transport: Transport;
     if (isStdioSpec(this.spec)) {
       const stdio = stdioTransport(this.spec, this.limits);
@@ -262,11 +280,13 @@ class Connection {
       );
       this.end(session, message);
       throw new McpClientError(this.spec.name, message);
+    } finally {
+      if (this.pending === session) this.pending = undefined;
     }
     if (session.ended)
       throw new McpClientError(this.spec.name, session.endedBecause ?? `${this.label} ended the connection.`);
     this.session = session;
-    this.lastError = undefined;
+    [this.lastError, this.listFailed] = [undefined, false];
     return session;
   }
 
@@ -294,7 +314,7 @@ class Connection {
       const message = describeFailure(this.spec, error, reasonOf(session, error), this.limits.connectTimeoutMs, "list");
       session.lost = lostSession(error);
       if (session.lost || isTransportFailure(error)) this.end(session, message);
-      else this.lastError = message;
+      else if (session === this.session) [this.lastError, this.listFailed] = [message, true];
       throw new McpClientError(this.spec.name, message);
     }
     const { tools, skipped } = toolInfos(this.spec.name, raw, this.limits);
@@ -305,7 +325,7 @@ class Connection {
       definitions: new Map(raw.filter((tool) => kept.has(tool.name)).map((tool) => [tool.name, tool])),
       generation,
     };
-    if (session === this.session) this.listing = listing;
+    if (session === this.session) [this.listing, this.listFailed, this.lastError] = [listing, false, undefined];
     return listing;
   }
 
@@ -324,13 +344,46 @@ class Connection {
     session.http?.close();
   }
 
+  /** Ends the session, and an attempt at one (whose connect then fails), without waiting for the attempt. */
   async close(): Promise<void> {
-    const session = this.session ?? (await this.opening?.catch(() => undefined));
-    if (!session) return;
-    session.ended = true;
-    this.session = undefined;
-    await session.client.close().catch(() => undefined);
-    session.http?.close();
+    const sessions = [this.session, this.pending].filter((session): session is Session => Boolean(session));
+    [this.session, this.pending, this.listing] = [undefined, undefined, undefined];
+    this.lastError = undefined;
+    await Promise.all(
+      sessions.map(async (session) => {
+        session.ended = true;
+        session.endedBecause ??= `${this.label} was closed.`;
+        await session.client.close().catch(() => undefined);
+        session.http?.close();
+      }),
+    );
+  }
+}
+
+/** `work`'s value, or which came first of the time limit and the signal; `work`'s failure is thrown. */
+async function settle<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ session: T } | "timeout" | "aborted"> {
+  if (signal?.aborted) return "aborted";
+  let cleanup = () => undefined as void;
+  const stopped = new Promise<"timeout" | "aborted">((resolve) => {
+    const timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    const abort = () => resolve("aborted");
+    signal?.addEventListener("abort", abort, { once: true });
+    cleanup = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    };
+  });
+  const outcome = work.then((session) => ({ session }));
+  // Settled after the race is lost, its failure is the next use's to see.
+  outcome.catch(() => undefined);
+  try {
+    return await Promise.race([outcome, stopped]);
+  } finally {
+    cleanup();
   }
 }
 

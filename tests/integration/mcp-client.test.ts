@@ -329,6 +329,26 @@ describe("the fixture server over stdio", () => {
     expect(pool.status(spec)).toMatchObject({ state: "ready" });
   });
 
+  it("counts connecting against a call's time limit, and close ends a server that never answers", async () => {
+    const silent: McpServerSpec = {
+      name: "silent",
+      trusted: true,
+      command: process.execPath,
+      args: ["-e", "process.stdin.resume(); setInterval(() => {}, 1000)"],
+    };
+    const started = Date.now();
+    expect(await call(silent, "anything", {}, 300)).toEqual({
+      ok: false,
+      error: `MCP server "silent" did not connect within the call's 300 ms.`,
+    });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(pool.status(silent).state).toBe("connecting");
+    const closing = Date.now();
+    await pool.close(silent);
+    expect(Date.now() - closing).toBeLessThan(5000);
+    expect(pool.status(silent)).toEqual({ state: "idle" });
+  });
+
   it("keeps a chatty server's stderr out of the app's log past its cap", async () => {
     const quiet = poolWith({ maxStderrBytes: 1000 });
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
