@@ -9,7 +9,7 @@ import {
 import type { Tool, Transport } from "@modelcontextprotocol/client";
 import packageJson from "@/package.json";
 import { processWide } from "@/lib/platform/process-wide";
-import { FetchBlockedError, HostRefusedError } from "@/lib/sandbox/fetch-guard";
+import { DROPPED_HEADERS, FetchBlockedError, HostRefusedError } from "@/lib/sandbox/fetch-guard";
 import { mcpClientLimits, type McpClientLimits } from "@/lib/settings/config";
 import { ANYWHERE, formatBytes, personalServerRule, serverFetch, type ServerFetch } from "./http";
 import { callResult, type McpCallResult } from "./result";
@@ -241,7 +241,7 @@ class Connection {
       );
       transport = new StreamableHTTPClientTransport(new URL(this.spec.url), {
         fetch: session.http.fetch,
-        requestInit: { headers: this.spec.headers ?? {} },
+        requestInit: { headers: requestHeaders(this.spec.headers) },
         // A lost notification stream is opened again once; the calls themselves do not depend on it.
         reconnectionOptions: {
           initialReconnectionDelay: 500,
@@ -358,6 +358,11 @@ class Connection {
       }),
     );
   }
+}
+
+/** An entry's headers, without those that would forge the connection (Host, Transfer-Encoding…). */
+function requestHeaders(headers: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_HEADERS.has(name.toLowerCase())));
 }
 
 /** `work`'s value, or which came first of the time limit and the signal; `work`'s failure is thrown. */

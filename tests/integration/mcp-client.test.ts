@@ -369,9 +369,16 @@ describe("the fixture server over stdio", () => {
 });
 
 /** An HTTP server that answers the handshake and then breaks the protocol in the way each tool's name says. */
-function brokenServer(): Promise<{ url: string; written: () => number; close: () => void }> {
+function brokenServer(): Promise<{
+  url: string;
+  written: () => number;
+  headers: () => http.IncomingHttpHeaders;
+  close: () => void;
+}> {
   let written = 0;
+  let headers: http.IncomingHttpHeaders = {};
   const server = http.createServer(async (request, response) => {
+    headers = request.headers;
     if (request.method !== "POST") return response.writeHead(405).end();
     // To the cloud's metadata service: the SDK follows only same-origin redirects, each through the guarded fetch.
     if (request.url === "/moved") return response.writeHead(307, { location: "http://169.254.169.254/mcp" }).end();
@@ -420,6 +427,7 @@ function brokenServer(): Promise<{ url: string; written: () => number; close: ()
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
         written: () => written,
+        headers: () => headers,
         close: () => {
           server.closeAllConnections();
           server.close();
@@ -461,6 +469,22 @@ describe("a server that breaks the protocol over HTTP", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(broken.written()).toBeLessThan(8 * 1024 * 1024);
     expect((await small.tools(spec)).map((tool) => tool.name)).toContain("huge");
+  });
+
+  it("sends the entry's headers, but none that would forge the connection", async () => {
+    const headers = {
+      Authorization: "Bearer person",
+      "X-Team": "blue",
+      Host: "evil.example",
+      "Transfer-Encoding": "x",
+    };
+    expect(await pool.tools({ ...spec, name: "headers", headers })).toHaveLength(4);
+    expect(broken.headers()).toMatchObject({
+      authorization: "Bearer person",
+      "x-team": "blue",
+      host: new URL(broken.url).host,
+    });
+    expect(broken.headers()["transfer-encoding"]).toBeUndefined();
   });
 
   it("does not follow a redirect to another host", async () => {
