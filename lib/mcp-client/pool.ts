@@ -109,6 +109,8 @@ interface Session {
   closedBecause?: string;
   /** The server no longer knew it (see `lostSession`). */
   lost?: boolean;
+  /** The server wrote something that is not a JSON-RPC message (said if a request then times out). */
+  malformed?: boolean;
   ended: boolean;
   stderr?: StderrLog;
   http?: ServerFetch;
@@ -197,7 +199,9 @@ class Connection {
         this.end(session, describeFailure(this.spec, error));
         return this.call(tool, args, options);
       }
-      const message = describeFailure(this.spec, error, reasonOf(session, error), options.timeoutMs);
+      let message = describeFailure(this.spec, error, reasonOf(session, error), options.timeoutMs);
+      if (session.malformed && error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+        message += " It sent a message that is not JSON-RPC, which may have been its answer.";
       // A transport failure leaves the session in doubt: the next use opens a new one.
       if (isTransportFailure(error)) this.end(session, message);
       return { ok: false, error: message };
@@ -264,6 +268,8 @@ class Connection {
       if (this.session === session) this.end(session, session.closedBecause);
     };
     client.onerror = (error) => {
+      // A line of JSON that is not JSON-RPC: the SDK drops it, and a request it answered never ends.
+      if (error.name === "ZodError" || error.message.startsWith("Unknown message type")) session.malformed = true;
       // The stdio transport's read buffer refuses a message over maxBufferSize and closes: that is the reason.
       if (/ReadBuffer exceeded/.test(error.message))
         session.endedBecause ??= `${this.label} sent a message over the ${formatBytes(this.limits.maxMessageBytes)} limit.`;

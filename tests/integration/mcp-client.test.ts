@@ -232,17 +232,17 @@ describe("the fixture server over stdio", () => {
     const spec = fixtureStdio("paged", { FIXTURE_TOOLS: "7" });
     const tools = await pool.tools(spec);
     expect(tools.map((tool) => tool.name)).toEqual([
-      ...["echo", "sleep", "add_tool", "huge", "malformed", "die", "shout", "meta", "list_count", "pid"],
+      ...["echo", "sleep", "add_tool", "huge", "malformed", "die", "shout", "meta", "list_count", "pid", "noise"],
       ...Array.from({ length: 7 }, (_, index) => `tool_00${index}`),
     ]);
     const pages = Math.ceil(tools.length / 2);
     await pool.tools(spec);
     expect(await call(spec, "list_count")).toMatchObject({ content: [{ text: String(pages) }] });
 
-    expect(await call(spec, "add_tool")).toMatchObject({ ok: true, content: [{ text: "added_17" }] });
+    expect(await call(spec, "add_tool")).toMatchObject({ ok: true, content: [{ text: "added_18" }] });
     // The notification comes before the call's answer, on the same pipe.
     const after = await pool.tools(spec);
-    expect(after.at(-1)).toMatchObject({ name: "added_17", qualifiedName: "paged__added_17" });
+    expect(after.at(-1)).toMatchObject({ name: "added_18", qualifiedName: "paged__added_18" });
     expect(await call(spec, "list_count")).toMatchObject({
       content: [{ text: String(pages + Math.ceil(after.length / 2)) }],
     });
@@ -254,7 +254,7 @@ describe("the fixture server over stdio", () => {
     expect(await small.tools(spec)).toHaveLength(10);
     const { skipped } = small.status(spec);
     expect(skipped?.length).toBeGreaterThan(0);
-    expect(skipped?.[0]).toEqual({ name: "tool_000", reason: "over the 10 tools kept of one server" });
+    expect(skipped?.[0]).toEqual({ name: "noise", reason: "over the 10 tools kept of one server" });
     // Pages stop being read once the limit is passed: 10 tools of 49 are 2 pages of 7.
     expect(await small.call(spec, "list_count", {}, { timeoutMs: 5000 })).toMatchObject({ content: [{ text: "2" }] });
   });
@@ -285,6 +285,11 @@ describe("the fixture server over stdio", () => {
     expect(await call(spec, "malformed")).toEqual({
       ok: false,
       error: 'MCP server "fixture" sent a malformed answer: content: Invalid input: expected array, received string',
+    });
+    expect(await call(spec, "noise", {}, 300)).toEqual({
+      ok: false,
+      error:
+        'MCP server "fixture" did not answer the call within 300 ms. It sent a message that is not JSON-RPC, which may have been its answer.',
     });
     expect(await call(spec, "no_such_tool")).toEqual({
       ok: false,
