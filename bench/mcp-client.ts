@@ -60,9 +60,9 @@ export async function benchMcpClient(): Promise<void> {
       );
     }
 
-    // Three servers of 167 tools (the fixture's 9 and 158 generated), pages of 100.
+    // Three servers of 167 tools (the fixture's 11 and 156 generated), pages of 100.
     const servers = ["alpha", "beta", "gamma"].map((name) =>
-      fixtureStdio(name, { FIXTURE_TOOLS: "158", FIXTURE_PAGE: "100" }),
+      fixtureStdio(name, { FIXTURE_TOOLS: "156", FIXTURE_PAGE: "100" }),
     );
     const [cold, lists] = await timed(() => Promise.all(servers.map((spec) => pool.tools(spec))));
     const total = lists.reduce((sum, tools) => sum + tools.length, 0);

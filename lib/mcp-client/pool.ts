@@ -9,7 +9,7 @@ import {
 import type { Tool, Transport } from "@modelcontextprotocol/client";
 import packageJson from "@/package.json";
 import { processWide } from "@/lib/platform/process-wide";
-import { FetchBlockedError, HostRefusedError } from "@/lib/sandbox/fetch-guard";
+import { DROPPED_HEADERS, FetchBlockedError, HostRefusedError } from "@/lib/sandbox/fetch-guard";
 import { mcpClientLimits, type McpClientLimits } from "@/lib/settings/config";
 import { ANYWHERE, formatBytes, personalServerRule, serverFetch, type ServerFetch } from "./http";
 import { callResult, type McpCallResult } from "./result";
@@ -107,6 +107,10 @@ interface Session {
   endedBecause?: string;
   /** Why the other side ended it (a stdio server's process exited). */
   closedBecause?: string;
+  /** The server no longer knew it (see `lostSession`). */
+  lost?: boolean;
+  /** The server wrote something that is not a JSON-RPC message (said if a request then times out). */
+  malformed?: boolean;
   ended: boolean;
   stderr?: StderrLog;
   http?: ServerFetch;
@@ -129,6 +133,10 @@ class Connection {
   /** Counts `tools/list_changed`: a listing made before the latest is stale. */
   private generation = 0;
   private lastError?: string;
+  /** The live session's last tools/list failed: its tools are not known. */
+  private listFailed = false;
+  /** The session being opened, so that `close` can end it too. */
+  private pending?: Session;
 
   constructor(
     private readonly spec: McpServerSpec,
@@ -141,7 +149,13 @@ class Connection {
   }
 
   status(): McpServerStatus {
-    const state = this.opening ? "connecting" : this.session ? "ready" : this.lastError ? "failed" : "idle";
+    const state = this.opening
+      ? "connecting"
+      : this.session && !this.listFailed
+        ? "ready"
+        : this.lastError
+          ? "failed"
+          : "idle";
     return {
       state,
       ...(this.lastError && state !== "ready" ? { error: this.lastError } : {}),
@@ -154,33 +168,56 @@ class Connection {
     return (await this.currentListing()).tools;
   }
 
-  private async currentListing(): Promise<Listing> {
+  private async currentListing(retry = true): Promise<Listing> {
+    const reused = Boolean(this.session && !this.session.ended);
     const session = await this.open();
     if (this.listing && this.listing.generation === this.generation) return this.listing;
     this.pendingListing ??= this.list(session).finally(() => (this.pendingListing = undefined));
-    return this.pendingListing;
+    try {
+      return await this.pendingListing;
+    } catch (error) {
+      if (!(retry && reused && session.lost)) throw error;
+      return this.currentListing(false);
+    }
   }
 
   async call(tool: string, args: object, options: McpCallOptions): Promise<McpCallResult> {
-    const session = await this.open();
+    const reused = Boolean(this.session && !this.session.ended);
+    const started = Date.now();
+    // The call's time limit and signal cover connecting too; the attempt goes on for the next use.
+    const opened = await settle(this.open(), options.timeoutMs, options.signal);
+    if (opened === "aborted") return { ok: false, error: `The call to ${this.label} was cancelled.` };
+    if (opened === "timeout")
+      return { ok: false, error: `${this.label} did not connect within the call's ${options.timeoutMs} ms.` };
+    const session = opened.session;
+    const remaining = Math.max(1, options.timeoutMs - (Date.now() - started));
     try {
-      const result = await session.client.callTool(
-        { name: tool, arguments: args as Record<string, unknown>, ...(options.meta ? { _meta: options.meta } : {}) },
-        {
-          timeout: options.timeoutMs,
-          maxTotalTimeout: options.timeoutMs,
-          signal: options.signal,
-          toolDefinition: this.listing?.definitions.get(tool),
-        },
-      );
-      return callResult(result);
+      return callResult(await this.send(session, tool, args, { ...options, timeoutMs: remaining }));
     } catch (error) {
       if (options.signal?.aborted) return { ok: false, error: `The call to ${this.label} was cancelled.` };
-      const message = describeFailure(this.spec, error, reasonOf(session, error), options.timeoutMs);
-      // A transport failure leaves the session in doubt (a restarted server forgot it): the next use opens anew.
+      if (reused && lostSession(error)) {
+        this.end(session, describeFailure(this.spec, error));
+        return this.call(tool, args, options);
+      }
+      let message = describeFailure(this.spec, error, reasonOf(session, error), options.timeoutMs);
+      if (session.malformed && error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+        message += " It sent a message that is not JSON-RPC, which may have been its answer.";
+      // A transport failure leaves the session in doubt: the next use opens a new one.
       if (isTransportFailure(error)) this.end(session, message);
       return { ok: false, error: message };
     }
+  }
+
+  private send(session: Session, tool: string, args: object, options: McpCallOptions) {
+    return session.client.callTool(
+      { name: tool, arguments: args as Record<string, unknown>, ...(options.meta ? { _meta: options.meta } : {}) },
+      {
+        timeout: options.timeoutMs,
+        maxTotalTimeout: options.timeoutMs,
+        signal: options.signal,
+        toolDefinition: this.listing?.definitions.get(tool),
+      },
+    );
   }
 
   private open(): Promise<Session> {
@@ -192,6 +229,7 @@ class Connection {
   private async connect(): Promise<Session> {
     const client = new Client({ name: "toolsmith", version: packageJson.version }, { capabilities: {} });
     const session: Session = { client, ended: false };
+    this.pending = session;
     let transport: Transport;
     if (isStdioSpec(this.spec)) {
       const stdio = stdioTransport(this.spec, this.limits);
@@ -207,7 +245,7 @@ class Connection {
       );
       transport = new StreamableHTTPClientTransport(new URL(this.spec.url), {
         fetch: session.http.fetch,
-        requestInit: { headers: this.spec.headers ?? {} },
+        requestInit: { headers: requestHeaders(this.spec.headers) },
         // A lost notification stream is opened again once; the calls themselves do not depend on it.
         reconnectionOptions: {
           initialReconnectionDelay: 500,
@@ -230,6 +268,8 @@ class Connection {
       if (this.session === session) this.end(session, session.closedBecause);
     };
     client.onerror = (error) => {
+      // A line of JSON that is not JSON-RPC: the SDK drops it, and a request it answered never ends.
+      if (error.name === "ZodError" || error.message.startsWith("Unknown message type")) session.malformed = true;
       // The stdio transport's read buffer refuses a message over maxBufferSize and closes: that is the reason.
       if (/ReadBuffer exceeded/.test(error.message))
         session.endedBecause ??= `${this.label} sent a message over the ${formatBytes(this.limits.maxMessageBytes)} limit.`;
@@ -246,11 +286,13 @@ class Connection {
       );
       this.end(session, message);
       throw new McpClientError(this.spec.name, message);
+    } finally {
+      if (this.pending === session) this.pending = undefined;
     }
     if (session.ended)
       throw new McpClientError(this.spec.name, session.endedBecause ?? `${this.label} ended the connection.`);
     this.session = session;
-    this.lastError = undefined;
+    [this.lastError, this.listFailed] = [undefined, false];
     return session;
   }
 
@@ -276,8 +318,9 @@ class Connection {
       }
     } catch (error) {
       const message = describeFailure(this.spec, error, reasonOf(session, error), this.limits.connectTimeoutMs, "list");
-      if (isTransportFailure(error)) this.end(session, message);
-      else this.lastError = message;
+      session.lost = lostSession(error);
+      if (session.lost || isTransportFailure(error)) this.end(session, message);
+      else if (session === this.session) [this.lastError, this.listFailed] = [message, true];
       throw new McpClientError(this.spec.name, message);
     }
     const { tools, skipped } = toolInfos(this.spec.name, raw, this.limits);
@@ -288,7 +331,7 @@ class Connection {
       definitions: new Map(raw.filter((tool) => kept.has(tool.name)).map((tool) => [tool.name, tool])),
       generation,
     };
-    if (session === this.session) this.listing = listing;
+    if (session === this.session) [this.listing, this.listFailed, this.lastError] = [listing, false, undefined];
     return listing;
   }
 
@@ -307,13 +350,51 @@ class Connection {
     session.http?.close();
   }
 
+  /** Ends the session, and an attempt at one (whose connect then fails), without waiting for the attempt. */
   async close(): Promise<void> {
-    const session = this.session ?? (await this.opening?.catch(() => undefined));
-    if (!session) return;
-    session.ended = true;
-    this.session = undefined;
-    await session.client.close().catch(() => undefined);
-    session.http?.close();
+    const sessions = [this.session, this.pending].filter((session): session is Session => Boolean(session));
+    [this.session, this.pending, this.listing] = [undefined, undefined, undefined];
+    this.lastError = undefined;
+    await Promise.all(
+      sessions.map(async (session) => {
+        session.ended = true;
+        session.endedBecause ??= `${this.label} was closed.`;
+        await session.client.close().catch(() => undefined);
+        session.http?.close();
+      }),
+    );
+  }
+}
+
+/** An entry's headers, without those that would forge the connection (Host, Transfer-Encoding…). */
+function requestHeaders(headers: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_HEADERS.has(name.toLowerCase())));
+}
+
+/** `work`'s value, or which came first of the time limit and the signal; `work`'s failure is thrown. */
+async function settle<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ session: T } | "timeout" | "aborted"> {
+  if (signal?.aborted) return "aborted";
+  let cleanup = () => undefined as void;
+  const stopped = new Promise<"timeout" | "aborted">((resolve) => {
+    const timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    const abort = () => resolve("aborted");
+    signal?.addEventListener("abort", abort, { once: true });
+    cleanup = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    };
+  });
+  const outcome = work.then((session) => ({ session }));
+  // Settled after the race is lost, its failure is the next use's to see.
+  outcome.catch(() => undefined);
+  try {
+    return await Promise.race([outcome, stopped]);
+  } finally {
+    cleanup();
   }
 }
 
@@ -323,9 +404,17 @@ function reasonOf(session: Session, error: unknown): string | undefined {
   return session.endedBecause ?? (closed ? session.closedBecause : undefined);
 }
 
+/**
+ * A server that restarted refuses an old session without running the request (404 as the spec says, or 400 as some
+ * servers do, server-everything among them): the request is made once more, on a new session.
+ */
+const lostSession = (error: unknown) => error instanceof SdkHttpError && (error.status === 404 || error.status === 400);
+
 /** Failures of the connection itself, rather than of one request on a sound one. */
 function isTransportFailure(error: unknown): boolean {
   if (error instanceof ProtocolError) return false;
+  // A lost session (404) or a server in trouble (5xx); another status would come again on a new session.
+  if (error instanceof SdkHttpError) return error.status === 404 || (error.status ?? 0) >= 500;
   if (error instanceof SdkError)
     return (
       error.code === SdkErrorCode.ConnectionClosed ||

@@ -10,8 +10,8 @@ import type { FetchRequest } from "./pool";
 const BLOCKED_HOSTNAMES = ["localhost", "metadata", "metadata.google.internal", "instance-data", "kubernetes.default"];
 const BLOCKED_SUFFIXES = [".localhost", ".local", ".internal", ".localdomain", ".home.arpa"];
 const ALLOWED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
-/** Headers a tool may not set: they would forge the connection, not describe the request. */
-const DROPPED_HEADERS = new Set([
+/** Headers a tool (or a person's MCP server entry) may not set: they would forge the connection, not describe the request. */
+export const DROPPED_HEADERS: ReadonlySet<string> = new Set([
   "host",
   "connection",
   "content-length",

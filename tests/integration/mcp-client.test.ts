@@ -194,9 +194,10 @@ describe("server-everything over Streamable HTTP", () => {
     expect((await strict.tools({ ...spec, trusted: true })).length).toBeGreaterThan(5);
   });
 
-  it("says which server is gone when it stops, and shows it failed", async () => {
-    const own = await startEverythingHttp();
+  it("says which server is gone when it stops, and connects again when it is back", async () => {
+    let own = await startEverythingHttp();
     const spec: McpServerSpec = { name: "flaky", trusted: true, url: own.url };
+    const port = Number(new URL(own.url).port);
     expect((await pool.call(spec, "echo", { message: "1" }, { timeoutMs: 5000 })).ok).toBe(true);
     await own.stop();
     const gone = await pool.call(spec, "echo", { message: "2" }, { timeoutMs: 5000 });
@@ -205,6 +206,24 @@ describe("server-everything over Streamable HTTP", () => {
       error: `MCP server "flaky" refused the connection (nothing listens there) (${own.url}).`,
     });
     expect(pool.status(spec)).toMatchObject({ state: "failed", error: gone.ok ? "" : gone.error });
+    own = await startEverythingHttp(port);
+    try {
+      expect(await pool.call(spec, "echo", { message: "3" }, { timeoutMs: 5000 })).toMatchObject({ ok: true });
+      // Restarted between two calls, the server has forgotten the session: the call is made again on a new one.
+      await own.stop();
+      own = await startEverythingHttp(port);
+      expect(await pool.call(spec, "echo", { message: "4" }, { timeoutMs: 5000 })).toMatchObject({
+        ok: true,
+        content: [{ type: "text", text: "Echo: 4" }],
+      });
+      expect(pool.status(spec).state).toBe("ready");
+      // So is a listing: this session has not listed yet.
+      await own.stop();
+      own = await startEverythingHttp(port);
+      expect((await pool.tools(spec)).map((tool) => tool.name)).toContain("echo");
+    } finally {
+      await own.stop();
+    }
   });
 });
 
@@ -213,17 +232,17 @@ describe("the fixture server over stdio", () => {
     const spec = fixtureStdio("paged", { FIXTURE_TOOLS: "7" });
     const tools = await pool.tools(spec);
     expect(tools.map((tool) => tool.name)).toEqual([
-      ...["echo", "sleep", "add_tool", "huge", "malformed", "die", "shout", "meta", "list_count"],
+      ...["echo", "sleep", "add_tool", "huge", "malformed", "die", "shout", "meta", "list_count", "pid", "noise"],
       ...Array.from({ length: 7 }, (_, index) => `tool_00${index}`),
     ]);
     const pages = Math.ceil(tools.length / 2);
     await pool.tools(spec);
     expect(await call(spec, "list_count")).toMatchObject({ content: [{ text: String(pages) }] });
 
-    expect(await call(spec, "add_tool")).toMatchObject({ ok: true, content: [{ text: "added_16" }] });
+    expect(await call(spec, "add_tool")).toMatchObject({ ok: true, content: [{ text: "added_18" }] });
     // The notification comes before the call's answer, on the same pipe.
     const after = await pool.tools(spec);
-    expect(after.at(-1)).toMatchObject({ name: "added_16", qualifiedName: "paged__added_16" });
+    expect(after.at(-1)).toMatchObject({ name: "added_18", qualifiedName: "paged__added_18" });
     expect(await call(spec, "list_count")).toMatchObject({
       content: [{ text: String(pages + Math.ceil(after.length / 2)) }],
     });
@@ -235,7 +254,7 @@ describe("the fixture server over stdio", () => {
     expect(await small.tools(spec)).toHaveLength(10);
     const { skipped } = small.status(spec);
     expect(skipped?.length).toBeGreaterThan(0);
-    expect(skipped?.[0]).toEqual({ name: "tool_001", reason: "over the 10 tools kept of one server" });
+    expect(skipped?.[0]).toEqual({ name: "noise", reason: "over the 10 tools kept of one server" });
     // Pages stop being read once the limit is passed: 10 tools of 49 are 2 pages of 7.
     expect(await small.call(spec, "list_count", {}, { timeoutMs: 5000 })).toMatchObject({ content: [{ text: "2" }] });
   });
@@ -267,6 +286,11 @@ describe("the fixture server over stdio", () => {
       ok: false,
       error: 'MCP server "fixture" sent a malformed answer: content: Invalid input: expected array, received string',
     });
+    expect(await call(spec, "noise", {}, 300)).toEqual({
+      ok: false,
+      error:
+        'MCP server "fixture" did not answer the call within 300 ms. It sent a message that is not JSON-RPC, which may have been its answer.',
+    });
     expect(await call(spec, "no_such_tool")).toEqual({
       ok: false,
       error: 'MCP server "fixture" answered with an error: Unknown tool: no_such_tool',
@@ -284,6 +308,50 @@ describe("the fixture server over stdio", () => {
     expect(pool.status(spec)).toEqual({ state: "failed", error: `MCP server "mortal"'s process exited.` });
     expect(await call(spec, "echo", { text: "reborn" })).toMatchObject({ ok: true });
     expect(pool.status(spec).state).toBe("ready");
+  });
+
+  it("ends a server's process on close, and starts another at the next use", async () => {
+    const spec = fixtureStdio("closable");
+    const pid = async () => {
+      const result = await call(spec, "pid");
+      return Number(result.ok && result.content[0].type === "text" ? result.content[0].text : NaN);
+    };
+    const alive = (id: number) => {
+      try {
+        process.kill(id, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const first = await pid();
+    expect(alive(first)).toBe(true);
+    await pool.close(spec);
+    expect(pool.status(spec)).toEqual({ state: "idle" });
+    await vi.waitFor(() => expect(alive(first)).toBe(false));
+    const second = await pid();
+    expect(second).not.toBe(first);
+    expect(pool.status(spec)).toMatchObject({ state: "ready" });
+  });
+
+  it("counts connecting against a call's time limit, and close ends a server that never answers", async () => {
+    const silent: McpServerSpec = {
+      name: "silent",
+      trusted: true,
+      command: process.execPath,
+      args: ["-e", "process.stdin.resume(); setInterval(() => {}, 1000)"],
+    };
+    const started = Date.now();
+    expect(await call(silent, "anything", {}, 300)).toEqual({
+      ok: false,
+      error: `MCP server "silent" did not connect within the call's 300 ms.`,
+    });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(pool.status(silent).state).toBe("connecting");
+    const closing = Date.now();
+    await pool.close(silent);
+    expect(Date.now() - closing).toBeLessThan(5000);
+    expect(pool.status(silent)).toEqual({ state: "idle" });
   });
 
   it("keeps a chatty server's stderr out of the app's log past its cap", async () => {
@@ -306,9 +374,16 @@ describe("the fixture server over stdio", () => {
 });
 
 /** An HTTP server that answers the handshake and then breaks the protocol in the way each tool's name says. */
-function brokenServer(): Promise<{ url: string; written: () => number; close: () => void }> {
+function brokenServer(): Promise<{
+  url: string;
+  written: () => number;
+  headers: () => http.IncomingHttpHeaders;
+  close: () => void;
+}> {
   let written = 0;
+  let headers: http.IncomingHttpHeaders = {};
   const server = http.createServer(async (request, response) => {
+    headers = request.headers;
     if (request.method !== "POST") return response.writeHead(405).end();
     // To the cloud's metadata service: the SDK follows only same-origin redirects, each through the guarded fetch.
     if (request.url === "/moved") return response.writeHead(307, { location: "http://169.254.169.254/mcp" }).end();
@@ -357,6 +432,7 @@ function brokenServer(): Promise<{ url: string; written: () => number; close: ()
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
         written: () => written,
+        headers: () => headers,
         close: () => {
           server.closeAllConnections();
           server.close();
@@ -398,6 +474,22 @@ describe("a server that breaks the protocol over HTTP", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(broken.written()).toBeLessThan(8 * 1024 * 1024);
     expect((await small.tools(spec)).map((tool) => tool.name)).toContain("huge");
+  });
+
+  it("sends the entry's headers, but none that would forge the connection", async () => {
+    const headers = {
+      Authorization: "Bearer person",
+      "X-Team": "blue",
+      Host: "evil.example",
+      "Transfer-Encoding": "x",
+    };
+    expect(await pool.tools({ ...spec, name: "headers", headers })).toHaveLength(4);
+    expect(broken.headers()).toMatchObject({
+      authorization: "Bearer person",
+      "x-team": "blue",
+      host: new URL(broken.url).host,
+    });
+    expect(broken.headers()["transfer-encoding"]).toBeUndefined();
   });
 
   it("does not follow a redirect to another host", async () => {

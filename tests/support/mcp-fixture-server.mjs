@@ -23,6 +23,8 @@ const tools = [
   { name: "shout", description: "Writes `bytes` bytes to stderr.", inputSchema: object({ bytes: { type: "number" } }) },
   { name: "meta", description: "Answers the request's _meta.", inputSchema: object() },
   { name: "list_count", description: "Answers how many tools/list requests it served.", inputSchema: object() },
+  { name: "pid", description: "Answers its process id.", inputSchema: object() },
+  { name: "noise", description: "Writes JSON that is not JSON-RPC, and never answers.", inputSchema: object() },
   ...Array.from({ length: generated }, (_, index) => ({
     name: `tool_${String(index).padStart(3, "0")}`,
     description: `Generated tool number ${index}, which answers its input.`,
@@ -67,6 +69,11 @@ server.setRequestHandler("tools/call", async ({ params }) => {
     case "shout":
       process.stderr.write(`${"e".repeat(99)}\n`.repeat(Math.ceil(Number(args.bytes ?? 100) / 100)));
       return text("shouted");
+    case "noise":
+      process.stdout.write('{"jsonrpc":"1.0","answer":42}\n');
+      return new Promise(() => {});
+    case "pid":
+      return text(String(process.pid));
     case "list_count":
       return text(String(listRequests));
     case "meta":

@@ -23,9 +23,9 @@ export const fixtureStdio = (name = "fixture", env: Record<string, string> = {})
   env,
 });
 
-/** server-everything over Streamable HTTP on a free loopback port, until `stop`. */
-export async function startEverythingHttp(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
+/** server-everything over Streamable HTTP on `port` (else a free one), until `stop`. */
+export async function startEverythingHttp(port?: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
     env: { PATH: process.env.PATH ?? "", PORT: String(port), NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],

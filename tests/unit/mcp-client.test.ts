@@ -296,6 +296,25 @@ describe("the fetch of a person's server", () => {
     expect(requests).toBe(before);
   });
 
+  it("checks every connection's own lookup, so a name that rebinds to a private address is refused", async () => {
+    let lookups = 0;
+    // Allowed, then private, then allowed again: as a rebinding DNS server answers.
+    const rebinding = async () => (++lookups % 2 === 0 ? ["10.0.0.1"] : ["127.0.0.1"]);
+    const { fetch, close } = serverFetch(personalServerRule(["127.0.0.1"]), 1024, () => undefined, rebinding);
+    const before = requests;
+    try {
+      // `connection: close`: each request its own connection, so each is looked up again.
+      const get = () => fetch(`http://rebind.example:${port}/`, { headers: { connection: "close" } });
+      expect((await get()).status).toBe(200);
+      await expect(get()).rejects.toThrow(/10\.0\.0\.1, which is not a public address/);
+      expect((await get()).status).toBe(200);
+    } finally {
+      close();
+    }
+    expect(lookups).toBe(3);
+    expect(requests - before).toBe(2);
+  });
+
   it("refuses at the lookup, with a HostRefusedError, so the pool says where the operator may allow it", async () => {
     const { fetch, close } = strict();
     try {
