@@ -1,12 +1,6 @@
 import type { JSONSchema7 } from "ai";
 import { ToolImage } from "@/lib/contract/events";
-import {
-  mcpClients,
-  resultForModel,
-  type McpCallResult,
-  type McpServerSpec,
-  type McpToolInfo,
-} from "@/lib/mcp-client";
+import { mcpClients, resultForModel, type McpCallResult, type McpServerSpec, type McpToolInfo } from "@/lib/mcp-client";
 import { serversForRun } from "@/lib/mcp-servers/servers";
 import { rankInMemory } from "@/lib/retrieval/in-memory";
 import { config } from "@/lib/settings/config";
@@ -112,6 +106,23 @@ export class McpCatalog {
   }
 }
 
+/**
+ * How long a run's start waits for a server's list: one that is slow to connect is left out of this run (it keeps
+ * connecting, for the next), rather than holding up the person's answer for its whole connect timeout.
+ */
+const LIST_WAIT_MS = 3_000;
+
+function listedInTime(spec: McpServerSpec): Promise<McpToolInfo[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`MCP server "${spec.name}" did not list its tools within ${LIST_WAIT_MS / 1000} s.`)),
+      LIST_WAIT_MS,
+    );
+  });
+  return Promise.race([mcpClients.tools(spec), late]).finally(() => clearTimeout(timer));
+}
+
 /** A run's tool for each listed tool, made once per listing (the pool keeps the same objects until it changes). */
 const madeTools = new WeakMap<McpToolInfo, Map<boolean, AgentTool>>();
 
@@ -134,7 +145,7 @@ export async function loadMcpCatalog(ownerId: string, profile: AgentProfile): Pr
   const listed = await Promise.all(
     (await serversForRun(ownerId, profile)).map(async (spec): Promise<McpServerTools[]> => {
       try {
-        const tools = await mcpClients.tools(spec);
+        const tools = await listedInTime(spec);
         const allowed = tools.filter((info) => mcpToolAllowed(profile, spec.name, info.name));
         const offered = allowed.map((info) =>
           toolFor(spec, info, mcpCallNeedsApproval(profile.approve_mcp_tools, info.annotations)),
