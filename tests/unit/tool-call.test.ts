@@ -33,6 +33,8 @@ vi.mock("@/lib/db/queries/tools", () => ({
   recentlyUsedLibraryTools: vi.fn(async () => []),
 }));
 vi.mock("@/lib/retrieval/tool-search", () => ({ searchTools: vi.fn() }));
+// No MCP servers here: those runs are the integration tests' (mcp-in-runs.test.ts).
+vi.mock("@/lib/mcp-servers/servers", () => ({ serversForRun: vi.fn(async () => []) }));
 vi.mock("@/lib/tools/library/stored-tool", () => ({
   storedTool: (row: { id: string; name: string }) => ({
     name: row.name,
