@@ -13,6 +13,8 @@ let bob: Api;
 let conversationId: string;
 /** The run of Alice's conversation, for the routes that name one. */
 let runId: string;
+/** Alice's MCP server, for the route that removes one. */
+let mcpServerId: string;
 
 const SHOUT = {
   name: "shout",
@@ -36,6 +38,7 @@ async function snapshot(): Promise<string> {
       "Annotation",
       "Verdict",
       "Reviewer",
+      "McpServer",
     ];
     const rows = [];
     for (const table of tables) rows.push(await database.query(`SELECT * FROM "${table}" ORDER BY 1, 2`));
@@ -60,6 +63,9 @@ beforeAll(async () => {
     { text: "HI!" },
   ]);
   conversationId = (await alice.createConversation()).id;
+  mcpServerId = (
+    await (await alice.fetch("/api/mcp-servers", json({ name: "notes", url: "https://notes.example.com/mcp" }))).json()
+  ).id;
   runId = (await alice.run(conversationId, "Make a shout tool and use it."))[0].data.runId;
 });
 afterAll(async () => {
@@ -73,7 +79,7 @@ const json = (body: unknown) => ({
   body: JSON.stringify(body),
 });
 
-/** Every conversation route and page, as [label, path, init]. */
+/** Every conversation route and page, and the route that removes an MCP server of hers, as [label, path, init]. */
 const probes = (id: string): [string, string, RequestInit?][] => [
   ["read", `/api/conversations/${id}`],
   ["rename", `/api/conversations/${id}`, { ...json({ title: "mine now" }), method: "PATCH" }],
@@ -94,6 +100,7 @@ const probes = (id: string): [string, string, RequestInit?][] => [
   ["fork", `/api/conversations/${id}/fork`, { method: "POST" }],
   ["continue from a step", `/api/conversations/${id}/fork`, json({ eventId: 2 })],
   ["compare page", `/c/${id}/compare`],
+  ["remove MCP server", `/api/mcp-servers/${mcpServerId}`, { method: "DELETE" }],
 ];
 
 describe("ownership", () => {
@@ -111,6 +118,7 @@ describe("ownership", () => {
     expect(await snapshot()).toBe(before);
     // and nothing of it shows in their lists
     expect((await (await bob.fetch("/api/conversations")).json()).conversations).toEqual([]);
+    expect(await (await bob.fetch("/api/mcp-servers")).json()).toEqual([]);
   });
 
   it("gives a tampered cookie a fresh identity, never access", async () => {
