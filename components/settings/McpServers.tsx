@@ -1,7 +1,7 @@
 "use client";
 
 import { Plus, Server, X } from "lucide-react";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
 import { api, problemText, type McpServer } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
 import { Problem } from "@/components/ui/Problem";
@@ -26,6 +26,10 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
   const [status, setStatus] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const titleId = useId();
+  const title = useRef<HTMLHeadingElement>(null);
+  const addHeaderButton = useRef<HTMLButtonElement>(null);
+  /** The header row just added, whose name field takes the focus once it is there. */
+  const added = useRef<number | null>(null);
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
@@ -54,11 +58,14 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
       await api.removeMcpServer(server.id!);
       setServers((list) => list.filter((other) => other.id !== server.id));
       setStatus(`Removed ${server.name}.`);
+      // Its button is gone: the focus goes to the section rather than to the page's start.
+      title.current?.focus();
     } catch (error) {
       setProblem(problemText(error));
     }
   };
   const addHeader = () => {
+    added.current = nextKey;
     setHeaders((rows) => [...rows, { key: nextKey, name: "", value: "" }]);
     setNextKey((key) => key + 1);
   };
@@ -67,7 +74,12 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
 
   return (
     <section aria-labelledby={titleId} className="mt-10">
-      <h2 id={titleId} className="flex items-center gap-2 text-lg font-semibold text-zinc-900 dark:text-zinc-50">
+      <h2
+        id={titleId}
+        ref={title}
+        tabIndex={-1}
+        className="flex items-center gap-2 text-lg font-semibold text-zinc-900 outline-none dark:text-zinc-50"
+      >
         <Server className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden /> MCP servers
       </h2>
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
@@ -131,6 +143,12 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
               <label className="min-w-0 flex-1">
                 <span className="block text-xs text-zinc-600 dark:text-zinc-400">Header {index + 1} name</span>
                 <input
+                  ref={(element) => {
+                    if (element && added.current === header.key) {
+                      added.current = null;
+                      element.focus();
+                    }
+                  }}
                   value={header.name}
                   onChange={(event) => changeHeader(header.key, { name: event.target.value })}
                   placeholder="X-Api-Key"
@@ -151,14 +169,17 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
                 variant="quiet"
                 size="icon"
                 aria-label={`Remove header ${index + 1}`}
-                onClick={() => setHeaders((rows) => rows.filter((row) => row.key !== header.key))}
+                onClick={() => {
+                  setHeaders((rows) => rows.filter((row) => row.key !== header.key));
+                  addHeaderButton.current?.focus();
+                }}
                 className="mb-1"
               >
                 <X className="size-4" aria-hidden />
               </Button>
             </div>
           ))}
-          <Button size="sm" onClick={addHeader} className="mt-2">
+          <Button ref={addHeaderButton} size="sm" onClick={addHeader} className="mt-2">
             <Plus className="size-3.5" aria-hidden /> Add a header
           </Button>
         </fieldset>

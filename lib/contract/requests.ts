@@ -173,26 +173,23 @@ export const NewApiToken = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(100).describe("What the token is for, e.g. ci-script."),
 });
 
-/** What a person would send for a stdio server: refused with the sentence below, never an "unrecognized key". */
-const STDIO_KEYS = ["command", "args", "env"];
+const STDIO_REFUSED =
+  "stdio servers (command, args, env) are configured by the server's operator in the profiles file " +
+  "(mcp_servers:); here, connect a server by its url";
+/** A stdio server's keys, refused with the sentence above before anything else is looked at. */
+const stdioKey = z.never({ error: STDIO_REFUSED }).optional().describe(`Refused: ${STDIO_REFUSED}.`);
 export const NewMcpServer = z
-  .strictObject(
-    {
-      name: McpServerName.describe("Its tools are called <name>__<tool>: lower-case letters, digits, _ and -."),
-      url: McpServerUrl.describe("The server's Streamable HTTP endpoint, http:// or https://."),
-      headers: Headers.optional().describe("Headers sent with every request, e.g. X-Api-Key; stored sealed."),
-      bearerToken: HeaderValue.min(1, "bearerToken must not be empty")
-        .optional()
-        .describe("Sent as Authorization: Bearer <token>; stored sealed, never shown again."),
-    },
-    {
-      error: (issue) =>
-        issue.code === "unrecognized_keys" && issue.keys.some((key) => STDIO_KEYS.includes(key))
-          ? "stdio servers (command, args, env) are configured by the server's operator in the profiles file " +
-            "(mcp_servers:); here, connect a server by its url"
-          : undefined,
-    },
-  )
+  .strictObject({
+    command: stdioKey,
+    args: stdioKey,
+    env: stdioKey,
+    name: McpServerName.describe("Its tools are called <name>__<tool>: lower-case letters, digits, _ and -."),
+    url: McpServerUrl.describe("The server's Streamable HTTP endpoint, http:// or https://."),
+    headers: Headers.optional().describe("Headers sent with every request, e.g. X-Api-Key; stored sealed."),
+    bearerToken: HeaderValue.min(1, "bearerToken must not be empty")
+      .optional()
+      .describe("Sent as Authorization: Bearer <token>; stored sealed, never shown again."),
+  })
   .refine(
     (server) =>
       server.bearerToken === undefined ||

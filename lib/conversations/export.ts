@@ -4,6 +4,7 @@ import { signatureText } from "@/lib/tools/signature";
 import type { Annotation } from "@/lib/contract/events";
 import { listApiTokens } from "@/lib/db/queries/api-tokens";
 import { listConversations } from "@/lib/db/queries/conversations";
+import { listMcpServers } from "@/lib/db/queries/mcp-servers";
 import { listOwnedTools, listToolVersions } from "@/lib/db/queries/tools";
 import { loadTrace, type Trace } from "./trace";
 import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "@/lib/trace/state";
@@ -151,7 +152,8 @@ export function exportResponse(trace: Trace, format: string | null): Response {
 
 /**
  * Everything an identity owns, as one JSON download: each conversation as its own export has it, each tool with all
- * its versions, and the names of its API tokens (never their secrets). Offered before an account is deleted.
+ * its versions, the names of its API tokens (never their secrets), and its MCP servers (their headers by name only).
+ * Offered before an account is deleted.
  */
 export async function exportEverything(ownerId: string): Promise<Response> {
   const conversations = [];
@@ -166,6 +168,14 @@ export async function exportEverything(ownerId: string): Promise<Response> {
     conversations,
     tools,
     apiTokens: await listApiTokens(ownerId),
+    mcpServers: (await listMcpServers(ownerId)).map(({ id, name, url, headerNames, bearer, createdAt }) => ({
+      id,
+      name,
+      url,
+      headerNames,
+      bearer,
+      createdAt,
+    })),
   };
   return Response.json(everything, {
     headers: { "content-disposition": 'attachment; filename="toolsmith-account.json"' },

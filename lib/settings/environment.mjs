@@ -207,7 +207,7 @@ const storage = {
   }),
   TOOLSMITH_SECRET: z.string().optional().meta({
     description:
-      "key that signs identity cookies; without it, one is generated once and kept in the data directory (`identity-secret`); required with PostgreSQL, the same on every instance",
+      "key that signs identity cookies and, through keys derived from it, seals the headers of the MCP servers people connect (changing it makes those unreadable); without it, one is generated once and kept in the data directory (`identity-secret`); required with PostgreSQL, the same on every instance",
     defaultText: "generated",
   }),
 };

@@ -41,6 +41,7 @@ async function snapshot(url = databaseUrl): Promise<string> {
       "Reviewer",
       "Account",
       "Passkey",
+      "McpServer",
     ].map((table) => `SELECT * FROM "${table}" ORDER BY 1, 2`);
     // A token's and a session's last use move with every request that carries them: that is not a probe's doing.
     queries.push(`SELECT "id", "ownerId", "name" FROM "ApiToken" ORDER BY 1`);
@@ -94,6 +95,7 @@ interface Things {
   /** Another tool, for SEAT's routes (one of which deletes it). */
   seatToolId: string;
   tokenId: string;
+  mcpServerId: string;
   /** An account's only: a passkey, and a session other than the one that asks. */
   passkeyId?: string;
   sessionId?: string;
@@ -143,6 +145,7 @@ const probes = (things: Things): Probe[] => {
     ["SEAT execute", `${seatTool}/execute`, json({ input_data: { text: "hi" } }), "token"],
     ["SEAT delete", seatTool, { method: "DELETE" }, "token"],
     ["revoke token", `/api/tokens/${things.tokenId}`, { method: "DELETE" }],
+    ["remove MCP server", `/api/mcp-servers/${things.mcpServerId}`, { method: "DELETE" }],
   ];
   if (things.passkeyId) {
     const passkey = `/api/account/passkeys/${things.passkeyId}`;
@@ -162,6 +165,7 @@ const LISTS: Listing[] = [
   ["/api/tools/search?q=upper"],
   ["/api/tokens"],
   ["/api/shares"],
+  ["/api/mcp-servers"],
   ["/seat/tools", "token"],
   ["/seat/tools/search?q=upper", "token"],
 ];
@@ -218,6 +222,8 @@ async function person(server: AppServer, database: string, name: string, email?:
     toolId: (await post("/api/tools", { ...SHOUT, name: "yell" })).id,
     seatToolId: (await post("/api/tools", { ...SHOUT, name: "holler" })).id,
     tokenId: (await api.createToken("probed")).id,
+    // Only stored here: nothing dials it.
+    mcpServerId: (await post("/api/mcp-servers", { name: "notes", url: "https://notes.example.com/mcp" })).id,
   };
   // A standing link, so that reading another's would show its token.
   await post(`/api/conversations/${conversation}/share`);

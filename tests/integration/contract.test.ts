@@ -124,6 +124,21 @@ describe("the API contract", () => {
     expect(await status("GET", "/api/audit/export?format=jsonl")).toBe(200);
     expect(await status("DELETE", `/api/tools/${tool.id}`)).toBe(204);
 
+    const server = await (
+      await call("POST", "/api/mcp-servers", {
+        name: "tickets",
+        url: "https://tickets.example.com/mcp",
+        bearerToken: "t",
+      })
+    ).json();
+    expect(await status("POST", "/api/mcp-servers", { name: "shell", command: "bash" })).toBe(400);
+    expect(await status("POST", "/api/mcp-servers", { name: "tickets", url: "https://tickets.example.com/mcp" })).toBe(
+      409,
+    );
+    expect(await status("GET", "/api/mcp-servers")).toBe(200);
+    expect(await status("DELETE", `/api/mcp-servers/${server.id}`)).toBe(204);
+    expect(await status("DELETE", `/api/mcp-servers/${server.id}`)).toBe(404);
+
     const token = await (await call("POST", "/api/tokens", { name: "ci" })).json();
     expect(await status("GET", "/api/tokens")).toBe(200);
     const mcp = (headers: Record<string, string>) =>

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ConfigFileError, parseProfiles } from "@/lib/settings/profiles";
-import { fileServerSpec, mcpCallNeedsApproval, mcpToolAllowed } from "@/lib/settings/mcp-servers";
+import {
+  describeHeaders,
+  fileServerSpec,
+  mcpCallNeedsApproval,
+  mcpToolAllowed,
+  urlProblem,
+} from "@/lib/settings/mcp-servers";
 import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 
 const FILE = `mcp_servers:
@@ -240,5 +246,27 @@ describe("what a profile decides about an MCP tool", () => {
     expect(mcpToolAllowed(only, "tickets", "search")).toBe(true);
     expect(mcpToolAllowed(only, "tickets", "delete")).toBe(false);
     expect(mcpToolAllowed(only, "other", "search")).toBe(false);
+  });
+});
+
+describe("a server's address and headers, as anyone but its client sees them", () => {
+  it("names the headers, and says bearer only for an Authorization that is one", () => {
+    expect(describeHeaders(undefined)).toEqual({ headerNames: [], bearer: false });
+    expect(describeHeaders({ authorization: "Bearer x", "X-Key": "k" })).toEqual({
+      headerNames: ["X-Key"],
+      bearer: true,
+    });
+    expect(describeHeaders({ Authorization: "Basic dXNlcjpwdw==" })).toEqual({
+      headerNames: ["Authorization"],
+      bearer: false,
+    });
+  });
+
+  it("takes http and https URLs only, without credentials in them", () => {
+    expect(urlProblem("https://mcp.example.com/mcp")).toBeUndefined();
+    expect(urlProblem("http://127.0.0.1:8080/mcp")).toBeUndefined();
+    expect(urlProblem("ws://mcp.example.com")).toMatch(/http:\/\/ or https:\/\/ \(got ws:\)/);
+    expect(urlProblem("mcp.example.com/mcp")).toMatch(/absolute/);
+    expect(urlProblem("https://token@mcp.example.com")).toMatch(/user or password/);
   });
 });
