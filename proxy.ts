@@ -77,5 +77,6 @@ export function proxy(request: NextRequest) {
 export const config = {
   // The MCP endpoint checks Host, Origin and its API token itself (lib/mcp/access.ts), and never takes a cookie;
   // nor does SEAT's API (/seat, lib/seat/http.ts), which takes only its token.
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health|api/mcp|seat(?:/|$)).*)"],
+  // Each ends at a path segment: /api/mcp-servers is the app's own route, and goes through here.
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health(?:/|$)|api/mcp(?:/|$)|seat(?:/|$)).*)"],
 };

@@ -4,7 +4,7 @@ import { AccountSettings, SignInInvitation } from "@/components/account/AccountS
 import { ApiTokens } from "@/components/settings/ApiTokens";
 import { McpServers } from "@/components/settings/McpServers";
 import { profileChoiceFor } from "@/lib/accounts/admin";
-import { mcpServerViews } from "@/lib/mcp-servers/servers";
+import { mcpServersWithStatus } from "@/lib/tools/mcp-tools";
 import { findProfile } from "@/lib/settings/profiles";
 import { accountView, pageAccount, sessionsView } from "@/lib/accounts/account";
 import { listPasskeys } from "@/lib/db/queries/passkeys";
@@ -23,7 +23,7 @@ export default async function SettingsPage() {
   const [tokens, name] = identity ? await Promise.all([listApiTokens(identity), displayName(identity)]) : [[], ""];
   const account = await pageAccount();
   const mcpServers = identity
-    ? await mcpServerViews(identity, findProfile((await profileChoiceFor(identity)).defaultProfile))
+    ? await mcpServersWithStatus(identity, findProfile((await profileChoiceFor(identity)).defaultProfile))
     : [];
   const current = account ? await signedInOf({ headers: await headers() }) : undefined;
   return (

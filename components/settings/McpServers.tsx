@@ -225,20 +225,22 @@ function McpServerItem({ server, onRemove }: { server: McpServer; onRemove: (ser
   );
 }
 
-/**
- * Where a server's status and tools go: the MCP client layer fills `status` and `tools` in the answer; until it does
- * (or when it could not ask the server) nothing is shown rather than a guess.
- */
+const STATE_WORDS = {
+  idle: "Not connected yet: a run connects it when it first uses it",
+  connecting: "Connecting",
+  connected: "Connected",
+  failed: "Could not connect",
+} as const;
+
+/** This instance's connection to the server, and the tools it listed last. */
 function McpServerStatus({ server }: { server: McpServer }) {
-  if (!server.status && !server.tools) return null;
+  if (!server.status) return null;
   return (
     <div className="mt-1 text-xs text-zinc-700 dark:text-zinc-300" data-testid="mcp-server-status">
-      {server.status && (
-        <p className={server.status.state === "failed" ? "text-rose-700 dark:text-rose-300" : undefined}>
-          {server.status.state === "connected" ? "Connected" : "Could not connect"}
-          {server.status.message ? `: ${server.status.message}` : ""}
-        </p>
-      )}
+      <p className={server.status.state === "failed" ? "text-rose-700 dark:text-rose-300" : undefined}>
+        {STATE_WORDS[server.status.state]}
+        {server.status.message ? `: ${server.status.message}` : ""}
+      </p>
       {server.tools && (
         <p>
           {server.tools.length} tools

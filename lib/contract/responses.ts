@@ -290,13 +290,16 @@ export const McpServer = z
     bearer: z.boolean().describe("Whether it is sent a bearer token (Authorization)."),
     createdAt: time.nullable(),
     status: z
-      .strictObject({ state: z.enum(["connected", "failed"]), message: z.string().optional() })
+      .strictObject({
+        state: z.enum(["idle", "connecting", "connected", "failed"]),
+        message: z.string().optional(),
+      })
       .optional()
-      .describe("How the last connection went, when the MCP client layer knows."),
+      .describe("This instance's connection: idle until a run first uses the server; failed says why."),
     tools: z
       .array(z.strictObject({ name: z.string(), description: z.string().optional() }))
       .optional()
-      .describe("Its tools as the server listed them, when the MCP client layer knows."),
+      .describe("Its tools as the server listed them last, once a run has used it."),
   })
   .meta({ id: "McpServer" });
 export type McpServer = z.infer<typeof McpServer>;

@@ -78,6 +78,11 @@ export class McpClientPool {
     return this.connections.get(specKey(spec))?.status() ?? { state: "idle" };
   }
 
+  /** The tools the server listed last, without asking it: none before its first use. */
+  listed(spec: McpServerSpec): McpToolInfo[] | undefined {
+    return this.connections.get(specKey(spec))?.listed();
+  }
+
   async close(spec: McpServerSpec): Promise<void> {
     const key = specKey(spec);
     const connection = this.connections.get(key);
@@ -166,6 +171,10 @@ class Connection {
 
   async tools(): Promise<McpToolInfo[]> {
     return (await this.currentListing()).tools;
+  }
+
+  listed(): McpToolInfo[] | undefined {
+    return this.listing?.tools;
   }
 
   private async currentListing(retry = true): Promise<Listing> {

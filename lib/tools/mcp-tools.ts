@@ -1,7 +1,8 @@
 import type { JSONSchema7 } from "ai";
 import { ToolImage } from "@/lib/contract/events";
+import type { McpServer } from "@/lib/contract/responses";
 import { mcpClients, resultForModel, type McpCallResult, type McpServerSpec, type McpToolInfo } from "@/lib/mcp-client";
-import { serversForRun } from "@/lib/mcp-servers/servers";
+import { mcpServerViews, serversForRun } from "@/lib/mcp-servers/servers";
 import { rankInMemory } from "@/lib/retrieval/in-memory";
 import { config } from "@/lib/settings/config";
 import { mcpCallNeedsApproval, mcpToolAllowed } from "@/lib/settings/mcp-servers";
@@ -158,4 +159,29 @@ export async function loadMcpCatalog(ownerId: string, profile: AgentProfile): Pr
     }),
   );
   return new McpCatalog(listed.flat(), problems);
+}
+
+/** How this instance's pool names a connection's state, in the API's words. */
+const STATES = { idle: "idle", connecting: "connecting", ready: "connected", failed: "failed" } as const;
+
+/**
+ * The servers as GET /api/mcp-servers and Settings show them, with this instance's connection to each and the tools
+ * it listed last. Nothing is dialled for it: a server is connected when a run first uses it.
+ */
+export async function mcpServersWithStatus(ownerId: string, profile: AgentProfile | undefined): Promise<McpServer[]> {
+  const [views, specs] = await Promise.all([
+    mcpServerViews(ownerId, profile),
+    profile ? serversForRun(ownerId, { ...profile, personal_mcp_servers: true }) : Promise.resolve([]),
+  ]);
+  return views.map((view) => {
+    const spec = specs.find((candidate) => candidate.name === view.name);
+    if (!spec) return view;
+    const { state, error } = mcpClients.status(spec);
+    const tools = mcpClients.listed(spec);
+    return {
+      ...view,
+      status: { state: STATES[state], ...(error && { message: error }) },
+      ...(tools && { tools: tools.map(({ name, description }) => ({ name, ...(description && { description }) })) }),
+    };
+  });
 }

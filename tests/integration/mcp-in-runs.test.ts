@@ -154,6 +154,19 @@ describe("MCP servers' tools in a run", () => {
     }
   });
 
+  it("shows each server's connection and tools to its person, once runs used it: connected with its list, or why not", async () => {
+    const servers = (await (await api.fetch("/api/mcp-servers")).json()) as {
+      name: string;
+      source: string;
+      status?: { state: string; message?: string };
+      tools?: { name: string }[];
+    }[];
+    const byName = Object.fromEntries(servers.map((server) => [server.name, server]));
+    expect(byName.everything).toMatchObject({ source: "file", status: { state: "connected" } });
+    expect(byName.everything.tools!.map((tool) => tool.name)).toEqual(expect.arrayContaining(["echo", "get-sum"]));
+    expect(byName.broken).toMatchObject({ status: { state: "failed", message: expect.stringContaining('"broken"') } });
+  });
+
   it("shows an image a tool answers with, and the model reads a line about it", async () => {
     const id = await conversation("connected");
     const prompt = "Get the tiny image.";

@@ -114,6 +114,8 @@ describe("a person's MCP servers", () => {
         headerNames: [],
         bearer: false,
         createdAt: null,
+        // Not connected: this listing dials nothing, and no run has used it.
+        status: { state: "idle" },
       },
       {
         id: null,
@@ -124,8 +126,9 @@ describe("a person's MCP servers", () => {
         headerNames: ["X-Team"],
         bearer: true,
         createdAt: null,
+        status: { state: "idle" },
       },
-      created,
+      { ...created, status: { state: "idle" } },
     ]);
     const text = JSON.stringify(servers);
     for (const secret of ["operator-env-secret", "operator-header-secret", "support", "npx", "alice-"])

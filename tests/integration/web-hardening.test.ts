@@ -84,6 +84,8 @@ describe("requests from other sites", () => {
     ["share", () => `/api/conversations/${conversationId}/share`],
     ["fork", () => "/api/share/some-token/fork"],
     ["continue from a step", () => `/api/conversations/${conversationId}/fork`],
+    // /api/mcp-servers once slipped past the proxy, whose matcher left out every path starting /api/mcp.
+    ["connect an MCP server", () => "/api/mcp-servers"],
   ])("a cross-site form that tries to %s gets 403 and no identity cookie", async (_action, path) => {
     const response = await raw(path(), { method: "POST", headers: crossSiteForm, body: "content=hi" });
     expect(response.status).toBe(403);

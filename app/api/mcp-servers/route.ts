@@ -4,14 +4,15 @@ import { profileChoiceFor } from "@/lib/accounts/admin";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { answer, route } from "@/lib/http/route";
-import { addMcpServer, mcpServerViews } from "@/lib/mcp-servers/servers";
+import { addMcpServer } from "@/lib/mcp-servers/servers";
+import { mcpServersWithStatus } from "@/lib/tools/mcp-tools";
 import { findProfile } from "@/lib/settings/profiles";
 
-/** Your servers, and the profiles file's that your default profile may use (read-only). */
+/** Your servers, and the profiles file's that your default profile may use (read-only), each with its status and tools. */
 export const GET = route(async (request) => {
   const identity = await requireIdentity(request);
   const { defaultProfile } = await profileChoiceFor(identity);
-  return answer(McpServers, await mcpServerViews(identity, findProfile(defaultProfile)));
+  return answer(McpServers, await mcpServersWithStatus(identity, findProfile(defaultProfile)));
 });
 
 /** Connect a server over Streamable HTTP; its headers and token are stored sealed and never answered. */
