@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { McpClientPool, type McpServerSpec } from "@/lib/mcp-client";
+import { McpClientPool, type McpServerSpec, type McpToolInfo } from "@/lib/mcp-client";
+import { McpCatalog, mcpTool } from "@/lib/tools/mcp-tools";
 import { mcpClientLimits } from "@/lib/settings/config";
 import { fixtureStdio, startEverythingHttp } from "../tests/support/mcp-servers";
 import { ms, summarize, timed } from "./stats";
@@ -11,7 +12,7 @@ const CALLS = 500;
  * The MCP client (lib/mcp-client/) on loopback: a call through the pool over stdio (the fixture server, whose tool
  * answers at once) and over Streamable HTTP (server-everything's echo), each beside the same call from the SDK's
  * bare Client, so the pool's own cost shows; and the tools of three servers of 167 tools each, listed cold and then
- * from the cache.
+ * from the cache, and searched as a run's start does.
  */
 export async function benchMcpClient(): Promise<void> {
   const pool = new McpClientPool({ limits: { ...mcpClientLimits(), privateHosts: ["127.0.0.1"] } });
@@ -75,6 +76,30 @@ export async function benchMcpClient(): Promise<void> {
     const c = summarize(cached);
     console.log(
       `tools of 3 servers (${total} in all): cold (3 processes started, handshakes, 6 pages) ${ms(cold)}; cached: median ${ms(c.median)}, p95 ${ms(c.p95)}`,
+    );
+
+    // What a run's start does with them: the catalog of the three lists, searched for the message's best five.
+    const catalogOf = (listed: McpToolInfo[][]) =>
+      new McpCatalog(
+        listed.map((tools, index) => ({
+          spec: servers[index],
+          listed: tools,
+          offered: new Map(tools.map((info) => [info.name, mcpTool(servers[index], info, false)])),
+        })),
+      );
+    const queries = ["answer generated tool number 42", "echo the words", "sleep a while", "list the count"];
+    const [firstSearch] = await timed(async () => catalogOf(lists).search(queries[0], 5));
+    const searched: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const [elapsed] = await timed(async () => {
+        const again = await Promise.all(servers.map((spec) => pool.tools(spec)));
+        if (catalogOf(again).search(queries[i % queries.length], 5).length !== 5) throw new Error("search found < 5");
+      });
+      searched.push(elapsed);
+    }
+    const s = summarize(searched);
+    console.log(
+      `listed and searched (the run's start, ${total} tools of 3 servers): first (indexes built) ${ms(firstSearch)}; then median ${ms(s.median)}, p95 ${ms(s.p95)}`,
     );
   } finally {
     await Promise.all(bare.map((client) => client.close()));
