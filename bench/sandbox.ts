@@ -50,7 +50,7 @@ export async function benchSandbox(): Promise<void> {
     cold.push(
       (
         await timed(() =>
-          pool.run({ mode: "tool", code: JS_TOOL, input: INPUT, limits: config.sandbox }, async () => ({})),
+          pool.run({ mode: "tool", code: JS_TOOL, input: INPUT, limits: config.sandbox }, { fetch: async () => ({}) }),
         )
       )[0],
     );
@@ -96,7 +96,7 @@ export async function benchCancel(): Promise<void> {
     const started = new Promise<void>((resolve) => (spinning = resolve));
     const outcome = pool.run(
       { mode: "snippet", code: spin, limits: config.sandbox },
-      async () => (setTimeout(spinning, 20), { status: 200, url: "", headers: {}, body: "" }),
+      { fetch: async () => (setTimeout(spinning, 20), { status: 200, url: "", headers: {}, body: "" }) },
       controller.signal,
     );
     await started;

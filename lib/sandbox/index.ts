@@ -2,7 +2,7 @@ import { config } from "@/lib/settings/config";
 import { checkCode, type CheckResult, type Violation } from "./check";
 import { guardedFetch } from "./fetch-guard";
 import { processWide } from "@/lib/platform/process-wide";
-import { SandboxPool, type RunMode, type SandboxOutcome } from "./pool";
+import { SandboxPool, type RunMode, type SandboxOutcome, type ToolCallHandler } from "./pool";
 import type { ToolSource } from "./languages";
 import { checkPython, runPython } from "./python";
 
@@ -25,13 +25,14 @@ export async function checkSource(source: ToolSource, options = { requireEntryPo
 /**
  * Run code in the sandbox: the policy again, whatever checked it before, then the language's sandbox under the
  * limits. `tool` calls the entry point with `input`, `compile` checks that it defines one, `snippet` returns its
- * last value; `signal` stops it all.
+ * last value; `signal` stops it all. `callTool` serves the code's `tools.call` (a stored tool's, lib/tools/call.ts).
  */
 export async function runInSandbox(
   mode: RunMode,
   source: ToolSource,
   input?: unknown,
   signal?: AbortSignal,
+  callTool?: ToolCallHandler,
 ): Promise<SandboxResult> {
   if (source.language === "python") {
     const outcome = await runPython(mode, source.code, input, signal);
@@ -47,7 +48,7 @@ export async function runInSandbox(
     }
     return guardedFetch(request, { limits: config.fetch, signal: fetchSignal });
   };
-  return sandboxPool().run({ mode, code, input, limits: config.sandbox }, onFetch, signal);
+  return sandboxPool().run({ mode, code, input, limits: config.sandbox }, { fetch: onFetch, callTool }, signal);
 }
 
 /** A call refused before it ran: the violations, as the model reads them and as structured data. */

@@ -42,12 +42,29 @@ export interface FetchRequest {
 /** Serves a fetch of the running code; `signal` aborts when the call ends, whichever way it ends. */
 export type FetchHandler = (request: FetchRequest, signal: AbortSignal) => Promise<unknown>;
 
+/** A `tools.call(name, input)` of the running code. */
+export interface ToolRequest {
+  name: string;
+  input: unknown;
+}
+/** Serves it: the called tool's result as the code reads it (`ok`, then `output` or `error`). */
+export type ToolCallHandler = (
+  request: ToolRequest,
+  signal: AbortSignal,
+) => Promise<{ ok: true; output: unknown } | { ok: false; error: string }>;
+
+/** What the host serves the running code: its fetches, and its calls of other tools where a caller allows them. */
+export interface HostServices {
+  fetch: FetchHandler;
+  callTool?: ToolCallHandler;
+}
+
 /** Calls whose thread the pool terminated, by reason: the others end on their own and keep their thread. */
 export type TerminationCounts = Record<"timeout" | "cancelled" | "memory" | "crash", number>;
 
 interface Pending {
   job: SandboxJob;
-  onFetch: FetchHandler;
+  host: HostServices;
   resolve: (outcome: SandboxOutcome) => void;
 }
 
@@ -56,8 +73,8 @@ interface Running {
   pending: Pending;
   timer: NodeJS.Timeout;
   started: number;
-  /** Aborts the call's host fetches when the call ends. */
-  fetches: AbortController;
+  /** Aborts the call's host requests (fetches, tool calls) when the call ends. */
+  hostRequests: AbortController;
 }
 
 interface Slot {
@@ -88,10 +105,10 @@ export class SandboxPool {
   ) {}
 
   /** Run a job; aborting `signal` ends it at once, terminating its thread if it has started. */
-  run(job: SandboxJob, onFetch: FetchHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
+  run(job: SandboxJob, host: HostServices, signal?: AbortSignal): Promise<SandboxOutcome> {
     if (signal?.aborted) return Promise.resolve(failure(sandboxError("cancelled", job.limits), 0));
     return new Promise((resolve) => {
-      const pending: Pending = { job, onFetch, resolve: untilSettled(signal, () => this.cancel(pending), resolve) };
+      const pending: Pending = { job, host, resolve: untilSettled(signal, () => this.cancel(pending), resolve) };
       this.queue.push(pending);
       this.dispatch();
     });
@@ -143,7 +160,7 @@ export class SandboxPool {
   private start(slot: Slot, pending: Pending): void {
     const id = this.nextJobId++;
     const timer = setTimeout(() => this.fail(slot, "timeout"), pending.job.limits.timeoutMs + KILL_GRACE_MS);
-    slot.current = { id, pending, timer, started: performance.now(), fetches: new AbortController() };
+    slot.current = { id, pending, timer, started: performance.now(), hostRequests: new AbortController() };
     // Posting before the worker is ready is fine: messages queue until its listener is attached.
     slot.worker.postMessage({ type: "job", job: { id, ...pending.job } });
   }
@@ -179,11 +196,20 @@ export class SandboxPool {
   private onMessage(slot: Slot, message: Exclude<WorkerMessage, { type: "ready" }>): void {
     const current = slot.current;
     if (!current || message.id !== current.id) return;
-    if (message.type === "fetch") {
-      current.pending.onFetch(message.request, current.fetches.signal).then(
-        (response) => slot.worker.postMessage({ type: "fetch-reply", fetchId: message.fetchId, response }),
-        (error: Error) =>
-          slot.worker.postMessage({ type: "fetch-reply", fetchId: message.fetchId, error: error.message }),
+    if (message.type === "host") {
+      const { host } = current.pending;
+      const signal = current.hostRequests.signal;
+      const served =
+        message.kind === "fetch"
+          ? host.fetch(message.payload as FetchRequest, signal)
+          : host.callTool
+            ? host.callTool(message.payload as ToolRequest, signal)
+            : Promise.reject(new Error("tools.call is not available here: only a stored tool may call other tools."));
+      const reply = (answer: { response: unknown } | { error: string }) =>
+        slot.worker.postMessage({ type: "host-reply", requestId: message.requestId, ...answer });
+      served.then(
+        (response) => reply({ response }),
+        (error: Error) => reply({ error: error.message }),
       );
       return;
     }
@@ -210,7 +236,7 @@ export class SandboxPool {
 
   private settle(slot: Slot, current: Running, outcome: SandboxOutcome): void {
     clearTimeout(current.timer);
-    current.fetches.abort();
+    current.hostRequests.abort();
     slot.current = undefined;
     current.pending.resolve(outcome);
   }
@@ -228,7 +254,7 @@ export class SandboxPool {
       const error = sandboxError(kind, current.pending.job.limits, detail);
       const durationMs = performance.now() - current.started;
       clearTimeout(current.timer);
-      current.fetches.abort();
+      current.hostRequests.abort();
       slot.current = undefined;
       const deliver = () => current.pending.resolve(failure(error, durationMs));
       gone.then(deliver, deliver);
@@ -279,5 +305,5 @@ export function sandboxError(kind: SandboxErrorKind, limits: SandboxLimits, deta
 
 type WorkerMessage =
   | { type: "ready" }
-  | { type: "fetch"; id: number; fetchId: number; request: FetchRequest }
+  | { type: "host"; kind: "fetch" | "tool"; id: number; requestId: number; payload: unknown }
   | ({ type: "result"; id: number; retire: boolean } & SandboxOutcome);

@@ -9,13 +9,13 @@ import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
 const QuickJS = await newQuickJSWASMModuleFromVariant(releaseSync);
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
 
-/** Host replies to this worker's fetch requests, by request id. */
-const pendingFetches = new Map();
-let nextFetchId = 1;
+/** Host replies to this worker's requests (a fetch, a tool call), by request id. */
+const pendingReplies = new Map();
+let nextRequestId = 1;
 
-// Trusted prelude, evaluated before the tool's code: installs console and fetch over host functions passed in as
-// arguments, so no host binding is ever reachable by name, and returns the functions that invoke the tool.
-// Compiling it is most of a call's cost, so console and fetch are only installed for code that mentions them.
+// Trusted prelude, evaluated before the tool's code: installs console, fetch and tools over host functions passed in
+// as arguments, so no host binding is ever reachable by name, and returns the functions that invoke the tool.
+// Compiling it is most of a call's cost, so each is only installed for code that mentions it.
 const CONSOLE = `
   const show = (value) => {
     if (typeof value === "string") return value;
@@ -36,6 +36,14 @@ const FETCH = `
     const request = { url: String(url), method: init.method, headers: init.headers, body: init.body == null ? undefined : String(init.body) };
     return new Response(JSON.parse(await hostFetch(JSON.stringify(request))));
   };`;
+const TOOLS = `
+  globalThis.tools = Object.freeze({
+    call: async (name, input) => {
+      const reply = JSON.parse(await hostTool(JSON.stringify({ name: String(name), input: input === undefined ? {} : input })));
+      if (!reply.ok) throw new Error(reply.error);
+      return reply.output;
+    },
+  });`;
 const INVOKERS = `
   const serialise = (value) => {
     const json = JSON.stringify(value === undefined ? null : value);
@@ -48,10 +56,11 @@ const INVOKERS = `
   };`;
 const preludes = new Map();
 function preludeFor(code) {
-  const key = `${code.includes("console")}${code.includes("fetch")}`;
+  const uses = [code.includes("console"), code.includes("fetch"), code.includes("tools")];
+  const key = uses.join();
   if (!preludes.has(key)) {
-    const parts = [code.includes("console") ? CONSOLE : "", code.includes("fetch") ? FETCH : "", INVOKERS];
-    preludes.set(key, `(function (hostLog, hostFetch, limits) {\n  "use strict";${parts.join("")}\n})`);
+    const parts = [uses[0] ? CONSOLE : "", uses[1] ? FETCH : "", uses[2] ? TOOLS : "", INVOKERS];
+    preludes.set(key, `(function (hostLog, hostFetch, hostTool, limits) {\n  "use strict";${parts.join("")}\n})`);
   }
   return preludes.get(key);
 }
@@ -95,34 +104,46 @@ async function execute(job) {
         logs.push(line);
       }),
     );
-    const hostFetch = keep(
-      vm.newFunction("fetch", (requestJson) => {
-        const deferred = vm.newPromise();
-        const fetchId = nextFetchId++;
-        inFlight++;
-        pendingFetches.set(fetchId, (reply) => {
-          inFlight--;
-          if (!deferred.alive) return;
-          if (reply.error) {
-            const error = vm.newError({ name: "FetchError", message: reply.error });
-            deferred.reject(error);
-            error.dispose();
-          } else {
-            const body = vm.newString(JSON.stringify(reply.response));
-            deferred.resolve(body);
-            body.dispose();
-          }
-          deferred.dispose();
-        });
-        port.postMessage({ type: "fetch", id: job.id, fetchId, request: JSON.parse(vm.getString(requestJson)) });
-        return deferred.handle;
-      }),
-    );
+    /** A host function for `kind` requests: its promise settles when the parent replies. */
+    const hostRequest = (kind, errorName) =>
+      keep(
+        vm.newFunction(kind, (payloadJson) => {
+          const deferred = vm.newPromise();
+          const requestId = nextRequestId++;
+          inFlight++;
+          pendingReplies.set(requestId, (reply) => {
+            inFlight--;
+            if (!deferred.alive) return;
+            if (reply.error) {
+              const error = vm.newError({ name: errorName, message: reply.error });
+              deferred.reject(error);
+              error.dispose();
+            } else {
+              const body = vm.newString(JSON.stringify(reply.response));
+              deferred.resolve(body);
+              body.dispose();
+            }
+            deferred.dispose();
+          });
+          port.postMessage({
+            type: "host",
+            kind,
+            id: job.id,
+            requestId,
+            payload: JSON.parse(vm.getString(payloadJson)),
+          });
+          return deferred.handle;
+        }),
+      );
+    const hostFetch = hostRequest("fetch", "FetchError");
+    const hostTool = hostRequest("tool", "ToolError");
     const limitsObject = keep(vm.newObject());
     for (const name of ["outputChars", "consoleChars"])
       vm.setProp(limitsObject, name, keep(vm.newNumber(job.limits[name])));
     const prelude = keep(vm.unwrapResult(vm.evalCode(preludeFor(job.code), "prelude.js")));
-    const invokers = keep(vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, limitsObject)));
+    const invokers = keep(
+      vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, hostTool, limitsObject)),
+    );
 
     const evaluated = vm.evalCode(job.code, job.mode === "snippet" ? "snippet.js" : "tool.js");
     if (evaluated.error) return finish({ ok: false, error: describeError(vm, keep(evaluated.error)) });
@@ -145,7 +166,7 @@ async function execute(job) {
     }
 
     drainJobs(runtime);
-    // Host fetches resolve later: keep running jobs until the tool settles or nothing can settle it any more.
+    // Host requests resolve later: keep running jobs until the tool settles or nothing can settle it any more.
     let state = vm.getPromiseState(promise);
     while (state.type === "pending") {
       if (inFlight === 0)
@@ -216,9 +237,9 @@ function classify(message) {
 }
 
 port.on("message", async (message) => {
-  if (message.type === "fetch-reply") {
-    const resolve = pendingFetches.get(message.fetchId);
-    pendingFetches.delete(message.fetchId);
+  if (message.type === "host-reply") {
+    const resolve = pendingReplies.get(message.requestId);
+    pendingReplies.delete(message.requestId);
     resolve?.(message);
     return;
   }

@@ -103,9 +103,14 @@ describe("the public escape corpus and our probes", () => {
     async (_id, payload) => {
       const code = asTool(payload);
       // Layer 2 on its own, without the policy in front: the runtime must contain every payload by itself.
-      const outcome = await pool.run({ mode: "tool", code, limits }, async () => {
-        throw new Error("blocked in this test");
-      });
+      const outcome = await pool.run(
+        { mode: "tool", code, limits },
+        {
+          fetch: async () => {
+            throw new Error("blocked in this test");
+          },
+        },
+      );
       expect(reachedHost(outcome)).toBe(false);
       expect(fs.existsSync(path.join(process.cwd(), "flag"))).toBe(false);
       expect(fs.existsSync(path.join(process.cwd(), "pwned"))).toBe(false);

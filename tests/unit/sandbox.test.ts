@@ -148,7 +148,7 @@ describe("the sandbox runtime", () => {
           consoleChars: 1000,
         },
       },
-      async () => ({}),
+      { fetch: async () => ({}) },
     );
     expect(probe).toMatchObject({
       ok: true,
@@ -223,12 +223,12 @@ describe("the sandbox runtime", () => {
     try {
       const busy = pool.run(
         { mode: "snippet", code: "const end = Date.now() + 300; while (Date.now() < end) {} 1", limits },
-        onFetch,
+        { fetch: onFetch },
       );
       const controller = new AbortController();
       const queued = pool.run(
         { mode: "snippet", code: "fetch('http://queued.test/')", limits },
-        onFetch,
+        { fetch: onFetch },
         controller.signal,
       );
       controller.abort();
@@ -236,7 +236,7 @@ describe("the sandbox runtime", () => {
       expect(
         await pool.run(
           { mode: "snippet", code: "fetch('http://aborted.test/')", limits },
-          onFetch,
+          { fetch: onFetch },
           AbortSignal.abort(),
         ),
       ).toMatchObject({ error: { kind: "cancelled" } });
@@ -271,7 +271,7 @@ describe("the sandbox runtime", () => {
         };
         const pending = pool.run(
           { mode: "snippet", code: "fetch('http://slow.test/')", limits },
-          onFetch,
+          { fetch: onFetch },
           controller.signal,
         );
         expect(await pending).toMatchObject({ ok: false, error: { kind: cancel ? "cancelled" : "timeout" } });
@@ -296,5 +296,53 @@ describe("the sandbox runtime", () => {
       "async function run() { const r = await fetch('http://127.0.0.1:1/'); return r.status; }",
     );
     expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("not a public address") } });
+  });
+});
+
+describe("tools.call, served by the host", () => {
+  const limits = {
+    timeoutMs: 2000,
+    memoryBytes: 32 << 20,
+    stackBytes: 256 << 10,
+    outputChars: 10_000,
+    consoleChars: 1000,
+  };
+  const code = `async function run({ text }) {
+    const shouted = await tools.call("shout", { text });
+    try { await tools.call("missing", {}); } catch (error) { return { shouted, error: error.message }; }
+  }`;
+
+  it("hands the call to the host, returns its output, and throws its error as an Error", async () => {
+    const asked: unknown[] = [];
+    const outcome = await sandbox.sandboxPool().run(
+      { mode: "tool", code, input: { text: "hi" }, limits },
+      {
+        fetch: async () => ({}),
+        callTool: async (request) => {
+          asked.push(request);
+          return request.name === "shout"
+            ? { ok: true, output: "HI!" }
+            : { ok: false, error: 'There is no tool named "missing".' };
+        },
+      },
+    );
+    expect(outcome).toMatchObject({ ok: true, output: { shouted: "HI!", error: 'There is no tool named "missing".' } });
+    expect(asked).toEqual([
+      { name: "shout", input: { text: "hi" } },
+      { name: "missing", input: {} },
+    ]);
+  });
+
+  it("refuses tools.call where no caller serves it", async () => {
+    const outcome = await sandbox
+      .sandboxPool()
+      .run(
+        { mode: "tool", code: 'async function run() { return tools.call("shout", {}); }', limits },
+        { fetch: async () => ({}) },
+      );
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("tools.call is not available") },
+    });
   });
 });
