@@ -99,6 +99,19 @@ export const ToolCallCard = memo(function ToolCallCard({
             </pre>
           </div>
         )}
+        {call.nested && call.nested.length > 0 && (
+          <section
+            aria-label={`Tools the ${call.name} call called`}
+            className="space-y-2 border-l-2 border-zinc-200 pl-3 dark:border-zinc-700"
+          >
+            <span className="text-[11px] font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">
+              Called
+            </span>
+            {call.nested.map((inner) => (
+              <ToolCallCard key={inner.callId} call={inner} />
+            ))}
+          </section>
+        )}
         {call.registered && <ToolRegisteredCard tool={call.registered} codeOpen={opened} />}
         {call.rejected && <ToolRejectedCard rejected={call.rejected} language={registrationLanguage(call.input)} />}
         <CardAnnotations eventId={call.eventId} annotations={annotations} label={`the ${call.name} call`} />

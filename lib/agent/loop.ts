@@ -136,6 +136,7 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
     caller: { ...run.caller, callId, step },
     signal: run.signal,
     requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput),
+    onNested: (event) => run.emit({ ...event, step }),
   });
   if (result.ok && result.registered) run.emit({ type: "tool_registered", step, callId, tool: result.registered });
   if (!result.ok && result.rejected) run.emit({ type: "tool_rejected", step, callId, ...result.rejected });

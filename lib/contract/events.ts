@@ -132,6 +132,16 @@ export const AgentEvent = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("text_delta"), step, delta: z.string() }),
   z.object({ type: z.literal("tool_call"), step, callId: z.string(), name: z.string(), input: z.unknown() }),
+  z
+    .object({
+      type: z.literal("nested_tool_call"),
+      step,
+      callId: z.string().describe("The caller's callId, a dot, and the call's number within it: call_1.1, call_1.1.2."),
+      parentCallId: z.string().describe("The call whose code made this one with tools.call."),
+      name: z.string(),
+      input: z.unknown(),
+    })
+    .describe("A tool's code called another tool (tools.call): shown under its caller, never sent to the model."),
   z.object({
     type: z.literal("tool_result"),
     step,
@@ -145,6 +155,18 @@ export const AgentEvent = z.discriminatedUnion("type", [
     startedAt: epochMs.optional().describe("When the call began (its end is this event's `at`). Absent in older logs."),
     server: z.string().optional().describe("The MCP server that answered, for a tool of a connected MCP server."),
     images: z.array(ToolImage).optional().describe("Images the result brought (an MCP tool's), for people to see."),
+  }),
+  z.object({
+    type: z.literal("nested_tool_result"),
+    step,
+    callId: z.string(),
+    parentCallId: z.string(),
+    name: z.string(),
+    ok: z.boolean(),
+    output: z.unknown().optional(),
+    error: z.string().optional(),
+    durationMs: z.number(),
+    server: z.string().optional(),
   }),
   z.object({ type: z.literal("tool_registered"), step, callId: z.string(), tool: RegisteredToolView }),
   z.object({

@@ -25,14 +25,15 @@ export async function checkSource(source: ToolSource, options = { requireEntryPo
 /**
  * Run code in the sandbox: the policy again, whatever checked it before, then the language's sandbox under the
  * limits. `tool` calls the entry point with `input`, `compile` checks that it defines one, `snippet` returns its
- * last value; `signal` stops it all. `callTool` serves the code's `tools.call` (a stored tool's, lib/tools/call.ts).
+ * last value; `signal` stops it all. `callTool` serves the code's `tools.call` (a stored tool's, lib/tools/call.ts);
+ * `nested`: this code was called by another tool's.
  */
 export async function runInSandbox(
   mode: RunMode,
   source: ToolSource,
   input?: unknown,
   signal?: AbortSignal,
-  callTool?: ToolCallHandler,
+  { callTool, nested }: { callTool?: ToolCallHandler; nested?: boolean } = {},
 ): Promise<SandboxResult> {
   if (source.language === "python") {
     const outcome = await runPython(mode, source.code, input, signal);
@@ -48,7 +49,7 @@ export async function runInSandbox(
     }
     return guardedFetch(request, { limits: config.fetch, signal: fetchSignal });
   };
-  return sandboxPool().run({ mode, code, input, limits: config.sandbox }, { fetch: onFetch, callTool }, signal);
+  return sandboxPool().run({ mode, code, input, limits: config.sandbox, nested }, { fetch: onFetch, callTool }, signal);
 }
 
 /** A call refused before it ran: the violations, as the model reads them and as structured data. */

@@ -9,6 +9,8 @@ export interface SandboxJob {
   code: string;
   input?: unknown;
   limits: SandboxLimits;
+  /** Called by another tool's code (tools.call), whose thread waits for it: it may use a thread beyond the pool's size. */
+  nested?: boolean;
 }
 
 export type SandboxErrorKind = "error" | "timeout" | "memory" | "stack" | "crash" | "cancelled";
@@ -85,6 +87,11 @@ interface Slot {
 
 // Resolved from the project root: Next bundles lib/ but not this file, which Node loads as is.
 const WORKER_FILE = path.join(process.cwd(), "lib", "sandbox", "worker.mjs");
+/**
+ * Threads a pool may have for nested calls, as a multiple of its size: a caller's thread waits for its callee's, so
+ * callees that had to queue behind their callers would wait out their deadlines. Extra threads end once idle.
+ */
+const NESTED_HEADROOM = 5;
 /** Past the deadline, the in-VM interrupt handler gets this long to stop the code before the thread is killed. */
 const KILL_GRACE_MS = 100;
 
@@ -146,14 +153,20 @@ export class SandboxPool {
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    for (let index = 0; index < this.queue.length;) {
+      const pending = this.queue[index];
       let slot = this.slots.find((candidate) => !candidate.current);
-      if (!slot && this.slots.length < this.size) {
+      const threads = pending.job.nested ? this.size * NESTED_HEADROOM : this.size;
+      if (!slot && this.slots.length < threads) {
         slot = this.spawn();
         this.slots.push(slot);
       }
-      if (!slot) return;
-      this.start(slot, this.queue.shift()!);
+      if (!slot) {
+        index++;
+        continue;
+      }
+      this.queue.splice(index, 1);
+      this.start(slot, pending);
     }
   }
 
@@ -238,6 +251,8 @@ export class SandboxPool {
     clearTimeout(current.timer);
     current.hostRequests.abort();
     slot.current = undefined;
+    // A thread beyond the pool's size (a nested call's) ends once nothing waits for it.
+    if (this.slots.length > this.size && this.queue.length === 0 && this.slots.includes(slot)) void this.retire(slot);
     current.pending.resolve(outcome);
   }
 

@@ -111,7 +111,7 @@ export function runSpans(run: RunView, context: RunContext): SpanDescription[] {
     root,
     ...run.steps.flatMap((step, index) => [
       chatSpan(run, step, index, { common, context, end, unfinished }),
-      ...step.calls.map((call) => toolSpan(call, step.step, { common, context, end, unfinished })),
+      ...step.calls.flatMap((call) => toolSpans(call, step.step, "run", { common, context, end, unfinished })),
     ]),
   ];
 }
@@ -163,12 +163,18 @@ function chatSpan(run: RunView, step: StepView, index: number, scope: SpanScope)
   };
 }
 
-function toolSpan(call: ToolCallView, step: number, scope: SpanScope): SpanDescription {
+/** A call's span, and under it the spans of the calls its code made (tools.call). */
+function toolSpans(call: ToolCallView, step: number, parent: string, scope: SpanScope): SpanDescription[] {
+  const span = toolSpan(call, step, parent, scope);
+  return [span, ...(call.nested ?? []).flatMap((inner) => toolSpans(inner, step, span.key, scope))];
+}
+
+function toolSpan(call: ToolCallView, step: number, parent: string, scope: SpanScope): SpanDescription {
   const { captureContent, toolLanguages } = scope.context;
   const language = toolLanguages?.get(call.callId);
   return {
     key: toolSpanKey(step, call.callId),
-    parent: "run",
+    parent,
     name: `execute_tool ${call.name}`,
     kind: "internal",
     startTime: call.startedAt,

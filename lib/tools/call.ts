@@ -39,7 +39,29 @@ export interface ToolCall {
   registry?: ToolRegistry;
   /** What to answer when no tool has the name. */
   unknownTool?: (name: string) => string;
+  /** The tools whose code made this call with tools.call, outermost first: depth and cycles are checked on them. */
+  callers?: string[];
+  /** Tells the trace of each call a tool's code makes, to be shown under its caller. */
+  onNested?: (event: NestedCallEvent) => void;
 }
+
+/** A call made by a tool's code, as the trace hears of it (the run adds the step). */
+export type NestedCallEvent =
+  | { type: "nested_tool_call"; callId: string; parentCallId: string; name: string; input: unknown }
+  | {
+      type: "nested_tool_result";
+      callId: string;
+      parentCallId: string;
+      name: string;
+      ok: boolean;
+      output?: unknown;
+      error?: string;
+      durationMs: number;
+      server?: string;
+    };
+
+/** How deep tools.call goes: a tool whose code calls a tool whose code calls another, and so on. */
+export const MAX_CALL_DEPTH = 4;
 
 export interface CallOutcome {
   /** Capped as the model, the trace and the API see it (`TOOLSMITH_TOOL_OUTPUT_CHARS`). */
@@ -116,6 +138,8 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     runId,
     signal: call.signal ?? new AbortController().signal,
     settings,
+    callTool: nestedCaller(call),
+    nested: (call.callers?.length ?? 0) > 0,
     traceparent: runId && step !== undefined && callId ? toolCallTraceparent(runId, step, callId) : undefined,
   };
   try {
@@ -125,6 +149,51 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
   } catch (error) {
     return refuse(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, decision);
   }
+}
+
+/**
+ * What a tool's code calls other tools with (tools.call): each call goes the one path, on behalf of the same person
+ * and run, under the same profile and approvals, audited and recorded, and told to the trace under its caller. A
+ * call back into a tool already calling, or deeper than MAX_CALL_DEPTH, is refused; so is a tool that changes the
+ * run's tools (register_tool, search_tools). Its time is the caller's: `signal` ends with the caller's call.
+ */
+function nestedCaller(outer: ToolCall) {
+  let made = 0;
+  return async (name: string, input: unknown, signal: AbortSignal): Promise<ToolResult> => {
+    const callers = [...(outer.callers ?? []), outer.name];
+    const parentCallId = outer.caller.callId ?? outer.name;
+    const callId = `${parentCallId}.${++made}`;
+    const path = [...callers, name].join(" → ");
+    const tool = await outer.registry?.resolve?.(outer.caller.ownerId, name);
+    const problem = callers.includes(name)
+      ? `tools.call refused: ${path} is a cycle; a tool may not call itself, directly or through others.`
+      : callers.length >= MAX_CALL_DEPTH
+        ? `tools.call refused: ${path} goes deeper than ${MAX_CALL_DEPTH} tools.`
+        : tool?.changesToolset
+          ? `tools.call refused: ${name} changes the run's tools and cannot be called from a tool's code.`
+          : undefined;
+    outer.onNested?.({ type: "nested_tool_call", callId, parentCallId, name, input });
+    const { result, durationMs, server } = await callTool({
+      ...outer,
+      name,
+      tool,
+      input,
+      problem,
+      signal,
+      callers,
+      caller: { ...outer.caller, callId },
+    });
+    outer.onNested?.({
+      type: "nested_tool_result",
+      callId,
+      parentCallId,
+      name,
+      durationMs: Math.round(durationMs),
+      ...(server && { server }),
+      ...(result.ok ? { ok: true, output: result.output } : { ok: false, error: result.error }),
+    });
+    return result;
+  };
 }
 
 /** The audit entry and the execution record of a call, written once, in the background. */

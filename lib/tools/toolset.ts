@@ -11,7 +11,7 @@ import { loadMcpCatalog, type McpCatalog } from "./mcp-tools";
 import type { AgentTool, ToolRegistry } from "./types";
 
 /** What a call from a run brings: whose it is, where it comes from, and a way to ask a person first. */
-export type RunCall = Pick<ToolCall, "input" | "problem" | "signal" | "requestApproval"> & {
+export type RunCall = Pick<ToolCall, "input" | "problem" | "signal" | "requestApproval" | "onNested"> & {
   caller: Omit<ToolCall["caller"], "source">;
 };
 
@@ -58,26 +58,26 @@ export class Toolset implements ToolRegistry {
     return callTool({
       ...call,
       name,
-      tool: this.tools.get(name) ?? (await this.fromLibrary(caller.ownerId, name)),
+      tool: await this.resolve(caller.ownerId, name, { offer: true }),
       caller: { ...caller, source: "chat" },
       profile: this.profile,
       registry: this,
-      unknownTool: () => this.unknownToolHint(name),
+      unknownTool: (missing) => this.unknownToolHint(missing),
     });
   }
 
-  /** A library or MCP tool the run was not offered: the model remembers it from earlier in the conversation. */
-  private async fromLibrary(ownerId: string, name: string): Promise<AgentTool | undefined> {
-    if (isBuiltinName(name)) return undefined;
+  /**
+   * A tool by name: one the run has, else a library or MCP tool it was not offered (the model remembers it from
+   * earlier in the conversation, or a tool's code calls it). `offer`: the model is offered it from then on.
+   */
+  async resolve(ownerId: string, name: string, { offer = false } = {}): Promise<AgentTool | undefined> {
+    const known = this.tools.get(name);
+    if (known || isBuiltinName(name)) return known;
     const mcpTool = this.mcp?.get(name);
-    if (mcpTool) {
-      this.add(mcpTool);
-      return mcpTool;
-    }
-    const row = await findLibraryTool(ownerId, name);
-    if (!row) return undefined;
-    this.add(storedTool(row));
-    return this.tools.get(name);
+    const row = mcpTool ? undefined : await findLibraryTool(ownerId, name);
+    const found = mcpTool ?? (row ? storedTool(row) : undefined);
+    if (found && offer) this.add(found);
+    return found;
   }
 
   unknownToolHint(name: string): string {

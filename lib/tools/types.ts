@@ -15,6 +15,10 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The tools this call dispatches against; register_tool adds to them. */
   tools?: ToolRegistry;
+  /** Calls another tool for the code of this one (tools.call), through the one path; `signal` ends with this call. */
+  callTool?: (name: string, input: unknown, signal: AbortSignal) => Promise<ToolResult>;
+  /** This call was made by another tool's code: its sandbox thread may be one beyond the pool's size. */
+  nested?: boolean;
   /** The tool's settings in the run's profile (allowed domains, ...). */
   settings: ToolSettings;
   /** The W3C traceparent of the call's execute_tool span, in a run: an MCP call passes it on in `_meta`. */
@@ -26,6 +30,8 @@ export interface ToolRegistry {
   add(tool: AgentTool): void;
   /** The MCP tools the run may use beyond those it was offered: search_tools searches them. */
   mcp?: McpCatalog;
+  /** A tool by name for a tool's code to call: one the run has, a library tool of the person's, or an MCP tool. */
+  resolve?(ownerId: string, name: string): Promise<AgentTool | undefined>;
 }
 
 export type ToolResult =

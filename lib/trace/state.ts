@@ -35,6 +35,8 @@ export interface ToolCallView {
   /** The MCP server that answered, for a tool of a connected MCP server. */
   server?: string;
   images?: ToolImage[];
+  /** The calls its code made with tools.call, in order, each with its own. */
+  nested?: ToolCallView[];
   /** Set when the profile asked a person first. */
   approval?: { approvalId: string; state: "pending" | "approved" | "denied" };
 }
@@ -219,6 +221,31 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         startedAt: event.startedAt ?? call.startedAt,
         endedAt: event.at,
       }));
+    case "nested_tool_call":
+      return updateCall(run, event.step, event.parentCallId, (parent) => ({
+        ...parent,
+        nested: [
+          ...(parent.nested ?? []),
+          {
+            eventId: event.id,
+            callId: event.callId,
+            name: event.name,
+            input: event.input,
+            status: "running",
+            startedAt: event.at,
+          },
+        ],
+      }));
+    case "nested_tool_result":
+      return updateCall(run, event.step, event.callId, (call) => ({
+        ...call,
+        status: event.ok ? "ok" : "error",
+        output: event.output,
+        error: event.error,
+        durationMs: event.durationMs,
+        server: event.server,
+        endedAt: event.at,
+      }));
     case "tool_registered":
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
     case "tool_rejected":
@@ -293,10 +320,19 @@ function updateCall(
   callId: string,
   change: (call: ToolCallView) => ToolCallView,
 ): RunView {
-  return updateStep(run, stepNumber, (step) => ({
-    ...step,
-    calls: step.calls.map((call) => (call.callId === callId ? change(call) : call)),
-  }));
+  return updateStep(run, stepNumber, (step) => ({ ...step, calls: changeCall(step.calls, callId, change) }));
+}
+
+/** The call `callId` changed, wherever it is: among the step's calls, or nested under one of them. */
+function changeCall(
+  calls: ToolCallView[],
+  callId: string,
+  change: (call: ToolCallView) => ToolCallView,
+): ToolCallView[] {
+  return calls.map((call) => {
+    if (call.callId === callId) return change(call);
+    return call.nested ? { ...call, nested: changeCall(call.nested, callId, change) } : call;
+  });
 }
 
 /** The assistant's answer so far: the text of the latest step that has any. */

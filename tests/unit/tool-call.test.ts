@@ -12,7 +12,7 @@ import { spanIdOf, toolCallTraceparent, toolSpanKey, traceIdOf } from "@/lib/pla
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
 import { calculate } from "@/lib/tools/native/calculate";
-import { callTool, type Caller } from "@/lib/tools/call";
+import { callTool, MAX_CALL_DEPTH, type Caller } from "@/lib/tools/call";
 import { refused } from "@/lib/tools/define-tool";
 import { loadToolset, Toolset } from "@/lib/tools/toolset";
 import type { AgentTool, ToolContext, ToolResult } from "@/lib/tools/types";
@@ -156,7 +156,7 @@ describe("Toolset: a run's tools", () => {
     expect(outcome).toMatchObject({ result: { ok: true, output: 4 }, decision: "allowed" });
     expect(execute).toHaveBeenCalledExactlyOnceWith(
       { expression: "2 + 2" },
-      { ...runCaller, signal, settings, tools: toolset },
+      { ...runCaller, signal, settings, tools: toolset, callTool: expect.any(Function), nested: false },
     );
     // A registered tool gets no built-in's settings.
     await toolset.call("echo", { input: { text: "hi" }, caller: { ...runCaller, callId: "c2" } });
@@ -534,5 +534,63 @@ describe("callTool: the one path of every tool call", () => {
       "Could not record a tool call in the audit log:",
       "Could not record a tool execution:",
     ]);
+  });
+});
+
+describe("tools.call: a tool's code calling other tools", () => {
+  /** A tool whose execute calls `target` through the context, as a stored tool's code does with tools.call. */
+  const caller = (name: string, target: string) =>
+    storedTool(name, async ({ text }, context) => {
+      const inner = await context.callTool!(target, { text: `${text}!` }, context.signal);
+      return inner.ok ? { ok: true, output: `${name}(${String(inner.output)})` } : inner;
+    });
+  const echo = storedTool("echo", async ({ text }) => ({ ok: true, output: text }));
+
+  it("goes the one path for each inner call, told to the trace under its caller, audited as the person's", async () => {
+    const nested: unknown[] = [];
+    const tools = new Toolset([caller("outer", "middle"), caller("middle", "echo"), echo], profile());
+    const outcome = await tools.call("outer", {
+      input: { text: "hi" },
+      caller: { ...runCaller, callId: "call-1", step: 1 },
+      onNested: (event) => nested.push(event),
+    });
+    expect(outcome.result).toEqual({ ok: true, output: "outer(middle(hi!!))" });
+    expect(nested).toEqual([
+      { type: "nested_tool_call", callId: "call-1.1", parentCallId: "call-1", name: "middle", input: { text: "hi!" } },
+      {
+        type: "nested_tool_call",
+        callId: "call-1.1.1",
+        parentCallId: "call-1.1",
+        name: "echo",
+        input: { text: "hi!!" },
+      },
+      expect.objectContaining({ type: "nested_tool_result", callId: "call-1.1.1", ok: true, output: "hi!!" }),
+      expect.objectContaining({ type: "nested_tool_result", callId: "call-1.1", ok: true, output: "middle(hi!!)" }),
+    ]);
+    expect(audits.mock.calls.map(([entry]) => entry.tool)).toEqual(["echo", "middle", "outer"]);
+  });
+
+  it("refuses a cycle, and a chain deeper than MAX_CALL_DEPTH, as refused calls the trace shows", async () => {
+    const cycle = new Toolset([caller("ping", "pong"), caller("pong", "ping")], profile());
+    const looped = await cycle.call("ping", { input: { text: "x" }, caller: { ...runCaller, callId: "c" } });
+    expect(looped.result).toMatchObject({ ok: false, error: expect.stringContaining("ping → pong → ping is a cycle") });
+    expect(audits).toHaveBeenCalledWith(expect.objectContaining({ tool: "ping", decision: "refused" }));
+
+    const chain = Array.from({ length: MAX_CALL_DEPTH + 1 }, (_, index) => caller(`t${index}`, `t${index + 1}`));
+    const deep = new Toolset([...chain, storedTool(`t${MAX_CALL_DEPTH + 1}`, async () => ({ ok: true, output: 1 }))]);
+    const outcome = await deep.call("t0", { input: { text: "x" }, caller: { ...runCaller, callId: "c" } });
+    expect(outcome.result).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`deeper than ${MAX_CALL_DEPTH}`),
+    });
+  });
+
+  it("cannot reach a tool the run does not have, nor one that changes the run's tools", async () => {
+    const changer = { ...echo, name: "maker", changesToolset: true };
+    const tools = new Toolset([caller("a", "nope"), caller("b", "maker"), changer], profile());
+    const missing = await tools.call("a", { input: { text: "x" }, caller: { ...runCaller, callId: "c" } });
+    expect(missing.result).toMatchObject({ ok: false, error: expect.stringContaining('no tool named "nope"') });
+    const making = await tools.call("b", { input: { text: "x" }, caller: { ...runCaller, callId: "c" } });
+    expect(making.result).toMatchObject({ ok: false, error: expect.stringContaining("changes the run's tools") });
   });
 });

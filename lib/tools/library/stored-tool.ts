@@ -7,7 +7,7 @@ import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
 import { offeredSchema } from "@/lib/tools/schema";
-import type { AgentTool, InputCheck, ToolResult } from "@/lib/tools/types";
+import type { AgentTool, InputCheck, ToolContext, ToolResult } from "@/lib/tools/types";
 import { callTool } from "@/lib/tools/call";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
@@ -19,7 +19,7 @@ export function storedTool(row: ToolRow): AgentTool {
     parametersSchema: offeredSchema(view.parametersSchema) as JSONSchema7,
     versionId: view.versionId,
     parse: inputChecker(view.parametersSchema),
-    execute: (input, { signal }) => runToolCode(toolSource(row), input, signal),
+    execute: (input, { signal, callTool, nested }) => runToolCode(toolSource(row), input, signal, { callTool, nested }),
   };
 }
 
@@ -41,9 +41,20 @@ export function inputChecker(schema: Record<string, unknown>): (input: unknown) 
   };
 }
 
-/** Call a stored tool's entry point (`run(input)`) in its language's sandbox. */
-export async function runToolCode(source: ToolSource, input: unknown, signal?: AbortSignal): Promise<ToolResult> {
-  const result = await runInSandbox("tool", source, input, signal);
+/** Call a stored tool's entry point (`run(input)`) in its language's sandbox; its tools.call goes to `callTool`. */
+export async function runToolCode(
+  source: ToolSource,
+  input: unknown,
+  signal?: AbortSignal,
+  { callTool, nested }: Pick<ToolContext, "callTool" | "nested"> = {},
+): Promise<ToolResult> {
+  const serve =
+    callTool &&
+    (async ({ name, input: toolInput }: { name: string; input: unknown }, hostSignal: AbortSignal) => {
+      const called = await callTool(name, toolInput, hostSignal);
+      return called.ok ? { ok: true as const, output: called.output } : { ok: false as const, error: called.error };
+    });
+  const result = await runInSandbox("tool", source, input, signal, { callTool: serve, nested });
   if (!result.ok) return sandboxFailure(result);
   return { ok: true, output: result.output, truncated: result.outputTruncated, text: result.text };
 }

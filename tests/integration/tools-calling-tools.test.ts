@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Api, ofType } from "../support/api";
+import { scriptedApp, type AppServer } from "../support/app-server";
+import { ModelServer } from "../support/model-server";
+
+const tool = (name: string, code: string) => ({
+  name,
+  description: `The ${name} tool.`,
+  parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  code,
+});
+const SHOUT = tool("shout", "function run({ text }) { return text.toUpperCase() + '!'; }");
+const GREET = tool(
+  "greet",
+  "async function run({ text }) { const loud = await tools.call('shout', { text: 'hello ' + text }); return { greeting: loud }; }",
+);
+const LOOP = tool("loop", "async function run({ text }) { return tools.call('loop', { text }); }");
+
+const model = new ModelServer();
+let app: AppServer;
+let api: Api;
+
+beforeAll(async () => {
+  await model.start();
+  app = scriptedApp(model.url);
+  await app.start();
+  api = new Api(app.url);
+});
+afterAll(async () => {
+  await app?.stop();
+  await model.stop();
+});
+
+describe("tools that call tools (tools.call)", () => {
+  it("runs a library tool from another's code, through the one path, shown under its caller", async () => {
+    const id = (await api.createConversation()).id;
+    const prompt = "Make shout, then greet that uses it, and greet Ada.";
+    model.script(prompt, [
+      { toolCalls: [{ name: "register_tool", args: SHOUT }] },
+      { toolCalls: [{ name: "register_tool", args: GREET }] },
+      { toolCalls: [{ name: "greet", args: { text: "ada" } }] },
+      { text: "HELLO ADA!" },
+    ]);
+    const events = await api.run(id, prompt);
+    const greet = ofType(events, "tool_result").find((result) => result.name === "greet")!;
+    expect(greet).toMatchObject({ ok: true, output: { greeting: "HELLO ADA!" } });
+    const [inner] = ofType(events, "nested_tool_call");
+    expect(inner).toMatchObject({ name: "shout", parentCallId: greet.callId, input: { text: "hello ada" } });
+    expect(ofType(events, "nested_tool_result")).toMatchObject([
+      { name: "shout", callId: inner.callId, ok: true, output: "HELLO ADA!" },
+    ]);
+    // The model sees its own calls only.
+    const lastRequest = JSON.stringify(model.requests.at(-1));
+    expect(lastRequest).not.toContain(inner.callId as string);
+
+    // The stored trace shows it under its caller; the audit log has both calls, the inner first.
+    const trace = await (await api.fetch(`/api/conversations/${id}`)).json();
+    expect(JSON.stringify(trace.events)).toContain("nested_tool_call");
+    const audit = await (await api.fetch("/api/audit")).json();
+    expect(audit.entries.slice(0, 2).map((entry: { tool: string }) => entry.tool)).toEqual(["greet", "shout"]);
+  });
+
+  it("refuses a tool that calls itself, and the run goes on", async () => {
+    const id = (await api.createConversation()).id;
+    const prompt = "Make a loop tool and call it.";
+    model.script(prompt, [
+      { toolCalls: [{ name: "register_tool", args: LOOP }] },
+      { toolCalls: [{ name: "loop", args: { text: "x" } }] },
+      { text: "It refused to loop." },
+    ]);
+    const events = await api.run(id, prompt);
+    const loop = ofType(events, "tool_result").find((result) => result.name === "loop")!;
+    expect(loop).toMatchObject({ ok: false, error: expect.stringContaining("loop → loop is a cycle") });
+    expect(events.at(-1)?.data.status).toBe("completed");
+  });
+});
