@@ -10,10 +10,14 @@ const tool = (name: string, code: string) => ({
   code,
 });
 const SHOUT = tool("shout", "function run({ text }) { return text.toUpperCase() + '!'; }");
-const GREET = tool(
-  "greet",
-  "async function run({ text }) { const loud = await tools.call('shout', { text: 'hello ' + text }); return { greeting: loud }; }",
-);
+const GREET = {
+  ...tool(
+    "greet",
+    "async function run({ text }) { const loud = await tools.call('shout', { text: 'hello ' + text }); return { greeting: loud }; }",
+  ),
+  // Its examples call shout too, before it is accepted.
+  examples: [{ input: { text: "bo" }, expected_output: { greeting: "HELLO BO!" } }],
+};
 const LOOP = tool("loop", "async function run({ text }) { return tools.call('loop', { text }); }");
 
 const model = new ModelServer();
@@ -44,11 +48,16 @@ describe("tools that call tools (tools.call)", () => {
     const events = await api.run(id, prompt);
     const greet = ofType(events, "tool_result").find((result) => result.name === "greet")!;
     expect(greet).toMatchObject({ ok: true, output: { greeting: "HELLO ADA!" } });
-    const [inner] = ofType(events, "nested_tool_call");
+    // greet's example called shout under register_tool; its call by the model, under greet.
+    const [example, inner] = ofType(events, "nested_tool_call");
+    expect(example).toMatchObject({ name: "shout", input: { text: "hello bo" } });
     expect(inner).toMatchObject({ name: "shout", parentCallId: greet.callId, input: { text: "hello ada" } });
-    expect(ofType(events, "nested_tool_result")).toMatchObject([
-      { name: "shout", callId: inner.callId, ok: true, output: "HELLO ADA!" },
-    ]);
+    expect(ofType(events, "nested_tool_result").at(-1)).toMatchObject({
+      name: "shout",
+      callId: inner.callId,
+      ok: true,
+      output: "HELLO ADA!",
+    });
     // The model sees its own calls only.
     const lastRequest = JSON.stringify(model.requests.at(-1));
     expect(lastRequest).not.toContain(inner.callId as string);

@@ -25,8 +25,10 @@ function rejection(
 export const TOOL_CODE_RULES =
   "JavaScript that defines `function run(inputs)` (may be async) returning a JSON-serialisable value; `inputs` " +
   "matches parameters_schema. It runs in a sandbox: no require/import/process/eval/Function/globalThis/" +
-  "constructor/__proto__, no Node APIs; console.log and fetch(url) to public http(s) hosts are available. Limits " +
-  `per call: ${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
+  "constructor/__proto__, no Node APIs; console.log and fetch(url) to public http(s) hosts are available, and " +
+  "`await tools.call(name, input)` calls another of your tools (a library or MCP tool, or a built-in this profile " +
+  "allows) and returns its output, throwing its error. Limits per call, inner calls included: " +
+  `${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
 
 export const registerTool = defineTool({
   name: "register_tool",
@@ -60,6 +62,8 @@ export const registerTool = defineTool({
         examples,
       },
       context.signal,
+      // Its examples may call other tools (tools.call), as the tool will.
+      context.callTool,
     );
     if (!registration.ok) {
       return {

@@ -67,12 +67,13 @@ export const testedVersion = (row: ToolRow) => ({
 
 /**
  * Run each example against a tool's code in the sandbox, side by side (the pool's threads take them): its input
- * must match the parameters schema, and its output the expected one.
+ * must match the parameters schema, and its output the expected one. `callTool` serves the code's tools.call.
  */
 export async function runExamples(
   tool: ToolSource & { parametersSchema: Record<string, unknown> },
   examples: ToolExample[],
   signal?: AbortSignal,
+  callTool?: ToolContext["callTool"],
 ): Promise<ExampleOutcome[]> {
   const check = inputChecker(tool.parametersSchema);
   return Promise.all(
@@ -82,7 +83,7 @@ export async function runExamples(
         const error = `The input does not match parameters_schema: ${parsed.problems.join("; ")}`;
         return { input, expected_output, passed: false, error };
       }
-      const result = await runToolCode(tool, input, signal);
+      const result = await runToolCode(tool, input, signal, { callTool });
       if (!result.ok) return { input, expected_output, passed: false, error: result.error };
       const actual = result.output ?? null;
       return { input, expected_output, passed: matchesExpected(actual, expected_output), actual_output: actual };

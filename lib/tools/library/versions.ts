@@ -13,6 +13,7 @@ import { describeFailures } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
 import { inlineRefs, SchemaReferenceError } from "@/lib/tools/schema";
 import { runExamples } from "./stored-tool";
+import type { ToolContext } from "@/lib/tools/types";
 
 const MAX_SCHEMA_CHARS = 16 * 1024;
 
@@ -27,14 +28,18 @@ export type Registration = { ok: true; row: ToolRow } | Refusal;
  * The one way a tool version comes to exist, from register_tool, generation and the API alike: it passes
  * `checkToolVersion`, then it is stored, with its examples. A refusal stores nothing.
  */
-export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSignal): Promise<Registration> {
+export async function registerToolVersion(
+  tool: NewToolVersion,
+  signal?: AbortSignal,
+  callTool?: ToolContext["callTool"],
+): Promise<Registration> {
   // The calls a person kept as failing examples of the version this one follows: it must pass them too, and they
   // become its examples.
   const kept = (await keptFailingExamples(tool.ownerId, tool.conversationId, tool.name)).filter(
     (example) => !tool.examples.some((own) => isDeepStrictEqual(own.input, example.input)),
   );
   const checked = { ...tool, examples: [...tool.examples, ...kept] };
-  const refusal = await checkToolVersion(checked, signal);
+  const refusal = await checkToolVersion(checked, signal, callTool);
   if (refusal?.problem === "examples" && kept.length > 0)
     refusal.message += `\n${kept.length} of these examples were kept by a person from calls of the previous version that went wrong: every new version must pass them.`;
   return refusal ?? { ok: true, row: await saveToolVersion(checked) };
@@ -48,6 +53,7 @@ export async function registerToolVersion(tool: NewToolVersion, signal?: AbortSi
 export async function checkToolVersion(
   tool: Omit<NewToolVersion, "ownerId" | "conversationId" | "runId">,
   signal?: AbortSignal,
+  callTool?: ToolContext["callTool"],
 ): Promise<Refusal | undefined> {
   const schemaProblem = checkParametersSchema(tool.parametersSchema);
   if (schemaProblem) return { ok: false, problem: "schema", message: `Invalid parameters_schema: ${schemaProblem}` };
@@ -65,7 +71,7 @@ export async function checkToolVersion(
   // Loading the code and running the examples are independent sandbox calls: side by side, the pool takes both.
   const [compiled, outcomes] = await Promise.all([
     runInSandbox("compile", source, undefined, signal),
-    runExamples({ ...source, parametersSchema: tool.parametersSchema }, tool.examples, signal),
+    runExamples({ ...source, parametersSchema: tool.parametersSchema }, tool.examples, signal, callTool),
   ]);
   if (!compiled.ok) {
     const failure = sandboxFailure(compiled);
