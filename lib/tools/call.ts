@@ -164,14 +164,18 @@ function nestedCaller(outer: ToolCall) {
     const parentCallId = outer.caller.callId ?? outer.name;
     const callId = `${parentCallId}.${++made}`;
     const path = [...callers, name].join(" → ");
-    const tool = await outer.registry?.resolve?.(outer.caller.ownerId, name);
-    const problem = callers.includes(name)
+    const refusedByShape = callers.includes(name)
       ? `tools.call refused: ${path} is a cycle; a tool may not call itself, directly or through others.`
       : callers.length >= MAX_CALL_DEPTH
         ? `tools.call refused: ${path} goes deeper than ${MAX_CALL_DEPTH} tools.`
-        : tool?.changesToolset
-          ? `tools.call refused: ${name} changes the run's tools and cannot be called from a tool's code.`
-          : undefined;
+        : undefined;
+    // A call refused for its place in the chain needs no lookup of the tool.
+    const tool = refusedByShape ? undefined : await outer.registry?.resolve?.(outer.caller.ownerId, name);
+    const problem =
+      refusedByShape ??
+      (tool?.changesToolset
+        ? `tools.call refused: ${name} changes the run's tools and cannot be called from a tool's code.`
+        : undefined);
     outer.onNested?.({ type: "nested_tool_call", callId, parentCallId, name, input });
     const { result, durationMs, server } = await callTool({
       ...outer,

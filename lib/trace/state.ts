@@ -196,56 +196,22 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
     case "tool_call":
       return updateStep(run, event.step, (step) => ({
         ...step,
-        calls: [
-          ...step.calls,
-          {
-            eventId: event.id,
-            callId: event.callId,
-            name: event.name,
-            input: event.input,
-            status: "running",
-            startedAt: event.at,
-          },
-        ],
+        calls: [...step.calls, startedCall(event)],
       }));
     case "tool_result":
       return updateCall(run, event.step, event.callId, (call) => ({
-        ...call,
-        status: event.ok ? "ok" : "error",
-        output: event.output,
-        error: event.error,
-        durationMs: event.durationMs,
+        ...finishedCall(call, event),
         truncated: event.truncated,
-        server: event.server,
         images: event.images,
         startedAt: event.startedAt ?? call.startedAt,
-        endedAt: event.at,
       }));
     case "nested_tool_call":
       return updateCall(run, event.step, event.parentCallId, (parent) => ({
         ...parent,
-        nested: [
-          ...(parent.nested ?? []),
-          {
-            eventId: event.id,
-            callId: event.callId,
-            name: event.name,
-            input: event.input,
-            status: "running",
-            startedAt: event.at,
-          },
-        ],
+        nested: [...(parent.nested ?? []), startedCall(event)],
       }));
     case "nested_tool_result":
-      return updateCall(run, event.step, event.callId, (call) => ({
-        ...call,
-        status: event.ok ? "ok" : "error",
-        output: event.output,
-        error: event.error,
-        durationMs: event.durationMs,
-        server: event.server,
-        endedAt: event.at,
-      }));
+      return updateCall(run, event.step, event.callId, (call) => finishedCall(call, event));
     case "tool_registered":
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
     case "tool_rejected":
@@ -322,6 +288,30 @@ function updateCall(
 ): RunView {
   return updateStep(run, stepNumber, (step) => ({ ...step, calls: changeCall(step.calls, callId, change) }));
 }
+
+type CallEvent = Extract<TraceEvent, { type: "tool_call" | "nested_tool_call" }>;
+type ResultEvent = Extract<TraceEvent, { type: "tool_result" | "nested_tool_result" }>;
+
+/** A call as it starts: the model's, or one a tool's code made. */
+const startedCall = (event: CallEvent): ToolCallView => ({
+  eventId: event.id,
+  callId: event.callId,
+  name: event.name,
+  input: event.input,
+  status: "running",
+  startedAt: event.at,
+});
+
+/** A call as its result ends it. */
+const finishedCall = (call: ToolCallView, event: ResultEvent): ToolCallView => ({
+  ...call,
+  status: event.ok ? "ok" : "error",
+  output: event.output,
+  error: event.error,
+  durationMs: event.durationMs,
+  server: event.server,
+  endedAt: event.at,
+});
 
 /** The call `callId` changed, wherever it is: among the step's calls, or nested under one of them. */
 function changeCall(

@@ -64,7 +64,13 @@ describe("tools that call tools (tools.call)", () => {
 
     // The stored trace shows it under its caller; the audit log has both calls, the inner first.
     const trace = await (await api.fetch(`/api/conversations/${id}`)).json();
-    expect(JSON.stringify(trace.events)).toContain("nested_tool_call");
+    const stored = (trace.events as { type: string; callId: string; parentCallId?: string }[]).filter(
+      (event) => event.parentCallId === greet.callId,
+    );
+    expect(stored).toMatchObject([
+      { type: "nested_tool_call", name: "shout", callId: inner.callId },
+      { type: "nested_tool_result", name: "shout", callId: inner.callId, ok: true, output: "HELLO ADA!" },
+    ]);
     const audit = await (await api.fetch("/api/audit")).json();
     expect(audit.entries.slice(0, 2).map((entry: { tool: string }) => entry.tool)).toEqual(["greet", "shout"]);
   });
