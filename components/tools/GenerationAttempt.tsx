@@ -9,6 +9,7 @@ const problems: Record<AttemptProblem, string> = {
   output: "The answer was not a tool definition",
   name: "The name was refused",
   schema: "The definition was refused",
+  uses: "It lists a tool it cannot call",
   policy: "The code policy refused the code",
   compile: "The code did not compile",
   examples: "Its examples failed",

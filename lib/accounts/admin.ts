@@ -1,7 +1,9 @@
 import { accountById, setAccountProfiles, type AccountRow } from "@/lib/db/queries/accounts";
 import { identityOfBrowser, requireIdentity } from "@/lib/http/access";
 import { ApiError, badRequest, notFound } from "@/lib/platform/errors";
-import { listProfiles, profileChoice } from "@/lib/settings/profiles";
+import { findProfile, listProfiles, profileChoice } from "@/lib/settings/profiles";
+import { codeCalls } from "@/lib/tools/call";
+import { apiCallContext } from "@/lib/tools/toolset";
 import { isAdmin } from "./sign-in";
 
 /**
@@ -58,6 +60,13 @@ export async function profileChoiceFor(
   const names = choice.names.filter((name) => allowed.includes(name));
   return { names, defaultProfile: names.includes(choice.defaultProfile) ? choice.defaultProfile : (names[0] ?? "") };
 }
+
+/** The terms of an identity's tool calls from the API: the profile its new conversations get (toolset.ts). */
+export const apiCallsOf = async (identity: string) =>
+  apiCallContext(identity, findProfile((await profileChoiceFor(identity)).defaultProfile));
+
+/** tools.call on those terms, for a tool's examples run through the API. */
+export const apiCodeCallsOf = async (identity: string) => codeCalls(await apiCallsOf(identity));
 
 /** Whose audit entries a request may read: its own, or with `?all=1` an admin's, every owner's (null). */
 export async function auditOwner(request: Request, all: "1" | undefined): Promise<string | null> {

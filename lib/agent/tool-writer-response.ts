@@ -8,6 +8,7 @@ import { ApiError } from "@/lib/platform/errors";
 import { config, modelConfig } from "@/lib/settings/config";
 import { reservedName } from "@/lib/tools/library/wire";
 import { isBuiltinName } from "@/lib/tools/names";
+import type { CodeCalls } from "@/lib/tools/types";
 import { openModel } from "./model";
 import { generateTool } from "./tool-writer";
 
@@ -21,19 +22,22 @@ export function generationResponse(
   identity: string,
   body: ToolDescription,
   stream: boolean,
+  calls?: CodeCalls,
 ): Promise<Response> | Response {
-  const events = startGeneration(request, identity, body);
+  const events = startGeneration(request, identity, body, calls);
   return stream ? eventStream(events) : outcome(events);
 }
 
 /**
  * The attempts of writing a tool for `identity`, as events (the one start of every surface that writes tools: /api
- * and /seat): 503 without a model, 422 for a built-in's name, 429 past the rate limit.
+ * and /seat): 503 without a model, 422 for a built-in's name, 429 past the rate limit. `calls`: the identity's tool
+ * calls from the API, with which a new version of a tool others use runs their examples.
  */
 export function startGeneration(
   request: Request,
   identity: string,
   { description, name, language = "javascript" }: ToolDescription,
+  calls?: CodeCalls,
 ): AsyncGenerator<GenerationEvent> {
   const model = modelConfig();
   if (!model) {
@@ -54,6 +58,7 @@ export function startGeneration(
     api: model.api,
     attempts: config.generateAttempts,
     signal: request.signal,
+    calls,
   });
 }
 

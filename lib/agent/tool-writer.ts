@@ -13,6 +13,7 @@ import { PYTHON_TOOL_CODE_RULES } from "@/lib/tools/code-rules";
 import { toolJson } from "@/lib/tools/library/wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import { modelSchema } from "@/lib/tools/schema";
+import type { CodeCalls } from "@/lib/tools/types";
 import { TOOL_CODE_RULES } from "@/lib/tools/library/register-tool";
 import { registerToolVersion, type Registration } from "@/lib/tools/library/versions";
 
@@ -100,6 +101,8 @@ export interface GenerationRequest {
   api: ModelConfig["api"];
   attempts: number;
   signal: AbortSignal;
+  /** Tool calls on the owner's terms: the examples of the tools that use a new version run with them. */
+  calls?: CodeCalls;
 }
 
 type AttemptFailed = Extract<GenerationEvent, { type: "attempt_failed" }>;
@@ -169,9 +172,10 @@ async function* tryAnswer(
   if (isBuiltinName(written.name)) {
     return failure("name", `"${written.name}" is a built-in tool's name; choose another name.`);
   }
-  const registration = await register(written, request.ownerId, request.signal);
+  const registration = await register(written, request);
   if (!registration.ok) return failure(registration.problem, registration.message, registration);
-  yield { type: "tool_created", attempt, tool: toolJson(registration.row, noCalls()) };
+  const { row, dependents } = registration;
+  yield { type: "tool_created", attempt, tool: { ...toolJson(row, noCalls()), dependents } };
   return undefined;
 }
 
@@ -186,7 +190,7 @@ const repairRequest = (message: string, language: ToolLanguage) =>
   `That attempt was not accepted:\n${message}\nAnswer with the whole tool again, fixed, its code in ${LANGUAGES[language].name}.`;
 
 /** Store the tool in the owner's library, through register_tool's own checks and examples. */
-function register(tool: WrittenTool, ownerId: string, signal: AbortSignal): Promise<Registration> {
+function register(tool: WrittenTool, { ownerId, signal, calls }: GenerationRequest): Promise<Registration> {
   return registerToolVersion(
     {
       ownerId,
@@ -198,8 +202,10 @@ function register(tool: WrittenTool, ownerId: string, signal: AbortSignal): Prom
       code: tool.code,
       language: tool.language,
       examples: tool.examples,
+      uses: tool.uses,
     },
     signal,
+    calls,
   );
 }
 

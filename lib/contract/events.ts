@@ -43,6 +43,18 @@ export const ToolExample = z
   .meta({ id: "ToolExample" });
 export type ToolExample = z.infer<typeof ToolExample>;
 
+/** A tool that uses another, its examples run again against the other's new version. */
+export const DependentCheck = z
+  .object({
+    id: z.string().describe("The tool's id."),
+    name: z.string(),
+    version: z.number().int(),
+    passed: z.boolean().describe("Every example still gives its expected output."),
+    failures: z.array(ExampleOutcome).describe("The examples that now fail."),
+  })
+  .meta({ id: "DependentCheck" });
+export type DependentCheck = z.infer<typeof DependentCheck>;
+
 /** A tool version as the trace shows it. */
 export const RegisteredToolView = z.object({
   id: z.string().describe("The tool's id (shared by its versions), as the /api/tools routes know it."),
@@ -57,6 +69,11 @@ export const RegisteredToolView = z.object({
     .array(ToolExample)
     .optional()
     .describe("Each passed before the version was accepted; none: the tool is untested. Absent in older logs."),
+  uses: z.array(z.string()).optional().describe("The tools its code calls with tools.call. Absent in older logs."),
+  dependents: z
+    .array(DependentCheck)
+    .optional()
+    .describe("The tools that use this one, their examples run against this version when it was registered."),
 });
 export type RegisteredToolView = z.infer<typeof RegisteredToolView>;
 

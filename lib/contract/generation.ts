@@ -19,11 +19,12 @@ export const WrittenTool = z.object({
   code: z.string(),
   language: ToolLanguage.describe("The language its code is in: the one asked for."),
   examples: z.array(ToolExample),
+  uses: z.array(z.string()).optional().describe("The tools its code calls with tools.call."),
 });
 export type WrittenTool = z.infer<typeof WrittenTool>;
 
 /** Why an attempt was not accepted; `output` is an answer that was not a tool definition at all. */
-export const AttemptProblem = z.enum(["output", "name", "schema", "policy", "compile", "examples"]);
+export const AttemptProblem = z.enum(["output", "name", "schema", "uses", "policy", "compile", "examples"]);
 export type AttemptProblem = z.infer<typeof AttemptProblem>;
 
 /** The 422 answer when no attempt passed: the last attempt's violations or examples. */

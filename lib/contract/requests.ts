@@ -29,6 +29,18 @@ const toolLanguage = z
 
 const toolCode = z.string().min(1).max(codePolicy.maxCodeBytes);
 
+/** The tools one tool's code may call, at most. */
+export const MAX_USES = 16;
+const toolUses = z
+  .array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a tool's name: 1 to 64 letters, digits, _ and -"))
+  .max(MAX_USES)
+  .refine((names) => new Set(names).size === names.length, "list each tool once")
+  .default([])
+  .describe(
+    "The tools the code calls with tools.call(name, input): your library tools, built-ins, MCP tools " +
+      "(server__tool). Each call must name one of these as a string literal; none when absent.",
+  );
+
 /**
  * A tool definition with its code in one language: what the tool writer answers with. register_tool and
  * POST /api/tools take `NewToolDefinition`, which comes to this.
@@ -53,6 +65,7 @@ export const ToolDefinition = z.strictObject({
       "Two or three examples, ordinary and edge cases. Each runs before the tool is accepted; a tool whose " +
         "output differs is rejected with the difference. A tool without examples is marked untested.",
     ),
+  uses: toolUses,
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 

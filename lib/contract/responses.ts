@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { ToolLanguage } from "@/lib/sandbox/languages";
-import { ExampleOutcome, IdentifiedEvent, RegisteredToolView, RunStatus, ToolExample, Violation } from "./events";
+import {
+  DependentCheck,
+  ExampleOutcome,
+  IdentifiedEvent,
+  RegisteredToolView,
+  RunStatus,
+  ToolExample,
+  Violation,
+} from "./events";
 
 /*
  * What the API answers, route by route (routes.ts says which answers which). The browser client's types are
@@ -152,6 +160,15 @@ export const Tool = z
     status: z.enum(["active", "deprecated"]),
     conversationId: z.string().nullable().describe("Where it was made; null through the API."),
     createdAt: time,
+    uses: z.array(z.string()).describe("The tools this version's code calls with tools.call."),
+    usedBy: z
+      .array(z.string())
+      .optional()
+      .describe("The names of the owner's tools whose latest version uses this one (the library's answers)."),
+    dependents: z
+      .array(DependentCheck)
+      .optional()
+      .describe("In the answer to a new version: the tools that use it, their examples run against it."),
     stats: ToolStats.optional(),
     statistics: SeatStatistics.optional(),
   })

@@ -8,7 +8,7 @@ import { config, databaseConfig } from "@/lib/settings/config";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
 import { isBuiltinName } from "./names";
 import { capResult } from "./output";
-import type { AgentTool, ToolRegistry, ToolResult } from "./types";
+import type { AgentTool, CallTool, CodeCalls, ToolRegistry, ToolResult } from "./types";
 
 /** Who a call acts for and where it comes from; the audit entry and the execution record say so. */
 export interface Caller {
@@ -139,6 +139,7 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     signal: call.signal ?? new AbortController().signal,
     settings,
     callTool: nestedCaller(call),
+    codeCalls: codeCalls(call),
     nested: (call.callers?.length ?? 0) > 0,
     traceparent: runId && step !== undefined && callId ? toolCallTraceparent(runId, step, callId) : undefined,
   };
@@ -157,9 +158,9 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
  * call back into a tool already calling, or deeper than MAX_CALL_DEPTH, is refused; so is a tool that changes the
  * run's tools (register_tool, search_tools). Its time is the caller's: `signal` ends with the caller's call.
  */
-function nestedCaller(outer: ToolCall) {
+function nestedCaller(outer: ToolCall): CallTool {
   let made = 0;
-  return async (name: string, input: unknown, signal: AbortSignal): Promise<ToolResult> => {
+  return async (name, input, signal) => {
     const callers = [...(outer.callers ?? []), outer.name];
     const parentCallId = outer.caller.callId ?? outer.name;
     const callId = `${parentCallId}.${++made}`;
@@ -197,6 +198,23 @@ function nestedCaller(outer: ToolCall) {
       ...(result.ok ? { ok: true, output: result.output } : { ok: false, error: result.error }),
     });
     return result;
+  };
+}
+
+/** What the calls a ToolCall would make share: who for, under which profile, and told to which trace. */
+export type CallContext = Omit<ToolCall, "name" | "tool" | "input">;
+
+/**
+ * tools.call for code that runs outside its own tool's call, on the terms of `call`: a new version's examples as
+ * register_tool or the API checks them, and the examples of the tools that use it. Needs a registry that resolves.
+ */
+export function codeCalls(call: CallContext): CodeCalls | undefined {
+  const { registry } = call;
+  if (!registry?.resolve) return undefined;
+  return {
+    registry,
+    resolve: (name) => registry.resolve!(call.caller.ownerId, name),
+    callsAs: (toolName) => nestedCaller({ ...call, name: toolName, tool: undefined, input: undefined }),
   };
 }
 

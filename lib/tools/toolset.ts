@@ -4,7 +4,7 @@ import { searchTools } from "@/lib/retrieval/tool-search";
 import { config } from "@/lib/settings/config";
 import type { AgentProfile } from "@/lib/settings/profiles";
 import { builtinTools } from "./builtin";
-import { callTool, type CallOutcome, type ToolCall } from "./call";
+import { callTool, type CallContext, type CallOutcome, type ToolCall } from "./call";
 import { isBuiltinName } from "./names";
 import { storedTool } from "@/lib/tools/library/stored-tool";
 import { loadMcpCatalog, type McpCatalog } from "./mcp-tools";
@@ -23,10 +23,14 @@ export type RunCall = Pick<ToolCall, "input" | "problem" | "signal" | "requestAp
 export class Toolset implements ToolRegistry {
   private readonly tools = new Map<string, AgentTool>();
 
+  private mcpLoading?: Promise<McpCatalog>;
+
+  /** `loadMcp`: without `mcp`, the catalog is listed when a call first names a `server__tool`. */
   constructor(
     tools: readonly AgentTool[],
     private readonly profile?: AgentProfile,
     readonly mcp?: McpCatalog,
+    private readonly loadMcp?: () => Promise<McpCatalog>,
   ) {
     for (const agentTool of tools) this.add(agentTool);
   }
@@ -73,11 +77,16 @@ export class Toolset implements ToolRegistry {
   async resolve(ownerId: string, name: string, { offer = false } = {}): Promise<AgentTool | undefined> {
     const known = this.tools.get(name);
     if (known || isBuiltinName(name)) return known;
-    const mcpTool = this.mcp?.get(name);
+    const mcpTool = (await this.mcpCatalog(name))?.get(name);
     const row = mcpTool ? undefined : await findLibraryTool(ownerId, name);
     const found = mcpTool ?? (row ? storedTool(row) : undefined);
     if (found && offer) this.add(found);
     return found;
+  }
+
+  private async mcpCatalog(name: string): Promise<McpCatalog | undefined> {
+    if (this.mcp || !this.loadMcp || !name.includes("__")) return this.mcp;
+    return (this.mcpLoading ??= this.loadMcp());
   }
 
   unknownToolHint(name: string): string {
@@ -109,9 +118,7 @@ export async function loadToolset(
     searchTools({ ownerId, query: request, k: config.retrievedTools, scope: "library" }),
     loadMcpCatalog(ownerId, profile),
   ]);
-  const allowed = builtinTools.filter(
-    (agentTool) => agentTool.name === "search_tools" || profile.tools.some((name) => name === agentTool.name),
-  );
+  const allowed = allowedBuiltins(profile);
   // The conversation's own tool wins a clash of names; a stored tool never shadows a built-in one, allowed or not.
   const ownNames = new Set(own.map((row) => row.name));
   const matches = found.map((hit) => hit.tool).filter((row) => !ownNames.has(row.name));
@@ -120,4 +127,20 @@ export async function loadToolset(
   const stored = [...own, ...matches, ...recent];
   const library = stored.filter((row) => !isBuiltinName(row.name)).map(storedTool);
   return new Toolset([...allowed, ...library, ...mcp.offeredFor(request, config.retrievedTools)], profile, mcp);
+}
+
+const allowedBuiltins = (profile: AgentProfile) =>
+  builtinTools.filter(
+    (agentTool) => agentTool.name === "search_tools" || profile.tools.some((name) => name === agentTool.name),
+  );
+
+/**
+ * The terms of a call from the REST API (/api and /seat) and of the checks it runs: the caller's default profile,
+ * and no one to ask for approval. A tool's code may call the built-ins that profile allows, the person's library,
+ * and their MCP servers' tools, listed only when a call names one. Without a profile it may call none.
+ */
+export function apiCallContext(ownerId: string, profile: AgentProfile | undefined): CallContext {
+  const registry =
+    profile && new Toolset(allowedBuiltins(profile), profile, undefined, () => loadMcpCatalog(ownerId, profile));
+  return { caller: { ownerId, source: "api" }, profile, registry };
 }

@@ -16,13 +16,31 @@ export interface ToolContext {
   /** The tools this call dispatches against; register_tool adds to them. */
   tools?: ToolRegistry;
   /** Calls another tool for the code of this one (tools.call), through the one path; `signal` ends with this call. */
-  callTool?: (name: string, input: unknown, signal: AbortSignal) => Promise<ToolResult>;
+  callTool?: CallTool;
+  /** tools.call for code that runs inside this call as another tool's (register_tool runs a new tool's examples). */
+  codeCalls?: CodeCalls;
   /** This call was made by another tool's code: its sandbox thread may be one beyond the pool's size. */
   nested?: boolean;
   /** The tool's settings in the run's profile (allowed domains, ...). */
   settings: ToolSettings;
   /** The W3C traceparent of the call's execute_tool span, in a run: an MCP call passes it on in `_meta`. */
   traceparent?: string;
+}
+
+/** What a tool's code calls another tool with (tools.call). */
+export type CallTool = (name: string, input: unknown, signal: AbortSignal) => Promise<ToolResult>;
+
+/**
+ * Tool calls for code run outside its tool's own call: a new version's examples, and the examples of the tools that
+ * use it. Built from a call (lib/tools/call.ts `codeCalls`), so its inner calls go the one path on the same terms.
+ */
+export interface CodeCalls {
+  /** The tools these calls dispatch against: a new version joins them before its users' examples run. */
+  registry: ToolRegistry;
+  /** A tool by name, as tools.call finds it. */
+  resolve(name: string): Promise<AgentTool | undefined>;
+  /** tools.call for the code of the tool named `toolName`. */
+  callsAs(toolName: string): CallTool;
 }
 
 export interface ToolRegistry {

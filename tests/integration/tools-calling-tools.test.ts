@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, ofType } from "../support/api";
+import { Api, ofType, sendJson } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 
@@ -17,8 +17,12 @@ const GREET = {
   ),
   // Its examples call shout too, before it is accepted.
   examples: [{ input: { text: "bo" }, expected_output: { greeting: "HELLO BO!" } }],
+  uses: ["shout"],
 };
-const LOOP = tool("loop", "async function run({ text }) { return tools.call('loop', { text }); }");
+const calling = (name: string, callee: string) => ({
+  ...tool(name, `async function run({ text }) { return tools.call('${callee}', { text }); }`),
+  uses: [callee],
+});
 
 const model = new ModelServer();
 let app: AppServer;
@@ -46,6 +50,11 @@ describe("tools that call tools (tools.call)", () => {
       { text: "HELLO ADA!" },
     ]);
     const events = await api.run(id, prompt);
+    const views = ofType(events, "tool_registered").map((event) => event.tool as { name: string; uses: string[] });
+    expect(views.map((view) => [view.name, view.uses])).toEqual([
+      ["shout", []],
+      ["greet", ["shout"]],
+    ]);
     const greet = ofType(events, "tool_result").find((result) => result.name === "greet")!;
     expect(greet).toMatchObject({ ok: true, output: { greeting: "HELLO ADA!" } });
     // greet's example called shout under register_tool; its call by the model, under greet.
@@ -75,17 +84,108 @@ describe("tools that call tools (tools.call)", () => {
     expect(audit.entries.slice(0, 2).map((entry: { tool: string }) => entry.tool)).toEqual(["greet", "shout"]);
   });
 
-  it("refuses a tool that calls itself, and the run goes on", async () => {
+  it("refuses uses that name the tool itself or no tool, before anything is stored", async () => {
     const id = (await api.createConversation()).id;
-    const prompt = "Make a loop tool and call it.";
+    const prompt = "Make tools that use what is not there.";
     model.script(prompt, [
-      { toolCalls: [{ name: "register_tool", args: LOOP }] },
-      { toolCalls: [{ name: "loop", args: { text: "x" } }] },
+      { toolCalls: [{ name: "register_tool", args: calling("loop", "loop") }] },
+      { toolCalls: [{ name: "register_tool", args: calling("lost", "nowhere") }] },
+      { toolCalls: [{ name: "register_tool", args: calling("shell", "run_command") }] },
+      { text: "None were made." },
+    ]);
+    const events = await api.run(id, prompt);
+    expect(ofType(events, "tool_result").map((result) => result.error)).toEqual([
+      "Invalid uses: loop may not call itself.",
+      expect.stringContaining("nowhere: no tool you can call has this name. Register it first"),
+      "Invalid uses: run_command: a built-in this profile does not allow.",
+    ]);
+    expect(ofType(events, "tool_registered")).toEqual([]);
+  });
+
+  it("refuses a cycle made through versions (ping → pong → ping), and the run goes on", async () => {
+    const id = (await api.createConversation()).id;
+    const prompt = "Make ping and pong call each other, then ping.";
+    model.script(prompt, [
+      { toolCalls: [{ name: "register_tool", args: tool("ping", "function run({ text }) { return text; }") }] },
+      { toolCalls: [{ name: "register_tool", args: calling("pong", "ping") }] },
+      { toolCalls: [{ name: "register_tool", args: calling("ping", "pong") }] },
+      { toolCalls: [{ name: "ping", args: { text: "x" } }] },
       { text: "It refused to loop." },
     ]);
     const events = await api.run(id, prompt);
-    const loop = ofType(events, "tool_result").find((result) => result.name === "loop")!;
-    expect(loop).toMatchObject({ ok: false, error: expect.stringContaining("loop → loop is a cycle") });
+    const ping = ofType(events, "tool_result").find((result) => result.name === "ping")!;
+    expect(ping).toMatchObject({ ok: false, error: expect.stringContaining("ping → pong → ping is a cycle") });
     expect(events.at(-1)?.data.status).toBe("completed");
+  });
+
+  it("runs the examples of the tools that use a tool again when it gets a new version, and reports failures", async () => {
+    const id = (await api.createConversation()).id;
+    const prompt = "Make shout and greet, then make shout quiet.";
+    const quiet = tool("shout", "function run({ text }) { return text; }");
+    model.script(prompt, [
+      { toolCalls: [{ name: "register_tool", args: SHOUT }] },
+      { toolCalls: [{ name: "register_tool", args: GREET }] },
+      { toolCalls: [{ name: "register_tool", args: quiet }] },
+      { text: "greet now fails." },
+    ]);
+    const events = await api.run(id, prompt);
+    const registered = ofType(events, "tool_registered");
+    expect(registered.at(-1)!.tool).toMatchObject({
+      name: "shout",
+      version: 2,
+      dependents: [
+        {
+          name: "greet",
+          version: 1,
+          passed: false,
+          failures: [{ input: { text: "bo" }, actual_output: { greeting: "hello bo" }, passed: false }],
+        },
+      ],
+    });
+    // The model reads which tools now fail, and how.
+    const result = ofType(events, "tool_result").at(-1)!;
+    expect(result.output).toMatchObject({
+      version: 2,
+      dependents: [{ name: "greet", passed: false, failed: 1 }],
+      message: expect.stringContaining("Tools that use it now fail their examples: greet (1 failing)"),
+    });
+  });
+});
+
+describe("tools that call tools through the REST API", () => {
+  const create = (body: object) => sendJson(api, "/api/tools", "POST", body);
+
+  it("registers, runs and tests a tool whose code calls another, shows who uses it, and reports dependents", async () => {
+    const shout = await create({ ...SHOUT, name: "api_shout" });
+    expect(shout.status).toBe(201);
+    const greetBody = {
+      ...GREET,
+      name: "api_greet",
+      code: GREET.code.replace("'shout'", "'api_shout'"),
+      uses: ["api_shout"],
+    };
+    const greet = await create(greetBody);
+    expect(greet.status).toBe(201);
+    const greetId = (await greet.json()).id;
+
+    const run = await sendJson(api, `/api/tools/${greetId}/execute`, "POST", { input: { text: "api" } });
+    expect(await run.json()).toMatchObject({ ok: true, output: { greeting: "HELLO API!" } });
+    const test = await api.fetch(`/api/tools/${greetId}/test`, { method: "POST" });
+    expect(await test.json()).toMatchObject({ passed: true });
+
+    const shoutView = await (await api.fetch(`/api/tools/${(await shout.json()).id}`)).json();
+    expect(shoutView).toMatchObject({ name: "api_shout", uses: [], usedBy: ["api_greet"] });
+
+    const quieter = await create({ ...tool("api_shout", "function run({ text }) { return text; }") });
+    expect(quieter.status).toBe(201);
+    expect((await quieter.json()).dependents).toMatchObject([{ name: "api_greet", passed: false }]);
+  });
+
+  it("answers 422 for uses naming no tool", async () => {
+    const response = await create({ ...tool("api_lost", "function run() { return 1; }"), uses: ["nowhere"] });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({
+      error: { code: "tool_uses", message: expect.stringContaining("nowhere") },
+    });
   });
 });

@@ -156,7 +156,15 @@ describe("Toolset: a run's tools", () => {
     expect(outcome).toMatchObject({ result: { ok: true, output: 4 }, decision: "allowed" });
     expect(execute).toHaveBeenCalledExactlyOnceWith(
       { expression: "2 + 2" },
-      { ...runCaller, signal, settings, tools: toolset, callTool: expect.any(Function), nested: false },
+      {
+        ...runCaller,
+        signal,
+        settings,
+        tools: toolset,
+        callTool: expect.any(Function),
+        codeCalls: expect.objectContaining({ registry: toolset }),
+        nested: false,
+      },
     );
     // A registered tool gets no built-in's settings.
     await toolset.call("echo", { input: { text: "hi" }, caller: { ...runCaller, callId: "c2" } });

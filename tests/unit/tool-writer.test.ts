@@ -95,7 +95,7 @@ describe("writing a tool in a language", () => {
   it("prompts for Python, registers the answer as Python, and asks for Python again in the repair", async () => {
     registrations = [
       { ok: false, problem: "compile", message: "Tool \"mean\" failed to load: NameError: name 'statistic'" },
-      { ok: true, row: { name: "mean" } as never },
+      { ok: true, row: { name: "mean" } as never, dependents: [] },
     ];
     const model = writing({ ...MEAN, code: MEAN.code.replace("statistics.mean", "statistic.mean") }, MEAN);
     const events = await generate(model, "python");

@@ -11,6 +11,8 @@ import { toolPage } from "@/lib/tools/library/list";
 import { reservedName, toolJson, toolRefused } from "@/lib/tools/library/wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import { registerToolVersion } from "@/lib/tools/library/versions";
+import { apiCodeCallsOf } from "@/lib/accounts/admin";
+import type { CodeCalls } from "@/lib/tools/types";
 
 export const dynamic = "force-dynamic";
 
@@ -28,13 +30,20 @@ export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
   // The two forms are told apart by their code, so that a mistake in either is reported in that form's terms.
   const body = await readJson(request, z.record(z.string(), z.unknown()));
+  const calls = await apiCodeCallsOf(identity);
   if ("code" in body || "python_code" in body || "parameters_schema" in body) {
-    return createFromCode(checkBody(NewToolDefinition, body), identity, request.signal);
+    return createFromCode(checkBody(NewToolDefinition, body), identity, request.signal, calls);
   }
-  return generationResponse(request, identity, checkBody(ToolDescription, body), acceptsEventStream(request));
+  const description = checkBody(ToolDescription, body);
+  return generationResponse(request, identity, description, acceptsEventStream(request), calls);
 });
 
-async function createFromCode(definition: NewToolDefinition, identity: string, signal: AbortSignal) {
+async function createFromCode(
+  definition: NewToolDefinition,
+  identity: string,
+  signal: AbortSignal,
+  calls: CodeCalls | undefined,
+) {
   if (isBuiltinName(definition.name)) throw reservedName(definition.name);
   const registration = await registerToolVersion(
     {
@@ -47,9 +56,12 @@ async function createFromCode(definition: NewToolDefinition, identity: string, s
       language: definition.language,
       code: definition.code,
       examples: definition.examples,
+      uses: definition.uses,
     },
     signal,
+    calls,
   );
   if (!registration.ok) throw toolRefused(registration);
-  return answer(Tool, toolJson(registration.row, noCalls()), 201);
+  const { row, dependents } = registration;
+  return answer(Tool, { ...toolJson(row, noCalls()), dependents }, 201);
 }

@@ -1,5 +1,6 @@
 import { SeatListQuery, SeatNewTool, SeatTools } from "@/lib/contract/seat";
 import { startGeneration } from "@/lib/agent/tool-writer-response";
+import { apiCodeCallsOf } from "@/lib/accounts/admin";
 import { answer } from "@/lib/http/route";
 import { readSeatBody, readSeatQuery, seatCaller, seatRoute } from "@/lib/seat/http";
 import { createdSeatTool, seatTools } from "@/lib/seat/wire";
@@ -18,5 +19,5 @@ export const GET = seatRoute(async (request) => {
 export const POST = seatRoute(async (request) => {
   const identity = await seatCaller(request);
   const body = await readSeatBody(request, SeatNewTool);
-  return createdSeatTool(startGeneration(request, identity, body));
+  return createdSeatTool(startGeneration(request, identity, body, await apiCodeCallsOf(identity)));
 });

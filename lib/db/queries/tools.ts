@@ -22,6 +22,8 @@ export interface NewToolVersion {
   code: string;
   /** Each passed in the sandbox before the version is stored (lib/tools/library/versions.ts). */
   examples: ToolExample[];
+  /** The tools its code calls with tools.call; none when absent. */
+  uses?: string[];
 }
 
 /** A new version's code and its language: JavaScript when it does not say, as every tool was before Python. */
@@ -46,6 +48,7 @@ const view = {
   code: true,
   examples: true,
   failingExamples: true,
+  uses: true,
   version: true,
   status: true,
   createdAt: true,
@@ -69,6 +72,8 @@ export interface ToolRow {
   examples: string;
   /** JSON: ToolExample[], kept from calls that went wrong; the next version must pass them. */
   failingExamples: string;
+  /** JSON: string[], the tools its code calls with tools.call. */
+  uses: string;
   version: number;
   status: string;
   createdAt: Date;
@@ -132,12 +137,13 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       parametersSchema: JSON.stringify(tool.parametersSchema),
       examples: JSON.stringify(tool.examples),
       failingExamples: "[]",
+      uses: JSON.stringify(tool.uses ?? []),
       version: (previous ? toInt(previous.version) : 0) + 1,
       status: "active",
       createdAt: databaseClock.now(),
     };
     await statements.execute(
-      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "language", "code", "examples", "version", "status", "createdAt", "nameWords", "parameterWords") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "language", "code", "examples", "uses", "version", "status", "createdAt", "nameWords", "parameterWords") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.id,
         row.lineageId,
@@ -152,6 +158,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
         row.language,
         row.code,
         row.examples,
+        row.uses,
         row.version,
         row.status,
         row.createdAt,
@@ -185,6 +192,18 @@ export async function findLibraryTool(ownerId: string, name: string): Promise<To
     [ownerId, name, false],
   );
   return row ? toolRowOf(row) : null;
+}
+
+/**
+ * The latest version of each of an owner's tools that calls other tools (its `uses` is not empty): who uses a tool,
+ * for the library, and whose examples run again when a tool they use gets a new version.
+ */
+export async function toolsWithUses(ownerId: string): Promise<ToolRow[]> {
+  const rows = await sql.rows<Record<keyof ToolRow, unknown>>(
+    `SELECT ${VIEW_COLUMNS} FROM "Tool" WHERE "ownerId" = ? AND "status" = 'active' AND "uses" <> '[]' ORDER BY "name"`,
+    [ownerId],
+  );
+  return rows.map(toolRowOf);
 }
 
 /**

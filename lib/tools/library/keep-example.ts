@@ -5,7 +5,8 @@ import { findToolExecution } from "@/lib/db/queries/executions";
 import { setFailingExamples, setToolExamples, type ToolRow } from "@/lib/db/queries/tools";
 import { ApiError, notFound } from "@/lib/platform/errors";
 import { describeFailures } from "./examples";
-import { runExamples, testedVersion } from "./stored-tool";
+import { runStoredExamples } from "./stored-tool";
+import type { CodeCalls } from "@/lib/tools/types";
 import { exampleRefused } from "./wire";
 
 /**
@@ -14,7 +15,12 @@ import { exampleRefused } from "./wire";
  * example (`failing: true`, "keep as a failing example" on a call that went wrong) must fail it instead: the next
  * version must pass it (versions.ts). The row as it is now, with the example kept.
  */
-export async function keepExample(tool: ToolRow, body: NewToolExample, signal: AbortSignal): Promise<ToolRow> {
+export async function keepExample(
+  tool: ToolRow,
+  body: NewToolExample,
+  signal: AbortSignal,
+  calls?: CodeCalls,
+): Promise<ToolRow> {
   const failing = "failing" in body;
   const example: ToolExample =
     "executionId" in body
@@ -33,7 +39,7 @@ export async function keepExample(tool: ToolRow, body: NewToolExample, signal: A
   if ([...examples, ...failingExamples].some((kept) => isDeepStrictEqual(kept.input, example.input))) {
     throw new ApiError(422, "duplicate_example", "The tool already has an example with this input.");
   }
-  const [outcome] = await runExamples(testedVersion(tool), [example], signal);
+  const [outcome] = await runStoredExamples(tool, signal, calls, [example]);
   if (failing) {
     if (outcome.passed)
       throw new ApiError(

@@ -1,7 +1,7 @@
 import { toolStats } from "@/lib/db/queries/executions";
-import { listOwnedTools, type ToolRow, type ToolScope } from "@/lib/db/queries/tools";
+import { listOwnedTools, toolsWithUses, type ToolRow, type ToolScope } from "@/lib/db/queries/tools";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
-import { toolJson } from "@/lib/tools/library/wire";
+import { toolJson, toolUses } from "@/lib/tools/library/wire";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
 
 export interface ToolListRequest {
@@ -33,8 +33,13 @@ export async function everyTool(identity: string, { status, q }: Pick<ToolListRe
   return withStats(await listOwnedTools(identity, { deprecated, q }));
 }
 
-/** Tools as the API shows them, each with its statistics. */
+/** One owner's tools as the API shows them, each with its statistics and the names of the tools that use it. */
 export async function withStats(rows: ToolRow[]) {
-  const stats = await toolStats(rows.map((row) => row.lineageId));
-  return rows.map((row) => toolJson(row, stats.get(row.lineageId)));
+  if (rows.length === 0) return [];
+  const [stats, users] = await Promise.all([
+    toolStats(rows.map((row) => row.lineageId)),
+    toolsWithUses(rows[0].ownerId),
+  ]);
+  const usedBy = (name: string) => users.filter((user) => toolUses(user).includes(name)).map((user) => user.name);
+  return rows.map((row) => ({ ...toolJson(row, stats.get(row.lineageId)), usedBy: usedBy(row.name) }));
 }

@@ -4,8 +4,7 @@ import { PYTHON_TOOL_CODE_RULES } from "@/lib/tools/code-rules";
 import { toolView } from "./wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import { conversationOf, defineTool } from "@/lib/tools/define-tool";
-import { storedTool } from "./stored-tool";
-import { registerToolVersion, type Registration } from "./versions";
+import { dependentsReport, registerToolVersion, type Registration } from "./versions";
 import type { ToolRejection } from "@/lib/tools/types";
 
 const { timeoutMs, memoryBytes } = config.sandbox;
@@ -27,7 +26,8 @@ export const TOOL_CODE_RULES =
   "matches parameters_schema. It runs in a sandbox: no require/import/process/eval/Function/globalThis/" +
   "constructor/__proto__, no Node APIs; console.log and fetch(url) to public http(s) hosts are available, and " +
   "`await tools.call(name, input)` calls another of your tools (a library or MCP tool, or a built-in this profile " +
-  "allows) and returns its output, throwing its error. Limits per call, inner calls included: " +
+  "allows) and returns its output, throwing its error; each name must be a string literal listed in `uses`. " +
+  "Limits per call, inner calls included: " +
   `${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
 
 export const registerTool = defineTool({
@@ -42,7 +42,9 @@ export const registerTool = defineTool({
     "The tool is callable by its name right after registration and in later turns. Registering an existing name " +
     "makes a new version, in either language. Give two or three examples (an ordinary case and an edge case): each " +
     "runs before the tool is accepted, and a mismatch rejects it, showing the input, the expected and the actual " +
-    "output.",
+    "output.\n" +
+    "Build on tools that exist rather than rewriting what they do: list the tools the code calls in `uses`. When a " +
+    "tool others use gets a new version, their examples run again and any that now fail are reported.",
   changesToolset: true,
   inputSchema: NewToolDefinition,
   async execute(definition, context) {
@@ -60,10 +62,11 @@ export const registerTool = defineTool({
         language,
         code,
         examples,
+        uses: definition.uses,
       },
       context.signal,
-      // Its examples may call other tools (tools.call), as the tool will.
-      context.callTool,
+      // Its examples may call other tools (tools.call), as the tool will; the run then offers it.
+      context.codeCalls,
     );
     if (!registration.ok) {
       return {
@@ -73,16 +76,23 @@ export const registerTool = defineTool({
         rejected: rejection(definition, registration),
       };
     }
-    const { row } = registration;
-    context.tools?.add(storedTool(row));
+    const { row, dependents } = registration;
+    const report = dependentsReport(dependents);
     return {
       ok: true,
       output: {
         registered: name,
         version: row.version,
-        message: `Tool "${name}" v${row.version} is registered; call it by name.`,
+        message: `Tool "${name}" v${row.version} is registered; call it by name.${report && `\n${report}`}`,
+        ...(dependents.length > 0 && {
+          dependents: dependents.map(({ name: user, passed, failures }) => ({
+            name: user,
+            passed,
+            failed: failures.length,
+          })),
+        }),
       },
-      registered: toolView(row),
+      registered: { ...toolView(row), ...(dependents.length > 0 && { dependents }) },
     };
   },
 });

@@ -1,14 +1,14 @@
 import type { JSONSchema7 } from "ai";
 import { Validator } from "@cfworker/json-schema";
 import type { ToolRow } from "@/lib/db/queries/tools";
-import { toolSource, toolView } from "./wire";
+import { toolSource, toolUses, toolView } from "./wire";
 import { runInSandbox, type ToolSource } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
 import { offeredSchema } from "@/lib/tools/schema";
-import type { AgentTool, InputCheck, ToolContext, ToolResult } from "@/lib/tools/types";
-import { callTool } from "@/lib/tools/call";
+import type { AgentTool, CallTool, CodeCalls, InputCheck, ToolContext, ToolResult } from "@/lib/tools/types";
+import { callTool, type CallContext } from "@/lib/tools/call";
 
 /** A tool the agent wrote: its inputs are checked against its JSON Schema, and its code runs in the sandbox. */
 export function storedTool(row: ToolRow): AgentTool {
@@ -19,13 +19,24 @@ export function storedTool(row: ToolRow): AgentTool {
     parametersSchema: offeredSchema(view.parametersSchema) as JSONSchema7,
     versionId: view.versionId,
     parse: inputChecker(view.parametersSchema),
-    execute: (input, { signal, callTool, nested }) => runToolCode(toolSource(row), input, signal, { callTool, nested }),
+    execute: (input, { signal, callTool, nested }) =>
+      runToolCode(callableVersion(row), input, signal, { callTool, nested }),
   };
 }
 
-/** A call of a stored tool from the API (/api and /seat): the one call path, so the audit and statistics count it. */
-export const callFromApi = (tool: ToolRow, input: unknown, ownerId: string, signal: AbortSignal) =>
-  callTool({ name: tool.name, tool: storedTool(tool), input, caller: { ownerId, source: "api" }, signal });
+/** A version's code as it runs: its source, and the tools it may call (its `uses`). */
+export interface CallableVersion extends ToolSource {
+  uses: readonly string[];
+}
+
+const callableVersion = (row: ToolRow): CallableVersion => ({ ...toolSource(row), uses: toolUses(row) });
+
+/**
+ * A call of a stored tool from the API (/api and /seat), on the API's terms (toolset.ts `apiCallContext`): the one
+ * call path, so the audit and statistics count it, and its tools.call goes the same way.
+ */
+export const callFromApi = (tool: ToolRow, input: unknown, context: CallContext, signal: AbortSignal) =>
+  callTool({ ...context, name: tool.name, tool: storedTool(tool), input, signal });
 
 /** A check of inputs against a tool's parameters schema, naming each problem and where it is. */
 export function inputChecker(schema: Record<string, unknown>): (input: unknown) => InputCheck<unknown> {
@@ -41,9 +52,12 @@ export function inputChecker(schema: Record<string, unknown>): (input: unknown) 
   };
 }
 
-/** Call a stored tool's entry point (`run(input)`) in its language's sandbox; its tools.call goes to `callTool`. */
+/**
+ * Call a stored tool's entry point (`run(input)`) in its language's sandbox. Its tools.call goes to `callTool`, for
+ * the tools its `uses` lists only: the check refuses the code's other calls, and this refuses those it could not see.
+ */
 export async function runToolCode(
-  source: ToolSource,
+  version: CallableVersion,
   input: unknown,
   signal?: AbortSignal,
   { callTool, nested }: Pick<ToolContext, "callTool" | "nested"> = {},
@@ -51,29 +65,43 @@ export async function runToolCode(
   const serve =
     callTool &&
     (async ({ name, input: toolInput }: { name: string; input: unknown }, hostSignal: AbortSignal) => {
-      const called = await callTool(name, toolInput, hostSignal);
+      const called = version.uses.includes(name)
+        ? await callTool(name, toolInput, hostSignal)
+        : { ok: false as const, error: notInUses(name, version.uses) };
       return called.ok ? { ok: true as const, output: called.output } : { ok: false as const, error: called.error };
     });
-  const result = await runInSandbox("tool", source, input, signal, { callTool: serve, nested });
+  const result = await runInSandbox("tool", version, input, signal, { callTool: serve, nested });
   if (!result.ok) return sandboxFailure(result);
   return { ok: true, output: result.output, truncated: result.outputTruncated, text: result.text };
 }
 
+const notInUses = (name: string, uses: readonly string[]) =>
+  `tools.call("${name}") refused: ${name} is not in this tool's uses (${uses.join(", ") || "none"}). Register a ` +
+  "new version that lists it in uses.";
+
 /** A stored version as `runExamples` takes it. */
 export const testedVersion = (row: ToolRow) => ({
-  ...toolSource(row),
+  ...callableVersion(row),
   parametersSchema: JSON.parse(row.parametersSchema) as Record<string, unknown>,
 });
+
+/** Run a stored version's examples (`examples`, its own by default), its tools.call served by `calls`. */
+export const runStoredExamples = (
+  row: ToolRow,
+  signal?: AbortSignal,
+  calls?: CodeCalls,
+  examples = JSON.parse(row.examples) as ToolExample[],
+) => runExamples(testedVersion(row), examples, signal, calls?.callsAs(row.name));
 
 /**
  * Run each example against a tool's code in the sandbox, side by side (the pool's threads take them): its input
  * must match the parameters schema, and its output the expected one. `callTool` serves the code's tools.call.
  */
 export async function runExamples(
-  tool: ToolSource & { parametersSchema: Record<string, unknown> },
+  tool: CallableVersion & { parametersSchema: Record<string, unknown> },
   examples: ToolExample[],
   signal?: AbortSignal,
-  callTool?: ToolContext["callTool"],
+  callTool?: CallTool,
 ): Promise<ExampleOutcome[]> {
   const check = inputChecker(tool.parametersSchema);
   return Promise.all(

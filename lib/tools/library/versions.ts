@@ -3,35 +3,40 @@ import { isDeepStrictEqual } from "node:util";
 import {
   keptFailingExamples,
   saveToolVersion,
+  toolsWithUses,
   versionSource,
   type NewToolVersion,
   type ToolRow,
 } from "@/lib/db/queries/tools";
 import { checkSource, formatViolation, runInSandbox, type Violation } from "@/lib/sandbox";
-import type { ExampleOutcome } from "@/lib/contract/events";
+import type { DependentCheck, ExampleOutcome } from "@/lib/contract/events";
 import { describeFailures } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
 import { inlineRefs, SchemaReferenceError } from "@/lib/tools/schema";
-import { runExamples } from "./stored-tool";
-import type { ToolContext } from "@/lib/tools/types";
+import { runExamples, runStoredExamples, storedTool } from "./stored-tool";
+import { toolUses } from "./wire";
+import { isBuiltinName } from "@/lib/tools/names";
+import type { CodeCalls } from "@/lib/tools/types";
 
 const MAX_SCHEMA_CHARS = 16 * 1024;
 
 export type Refusal =
-  | { ok: false; problem: "schema" | "compile"; message: string; cancelled?: boolean }
+  | { ok: false; problem: "schema" | "compile" | "uses"; message: string; cancelled?: boolean }
   | { ok: false; problem: "policy"; message: string; violations: Violation[] }
   | { ok: false; problem: "examples"; message: string; outcomes: ExampleOutcome[]; cancelled?: boolean };
 
-export type Registration = { ok: true; row: ToolRow } | Refusal;
+/** A stored version, and how the tools that use it did against it. */
+export type Registration = { ok: true; row: ToolRow; dependents: DependentCheck[] } | Refusal;
 
 /**
  * The one way a tool version comes to exist, from register_tool, generation and the API alike: it passes
- * `checkToolVersion`, then it is stored, with its examples. A refusal stores nothing.
+ * `checkToolVersion`, then it is stored, with its examples. A refusal stores nothing. With `calls` (tools.call for
+ * its code), the new version joins their tools and the examples of the owner's tools that use it run against it.
  */
 export async function registerToolVersion(
   tool: NewToolVersion,
   signal?: AbortSignal,
-  callTool?: ToolContext["callTool"],
+  calls?: CodeCalls,
 ): Promise<Registration> {
   // The calls a person kept as failing examples of the version this one follows: it must pass them too, and they
   // become its examples.
@@ -39,10 +44,46 @@ export async function registerToolVersion(
     (example) => !tool.examples.some((own) => isDeepStrictEqual(own.input, example.input)),
   );
   const checked = { ...tool, examples: [...tool.examples, ...kept] };
-  const refusal = await checkToolVersion(checked, signal, callTool);
+  const refusal = await checkToolVersion(checked, signal, calls);
   if (refusal?.problem === "examples" && kept.length > 0)
     refusal.message += `\n${kept.length} of these examples were kept by a person from calls of the previous version that went wrong: every new version must pass them.`;
-  return refusal ?? { ok: true, row: await saveToolVersion(checked) };
+  if (refusal) return refusal;
+  const row = await saveToolVersion(checked);
+  if (!calls) return { ok: true, row, dependents: [] };
+  calls.registry.add(storedTool(row));
+  return { ok: true, row, dependents: await checkDependents(row, calls, signal) };
+}
+
+/**
+ * The owner's tools whose latest version uses `row`'s tool, each with its examples run again now that the tool has
+ * a new version (side by side, as a version's own examples run). A tool without examples has nothing to fail. A
+ * conversation's own tool is used only by the tools of its conversation; a library tool, by any.
+ */
+async function checkDependents(row: ToolRow, calls: CodeCalls, signal?: AbortSignal): Promise<DependentCheck[]> {
+  const users = (await toolsWithUses(row.ownerId)).filter(
+    (user) =>
+      user.lineageId !== row.lineageId &&
+      (row.scope === "library" || user.conversationId === row.conversationId) &&
+      toolUses(user).includes(row.name),
+  );
+  return Promise.all(
+    users.map(async (user) => {
+      const outcomes = await runStoredExamples(user, signal, calls);
+      const failures = outcomes.filter((outcome) => !outcome.passed);
+      return { id: user.lineageId, name: user.name, version: user.version, passed: failures.length === 0, failures };
+    }),
+  );
+}
+
+/** What a registration says of the tools that use the new version, when some now fail: empty when none do. */
+export function dependentsReport(dependents: DependentCheck[]): string {
+  const failing = dependents.filter((dependent) => !dependent.passed);
+  if (failing.length === 0) return "";
+  const names = failing.map((dependent) => `${dependent.name} (${dependent.failures.length} failing)`).join(", ");
+  return (
+    `Tools that use it now fail their examples: ${names}. Register a fixed version of each, or fix this tool:\n` +
+    failing.map((dependent) => `${dependent.name}:\n${describeFailures(dependent.failures)}`).join("\n")
+  );
 }
 
 /**
@@ -53,10 +94,13 @@ export async function registerToolVersion(
 export async function checkToolVersion(
   tool: Omit<NewToolVersion, "ownerId" | "conversationId" | "runId">,
   signal?: AbortSignal,
-  callTool?: ToolContext["callTool"],
+  calls?: CodeCalls,
 ): Promise<Refusal | undefined> {
   const schemaProblem = checkParametersSchema(tool.parametersSchema);
   if (schemaProblem) return { ok: false, problem: "schema", message: `Invalid parameters_schema: ${schemaProblem}` };
+  const uses = tool.uses ?? [];
+  const usesProblem = await checkUses(tool.name, uses, calls);
+  if (usesProblem) return { ok: false, problem: "uses", message: `Invalid uses: ${usesProblem}` };
 
   const source = versionSource(tool);
   const check = await checkSource(source);
@@ -71,7 +115,12 @@ export async function checkToolVersion(
   // Loading the code and running the examples are independent sandbox calls: side by side, the pool takes both.
   const [compiled, outcomes] = await Promise.all([
     runInSandbox("compile", source, undefined, signal),
-    runExamples({ ...source, parametersSchema: tool.parametersSchema }, tool.examples, signal, callTool),
+    runExamples(
+      { ...source, uses, parametersSchema: tool.parametersSchema },
+      tool.examples,
+      signal,
+      calls?.callsAs(tool.name),
+    ),
   ]);
   if (!compiled.ok) {
     const failure = sandboxFailure(compiled);
@@ -94,6 +143,24 @@ export async function checkToolVersion(
       cancelled: signal?.aborted,
     };
   }
+  return undefined;
+}
+
+/**
+ * What is wrong with the tools a version says it calls: itself, or a tool its code could not call. Without `calls`
+ * (a check with no one to call for) every name is refused, since none of its calls could be served.
+ */
+async function checkUses(name: string, uses: readonly string[], calls?: CodeCalls): Promise<string | undefined> {
+  if (uses.includes(name)) return `${name} may not call itself.`;
+  if (uses.length > 0 && !calls) return "tools.call is not available here, so a tool registered here may use none.";
+  const found = await Promise.all(uses.map(async (used) => ({ used, tool: await calls?.resolve(used) })));
+  const missing = found.filter(({ tool }) => !tool).map(({ used }) => used);
+  const builtins = missing.filter(isBuiltinName);
+  if (builtins.length > 0) return `${builtins.join(", ")}: a built-in this profile does not allow.`;
+  if (missing.length > 0)
+    return `${missing.join(", ")}: no tool you can call has this name. Register it first, or check the name (an MCP server's tool is server__tool).`;
+  const changers = found.filter(({ tool }) => tool?.changesToolset).map(({ used }) => used);
+  if (changers.length > 0) return `${changers.join(", ")} changes the run's tools and cannot be called from code.`;
   return undefined;
 }
 

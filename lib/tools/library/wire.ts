@@ -16,6 +16,9 @@ import type { Refusal } from "./versions";
 /** A version's code and its language, as the sandbox takes them. */
 export const toolSource = (row: ToolRow): ToolSource => ({ language: row.language as ToolLanguage, code: row.code });
 
+/** The tools a version's code calls with tools.call. */
+export const toolUses = (row: ToolRow): string[] => JSON.parse(row.uses) as string[];
+
 /** A tool version as the trace shows it (`tool_registered`) and the conversation's tool list. */
 export function toolView(row: ToolRow): RegisteredToolView {
   return {
@@ -27,6 +30,7 @@ export function toolView(row: ToolRow): RegisteredToolView {
     ...toolSource(row),
     version: row.version,
     examples: JSON.parse(row.examples) as ToolExample[],
+    uses: toolUses(row),
   };
 }
 
@@ -50,6 +54,7 @@ export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
     status: row.deprecated ? "deprecated" : "active",
     conversationId: row.conversationId,
     createdAt: row.createdAt.toISOString(),
+    uses: toolUses(row),
     ...(stats ? { stats: { ...stats, lastUsedAt: stats.lastUsedAt?.toISOString() ?? null } } : {}),
     ...(stats ? { statistics: seatStatistics(stats) } : {}),
   };

@@ -1,18 +1,18 @@
 import { Tool } from "@/lib/contract/responses";
-import { toolStats } from "@/lib/db/queries/executions";
 import { deleteTool, updateTool } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolChange, ToolVersionQuery } from "@/lib/contract/requests";
 import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
-import { toolJson } from "@/lib/tools/library/wire";
+import { withStats } from "@/lib/tools/library/list";
 
 /** The tool with its statistics: its latest version, or `?version=N`. */
 export const GET = route(async (request, context: RouteParams) => {
   const { version } = readQuery(request, ToolVersionQuery);
   const { tool } = await requireTool(request, context, version);
-  return answer(Tool, toolJson(tool, (await toolStats([tool.lineageId])).get(tool.lineageId)));
+  const [shown] = await withStats([tool]);
+  return answer(Tool, shown);
 });
 
 /** Deprecate or reactivate, move to or from the library, or describe it anew. */
@@ -25,7 +25,8 @@ export const PATCH = route(async (request, context: RouteParams) => {
     deprecated: status === undefined ? undefined : status === "deprecated",
   });
   const { tool: updated } = await requireTool(request, context);
-  return answer(Tool, toolJson(updated, (await toolStats([tool.lineageId])).get(tool.lineageId)));
+  const [shown] = await withStats([updated]);
+  return answer(Tool, shown);
 });
 
 /** Every version goes; conversations that showed it keep their traces. */

@@ -3,6 +3,7 @@ import { readJson } from "@/lib/http/body";
 import { ToolDescription } from "@/lib/contract/requests";
 import { route } from "@/lib/http/route";
 import { generationResponse } from "@/lib/agent/tool-writer-response";
+import { apiCodeCallsOf } from "@/lib/accounts/admin";
 
 export const dynamic = "force-dynamic";
 
@@ -14,5 +15,5 @@ export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
   const body = await readJson(request, ToolDescription);
   const jsonOnly = /^application\/json\b/.test(request.headers.get("accept") ?? "");
-  return generationResponse(request, identity, body, !jsonOnly);
+  return generationResponse(request, identity, body, !jsonOnly, await apiCodeCallsOf(identity));
 });

@@ -6,6 +6,7 @@ import { ApiError } from "@/lib/platform/errors";
 import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { callFromApi } from "@/lib/tools/library/stored-tool";
+import { apiCallsOf } from "@/lib/accounts/admin";
 import { toolRunJson } from "@/lib/tools/library/wire";
 
 /**
@@ -16,7 +17,8 @@ export const POST = route(async (request, context: RouteParams) => {
   const { version } = readQuery(request, ToolVersionQuery);
   const { tool, identity } = await requireTool(request, context, version);
   const { input } = await readJson(request, ToolExecution);
-  const { result, invalidInput, durationMs } = await callFromApi(tool, input, identity, request.signal);
+  const calls = await apiCallsOf(identity);
+  const { result, invalidInput, durationMs } = await callFromApi(tool, input, calls, request.signal);
   if (invalidInput) {
     const problems = invalidInput.join("; ");
     throw new ApiError(400, "invalid_input", `The input does not match the tool's parameters_schema: ${problems}.`);
