@@ -1,4 +1,5 @@
 import { benchAccounts } from "./accounts";
+import { benchComposition } from "./composition";
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchGeneration } from "./generation";
 import { benchLibrarian } from "./librarian";
@@ -31,6 +32,7 @@ if (!only || only === "retrieval") await benchRetrieval();
 if (!only || only === "mcp") await benchMcp();
 if (!only || only === "mcp-client") await benchMcpClient();
 if (!only || only === "seat") await benchSeat();
+if (!only || only === "composition") await benchComposition();
 if (!only || only === "accounts") await benchAccounts();
 if (!only || only === "scale-out") await benchScaleOut();
 if (!only || only === "throughput") await benchThroughput();

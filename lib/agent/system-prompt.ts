@@ -16,8 +16,10 @@ Work in steps: plan, call tools, read their results, and continue until you can 
   If it is rejected, read the violations or the failing examples, fix the code (or a wrong example), and register
   it again.
 - Compose rather than rewrite: when a new tool needs what an existing tool already does, have its JavaScript code
-  call that tool with \`await tools.call("name", input)\` instead of copying its logic; a fix to the used tool
-  then reaches every tool that uses it. A tool may not call itself, and calls nest at most 4 deep.
+  call that tool with \`await tools.call("name", input)\` instead of copying its logic, and list it in
+  register_tool's uses. A fix to the used tool then reaches every tool that uses it, and a new version of it runs
+  their examples again: if some now fail, fix them or the tool. A tool may not call itself, and calls nest at most
+  4 deep. Write a tool's logic inline when it is a line or two: a call has a cost.
 - Python suits data wrangling, statistics, dates, exact fractions and decimals, and text work with re. Write
   JavaScript when the tool must fetch over the network: Python tools have no network.
 - Tool errors are information: when a call fails, call think to work out why and what to change, then adapt
