@@ -11,7 +11,7 @@ import packageJson from "@/package.json";
 import { findLibraryTool, listOwnedTools } from "@/lib/db/queries/tools";
 import { ApiError } from "@/lib/platform/errors";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
-import { callTool } from "@/lib/tools/call";
+import { callTool, type CallContext } from "@/lib/tools/call";
 import { storedTool } from "@/lib/tools/library/stored-tool";
 import { toolSource } from "@/lib/tools/library/wire";
 import { offeredSchema } from "@/lib/tools/schema";
@@ -26,27 +26,34 @@ const INSTRUCTIONS =
   "sandbox (QuickJS or Pyodide, no access to the host; `fetch` to public addresses only, for JavaScript tools " +
   "marked open-world; Python tools have no network).";
 
+/** Who an MCP client acts for, and the terms its tools' own tools.call run on (read only for a tools/call). */
+interface McpCaller {
+  ownerId: string;
+  calls: () => Promise<CallContext>;
+}
+
 /**
  * One HTTP exchange with an MCP client acting for `ownerId` (checked before: lib/mcp/access.ts), whose body was read
  * under the API's rules (lib/http/body.ts). The SDK serves the current stateless revision and, through its
  * stateless fallback, the 2025 ones; each request gets a fresh server.
  */
-export function serveMcp(request: Request, ownerId: string, body: unknown): Promise<Response> {
+export function serveMcp(request: Request, caller: McpCaller, body: unknown): Promise<Response> {
   // authInfo is how the SDK hands a caller's identity to the server it builds; the token was checked already.
-  const authInfo = { token: "", clientId: "toolsmith-api-token", scopes: [], extra: { ownerId } };
+  const authInfo = { token: "", clientId: "toolsmith-api-token", scopes: [], extra: { ...caller } };
   return handler.fetch(request, { authInfo, parsedBody: body });
 }
 
-const handler = createMcpHandler((context) => libraryServer(ownerOf(context)), {
+const handler = createMcpHandler((context) => libraryServer(callerOf(context)), {
   // Requests the SDK refused (the client's mistakes, answered 4xx) and transport failures: one line each.
   onerror: (error) => console.warn(`MCP: ${error.message}`),
 });
 
-function ownerOf({ authInfo }: McpRequestContext): string {
-  const ownerId = authInfo?.extra?.ownerId;
-  // serveMcp always passes it: a request without it is a wiring mistake, refused rather than served as nobody.
-  if (typeof ownerId !== "string") throw new Error("An MCP request reached the server without its identity.");
-  return ownerId;
+function callerOf({ authInfo }: McpRequestContext): McpCaller {
+  const { ownerId, calls } = authInfo?.extra ?? {};
+  // serveMcp always passes them: a request without them is a wiring mistake, refused rather than served as nobody.
+  if (typeof ownerId !== "string" || typeof calls !== "function")
+    throw new Error("An MCP request reached the server without its identity.");
+  return { ownerId, calls: calls as McpCaller["calls"] };
 }
 
 /**
@@ -54,13 +61,13 @@ function ownerOf({ authInfo }: McpRequestContext): string {
  * tools/call runs one of them through callTool, the path of chat and the REST API (limits, sandbox, audit,
  * statistics). The low-level Server, since the tools are the library's rows, read a page at a time.
  */
-function libraryServer(ownerId: string): Server {
+function libraryServer(caller: McpCaller): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler("tools/list", ({ params }) => answer(() => listLibrary(ownerId, params?.cursor)));
+  server.setRequestHandler("tools/list", ({ params }) => answer(() => listLibrary(caller.ownerId, params?.cursor)));
   server.setRequestHandler("tools/call", ({ params }, context) =>
     answer(async () =>
       server.projectCallToolResult(
-        await callLibraryTool(ownerId, params.name, params.arguments, context.mcpReq.signal),
+        await callLibraryTool(caller, params.name, params.arguments, context.mcpReq.signal),
         undefined,
       ),
     ),
@@ -131,7 +138,7 @@ function afterCursor(cursor: string | undefined) {
  * the tool itself, is a result with `isError`, which the client's model reads and can act on.
  */
 async function callLibraryTool(
-  ownerId: string,
+  { ownerId, calls }: McpCaller,
   name: string,
   input: Record<string, unknown> | undefined,
   signal: AbortSignal,
@@ -143,6 +150,8 @@ async function callLibraryTool(
       `Unknown tool: ${name}. tools/list names the tools of this library.`,
     );
   const { result } = await callTool({
+    // The terms of the API's calls (the owner's default profile), so that the tool's own tools.call is served.
+    ...(await calls()),
     name,
     tool: storedTool(row),
     input: input ?? {},

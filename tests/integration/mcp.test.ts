@@ -346,3 +346,25 @@ describe("the MCP endpoint's access", () => {
     }
   });
 });
+
+describe("a library tool whose code calls another (tools.call), called by an MCP client", () => {
+  it("serves the inner call on the owner's terms, through the one call path", async () => {
+    await createTool(aliceToken, {
+      name: "loud_slug",
+      description: "A title as a slug, shouted.",
+      parameters_schema: SLUGIFY.parameters_schema,
+      code: "async function run({ title }) { return (await tools.call('slugify', { title })).toUpperCase(); }",
+      uses: ["slugify"],
+    });
+    const client = await connect(REVISIONS[0], aliceToken);
+    try {
+      const loud = await client.callTool("loud_slug", { title: "Tools calling tools" });
+      expect(loud).toMatchObject({ content: [{ type: "text", text: "TOOLS-CALLING-TOOLS" }] });
+      expect(loud.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const { executions } = (await send(aliceToken, `/api/tools/${ids.slugify}/executions`, "GET")).body;
+    expect(executions[0]).toMatchObject({ source: "mcp", status: "succeeded", output: "tools-calling-tools" });
+  });
+});

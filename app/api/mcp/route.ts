@@ -3,6 +3,7 @@ import { readJson } from "@/lib/http/body";
 import { route } from "@/lib/http/route";
 import { requireMcpCaller } from "@/lib/mcp/access";
 import { serveMcp } from "@/lib/mcp/server";
+import { apiCallsOf } from "@/lib/accounts/admin";
 
 export const dynamic = "force-dynamic";
 
@@ -13,5 +14,6 @@ export const dynamic = "force-dynamic";
  */
 export const POST = route(async (request) => {
   const ownerId = await requireMcpCaller(request);
-  return serveMcp(request, ownerId, await readJson(request, z.unknown()));
+  const calls = () => apiCallsOf(ownerId);
+  return serveMcp(request, { ownerId, calls }, await readJson(request, z.unknown()));
 });
