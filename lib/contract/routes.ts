@@ -442,7 +442,7 @@ const routes: ZodOpenApiPathsObject = {
     }),
     delete: operation("Delete every version", {
       requestParams: { path: id },
-      responses: { ...noContent, ...errors(401, 404) },
+      responses: { ...noContent, ...errors(401, 404, 409) },
     }),
   },
   "/api/tools/{id}/versions": {
@@ -758,7 +758,7 @@ const seatRoutes: ZodOpenApiPathsObject = {
     }),
     delete: seatOperation("Remove a tool (every version)", {
       requestParams: { path: id },
-      responses: { ...noContent, ...seatErrors(404) },
+      responses: { ...noContent, ...seatErrors(404, 409) },
     }),
   },
   "/seat/tools/{id}/execute": {

@@ -178,7 +178,17 @@ describe("tools that call tools through the REST API", () => {
 
     const quieter = await create({ ...tool("api_shout", "function run({ text }) { return text; }") });
     expect(quieter.status).toBe(201);
-    expect((await quieter.json()).dependents).toMatchObject([{ name: "api_greet", passed: false }]);
+    const quieterTool = await quieter.json();
+    expect(quieterTool.dependents).toMatchObject([{ name: "api_greet", passed: false }]);
+
+    // A used tool cannot be deleted from under its users (nor through SEAT); once they are gone, it can.
+    const refused = await api.fetch(`/api/tools/${quieterTool.id}`, { method: "DELETE" });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({
+      error: { code: "tool_in_use", message: expect.stringContaining("api_greet calls api_shout") },
+    });
+    expect((await api.fetch(`/api/tools/${greetId}`, { method: "DELETE" })).status).toBe(204);
+    expect((await api.fetch(`/api/tools/${quieterTool.id}`, { method: "DELETE" })).status).toBe(204);
   });
 
   it("answers 422 for uses naming no tool", async () => {

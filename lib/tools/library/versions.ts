@@ -1,6 +1,7 @@
 import { Validator } from "@cfworker/json-schema";
 import { isDeepStrictEqual } from "node:util";
 import {
+  deleteTool,
   keptFailingExamples,
   saveToolVersion,
   toolsWithUses,
@@ -14,7 +15,7 @@ import { describeFailures } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
 import { inlineRefs, SchemaReferenceError } from "@/lib/tools/schema";
 import { runExamples, runStoredExamples, storedTool } from "./stored-tool";
-import { toolUses } from "./wire";
+import { toolInUse, toolUses } from "./wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import type { CodeCalls } from "@/lib/tools/types";
 
@@ -60,11 +61,8 @@ export async function registerToolVersion(
  * conversation's own tool is used only by the tools of its conversation; a library tool, by any.
  */
 async function checkDependents(row: ToolRow, calls: CodeCalls, signal?: AbortSignal): Promise<DependentCheck[]> {
-  const users = (await toolsWithUses(row.ownerId)).filter(
-    (user) =>
-      user.lineageId !== row.lineageId &&
-      (row.scope === "library" || user.conversationId === row.conversationId) &&
-      toolUses(user).includes(row.name),
+  const users = (await usersOf(row)).filter(
+    (user) => row.scope === "library" || user.conversationId === row.conversationId,
   );
   return Promise.all(
     users.map(async (user) => {
@@ -73,6 +71,24 @@ async function checkDependents(row: ToolRow, calls: CodeCalls, signal?: AbortSig
       return { id: user.lineageId, name: user.name, version: user.version, passed: failures.length === 0, failures };
     }),
   );
+}
+
+/** The owner's other tools whose latest version lists `tool`'s name in its uses. */
+async function usersOf(tool: ToolRow): Promise<ToolRow[]> {
+  return (await toolsWithUses(tool.ownerId)).filter(
+    (user) => user.lineageId !== tool.lineageId && toolUses(user).includes(tool.name),
+  );
+}
+
+/** Delete every version of a tool, unless other tools' code calls it (409): they would fail from then on. */
+export async function removeTool(tool: ToolRow): Promise<void> {
+  const users = await usersOf(tool);
+  if (users.length > 0)
+    throw toolInUse(
+      tool.name,
+      users.map((user) => user.name),
+    );
+  await deleteTool(tool.lineageId);
 }
 
 /** What a registration says of the tools that use the new version, when some now fail: empty when none do. */

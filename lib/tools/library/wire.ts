@@ -109,6 +109,14 @@ export const toolRunJson = (result: ToolResult, durationMs: number): ToolRun => 
 export const reservedName = (name: string) =>
   new ApiError(422, "reserved_name", `"${name}" is a built-in tool; choose another name.`);
 
+/** 409: a tool that other tools' code calls cannot be deleted from under them. */
+export const toolInUse = (name: string, usedBy: string[]) =>
+  new ApiError(
+    409,
+    "tool_in_use",
+    `${usedBy.join(", ")} ${usedBy.length === 1 ? "calls" : "call"} ${name}: register versions of ${usedBy.length === 1 ? "it" : "them"} without it in uses, or delete ${usedBy.length === 1 ? "it" : "them"}, first.`,
+  );
+
 /** 422 (ToolRefused): a tool version the policy, the sandbox or its examples refused. */
 export function toolRefused(refusal: Refusal): ApiError {
   const details: Omit<ToolRefused, "error"> = {

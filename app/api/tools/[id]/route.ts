@@ -1,11 +1,12 @@
 import { Tool } from "@/lib/contract/responses";
-import { deleteTool, updateTool } from "@/lib/db/queries/tools";
+import { updateTool } from "@/lib/db/queries/tools";
 import { requireTool, type RouteParams } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { ToolChange, ToolVersionQuery } from "@/lib/contract/requests";
 import { answer, route } from "@/lib/http/route";
 import { readQuery } from "@/lib/http/query";
 import { withStats } from "@/lib/tools/library/list";
+import { removeTool } from "@/lib/tools/library/versions";
 
 /** The tool with its statistics: its latest version, or `?version=N`. */
 export const GET = route(async (request, context: RouteParams) => {
@@ -29,9 +30,9 @@ export const PATCH = route(async (request, context: RouteParams) => {
   return answer(Tool, shown);
 });
 
-/** Every version goes; conversations that showed it keep their traces. */
+/** Every version goes; conversations that showed it keep their traces. A tool other tools call stays: 409. */
 export const DELETE = route(async (request, context: RouteParams) => {
   const { tool } = await requireTool(request, context);
-  await deleteTool(tool.lineageId);
+  await removeTool(tool);
   return new Response(null, { status: 204 });
 });
