@@ -147,6 +147,7 @@ describe("nested Python calls", () => {
       "def run(inputs):\n    return tools.call('next', {'depth': inputs['depth'] + 1}) + [inputs['depth']]\n";
     const last = "def run(inputs):\n    return [inputs['depth']]\n";
     // Each level's tools.call runs the next level on the same pool, nested, as lib/tools/call.ts would.
+    let busiest = 0;
     const level =
       (depth: number): ToolCallHandler =>
       async (request, signal) => {
@@ -161,9 +162,9 @@ describe("nested Python calls", () => {
           },
           signal,
         );
-        return outcome.ok
-          ? { ok: true, output: (outcome as { output: unknown }).output }
-          : { ok: false, error: "failed" };
+        // Each level's process is still there as its caller reads its answer: three at the deepest.
+        busiest = Math.max(busiest, chain.stats().processes);
+        return outcome.ok ? { ok: true, output: outputOf(outcome) } : { ok: false, error: "failed" };
       };
     const outcome = await chain.run({
       mode: "tool",
@@ -173,7 +174,7 @@ describe("nested Python calls", () => {
       callTool: level(1),
     });
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, output: [2, 1, 0] });
-    expect(chain.stats().processes).toBeGreaterThanOrEqual(3);
+    expect(busiest).toBe(3);
     // The processes beyond the pool's size end once idle.
     await expect.poll(() => chain.stats().processes, { timeout: 5000 }).toBe(1);
     await chain.close();
@@ -264,5 +265,20 @@ def run(inputs):
     // The next call runs once the process has settled (and collected the cycle), or on a new process.
     expect(await run("def run(inputs):\n    return 1\n")).toMatchObject({ ok: true, output: 1 });
     expect(asked).toEqual([{ name: "shout", input: { text: "during" } }]);
+  });
+});
+
+describe("a call that breaks the channel", () => {
+  it("gets its process replaced: the next call's tools.call works", async () => {
+    const { asked, callTool } = host({ shout: { ok: true, output: "!" } });
+    const closes =
+      "def run(inputs):\n    harness = tools.call.__func__.__globals__\n    harness['os'].close(harness['_TOOLS_FD'])\n    return 1\n";
+    expect(await run(closes, { skipPolicy: true })).toMatchObject({ ok: true, output: 1 });
+    expect(await run("def run(inputs):\n    return tools.call('shout', {})\n", { callTool })).toMatchObject({
+      ok: true,
+      output: "!",
+    });
+    expect(asked).toHaveLength(1);
+    expect(pool.stats().recycled).toBeGreaterThanOrEqual(1);
   });
 });

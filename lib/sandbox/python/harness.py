@@ -666,6 +666,9 @@ def fingerprint():
         tuple((name, id(csv.get_dialect(name))) for name in csv.list_dialects()),
         csv.field_size_limit(),
         sys.modules["calendar"].firstweekday(),
+        # The interpreter's file descriptors (Emscripten's): a call that closed or replaced tools.call's channel, or
+        # left a file open, would leave them to the next call.
+        _descriptors(),
     ]
     for watched in _WATCHED:
         if isinstance(watched, types.FunctionType):
@@ -678,6 +681,17 @@ def fingerprint():
                 if type(value) in (list, set, dict) and value is not _BASELINE:
                     state.append(tuple(map(id, value)))
     return state
+
+
+def _descriptors():
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            status = os.fstat(int(name))
+        except OSError:
+            continue  # the listing's own, closed by now
+        found.append((name, status.st_rdev, status.st_ino))
+    return tuple(found)
 
 
 def _settle():

@@ -429,6 +429,9 @@ export class PythonPool {
     clearTimeout(worker.settleTimer);
     const child = worker.child;
     if (!child) return;
+    // Frames still buffered from a killed process are not served.
+    worker.tools?.removeAllListeners("data");
+    worker.tools?.destroy();
     child.removeAllListeners();
     child.on("error", () => {});
     // bubblewrap leads its own process group (detached): the group goes, and --die-with-parent takes the rest.
