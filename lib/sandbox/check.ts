@@ -7,8 +7,10 @@ export type { Violation };
 export type CheckResult = { ok: true } | { ok: false; violations: Violation[] };
 
 export interface CheckOptions {
-  /** Tools must define `run`; a run_code snippet need not. */
-  requireEntryPoint: boolean;
+  /** Tools must define `run` (the default); a run_code snippet need not. */
+  requireEntryPoint?: boolean;
+  /** The tools the code says it calls: each `tools.call` must name one of them, as a literal. */
+  uses?: readonly string[];
 }
 
 // acorn's estree types are loose; these are the node shapes the rules read.
@@ -18,7 +20,7 @@ interface Located {
 type AnyNode = Node & Located & Record<string, unknown>;
 
 /** Layer 1 of the sandbox: parse and walk the source, and list everything the policy refuses. */
-export function checkCode(code: string, options: CheckOptions = { requireEntryPoint: true }): CheckResult {
+export function checkCode(code: string, { requireEntryPoint = true, uses }: CheckOptions = {}): CheckResult {
   const violations: Violation[] = [];
   const report = (message: string, node?: Located) =>
     violations.push({
@@ -51,11 +53,14 @@ export function checkCode(code: string, options: CheckOptions = { requireEntryPo
     return { ok: false, violations };
   }
 
+  const tools: ToolsUse = { calls: [], direct: new Set(), named: [] };
   full(program, (node) => {
     for (const message of rulesFor(node as AnyNode)) report(message, node as Located);
+    noteToolsUse(node as AnyNode, tools);
   });
+  if (uses) for (const [message, node] of usesViolations(tools, uses)) report(message, node);
 
-  if (options.requireEntryPoint && !definesEntryPoint(program)) {
+  if (requireEntryPoint && !definesEntryPoint(program)) {
     report(`The code must define a top-level \`function ${codePolicy.entryPoint}(inputs)\` (it may be async).`);
   }
 
@@ -109,6 +114,60 @@ function rulesFor(node: AnyNode): string[] {
     default:
       return [];
   }
+}
+
+/** Where the code names `tools`: its direct calls `tools.call(...)`, and every `tools` identifier. */
+interface ToolsUse {
+  calls: AnyNode[];
+  /** The `tools` of the direct calls. */
+  direct: Set<AnyNode>;
+  named: AnyNode[];
+}
+
+function noteToolsUse(node: AnyNode, tools: ToolsUse): void {
+  if (node.type === "Identifier" && node.name === "tools") tools.named.push(node);
+  if (node.type !== "CallExpression") return;
+  const callee = node.callee as AnyNode;
+  const object = callee.object as AnyNode | undefined;
+  const named = callee.type === "MemberExpression" && !callee.computed && (callee.property as AnyNode).name === "call";
+  if (named && object?.type === "Identifier" && object.name === "tools") {
+    tools.calls.push(node);
+    tools.direct.add(object);
+  }
+}
+
+/**
+ * With `uses` (the tools a tool says it calls): each tools.call names one of them, as a literal, and `tools` is used
+ * no other way (an alias, `tools["call"]`, an argument, a shadowing name), which would hide what the code calls.
+ */
+function usesViolations(tools: ToolsUse, uses: readonly string[]): [string, AnyNode][] {
+  const found: [string, AnyNode][] = [];
+  for (const call of tools.calls) {
+    const first = (call.arguments as AnyNode[])[0];
+    const name = literalText(first);
+    if (name === undefined) {
+      const example = 'tools.call("word_count", { text })';
+      found.push([`tools.call needs the tool's name as a string literal, listed in uses: ${example}.`, first ?? call]);
+    } else if (!uses.includes(name)) {
+      const quoted = JSON.stringify(name);
+      found.push([`tools.call(${quoted}) names a tool not in uses: add ${quoted} to uses.`, first]);
+    }
+  }
+  for (const node of tools.named) {
+    if (tools.direct.has(node)) continue;
+    const message =
+      '`tools` may only be used as tools.call("name", input), called directly: aliasing it, passing it around or ' +
+      "naming something else `tools` hides which tools the code calls.";
+    found.push([message, node]);
+  }
+  return found;
+}
+
+/** A string literal's text: "name", 'name' or `name` without substitutions. */
+function literalText(node: AnyNode | undefined): string | undefined {
+  if (node?.type === "Literal" && typeof node.value === "string") return node.value;
+  if (node?.type !== "TemplateLiteral" || (node.expressions as AnyNode[]).length > 0) return undefined;
+  return ((node.quasis as AnyNode[])[0].value as { cooked?: string | null }).cooked ?? undefined;
 }
 
 const protectedWrite = "Writing to a `prototype` is not allowed.";

@@ -1,8 +1,8 @@
 import { config } from "@/lib/settings/config";
-import { checkCode, type CheckResult, type Violation } from "./check";
+import { checkCode, type CheckOptions, type CheckResult, type Violation } from "./check";
 import { guardedFetch } from "./fetch-guard";
 import { processWide } from "@/lib/platform/process-wide";
-import { SandboxPool, type RunMode, type SandboxOutcome, type ToolCallHandler } from "./pool";
+import { SandboxPool, type FetchRequest, type RunMode, type SandboxOutcome, type ToolCallHandler } from "./pool";
 import type { ToolSource } from "./languages";
 import { checkPython, runPython } from "./python";
 
@@ -17,8 +17,12 @@ export function sandboxPool(): SandboxPool {
   return processWide("sandboxPool", () => new SandboxPool(config.sandboxWorkers));
 }
 
-/** The policy's verdict on code, in its own language: JavaScript's is acorn's walk, Python's its own `ast`. */
-export async function checkSource(source: ToolSource, options = { requireEntryPoint: true }): Promise<CheckResult> {
+/**
+ * The policy's verdict on code, in its own language: JavaScript's is acorn's walk, Python's its own `ast`. With
+ * `uses` (the tools the code says it calls), each tools.call must name one of them as a literal, and `tools` be used
+ * no other way.
+ */
+export async function checkSource(source: ToolSource, options: CheckOptions = {}): Promise<CheckResult> {
   return source.language === "python" ? checkPython(source.code, options) : checkCode(source.code, options);
 }
 
@@ -35,21 +39,30 @@ export async function runInSandbox(
   signal?: AbortSignal,
   { callTool, nested }: { callTool?: ToolCallHandler; nested?: boolean } = {},
 ): Promise<SandboxResult> {
+  const served = callTool && upTo(config.toolCallsPerCall, "tools.call calls", callTool);
   if (source.language === "python") {
-    const outcome = await runPython(mode, source.code, input, signal);
+    const outcome = await runPython(mode, source.code, input, signal, { callTool: served, nested });
     return "violations" in outcome ? refusedByPolicy(outcome.violations) : outcome;
   }
   const { code } = source;
   const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
   if (!check.ok) return refusedByPolicy(check.violations);
-  let fetches = 0;
-  const onFetch = (request: Parameters<typeof guardedFetch>[0], fetchSignal: AbortSignal) => {
-    if (++fetches > config.fetch.maxRequestsPerCall) {
-      return Promise.reject(new Error(`More than ${config.fetch.maxRequestsPerCall} fetches in one call.`));
-    }
-    return guardedFetch(request, { limits: config.fetch, signal: fetchSignal });
-  };
-  return sandboxPool().run({ mode, code, input, limits: config.sandbox, nested }, { fetch: onFetch, callTool }, signal);
+  const onFetch = upTo(config.fetch.maxRequestsPerCall, "fetches", (request: FetchRequest, fetchSignal: AbortSignal) =>
+    guardedFetch(request, { limits: config.fetch, signal: fetchSignal }),
+  );
+  const host = { fetch: onFetch, callTool: served };
+  return sandboxPool().run({ mode, code, input, limits: config.sandbox, nested }, host, signal);
+}
+
+/** A host service that refuses past `limit` requests in one call. */
+function upTo<Request, Reply>(
+  limit: number,
+  what: string,
+  serve: (request: Request, signal: AbortSignal) => Promise<Reply>,
+): (request: Request, signal: AbortSignal) => Promise<Reply> {
+  let made = 0;
+  return (request, signal) =>
+    ++made > limit ? Promise.reject(new Error(`More than ${limit} ${what} in one call.`)) : serve(request, signal);
 }
 
 /** A call refused before it ran: the violations, as the model reads them and as structured data. */

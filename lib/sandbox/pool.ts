@@ -61,6 +61,9 @@ export interface HostServices {
   callTool?: ToolCallHandler;
 }
 
+/** What a tools.call gets where no caller serves one (a run_code snippet, an example run without a run). */
+export const NO_TOOL_CALLS = "tools.call is not available here: only a stored tool may call other tools.";
+
 /** Calls whose thread the pool terminated, by reason: the others end on their own and keep their thread. */
 export type TerminationCounts = Record<"timeout" | "cancelled" | "memory" | "crash", number>;
 
@@ -70,12 +73,14 @@ interface Pending {
   resolve: (outcome: SandboxOutcome) => void;
 }
 
-interface Running {
+/** A call a pool's thread or process is running, and what ends with it. */
+export interface Running<P = Pending> {
   id: number;
-  pending: Pending;
+  pending: P;
+  /** The wall clock: the call's deadline, past which its thread or process is killed. */
   timer: NodeJS.Timeout;
   started: number;
-  /** Aborts the call's host requests (fetches, tool calls) when the call ends. */
+  /** Aborts the call's host requests (fetches, tool calls) when the call ends, whichever way it ends. */
   hostRequests: AbortController;
 }
 
@@ -217,7 +222,7 @@ export class SandboxPool {
           ? host.fetch(message.payload as FetchRequest, signal)
           : host.callTool
             ? host.callTool(message.payload as ToolRequest, signal)
-            : Promise.reject(new Error("tools.call is not available here: only a stored tool may call other tools."));
+            : Promise.reject(new Error(NO_TOOL_CALLS));
       const reply = (answer: { response: unknown } | { error: string }) =>
         slot.worker.postMessage({ type: "host-reply", requestId: message.requestId, ...answer });
       served.then(

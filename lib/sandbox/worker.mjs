@@ -36,14 +36,19 @@ const FETCH = `
     const request = { url: String(url), method: init.method, headers: init.headers, body: init.body == null ? undefined : String(init.body) };
     return new Response(JSON.parse(await hostFetch(JSON.stringify(request))));
   };`;
+// Not a property of the global object: TOOLS_BINDING makes it a global `const`, which code reaches only by its
+// name (never as this.tools), so the policy's check sees every use of it.
 const TOOLS = `
-  globalThis.tools = Object.freeze({
+  const tools = Object.freeze({
     call: async (name, input) => {
       const reply = JSON.parse(await hostTool(JSON.stringify({ name: String(name), input: input === undefined ? {} : input })));
       if (!reply.ok) throw new Error(reply.error);
       return reply.output;
     },
   });`;
+const TOOLS_BINDING = "const tools = globalThis.toolsBinding; delete globalThis.toolsBinding;";
+// Code that calls tools.call: other code may have a `tools` of its own, which a global const would collide with.
+const CALLS_TOOLS = /\btools\s*(\?\.|\.)\s*call\b/;
 const INVOKERS = `
   const serialise = (value) => {
     const json = JSON.stringify(value === undefined ? null : value);
@@ -53,10 +58,11 @@ const INVOKERS = `
   return {
     tool: async (run, inputJson) => serialise(await run(JSON.parse(inputJson))),
     snippet: async (completion) => serialise(await completion),
+    tools: typeof tools === "undefined" ? undefined : tools,
   };`;
 const preludes = new Map();
 function preludeFor(code) {
-  const uses = [code.includes("console"), code.includes("fetch"), code.includes("tools")];
+  const uses = [code.includes("console"), code.includes("fetch"), CALLS_TOOLS.test(code)];
   const key = uses.join();
   if (!preludes.has(key)) {
     const parts = [uses[0] ? CONSOLE : "", uses[1] ? FETCH : "", uses[2] ? TOOLS : "", INVOKERS];
@@ -145,6 +151,11 @@ async function execute(job) {
       vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, hostTool, limitsObject)),
     );
 
+    const toolsObject = keep(vm.getProp(invokers, "tools"));
+    if (vm.typeof(toolsObject) === "object") {
+      vm.setProp(vm.global, "toolsBinding", toolsObject);
+      keep(vm.unwrapResult(vm.evalCode(TOOLS_BINDING, "tools.js")));
+    }
     const evaluated = vm.evalCode(job.code, job.mode === "snippet" ? "snippet.js" : "tool.js");
     if (evaluated.error) return finish({ ok: false, error: describeError(vm, keep(evaluated.error)) });
     const completion = keep(evaluated.value);

@@ -86,6 +86,8 @@ export const config = {
   /** Library tools offered to the model in a run: the best matches for its message (the conversation's own come on top). */
   retrievedTools: settings.TOOLSMITH_RETRIEVED_TOOLS,
   sandboxWorkers: settings.TOOLSMITH_SANDBOX_WORKERS,
+  /** tools.call calls one call of a tool's code may make (each waits for its tool): a loop over a list, not a flood. */
+  toolCallsPerCall: 50,
   python: {
     workers: settings.TOOLSMITH_PYTHON_WORKERS,
     /** Start the processes with the server, rather than at the first Python call. */

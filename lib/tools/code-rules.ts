@@ -18,8 +18,16 @@ export const PYTHON_SANDBOX_RULES =
   `no name or attribute starting with _; no ${pythonPolicy.bannedNames.join("/")}. Limits per call: ` +
   `${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
 
+/** How a Python tool calls another tool (lib/sandbox/python/harness.py's `tools`; the check of `uses` in it too). */
+export const PYTHON_TOOLS_CALL =
+  "`tools.call(name, input)` calls another of your tools (a library or MCP tool, or a built-in this profile allows) " +
+  "and returns its output as Python values; it is synchronous (no await) and raises `tools.ToolCallError` (catch " +
+  'it by that name) with the tool\'s error. Name the tool with a string literal, `tools.call("word_count", ' +
+  '{"text": text})`, list every name it calls in `uses`, and use `tools` no other way. Inner calls count against ' +
+  "the call's time.";
+
 /** A Python tool's shape and its sandbox. */
 export const PYTHON_TOOL_CODE_RULES =
   "Python that defines `def run(inputs):` returning a JSON value (dict with str keys, list, str, int, float, bool " +
   `or None; ${PYTHON_JSON_VALUES}); \`inputs\` is a dict matching parameters_schema (read inputs["name"]). What ` +
-  `it prints comes back with its result. It runs as ${PYTHON_SANDBOX_RULES}`;
+  `it prints comes back with its result. ${PYTHON_TOOLS_CALL} It runs as ${PYTHON_SANDBOX_RULES}`;

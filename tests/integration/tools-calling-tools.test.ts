@@ -23,6 +23,28 @@ const calling = (name: string, callee: string) => ({
   ...tool(name, `async function run({ text }) { return tools.call('${callee}', { text }); }`),
   uses: [callee],
 });
+// Python calls without await; its examples call shout too. python_shout is called by JavaScript and by Python.
+const PYTHON_SHOUT = {
+  ...tool("python_shout", "def run(inputs):\n    return inputs['text'].upper() + '?'\n"),
+  language: "python",
+};
+const PYTHON_GREET = {
+  ...tool(
+    "python_greet",
+    "def run(inputs):\n    loud = tools.call('shout', {'text': 'hello ' + inputs['text']})\n" +
+      "    asked = tools.call('python_shout', {'text': inputs['text']})\n" +
+      "    try:\n        tools.call('python_shout', {})\n    except tools.ToolCallError as error:\n" +
+      "        return {'greeting': loud, 'asked': asked, 'refused': str(error)[:30]}\n",
+  ),
+  language: "python",
+  examples: [
+    {
+      input: { text: "bo" },
+      expected_output: { greeting: "HELLO BO!", asked: "BO?", refused: "Invalid input for python_shout" },
+    },
+  ],
+  uses: ["shout", "python_shout"],
+};
 
 const model = new ModelServer();
 let app: AppServer;
@@ -82,6 +104,30 @@ describe("tools that call tools (tools.call)", () => {
     ]);
     const audit = await (await api.fetch("/api/audit")).json();
     expect(audit.entries.slice(0, 2).map((entry: { tool: string }) => entry.tool)).toEqual(["greet", "shout"]);
+  });
+
+  it("runs a Python tool's tools.call through the same path: a JavaScript tool, a Python one, a refusal", async () => {
+    const id = (await api.createConversation()).id;
+    const prompt = "Make shout and python_shout, then python_greet that uses them, and greet Ada.";
+    model.script(prompt, [
+      { toolCalls: [{ name: "register_tool", args: SHOUT }] },
+      { toolCalls: [{ name: "register_tool", args: PYTHON_SHOUT }] },
+      { toolCalls: [{ name: "register_tool", args: PYTHON_GREET }] },
+      { toolCalls: [{ name: "python_greet", args: { text: "ada" } }] },
+      { text: "HELLO ADA!" },
+    ]);
+    const events = await api.run(id, prompt);
+    const greet = ofType(events, "tool_result").find((result) => result.name === "python_greet")!;
+    expect(greet).toMatchObject({
+      ok: true,
+      output: { greeting: "HELLO ADA!", asked: "ADA?", refused: "Invalid input for python_shout" },
+    });
+    const inner = ofType(events, "nested_tool_result").filter((result) => result.parentCallId === greet.callId);
+    expect(inner).toMatchObject([
+      { name: "shout", ok: true, output: "HELLO ADA!" },
+      { name: "python_shout", ok: true, output: "ADA?" },
+      { name: "python_shout", ok: false },
+    ]);
   });
 
   it("refuses uses that name the tool itself or no tool, before anything is stored", async () => {

@@ -144,3 +144,70 @@ describe("the code policy", () => {
     expect(result.ok || result.violations.length).toBe(20);
   });
 });
+
+describe("the tools a tool says it calls (uses)", () => {
+  const uses = ["shout", "github__search"];
+  const at = (code: string) => {
+    const result = checkCode(code, { uses });
+    return result.ok ? [] : result.violations.map(({ line, column, message }) => ({ line, column, message }));
+  };
+
+  it("passes tools.call with a literal name listed in uses, an MCP tool's included", () => {
+    const code =
+      "async function run({ text }) {\n  const a = await tools.call('shout', { text });\n" +
+      '  const b = await tools.call(`github__search`, { q: text });\n  return tools.call("shout", { text: a + b });\n}';
+    expect(checkCode(code, { uses })).toEqual({ ok: true });
+    expect(checkCode("function run() { return 1; }", { uses: [] })).toEqual({ ok: true });
+  });
+
+  it("refuses a name not in uses, saying what to add, at its line and column", () => {
+    expect(at("async function run() {\n  return tools.call('whisper', {});\n}")).toEqual([
+      { line: 2, column: 21, message: 'tools.call("whisper") names a tool not in uses: add "whisper" to uses.' },
+    ]);
+  });
+
+  it("refuses a name that is not a literal: computed, a variable, a template with a substitution, none", () => {
+    const forms = [
+      "  return tools.call('sh' + 'out', {});",
+      "  const name = 'shout';\n  return tools.call(name, {});",
+      "  return tools.call(`${'shout'}`, {});",
+      "  return tools.call(...['shout', {}]);",
+      "  return tools.call();",
+    ];
+    for (const form of forms) {
+      const violations = at(`async function run() {\n${form}\n}`);
+      expect(violations, form).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining("tools.call needs the tool's name as a string literal"),
+        }),
+      ]);
+      expect(violations[0].line, form).toBe(form.split("\n").length + 1);
+    }
+  });
+
+  it("refuses `tools` used any other way than a direct tools.call, which would hide what is called", () => {
+    const forms = [
+      "  const call = tools.call;\n  return call('whisper', {});",
+      "  return tools['call']('whisper', {});",
+      "  const { call } = tools;\n  return call('whisper', {});",
+      "  return helper(tools);",
+      "  return tools.call.bind(null)('whisper', {});",
+      "  return (0, tools.call)('whisper', {});",
+      "  const tools = { call: (n) => n };\n  return tools.call('shout');",
+      "  return new tools.call('shout', {});",
+    ];
+    for (const form of forms) {
+      const violations = at(`async function run() {\n${form}\n}`);
+      expect(violations.length, form).toBeGreaterThan(0);
+      expect(
+        violations.some((violation) => violation.message.startsWith("`tools` may only be used as tools.call")),
+        form,
+      ).toBe(true);
+    }
+    expect(at("function run(tools) {\n  return tools.call('shout', {});\n}")[0]).toMatchObject({ line: 1, column: 14 });
+  });
+
+  it("leaves code alone when no uses is given: the checks before each run pass none", () => {
+    expect(checkCode("async function run() { const c = tools.call; return c('x' + 'y', {}); }")).toEqual({ ok: true });
+  });
+});

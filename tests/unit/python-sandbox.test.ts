@@ -339,3 +339,105 @@ def run(inputs):
     expect(await tool(code)).toMatchObject({ output: 1 });
   });
 });
+
+describe("the tools a Python tool says it calls (uses)", () => {
+  const uses = ["shout", "github__search"];
+  const at = async (code: string) => {
+    const result = await sandbox.checkSource(python(code), { uses });
+    return result.ok ? [] : result.violations;
+  };
+
+  it("passes tools.call with a literal name listed in uses, an MCP tool's `__` included", async () => {
+    const code =
+      "def run(inputs):\n    a = tools.call('shout', {'text': inputs['text']})\n" +
+      "    return tools.call(\"github__search\", {'q': a})\n";
+    expect(await sandbox.checkSource(python(code), { uses })).toEqual({ ok: true });
+    // Before each call the check has no uses: the MCP tool's name passes it too.
+    expect(await sandbox.checkSource(python(code))).toEqual({ ok: true });
+    expect(await sandbox.checkSource(python("def run(inputs):\n    return 1\n"), { uses: [] })).toEqual({ ok: true });
+  });
+
+  it("refuses a name not in uses, saying what to add, at its line and column", async () => {
+    expect(await at("def run(inputs):\n    x = 1\n    return tools.call('whisper', {})\n")).toEqual([
+      { line: 3, column: 23, message: 'tools.call("whisper") names a tool not in uses: add "whisper" to uses.' },
+    ]);
+  });
+
+  it("refuses a name that is not a literal: computed, a variable, an f-string, unpacked, a keyword, none", async () => {
+    const forms = [
+      "    return tools.call('sh' + 'out', {})",
+      "    name = 'shout'\n    return tools.call(name, {})",
+      "    return tools.call(f\"{'shout'}\", {})",
+      "    return tools.call(*['shout', {}])",
+      "    return tools.call(name='shout')",
+      "    return tools.call()",
+    ];
+    for (const form of forms) {
+      const violations = await at(`def run(inputs):\n${form}\n`);
+      expect(violations, form).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining("tools.call needs the tool's name as a string literal"),
+        }),
+      ]);
+      expect(violations[0].line, form).toBe(form.split("\n").length + 1);
+    }
+  });
+
+  it("refuses `tools` used any other way than a direct tools.call, which would hide what is called", async () => {
+    const forms = [
+      "    call = tools.call\n    return call('whisper', {})",
+      "    return helper(tools)",
+      "    return [t.call('whisper', {}) for t in [tools]]",
+      "    tools = Other()\n    return tools.call('shout', {})",
+      "    global tools\n    return tools.call('shout', {})",
+      "    return type(tools).call(tools, 'whisper', {})",
+    ];
+    for (const form of forms) {
+      const violations = await at(`def run(inputs):\n${form}\n`);
+      expect(
+        violations.some((violation) => violation.message.startsWith("`tools` may only be used as tools.call")),
+        form,
+      ).toBe(true);
+    }
+    expect(await at("def run(inputs, tools=None):\n    return tools.call('shout', {})\n")).toEqual([
+      expect.objectContaining({ line: 1, column: 17 }),
+    ]);
+    // Where `tools` is used otherwise, even a check without uses keeps the rule on strings naming internals.
+    const aliased = "def run(inputs):\n    call = tools.call\n    return call('github__search', {})\n";
+    expect(await sandbox.checkSource(python(aliased))).toMatchObject({ ok: false });
+  });
+});
+
+describe("tools.call through runInSandbox and a stored tool's code", () => {
+  it("serves a Python tool's calls, caps how many one call makes, and runs through runToolCode unchanged", async () => {
+    const { runToolCode } = await import("@/lib/tools/library/stored-tool");
+    const { config } = await import("@/lib/settings/config");
+    const asked: string[] = [];
+    const callTool = async (name: string, input: unknown) => {
+      asked.push(name);
+      return { ok: true as const, output: { name, input } };
+    };
+    const code = "def run(inputs):\n    return tools.call('echo', {'n': inputs['n']})\n";
+    expect(
+      await runToolCode({ ...python(code), uses: ["echo"] }, { n: 1 }, undefined, { callTool, nested: true }),
+    ).toMatchObject({
+      ok: true,
+      output: { name: "echo", input: { n: 1 } },
+    });
+    const flood =
+      "def run(inputs):\n    for i in range(inputs['n']):\n        tools.call('echo', {})\n    return 'done'\n";
+    const result = await runToolCode(
+      { ...python(flood), uses: ["echo"] },
+      { n: config.toolCallsPerCall + 1 },
+      undefined,
+      { callTool },
+    );
+    expect(result).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(
+        `ToolCallError: More than ${config.toolCallsPerCall} tools.call calls in one call.`,
+      ),
+    });
+    expect(asked).toHaveLength(1 + config.toolCallsPerCall);
+  });
+});

@@ -333,6 +333,30 @@ describe("tools.call, served by the host", () => {
     ]);
   });
 
+  it("reaches tools only by its name, which the policy sees: never as a property of the global object", async () => {
+    const outcome = await sandbox.sandboxPool().run(
+      {
+        mode: "tool",
+        code: `const realm = this;
+        async function run() {
+          const named = await tools.call("shout", {});
+          return { named, global: typeof realm.tools, sloppy: typeof (function () { return this; })().tools };
+        }`,
+        limits,
+      },
+      { fetch: async () => ({}), callTool: async () => ({ ok: true, output: "HI!" }) },
+    );
+    expect(outcome).toMatchObject({ ok: true, output: { named: "HI!", global: "undefined", sloppy: "undefined" } });
+    // Code that does not call tools keeps a `tools` of its own.
+    const own = await sandbox
+      .sandboxPool()
+      .run(
+        { mode: "tool", code: "const tools = ['hammer'];\nfunction run() { return tools; }", limits },
+        { fetch: async () => ({}) },
+      );
+    expect(own).toMatchObject({ ok: true, output: ["hammer"] });
+  });
+
   it("refuses tools.call where no caller serves it", async () => {
     const outcome = await sandbox
       .sandboxPool()

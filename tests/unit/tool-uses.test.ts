@@ -28,4 +28,15 @@ describe("a stored tool's tools.call, at run time", () => {
     });
     expect(callTool).not.toHaveBeenCalled();
   });
+
+  it("refuses a Python tool's call of a name its uses leaves out, when the check did not run", async () => {
+    const callTool = vi.fn<CallTool>(async () => ({ ok: true, output: "reached" }));
+    const code = "def run(inputs):\n    return tools.call('sh' + 'out', {})\n";
+    const result = await runToolCode({ language: "python", code, uses: [] }, {}, undefined, { callTool });
+    expect(result).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`tools.call("shout") refused: shout is not in this tool's uses (none)`),
+    });
+    expect(callTool).not.toHaveBeenCalled();
+  });
 });

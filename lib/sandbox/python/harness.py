@@ -8,6 +8,8 @@ import csv
 import gc
 import json
 import math
+import os
+import re
 import sys
 import types
 import unicodedata
@@ -15,14 +17,19 @@ import unicodedata
 POLICY = {}
 _VIEW_SOURCES = {}
 _SAFE_BUILTINS = {}
+# tools.call's channel to the host (worker.mjs' device): a file descriptor, never a JavaScript object.
+_TOOLS_FD = -1
 # The fingerprint of a pristine interpreter, in a list that configure() fills: the harness's own globals are watched,
 # so this name must keep its object.
 _BASELINE = []
 
 
-def configure(policy_json):
-    """Set the policy (lib/sandbox/policy.ts' pythonPolicy) and import the allowed modules once, before any call."""
-    global POLICY
+def configure(policy_json, tools_device):
+    """Set the policy (lib/sandbox/policy.ts' pythonPolicy), open tools.call's channel and import the allowed modules
+    once, before any call. The device's name goes once open: the descriptor is the only way to it."""
+    global POLICY, _TOOLS_FD
+    _TOOLS_FD = os.open(tools_device, os.O_RDWR)
+    os.unlink(tools_device)
     POLICY = json.loads(policy_json)
     POLICY["banned_names"] = frozenset(POLICY["bannedNames"])
     POLICY["banned_attributes"] = frozenset(POLICY["bannedAttributes"])
@@ -98,6 +105,9 @@ def run(inputs):
 class _Checker(ast.NodeVisitor):
     def __init__(self):
         self.violations = []
+        # The ids of tools.call's name literals, which the `__` rule spares: an MCP tool's name has one (server__tool).
+        # Only when nothing else names `tools`, so that the literal can reach nothing but the host's channel.
+        self.tools_names = frozenset()
 
     def report(self, node, message):
         if len(self.violations) < POLICY["maxViolations"]:
@@ -210,6 +220,8 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node):
+        if id(node) in self.tools_names:
+            return
         if isinstance(node.value, str) and POLICY["dunderString"] in node.value:
             self.report(node, "Strings naming internals (`__...`) are not allowed.")
         elif isinstance(node.value, str) and _reads_private_field(node.value):
@@ -230,13 +242,92 @@ def _reads_private_field(text):
     return False
 
 
-def check(code, require_entry_point, skip_rules=False):
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,256}")
+
+
+def _tools_uses(tree):
+    """The direct calls `tools.call(...)` in the tree, and every other place that names or binds `tools` (an alias,
+    an argument, a shadowing definition): those would hide which tools the code calls."""
+    calls, direct = [], set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "call"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "tools"
+            and isinstance(node.func.value.ctx, ast.Load)
+        ):
+            calls.append(node)
+            direct.add(id(node.func.value))
+    strays = [node for node in ast.walk(tree) if "tools" in _names_in(node) and id(node) not in direct]
+    return calls, strays
+
+
+def _names_in(node):
+    """The names a node reads or binds itself (not its children's)."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (node.name,)
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split(".")[0],)
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (node.name,)
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,)
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return tuple(node.names)
+    return ()
+
+
+def _called_name(call):
+    """The tool a tools.call names: its first argument when that is a string literal, else None."""
+    first = call.args[0] if call.args else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first
+    return None
+
+
+def _uses_violations(calls, strays, uses):
+    """With `uses` (the tools a tool says it calls): each tools.call names one of them, as a literal; `tools` is used
+    no other way."""
+    found = []
+
+    def report(node, message):
+        found.append({"message": message, "line": node.lineno, "column": node.col_offset + 1})
+
+    for call in calls:
+        name = _called_name(call)
+        if name is None:
+            report(
+                call.args[0] if call.args else call,
+                "tools.call needs the tool's name as a string literal, listed in uses: "
+                'tools.call("word_count", {"text": text}).',
+            )
+        elif name.value not in uses:
+            quoted = json.dumps(name.value)
+            report(name, f"tools.call({quoted}) names a tool not in uses: add {quoted} to uses.")
+    for node in strays:
+        report(
+            node,
+            '`tools` may only be used as tools.call("name", input), called directly: aliasing it, passing it '
+            "around or naming something else `tools` hides which tools the code calls.",
+        )
+    return found
+
+
+def check(code, require_entry_point, skip_rules=False, uses_json=None):
     """The policy's verdict: {"ok": true, "entry": name|None} or {"ok": false, "violations": [...]}. With
-    `skip_rules` (the test-only switch), only that the code parses and has its entry point."""
-    return _checked(code, require_entry_point, skip_rules)[0]
+    `skip_rules` (the test-only switch), only that the code parses and has its entry point. With `uses_json` (a JSON
+    list of names), every tools.call must name one of them."""
+    uses = None if uses_json is None else frozenset(json.loads(uses_json))
+    return _checked(code, require_entry_point, skip_rules, uses)[0]
 
 
-def _checked(code, require_entry_point, skip_rules):
+def _checked(code, require_entry_point, skip_rules, uses=None):
     """The verdict, and the parsed module when it passed: a call runs the tree it checked."""
     try:
         tree = ast.parse(code, "<tool>")
@@ -250,7 +341,16 @@ def _checked(code, require_entry_point, skip_rules):
     checker = _Checker()
     try:
         if not skip_rules:
+            calls, strays = _tools_uses(tree)
+            if not strays:
+                names = (_called_name(call) for call in calls)
+                checker.tools_names = {id(name) for name in names if name and _TOOL_NAME.fullmatch(name.value)}
             checker.visit(tree)
+            if uses is not None:
+                for violation in _uses_violations(calls, strays, uses):
+                    if len(checker.violations) < POLICY["maxViolations"]:
+                        checker.violations.append(violation)
+                checker.violations.sort(key=lambda violation: (violation["line"], violation["column"]))
     except RecursionError:
         checker.report(tree, "The code is nested too deeply to check.")
     if checker.violations:
@@ -261,8 +361,8 @@ def _checked(code, require_entry_point, skip_rules):
     return {"ok": True, "entry": entry if isinstance(entry, str) else None}, tree
 
 
-def check_json(code, require_entry_point, skip_rules):
-    return json.dumps(check(code, require_entry_point, skip_rules))
+def check_json(code, require_entry_point, skip_rules, uses_json=None):
+    return json.dumps(check(code, require_entry_point, skip_rules, uses_json))
 
 
 def _entry_point(tree):
@@ -354,11 +454,51 @@ def _namespace():
 
     own_builtins = dict(_SAFE_BUILTINS)
     own_builtins["__import__"] = guarded_import
+    own_builtins["tools"] = _TOOLS
     return {"__builtins__": own_builtins, "__name__": "tool"}
 
 
 class NotJson(Exception):
     pass
+
+
+class ToolCallError(Exception):
+    """A tools.call whose tool failed or was refused: str(error) is the called tool's error."""
+
+
+_OMITTED = object()
+
+
+class _Tools:
+    """What tool code sees as `tools`: tools.call(name, input) waits for another tool's output and returns it as
+    Python values, or raises tools.ToolCallError with its error. The host decides whether the call may run."""
+
+    __slots__ = ()
+    ToolCallError = ToolCallError
+
+    def call(self, name, input=_OMITTED):
+        return _call_tool(name, {} if input is _OMITTED else input)
+
+
+_TOOLS = _Tools()
+
+
+def _call_tool(name, input):
+    if not isinstance(name, str):
+        raise TypeError(f"tools.call's first argument is the tool's name, a str (got {type(name).__name__}).")
+    try:
+        request = json.dumps({"name": name, "input": _to_json(input, "input")}, ensure_ascii=False)
+    except NotJson as error:
+        raise TypeError(f"tools.call({name!r}, ...): the input is not JSON: {error}") from None
+    # One write sends the request; the reply is ready to read when it returns, and ends where a read gives nothing.
+    os.write(_TOOLS_FD, request.encode())
+    chunks = []
+    while chunk := os.read(_TOOLS_FD, 1 << 16):
+        chunks.append(chunk)
+    reply = json.loads(b"".join(chunks))
+    if not reply.get("ok"):
+        raise ToolCallError(str(reply.get("error")))
+    return reply.get("output")
 
 
 def _to_json(value, path="output", depth=0):
@@ -526,6 +666,9 @@ def fingerprint():
         tuple((name, id(csv.get_dialect(name))) for name in csv.list_dialects()),
         csv.field_size_limit(),
         sys.modules["calendar"].firstweekday(),
+        # The interpreter's file descriptors (Emscripten's): a call that closed or replaced tools.call's channel, or
+        # left a file open, would leave them to the next call.
+        _descriptors(),
     ]
     for watched in _WATCHED:
         if isinstance(watched, types.FunctionType):
@@ -538,6 +681,17 @@ def fingerprint():
                 if type(value) in (list, set, dict) and value is not _BASELINE:
                     state.append(tuple(map(id, value)))
     return state
+
+
+def _descriptors():
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            status = os.fstat(int(name))
+        except OSError:
+            continue  # the listing's own, closed by now
+        found.append((name, status.st_rdev, status.st_ino))
+    return tuple(found)
 
 
 def _settle():

@@ -1,7 +1,7 @@
 import { config } from "@/lib/settings/config";
 import { processWide } from "@/lib/platform/process-wide";
 import type { CheckResult } from "../check";
-import { failure, type RunMode } from "../pool";
+import { failure, type RunMode, type ToolCallHandler } from "../pool";
 import { pythonPolicy } from "../policy";
 import { PythonPool, type PythonOutcome } from "./pool";
 
@@ -13,14 +13,19 @@ export function pythonPool(): PythonPool {
 /**
  * The policy's verdict on Python code, from Python's own `ast` in a sandbox process. With the test-only switch, only
  * that it parses and defines its entry point: the code is registered, and its calls show what the sandbox holds.
+ * With `uses`, each tools.call must name one of those tools, as a literal.
  */
-export async function checkPython(code: string, options: { requireEntryPoint: boolean }): Promise<CheckResult> {
+export async function checkPython(
+  code: string,
+  { requireEntryPoint = true, uses }: { requireEntryPoint?: boolean; uses?: readonly string[] } = {},
+): Promise<CheckResult> {
   const verdict =
     before(code) ??
     (await pythonPool().run({
       mode: "check",
       code,
-      requireEntryPoint: options.requireEntryPoint,
+      requireEntryPoint,
+      uses,
       skipPolicy: config.python.skipPolicy,
       limits: config.sandbox,
     }));
@@ -32,18 +37,20 @@ export async function checkPython(code: string, options: { requireEntryPoint: bo
 
 /**
  * Run Python in a sandbox process: the policy again (unless a test turned it off), then the call under the limits.
- * Code the policy refuses comes back as its violations, for runInSandbox to word as it does JavaScript's.
+ * Code the policy refuses comes back as its violations, for runInSandbox to word as it does JavaScript's. `callTool`
+ * serves the code's tools.call; `nested`: another tool's code called this one.
  */
 export async function runPython(
   mode: RunMode,
   code: string,
   input?: unknown,
   signal?: AbortSignal,
+  { callTool, nested }: { callTool?: ToolCallHandler; nested?: boolean } = {},
 ): Promise<PythonOutcome> {
   return (
     before(code) ??
     ((await pythonPool().run(
-      { mode, code, input, skipPolicy: config.python.skipPolicy, limits: config.sandbox },
+      { mode, code, input, skipPolicy: config.python.skipPolicy, limits: config.sandbox, callTool, nested },
       signal,
     )) as PythonOutcome)
   );

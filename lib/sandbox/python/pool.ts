@@ -1,16 +1,21 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import type { Readable, Writable } from "node:stream";
 import path from "node:path";
-import type { SandboxLimits } from "@/lib/settings/config";
+import { config, type SandboxLimits } from "@/lib/settings/config";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "../bubblewrap";
 import {
   failure,
+  NO_TOOL_CALLS,
   sandboxError,
+  type Running,
   untilSettled,
   type RunMode,
   type SandboxOutcome,
   type TerminationCounts,
+  type ToolCallHandler,
+  type ToolRequest,
 } from "../pool";
 import type { Violation } from "../policy";
 import { pythonPolicy } from "../policy";
@@ -23,7 +28,13 @@ export interface PythonJob {
   input?: unknown;
   requireEntryPoint?: boolean;
   skipPolicy?: boolean;
+  /** A check's: the tools the code says it calls; every tools.call must name one of them. */
+  uses?: readonly string[];
   limits: SandboxLimits;
+  /** Serves the code's tools.call; without it, each is refused. */
+  callTool?: ToolCallHandler;
+  /** Called by another tool's code, whose process waits for it: it may use a process beyond the pool's size. */
+  nested?: boolean;
 }
 
 /** A call's outcome, or the policy's verdict when the code was refused before it ran. */
@@ -59,6 +70,24 @@ const KILL_GRACE_MS = 100;
  * settled by then is running something the call left (a promise callback that never ends) and is replaced.
  */
 const SETTLE_LIMIT_MS = 2000;
+/**
+ * Processes beyond the pool's size for nested calls (a Python tool called from a tool's code): a caller's process waits
+ * for its callee's, so callees queued behind their callers would wait out their deadlines. As many as a chain of
+ * tools.call can be deep (lib/tools/call.ts' MAX_CALL_DEPTH); they end once idle.
+ */
+const NESTED_PROCESSES = 4;
+/**
+ * tools.call's channel (fd 4), both ways: a request is a tool's input, at most what the API takes in a body; a reply
+ * the called tool's output, which the call path has capped to TOOLSMITH_TOOL_OUTPUT_CHARS characters (at most 6
+ * bytes each as JSON), with room for the envelope. A name is at most what any tool's is, MCP tools' included.
+ */
+const HOST_LIMITS = {
+  requestBytes: config.maxRequestBytes,
+  replyBytes: 6 * config.toolOutputChars + 64 * 1024,
+  nameChars: 256,
+};
+/** A frame's header from the process: the job's id and the request's length, 4 bytes each. */
+const FRAME_HEADER_BYTES = 8;
 const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has("--permission")
   ? "--permission"
   : "--experimental-permission";
@@ -75,7 +104,10 @@ interface Worker {
   /** Answered its call, and is checking that nothing of it is left before it takes another. */
   settling: boolean;
   settleTimer?: NodeJS.Timeout;
-  current?: { id: number; pending: Pending; timer: NodeJS.Timeout; started: number };
+  current?: Running<Pending>;
+  /** tools.call's channel, and the bytes read from it that do not make a whole frame yet. */
+  tools?: Readable & Writable;
+  unframed: Buffer;
 }
 
 type WorkerMessage =
@@ -183,23 +215,75 @@ export class PythonPool {
     }
   }
 
+  /**
+   * Nested calls first, since their callers hold processes waiting for them; calls from outside never take more than
+   * the pool's size, so the processes beyond it are the nested calls' (started here when one waits, up to
+   * NESTED_PROCESSES).
+   */
   private dispatch(): void {
     this.fill();
-    while (this.queue.length > 0) {
+    const order = [...this.queue.filter((pending) => pending.job.nested), ...this.queue.filter((p) => !p.job.nested)];
+    for (const pending of order) {
       const worker = this.workers.find((candidate) => candidate.isReady && !candidate.current && !candidate.settling);
-      if (!worker) return;
-      this.start(worker, this.queue.shift()!);
+      if (!worker) break;
+      const outside = this.workers.filter((candidate) => candidate.current && !candidate.current.pending.job.nested);
+      if (!pending.job.nested && outside.length >= this.size) continue;
+      this.queue.splice(this.queue.indexOf(pending), 1);
+      this.start(worker, pending);
     }
+    const waitingNested = this.queue.filter((pending) => pending.job.nested).length;
+    const starting = this.workers.filter((worker) => !worker.isReady).length;
+    const room = this.size + NESTED_PROCESSES - this.workers.length;
+    for (let extra = Math.min(waitingNested - starting, room); extra > 0; extra--) this.workers.push(this.spawn(true));
   }
 
   private start(worker: Worker, pending: Pending): void {
     const id = this.nextJobId++;
     const { limits } = pending.job;
     const timer = setTimeout(() => this.fail(worker, "timeout"), limits.timeoutMs + KILL_GRACE_MS);
-    worker.current = { id, pending, timer, started: performance.now() };
-    const { mode, code, input, requireEntryPoint, skipPolicy } = pending.job;
+    worker.current = { id, pending, timer, started: performance.now(), hostRequests: new AbortController() };
+    const { mode, code, input, requireEntryPoint, skipPolicy, uses } = pending.job;
     const wire = { outputChars: limits.outputChars, consoleChars: limits.consoleChars };
-    worker.child.send({ type: "job", job: { id, mode, code, input, requireEntryPoint, skipPolicy, limits: wire } });
+    const job = { id, mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire };
+    worker.child.send({ type: "job", job });
+  }
+
+  /** Frames from the process's tools.call channel: each is served in turn (the process waits for each reply). */
+  private onToolBytes(worker: Worker, chunk: Buffer): void {
+    worker.unframed = Buffer.concat([worker.unframed, chunk]);
+    while (worker.unframed.length >= FRAME_HEADER_BYTES) {
+      const jobId = worker.unframed.readUInt32BE(0);
+      const size = worker.unframed.readUInt32BE(4);
+      // worker.mjs refuses larger requests itself: a process that sends one is not the one we started.
+      if (size > HOST_LIMITS.requestBytes) return this.fail(worker, "crash", "The Python sandbox broke its channel.");
+      if (worker.unframed.length < FRAME_HEADER_BYTES + size) return;
+      const body = worker.unframed.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + size);
+      worker.unframed = worker.unframed.subarray(FRAME_HEADER_BYTES + size);
+      this.serveToolCall(worker, jobId, body);
+    }
+  }
+
+  /**
+   * One tools.call: only for the job the process runs now, in the shape and size it must have, through the job's
+   * handler with the job's signal. Every request is answered, since the process waits; a reply for a job that ended
+   * meanwhile is not sent (its process was killed, or answered and moved on).
+   */
+  private serveToolCall(worker: Worker, jobId: number, body: Buffer): void {
+    const current = worker.current;
+    const reply = (answer: { ok: true; output: unknown } | { ok: false; error: string }) => {
+      if (worker.current !== current || !this.workers.includes(worker)) return;
+      worker.tools?.write(replyFrame(answer));
+    };
+    if (!current || current.id !== jobId)
+      return reply({ ok: false, error: "tools.call works only while its tool runs." });
+    const request = toolRequest(body);
+    if ("error" in request) return reply({ ok: false, error: request.error });
+    const { callTool } = current.pending.job;
+    if (!callTool) return reply({ ok: false, error: NO_TOOL_CALLS });
+    callTool(request, current.hostRequests.signal).then(
+      (answer) => reply(answer),
+      (error: Error) => reply({ ok: false, error: error.message }),
+    );
   }
 
   /** One process in its jail. With `fromSnapshot`, it waits for the memory image and starts from it. */
@@ -208,12 +292,13 @@ export class PythonPool {
     let failStart!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (failStart = reject)));
     ready.catch(() => {});
-    const worker = { ready, isReady: false, settling: false } as Worker;
+    const worker = { ready, isReady: false, settling: false, unframed: Buffer.alloc(0) } as Worker;
     const launch = () => {
       if (this.closed) return failStart(new Error("The Python pool is closed."));
       const args = this.jail(fromSnapshot);
       const child = spawn("bwrap", args, {
-        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        // fd 4: tools.call's channel, a socket pair whose end in the process blocks (worker.mjs waits on it).
+        stdio: ["ignore", "ignore", "pipe", "ipc", "pipe"],
         serialization: "advanced",
         // bubblewrap clears the environment inside the jail (--clearenv); outside, it needs none either.
         env: {} as NodeJS.ProcessEnv,
@@ -225,6 +310,9 @@ export class PythonPool {
       child.channel?.unref();
       let stderr = "";
       child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+      worker.tools = child.stdio[4] as Readable & Writable;
+      worker.tools.on("data", (chunk: Buffer) => this.onToolBytes(worker, chunk));
+      worker.tools.on("error", () => {});
       child.on("message", (message: WorkerMessage) => {
         if (message.type === "ready") {
           worker.isReady = true;
@@ -239,6 +327,9 @@ export class PythonPool {
           worker.settling = false;
           if (message.retire) {
             this.recycled++;
+            this.remove(worker);
+          } else if (this.workers.length > this.size && this.queue.length === 0) {
+            // A process beyond the pool's size (a nested call's) ends once nothing waits for one.
             this.remove(worker);
           }
           this.dispatch();
@@ -286,6 +377,7 @@ export class PythonPool {
       path.join(PYTHON_DIR, "harness.py"),
       JSON.stringify(pythonPolicy),
       String(this.memoryBytes),
+      JSON.stringify({ requestBytes: HOST_LIMITS.requestBytes, replyBytes: HOST_LIMITS.replyBytes }),
       snapshot,
     ];
   }
@@ -295,6 +387,7 @@ export class PythonPool {
     if (!current || message.id !== current.id) return;
     const { type: _type, id: _id, ...reported } = message;
     clearTimeout(current.timer);
+    current.hostRequests.abort();
     worker.current = undefined;
     worker.settling = true;
     worker.settleTimer = setTimeout(() => {
@@ -318,6 +411,7 @@ export class PythonPool {
     if (current) {
       this.terminations[kind]++;
       clearTimeout(current.timer);
+      current.hostRequests.abort();
       worker.current = undefined;
       const durationMs = performance.now() - current.started;
       current.pending.resolve(failure(sandboxError(kind, current.pending.job.limits, detail), durationMs));
@@ -335,6 +429,9 @@ export class PythonPool {
     clearTimeout(worker.settleTimer);
     const child = worker.child;
     if (!child) return;
+    // Frames still buffered from a killed process are not served.
+    worker.tools?.removeAllListeners("data");
+    worker.tools?.destroy();
     child.removeAllListeners();
     child.on("error", () => {});
     // bubblewrap leads its own process group (detached): the group goes, and --die-with-parent takes the rest.
@@ -344,6 +441,34 @@ export class PythonPool {
       child.kill("SIGKILL");
     }
   }
+}
+
+/** A request's body as the process sent it: JSON `{ name, input }`, the name a string of a tool's length. */
+export function toolRequest(body: Buffer): ToolRequest | { error: string } {
+  let request: unknown;
+  try {
+    request = JSON.parse(body.toString("utf8"));
+  } catch {
+    return { error: "The tools.call request is not JSON." };
+  }
+  if (typeof request !== "object" || request === null || !("name" in request) || !("input" in request))
+    return { error: "A tools.call request is { name, input }." };
+  const { name, input } = request;
+  if (typeof name !== "string" || name.length === 0 || name.length > HOST_LIMITS.nameChars)
+    return { error: `tools.call's name must be a tool's name: a string of 1 to ${HOST_LIMITS.nameChars} characters.` };
+  return { name, input };
+}
+
+/** A reply to the process: its length, then its JSON; an output over the limit is replaced by an error saying so. */
+function replyFrame(answer: { ok: true; output: unknown } | { ok: false; error: string }): Buffer {
+  let body = Buffer.from(JSON.stringify(answer));
+  if (body.length > HOST_LIMITS.replyBytes) {
+    const error = `The called tool's result is larger than the ${HOST_LIMITS.replyBytes} bytes tools.call carries.`;
+    body = Buffer.from(JSON.stringify({ ok: false, error }));
+  }
+  const header = Buffer.alloc(4);
+  header.writeUInt32BE(body.length, 0);
+  return Buffer.concat([header, body]);
 }
 
 function installedPyodide(): string {

@@ -6,7 +6,9 @@
 import fs from "node:fs";
 
 const host = process;
-const [pyodideDir, harnessFile, policyJson, memoryBytes, snapshotFile] = host.argv.slice(2);
+const [pyodideDir, harnessFile, policyJson, memoryBytes, hostLimitsJson, snapshotFile] = host.argv.slice(2);
+/** @type {{ requestBytes: number, replyBytes: number }} */
+const hostLimits = JSON.parse(hostLimitsJson);
 const send = /** @type {(message: unknown) => void} */ (host.send?.bind(host));
 
 // Pyodide's file system module asks process.binding for open flags, which the permission model refuses.
@@ -33,6 +35,76 @@ if (!snapshot) {
   send({ type: "snapshot", bytes: pyodide.makeMemorySnapshot() });
 }
 
+// tools.call's channel: fd 4, a socket the parent made (blocking on this side). Python reaches it only as a device
+// file of Emscripten's, so what tool code holds is a file descriptor, never a JavaScript object: a request written
+// to it goes to the parent, which checks and serves it, and the write returns once the reply is there to be read.
+const TOOLS_FD = 4;
+const TOOLS_DEVICE = "/dev/tools";
+/** The job being executed, whose tools.call requests the parent serves; 0 between jobs, when none is sent. */
+let activeJob = 0;
+let toolReply = Buffer.alloc(0);
+const toolsDevice = pyodide.FS.makedev(64, 0);
+pyodide.FS.registerDevice(toolsDevice, {
+  open() {},
+  close() {},
+  read(
+    /** @type {unknown} */ _stream,
+    /** @type {Int8Array} */ buffer,
+    /** @type {number} */ offset,
+    /** @type {number} */ length,
+  ) {
+    const size = Math.min(length, toolReply.length);
+    buffer.set(new Int8Array(toolReply.buffer, toolReply.byteOffset, size), offset);
+    toolReply = toolReply.subarray(size);
+    return size;
+  },
+  write(
+    /** @type {unknown} */ _stream,
+    /** @type {Int8Array} */ buffer,
+    /** @type {number} */ offset,
+    /** @type {number} */ length,
+  ) {
+    toolReply = exchange(Buffer.from(buffer.buffer, buffer.byteOffset + offset, length));
+    return length;
+  },
+});
+pyodide.FS.mkdev(TOOLS_DEVICE, 0o600, toolsDevice);
+
+/**
+ * One tools.call: the request to the parent as a frame (the job's id, the length, the bytes), then its reply
+ * (a length, then JSON). Refused here, without asking the parent, between jobs and past the size limit.
+ * @param {Buffer} request
+ */
+function exchange(request) {
+  if (!activeJob) return refusal("tools.call works only while its tool runs.");
+  if (request.length > hostLimits.requestBytes)
+    return refusal(`The tools.call request is larger than ${hostLimits.requestBytes} bytes.`);
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(activeJob, 0);
+  header.writeUInt32BE(request.length, 4);
+  writeAll(Buffer.concat([header, request]));
+  const size = readExactly(4).readUInt32BE(0);
+  // The parent caps its replies; one past the cap means the channel is broken, and so is this process.
+  if (size > hostLimits.replyBytes) throw new Error("The parent sent a tools.call reply over the limit.");
+  return readExactly(size);
+}
+
+const refusal = (/** @type {string} */ error) => Buffer.from(JSON.stringify({ ok: false, error }));
+
+function writeAll(/** @type {Buffer} */ bytes) {
+  for (let written = 0; written < bytes.length;) written += fs.writeSync(TOOLS_FD, bytes, written);
+}
+
+function readExactly(/** @type {number} */ size) {
+  const bytes = Buffer.alloc(size);
+  for (let read = 0; read < size;) {
+    const got = fs.readSync(TOOLS_FD, bytes, read, size - read, null);
+    if (got === 0) throw new Error("The parent closed the tools.call channel.");
+    read += got;
+  }
+  return bytes;
+}
+
 pyodide.runPython(fs.readFileSync(harnessFile, "utf8"), { globals: pyodide.globals });
 const harness = {
   configure: pyodide.globals.get("configure"),
@@ -55,7 +127,7 @@ class _Refuse:
 sys.meta_path.insert(0, _Refuse)
 del _Refuse
 `);
-harness.configure(policyJson);
+harness.configure(policyJson, TOOLS_DEVICE);
 // Kept for this file alone: the settle step below runs once the call's microtasks have.
 const afterMicrotasks = setImmediate;
 // The host's objects, and every way to run something later: a call must not leave work that runs after its answer
@@ -78,21 +150,29 @@ WebAssembly.Memory.prototype.grow = function (/** @type {number} */ pages) {
 };
 
 /** @param {{ id: number, mode: string, code: string, input?: unknown, requireEntryPoint?: boolean, skipPolicy?: boolean,
- *   limits: { outputChars: number, consoleChars: number } }} job */
+ *   uses?: string[], limits: { outputChars: number, consoleChars: number } }} job */
 function execute(job) {
   const started = performance.now();
   if (job.mode === "check") {
-    const verdict = JSON.parse(harness.check(job.code, Boolean(job.requireEntryPoint), Boolean(job.skipPolicy)));
+    const uses = job.uses === undefined ? undefined : JSON.stringify(job.uses);
+    const verdict = JSON.parse(harness.check(job.code, Boolean(job.requireEntryPoint), Boolean(job.skipPolicy), uses));
     return { ...verdict, durationMs: performance.now() - started };
   }
-  const text = harness.call(
-    job.mode,
-    job.code,
-    JSON.stringify(job.input ?? {}),
-    job.limits.outputChars,
-    job.limits.consoleChars,
-    Boolean(job.skipPolicy),
-  );
+  activeJob = job.id;
+  let text;
+  try {
+    text = harness.call(
+      job.mode,
+      job.code,
+      JSON.stringify(job.input ?? {}),
+      job.limits.outputChars,
+      job.limits.consoleChars,
+      Boolean(job.skipPolicy),
+    );
+  } finally {
+    activeJob = 0;
+    toolReply = Buffer.alloc(0);
+  }
   const durationMs = performance.now() - started;
   const reply = JSON.parse(text);
   const outcome = { logs: reply.logs ?? [], consoleTruncated: Boolean(reply.truncated), durationMs };

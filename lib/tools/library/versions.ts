@@ -119,7 +119,7 @@ export async function checkToolVersion(
   if (usesProblem) return { ok: false, problem: "uses", message: `Invalid uses: ${usesProblem}` };
 
   const source = versionSource(tool);
-  const check = await checkSource(source);
+  const check = await checkSource(source, { uses });
   if (!check.ok) {
     return {
       ok: false,
