@@ -357,6 +357,13 @@ describe("the tools a Python tool says it calls (uses)", () => {
     expect(await sandbox.checkSource(python("def run(inputs):\n    return 1\n"), { uses: [] })).toEqual({ ok: true });
   });
 
+  it("passes catching a call's error by its name, tools.ToolCallError", async () => {
+    const code =
+      "def run(inputs):\n    try:\n        return tools.call('shout', {})\n" +
+      "    except tools.ToolCallError as error:\n        return str(error)\n";
+    expect(await sandbox.checkSource(python(code), { uses })).toEqual({ ok: true });
+  });
+
   it("refuses a name not in uses, saying what to add, at its line and column", async () => {
     expect(await at("def run(inputs):\n    x = 1\n    return tools.call('whisper', {})\n")).toEqual([
       { line: 3, column: 23, message: 'tools.call("whisper") names a tool not in uses: add "whisper" to uses.' },

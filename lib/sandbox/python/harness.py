@@ -247,9 +247,18 @@ _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 def _tools_uses(tree):
     """The direct calls `tools.call(...)` in the tree, and every other place that names or binds `tools` (an alias,
-    an argument, a shadowing definition): those would hide which tools the code calls."""
+    an argument, a shadowing definition) but `tools.ToolCallError`: those would hide which tools the code calls."""
     calls, direct = [], set()
     for node in ast.walk(tree):
+        # Catching its error (`except tools.ToolCallError`) reaches no tool.
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "ToolCallError"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "tools"
+            and isinstance(node.ctx, ast.Load)
+        ):
+            direct.add(id(node.value))
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
