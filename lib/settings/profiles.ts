@@ -183,8 +183,8 @@ function configFile(toolNames?: readonly string[]) {
         error: (issue) => {
           const { code, input } = issue as { code: string; input?: unknown };
           return code === "invalid_key" && toolNames
-            ? `${notATool([input], toolNames)}, nor ${MCP_TOOL_NAMING} (or <server>${MCP_TOOL_SEPARATOR}${MCP_EVERY_TOOL} ` +
-                `for all of its tools)`
+            ? `${notATool([input], toolNames)}; ${MCP_TOOL_NAMING}, or <server>${MCP_TOOL_SEPARATOR}${MCP_EVERY_TOOL} ` +
+                `for all of a server's tools`
             : undefined;
         },
       })

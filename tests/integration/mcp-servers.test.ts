@@ -268,6 +268,42 @@ describe("a person's MCP servers", () => {
     expect((await list(carol)).filter((server: { source: string }) => server.source === "personal")).toHaveLength(20);
   });
 
+  it("past the limit even when added at once: of many concurrent additions to 19, exactly one is stored", async () => {
+    const dave = new Api(app.url);
+    for (let i = 1; i <= 19; i++)
+      await expectJson(await add(dave, { name: `s${i}`, url: `https://s${i}.example.com/mcp` }), 201);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => add(dave, { name: `race${i}`, url: "https://race.example.com/mcp" })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array(19).fill(409)]);
+    for (const answer of answers.filter((answer) => answer.status === 409))
+      expect((await answer.json()).error).toEqual({
+        code: "limit_reached",
+        message: "You have 20 MCP servers, the most one person may connect; remove one first.",
+      });
+    const daveId = (await dave.identity()).split(".")[0];
+    const [{ count }] = await queryDatabase<{ count: unknown }>(
+      databaseUrl,
+      `SELECT COUNT(*) AS "count" FROM "McpServer" WHERE "ownerId" = ?`,
+      daveId,
+    );
+    expect(Number(count)).toBe(20);
+    // In this process too, where nothing spaces the additions out (on SQLite, the app's requests come in one by one).
+    const { addMcpServer } = await import("@/lib/mcp-servers/servers");
+    const erin = `erin-${Date.now()}`;
+    for (let i = 1; i <= 19; i++) await addMcpServer(erin, { name: `s${i}`, url: `https://s${i}.example.com/mcp` });
+    const settled = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => addMcpServer(erin, { name: `race${i}`, url: "https://r.example.com/mcp" })),
+    );
+    expect(settled.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    const counted = await queryDatabase<{ count: unknown }>(
+      databaseUrl,
+      `SELECT COUNT(*) AS "count" FROM "McpServer" WHERE "ownerId" = ?`,
+      erin,
+    );
+    expect(Number(counted[0].count)).toBe(20);
+  });
+
   it("are removed only by their owner: another identity's id and the file's are 404", async () => {
     const [notes] = await rowsOf("notes");
     for (const target of [String(notes.id), "tickets", "file:tickets", "no-such-id"])
