@@ -251,12 +251,7 @@ const toolLimiters = new Map<string, RateLimiter>();
  * One call against a profile's rate limit of a tool, for one identity. On PostgreSQL the count is the database's, so
  * that every instance shares it; SQLite serves one instance, which counts in memory.
  */
-async function takeToolToken(
-  profile: string,
-  tool: string,
-  limit: RateLimit,
-  ownerId: string,
-) {
+async function takeToolToken(profile: string, tool: string, limit: RateLimit, ownerId: string) {
   const key = `${profile}:${tool}:${limit.calls}/${limit.per_seconds}`;
   if (databaseConfig().provider === "postgresql")
     return takeSharedToken(`${key}:${ownerId}`, limit.calls, limit.per_seconds);
