@@ -219,6 +219,25 @@ describe("MCP servers an admin connects for everyone", () => {
     expect((await sendJson(admin, `/api/admin/mcp-servers/${wiki.id}`, "DELETE")).status).toBe(204);
   });
 
+  it("are reached only where a person's may be: a private address TOOLSMITH_MCP_PRIVATE_HOSTS does not list is refused", async () => {
+    // A literal address: the guard decides on it, and nothing is dialled.
+    const intranet = await read(
+      await addForEveryone(admin, { name: "intranet", url: "http://10.9.9.9/mcp", bearerToken: BEARER }),
+      201,
+    );
+    const id = await conversation(member, "connected");
+    const prompt = "Find me the intranet's tools.";
+    model.script(prompt, [
+      { toolCalls: [{ name: "search_tools", args: { query: "intranet tools" } }] },
+      { text: "It cannot be reached." },
+    ]);
+    const [search] = ofType(await member.run(id, prompt), "tool_result");
+    expect((search.output as { unavailable_servers: string[] }).unavailable_servers.join(" ")).toMatch(
+      /MCP server "intranet" may not be reached: 10\.9\.9\.9 is not a public address/,
+    );
+    expect((await sendJson(admin, `/api/admin/mcp-servers/${intranet.id}`, "DELETE")).status).toBe(204);
+  });
+
   it("past the limit, 409: of many added at once with 19 there, exactly one more is stored", async () => {
     const existing = (await read(await admin.fetch("/api/admin/mcp-servers"), 200)).length;
     for (let i = existing; i < 19; i++)
