@@ -3,15 +3,14 @@
 // profiles that take servers connected through the API, clashes of names, removal; and a profile's rate limits of
 // MCP tools (tool_config's server__tool and server__*). The MCP server is server-everything over loopback HTTP,
 // allowed by TOOLSMITH_MCP_PRIVATE_HOSTS; the model is scripted.
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson, ofType, sendJson, signedInApi } from "../support/api";
-import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { scriptedApp, type AppServer } from "../support/app-server";
 import { queryDatabase } from "../support/accounts";
-import { freshDatabaseUrl, prepareDatabase } from "../support/database";
-import { startEverythingHttp } from "../support/mcp-servers";
-import { ModelServer } from "../support/model-server";
+import { prepareDatabase } from "../support/database";
+import { sharedWithApp, startEverythingHttp } from "../support/mcp-servers";
+import { ModelServer, type ScriptedCall } from "../support/model-server";
+import type { SseMessage } from "../support/sse";
 
 const CONFIG = `mcp_servers:
   - name: tickets
@@ -31,13 +30,7 @@ default_profile: connected
 const SECRET = "mcp-admin-test-secret";
 const BEARER = "everyone-bearer-secret";
 const KEY = "everyone-key-secret";
-const databaseUrl = freshDatabaseUrl();
-const configFile = path.join(tempDataDir(), "toolsmith.config.yaml");
-fs.writeFileSync(configFile, CONFIG);
-// The in-process half (serversForRun) reads what the server reads: its database, secret and file.
-process.env.DATABASE_URL = databaseUrl;
-process.env.TOOLSMITH_SECRET = SECRET;
-process.env.TOOLSMITH_CONFIG = configFile;
+const { databaseUrl, configFile } = sharedWithApp(CONFIG, SECRET);
 
 const model = new ModelServer();
 let everything: Awaited<ReturnType<typeof startEverythingHttp>>;
@@ -85,7 +78,18 @@ const addForEveryone = (who: Api, body: unknown) => sendJson(who, "/api/admin/mc
 const listOf = async (who: Api) => read(await who.fetch("/api/mcp-servers"), 200);
 const names = (servers: { name: string; source: string }[]) =>
   servers.map((server) => `${server.source}:${server.name}`);
-const conversation = async (who: Api, profile: string) => (await who.createConversation(profile)).id;
+/** The run of `prompt` was offered no tool of everything's, and its call of echo found none. */
+function expectNotOffered(prompt: string, result: SseMessage["data"]) {
+  expect(model.toolsOffered(prompt).filter((name) => name.startsWith("everything__"))).toEqual([]);
+  expect(result).toMatchObject({ ok: false, error: expect.stringContaining('no tool named "everything__echo"') });
+}
+
+/** A run of `who` under `profile` whose model makes these calls, one a step, then answers: its tool results. */
+async function runCalling(who: Api, profile: string, prompt: string, calls: ScriptedCall[]) {
+  const { id } = await who.createConversation(profile);
+  model.script(prompt, [...calls.map((call) => ({ toolCalls: [call] })), { text: "Done." }]);
+  return ofType(await who.run(id, prompt), "tool_result");
+}
 
 describe("MCP servers an admin connects for everyone", () => {
   let everythingId: string;
@@ -160,29 +164,21 @@ describe("MCP servers an admin connects for everyone", () => {
   });
 
   it("offer their tools in a person's run, called through the one path, and not under a profile that keeps them out", async () => {
-    const id = await conversation(member, "connected");
     const prompt = "Echo the words 'for everyone' back to me.";
-    model.script(prompt, [
-      { toolCalls: [{ name: "everything__echo", args: { message: "for everyone" } }] },
-      { text: "It said for everyone." },
+    const [result] = await runCalling(member, "connected", prompt, [
+      { name: "everything__echo", args: { message: "for everyone" } },
     ]);
-    const events = await member.run(id, prompt);
     expect(model.toolsOffered(prompt)).toContain("everything__echo");
-    const [result] = ofType(events, "tool_result");
     expect(result).toMatchObject({ name: "everything__echo", ok: true, server: "everything" });
     expect(String(result.output)).toContain("for everyone");
     const audit = await read(await member.fetch("/api/audit"), 200);
     expect(audit.entries[0]).toMatchObject({ tool: "everything__echo", decision: "allowed", outcome: "succeeded" });
 
-    const closed = await conversation(member, "closed");
     const closedPrompt = "Echo 'closed' back to me.";
-    model.script(closedPrompt, [
-      { toolCalls: [{ name: "everything__echo", args: { message: "closed" } }] },
-      { text: "No such tool." },
+    const [refused] = await runCalling(member, "closed", closedPrompt, [
+      { name: "everything__echo", args: { message: "closed" } },
     ]);
-    const [refused] = ofType(await member.run(closed, closedPrompt), "tool_result");
-    expect(model.toolsOffered(closedPrompt).filter((name) => name.includes("__"))).toEqual([]);
-    expect(refused).toMatchObject({ ok: false, error: expect.stringContaining('no tool named "everything__echo"') });
+    expectNotOffered(closedPrompt, refused);
   });
 
   it("refuse a name taken with 409 and a sentence; a person's older server of a name the admin takes stays theirs", async () => {
@@ -225,13 +221,9 @@ describe("MCP servers an admin connects for everyone", () => {
       await addForEveryone(admin, { name: "intranet", url: "http://10.9.9.9/mcp", bearerToken: BEARER }),
       201,
     );
-    const id = await conversation(member, "connected");
-    const prompt = "Find me the intranet's tools.";
-    model.script(prompt, [
-      { toolCalls: [{ name: "search_tools", args: { query: "intranet tools" } }] },
-      { text: "It cannot be reached." },
+    const [search] = await runCalling(member, "connected", "Find me the intranet's tools.", [
+      { name: "search_tools", args: { query: "intranet tools" } },
     ]);
-    const [search] = ofType(await member.run(id, prompt), "tool_result");
     expect((search.output as { unavailable_servers: string[] }).unavailable_servers.join(" ")).toMatch(
       /MCP server "intranet" may not be reached: 10\.9\.9\.9 is not a public address/,
     );
@@ -264,17 +256,14 @@ describe("MCP servers an admin connects for everyone", () => {
 
   it("count an MCP tool's calls against its own rate limit, else its server's, and the model reads the refusal", async () => {
     const caller = (await signedInApi(databaseUrl, app.url, "caller@example.com")).browser;
-    const id = await conversation(caller, "connected");
     const prompt = "Echo three times, then add two numbers twice.";
-    model.script(prompt, [
-      { toolCalls: [{ name: "everything__echo", args: { message: "one" } }] },
-      { toolCalls: [{ name: "everything__echo", args: { message: "two" } }] },
-      { toolCalls: [{ name: "everything__echo", args: { message: "three" } }] },
-      { toolCalls: [{ name: "everything__get-sum", args: { a: 1, b: 2 } }] },
-      { toolCalls: [{ name: "everything__get-sum", args: { a: 3, b: 4 } }] },
-      { text: "Done." },
+    const results = await runCalling(caller, "connected", prompt, [
+      { name: "everything__echo", args: { message: "one" } },
+      { name: "everything__echo", args: { message: "two" } },
+      { name: "everything__echo", args: { message: "three" } },
+      { name: "everything__get-sum", args: { a: 1, b: 2 } },
+      { name: "everything__get-sum", args: { a: 3, b: 4 } },
     ]);
-    const results = ofType(await caller.run(id, prompt), "tool_result");
     expect(results.map((result) => result.ok)).toEqual([true, true, false, true, false]);
     // The server's bucket (everything__*) took two echoes; get-sum has its own, of one.
     expect(results[2].error).toMatch(
@@ -307,15 +296,11 @@ describe("MCP servers an admin connects for everyone", () => {
     expect((await sendJson(admin, `/api/admin/mcp-servers/${everythingId}`, "DELETE")).status).toBe(404);
     expect(await read(await admin.fetch("/api/admin/mcp-servers"), 200)).toEqual([]);
     expect(names(await listOf(member))).toEqual(["personal:wiki"]);
-    const id = await conversation(member, "connected");
     const prompt = "Echo 'gone' back to me.";
-    model.script(prompt, [
-      { toolCalls: [{ name: "everything__echo", args: { message: "gone" } }] },
-      { text: "It is gone." },
+    const [result] = await runCalling(member, "connected", prompt, [
+      { name: "everything__echo", args: { message: "gone" } },
     ]);
-    const [result] = ofType(await member.run(id, prompt), "tool_result");
-    expect(model.toolsOffered(prompt).filter((name) => name.startsWith("everything__"))).toEqual([]);
-    expect(result).toMatchObject({ ok: false, error: expect.stringContaining('no tool named "everything__echo"') });
+    expectNotOffered(prompt, result);
   });
 
   it("never answer a secret, and stay out of a person's export", async () => {

@@ -2,14 +2,13 @@
 // sealed in the database (read back from the row), the profiles file's servers beside them, what a run gets
 // (serversForRun, in-process on the same database, secret and file), and how signing in, the export and deleting
 // an account treat them. No MCP server is dialled here: this is configuration and storage.
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson, sendJson } from "../support/api";
-import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { scriptedApp, type AppServer } from "../support/app-server";
 import { queryDatabase } from "../support/accounts";
-import { freshDatabaseUrl, prepareDatabase } from "../support/database";
+import { prepareDatabase } from "../support/database";
 import { Mailbox, signInLink } from "../support/mailbox";
+import { sharedWithApp } from "../support/mcp-servers";
 
 const CONFIG = `mcp_servers:
   - name: files
@@ -35,13 +34,7 @@ profiles:
 default_profile: everyday
 `;
 const SECRET = "mcp-servers-test-secret";
-const databaseUrl = freshDatabaseUrl();
-const configFile = path.join(tempDataDir(), "toolsmith.config.yaml");
-fs.writeFileSync(configFile, CONFIG);
-// The in-process half (serversForRun) reads what the server reads: its database, secret and file.
-process.env.DATABASE_URL = databaseUrl;
-process.env.TOOLSMITH_SECRET = SECRET;
-process.env.TOOLSMITH_CONFIG = configFile;
+const { databaseUrl, configFile } = sharedWithApp(CONFIG, SECRET);
 
 const mailbox = new Mailbox();
 let app: AppServer;
