@@ -1,22 +1,28 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AdminAccounts } from "@/components/admin/AdminAccounts";
+import { McpServers } from "@/components/settings/McpServers";
 import { PageShell } from "@/components/ui/PageShell";
 import { adminAccountJson, adminOf } from "@/lib/accounts/admin";
 import { listAccounts } from "@/lib/db/queries/accounts";
 import { memberPageIdentity } from "@/lib/http/access";
+import { everyoneServerViews } from "@/lib/mcp-servers/servers";
 import { profileChoice } from "@/lib/settings/profiles";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin · Toolsmith" };
 
-/** The admins' page (TOOLSMITH_ADMIN_EMAILS): every account and the profiles it may use; 404 for anyone else. */
+/**
+ * The admins' page (TOOLSMITH_ADMIN_EMAILS): every account and the profiles it may use, and the MCP servers for
+ * everyone; 404 for anyone else.
+ */
 export default async function AdminPage() {
   if (!(await adminOf(await memberPageIdentity()))) notFound();
-  const accounts = (await listAccounts()).map(adminAccountJson);
+  const [accounts, servers] = await Promise.all([listAccounts(), everyoneServerViews()]);
   return (
     <PageShell current="/admin">
-      <AdminAccounts initial={accounts} profiles={profileChoice().names} />
+      <AdminAccounts initial={accounts.map(adminAccountJson)} profiles={profileChoice().names} />
+      <McpServers initial={servers} forEveryone />
     </PageShell>
   );
 }

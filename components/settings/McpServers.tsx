@@ -13,10 +13,11 @@ type HeaderRow = { key: number; name: string; value: string };
 
 /**
  * The MCP servers the agent may use: the person's own (added by URL, with a bearer token or headers that are stored
- * sealed and never shown again; removable) and the profiles file's (read-only). A server's status and tools show
- * when the answer carries them (the MCP client layer fills them).
+ * sealed and never shown again; removable), an admin's for everyone and the profiles file's (read-only). A server's
+ * status and tools show when the answer carries them (the MCP client layer fills them). With `forEveryone`, the
+ * admin's page: the servers for everyone, added and removed through the admin's routes.
  */
-export function McpServers({ initial }: { initial: McpServer[] }) {
+export function McpServers({ initial, forEveryone = false }: { initial: McpServer[]; forEveryone?: boolean }) {
   const [servers, setServers] = useState(initial);
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
@@ -36,12 +37,17 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
     setProblem(null);
     try {
       const named = headers.filter((header) => header.name.trim() !== "");
-      const server = await api.addMcpServer({
-        name: name.trim(),
-        url: url.trim(),
-        ...(token && { bearerToken: token }),
-        ...(named.length && { headers: Object.fromEntries(named.map((header) => [header.name.trim(), header.value])) }),
-      });
+      const server = await api.addMcpServer(
+        {
+          name: name.trim(),
+          url: url.trim(),
+          ...(token && { bearerToken: token }),
+          ...(named.length && {
+            headers: Object.fromEntries(named.map((header) => [header.name.trim(), header.value])),
+          }),
+        },
+        forEveryone,
+      );
       setServers((list) => [...list, server]);
       setStatus(`Added ${server.name}.`);
       setName("");
@@ -55,7 +61,7 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
   const remove = async (server: McpServer) => {
     setProblem(null);
     try {
-      await api.removeMcpServer(server.id!);
+      await api.removeMcpServer(server.id!, forEveryone);
       setServers((list) => list.filter((other) => other.id !== server.id));
       setStatus(`Removed ${server.name}.`);
       // Its button is gone: the focus goes to the section rather than to the page's start.
@@ -80,12 +86,16 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
         tabIndex={-1}
         className="flex items-center gap-2 text-lg font-semibold text-zinc-900 outline-none dark:text-zinc-50"
       >
-        <Server className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden /> MCP servers
+        <Server className="size-5 text-emerald-700 dark:text-emerald-400" aria-hidden />{" "}
+        {forEveryone ? "MCP servers for everyone" : "MCP servers"}
       </h2>
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-        The agent can use the tools of Model Context Protocol servers you connect here, over Streamable HTTP, as{" "}
-        <code className="font-mono">server__tool</code>. A token or header values are stored encrypted and never shown
-        again. Servers started as programs (stdio) are set up by this server&rsquo;s operator in the profiles file.
+        {forEveryone
+          ? "Every person's agent can use the tools of the Model Context Protocol servers you connect here, in each profile that takes servers connected through the API; a person's own server of the same name stays theirs. "
+          : "The agent can use the tools of Model Context Protocol servers you connect here, "}
+        over Streamable HTTP, as <code className="font-mono">server__tool</code>. A token or header values are stored
+        encrypted and never shown again. Servers started as programs (stdio) are set up by this server&rsquo;s operator
+        in the profiles file.
       </p>
 
       {servers.length === 0 ? (
@@ -96,7 +106,12 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
           data-testid="mcp-servers"
         >
           {servers.map((server) => (
-            <McpServerItem key={server.id ?? `file:${server.name}`} server={server} onRemove={remove} />
+            <McpServerItem
+              key={`${server.source}:${server.name}`}
+              server={server}
+              removable={server.source === (forEveryone ? "everyone" : "personal") && server.id !== null}
+              onRemove={remove}
+            />
           ))}
         </ul>
       )}
@@ -197,7 +212,17 @@ export function McpServers({ initial }: { initial: McpServer[] }) {
   );
 }
 
-function McpServerItem({ server, onRemove }: { server: McpServer; onRemove: (server: McpServer) => Promise<void> }) {
+const SOURCE_WORDS = { file: "profiles file, read-only", everyone: "for everyone, read-only", personal: "yours" };
+
+function McpServerItem({
+  server,
+  removable,
+  onRemove,
+}: {
+  server: McpServer;
+  removable: boolean;
+  onRemove: (server: McpServer) => Promise<void>;
+}) {
   const credentials = [...(server.bearer ? ["a bearer token"] : []), ...server.headerNames];
   return (
     <li className="flex flex-wrap items-start gap-3 px-4 py-3 text-sm" data-testid="mcp-server">
@@ -205,7 +230,7 @@ function McpServerItem({ server, onRemove }: { server: McpServer; onRemove: (ser
         <p className="flex flex-wrap items-center gap-2">
           <span className="font-mono font-medium">{server.name}</span>
           <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">
-            {server.source === "file" ? "profiles file, read-only" : "yours"}
+            {removable && server.source === "everyone" ? "for everyone" : SOURCE_WORDS[server.source]}
           </span>
         </p>
         <p className="mt-0.5 break-all text-zinc-700 dark:text-zinc-300">
@@ -216,7 +241,7 @@ function McpServerItem({ server, onRemove }: { server: McpServer; onRemove: (ser
         )}
         <McpServerStatus server={server} />
       </div>
-      {server.source === "personal" && server.id !== null && (
+      {removable && (
         <Button variant="quiet" onClick={() => void onRemove(server)} className="text-rose-800 dark:text-rose-300">
           Remove <span className="sr-only">{server.name}</span>
         </Button>

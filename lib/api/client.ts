@@ -105,6 +105,8 @@ async function* generateTool(request: GenerationRequest, signal: AbortSignal): A
   }
 }
 
+const mcpServersPath = (forEveryone: boolean) => (forEveryone ? "/api/admin/mcp-servers" : "/api/mcp-servers");
+
 export const api = {
   listConversations: (cursor?: string, thumbsDown = false) => {
     const query = new URLSearchParams({ ...(cursor && { cursor }), ...(thumbsDown && { verdict: "down" }) });
@@ -220,9 +222,11 @@ export const api = {
   createToken: (name: string) => json<NewApiTokenAnswer>("/api/tokens", { method: "POST", ...jsonBody({ name }) }),
   revokeToken: async (id: string) => void (await call(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" })),
   listMcpServers: () => json<McpServer[]>("/api/mcp-servers"),
-  addMcpServer: (server: NewMcpServer) => json<McpServer>("/api/mcp-servers", { method: "POST", ...jsonBody(server) }),
-  removeMcpServer: async (id: string) =>
-    void (await call(`/api/mcp-servers/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  /** A person's own server, or with `forEveryone` an admin's for everyone. */
+  addMcpServer: (server: NewMcpServer, forEveryone = false) =>
+    json<McpServer>(mcpServersPath(forEveryone), { method: "POST", ...jsonBody(server) }),
+  removeMcpServer: async (id: string, forEveryone = false) =>
+    void (await call(`${mcpServersPath(forEveryone)}/${encodeURIComponent(id)}`, { method: "DELETE" })),
   signOut: async (everywhere = false) =>
     void (await call("/api/auth/signout", { method: "POST", ...jsonBody({ everywhere }) })),
   revokeSession: async (id: string) =>

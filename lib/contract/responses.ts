@@ -298,9 +298,20 @@ export type NewApiTokenAnswer = z.infer<typeof NewApiTokenAnswer>;
 
 export const McpServer = z
   .strictObject({
-    id: z.string().nullable().describe("null for the profiles file's servers, which only the operator changes."),
+    id: z
+      .string()
+      .nullable()
+      .describe(
+        "null for a server you cannot remove: the profiles file's (the operator's), and in your list an admin's for " +
+          "everyone (the admin's list gives its id).",
+      ),
     name: z.string().describe("Its tools are <name>__<tool>."),
-    source: z.enum(["personal", "file"]).describe("Yours (through this API), or the profiles file's (read-only)."),
+    source: z
+      .enum(["personal", "everyone", "file"])
+      .describe(
+        "Yours (through this API), an admin's for everyone (read-only, through /api/admin/mcp-servers), or the " +
+          "profiles file's (read-only).",
+      ),
     transport: z.enum(["http", "stdio"]),
     url: z.string().nullable().describe("null for a stdio server."),
     headerNames: z.array(z.string()).describe("The headers it is sent, by name: their values are never answered."),

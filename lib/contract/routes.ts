@@ -505,20 +505,25 @@ const routes: ZodOpenApiPathsObject = {
   "/api/mcp-servers": {
     get: operation("The MCP servers your runs may use", {
       description:
-        "Yours (`source: personal`), and the profiles file's that your default profile may use (`source: file`, " +
-        "read-only). Header names only: no header value or token is ever answered.",
-      responses: { "200": json(McpServers, "Yours and the file's."), ...errors(401) },
+        "The profiles file's that your default profile may use (`source: file`, read-only), those an admin connected " +
+        "for everyone (`source: everyone`, read-only; one that has the name of a server of yours is left out, since " +
+        "yours wins the name in your runs), and yours (`source: personal`). Header names only: no header value or " +
+        "token is ever answered.",
+      responses: { "200": json(McpServers, "The file's, everyone's and yours."), ...errors(401) },
     }),
     post: operation("Connect an MCP server over Streamable HTTP", {
       description:
         "Its headers and bearer token are stored sealed (AES-256-GCM). stdio servers (command, args, env) are " +
-        "refused: the operator configures those in the profiles file. 409 for a name you or the file already " +
-        "use, or past the limit of servers per person.",
+        "refused: the operator configures those in the profiles file. 409 for a name you, an admin's server for " +
+        "everyone or the file already use, or past the limit of servers per person.",
       requestBody: { content: { "application/json": { schema: NewMcpServer } } },
       responses: {
         "201": json(McpServer, "Connected."),
         ...errors(400, 401, 413, 415),
-        "409": json(ErrorBody, "The name is taken (yours or the file's), or you have the most servers allowed."),
+        "409": json(
+          ErrorBody,
+          "The name is taken (yours, everyone's or the file's), or you have the most servers allowed.",
+        ),
       },
     }),
   },
@@ -778,6 +783,33 @@ const seatRoutes: ZodOpenApiPathsObject = {
   "/api/admin/accounts": {
     get: operation("Admins: every account, with the agent profiles it may use", {
       responses: { "200": json(AdminAccounts, "The accounts, oldest first."), ...errors(401, 404) },
+    }),
+  },
+  "/api/admin/mcp-servers": {
+    get: operation("Admins: the MCP servers connected for everyone", {
+      description:
+        "Offered to every person's runs under every profile that takes servers connected through the API " +
+        "(`personal_mcp_servers`, true by default), beside the profiles file's. Header names only.",
+      responses: { "200": json(McpServers, "Everyone's servers, by name."), ...errors(401, 404) },
+    }),
+    post: operation("Admins: connect an MCP server for everyone over Streamable HTTP", {
+      description:
+        "As a person's server: its headers and bearer token stored sealed, never answered; on a private address " +
+        "only where TOOLSMITH_MCP_PRIVATE_HOSTS lists it. 409 for a name the profiles file or another server for " +
+        "everyone has, or past the limit; a person who already has a server of that name keeps using their own.",
+      requestBody: { content: { "application/json": { schema: NewMcpServer } } },
+      responses: {
+        "201": json(McpServer, "Connected for everyone."),
+        ...errors(400, 401, 404, 413, 415),
+        "409": json(ErrorBody, "The name is taken (everyone's or the file's), or there are the most servers allowed."),
+      },
+    }),
+  },
+  "/api/admin/mcp-servers/{id}": {
+    delete: operation("Admins: remove an MCP server for everyone", {
+      description: "No run is offered it from the next one on.",
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(401, 404) },
     }),
   },
   "/api/admin/accounts/{id}/profiles": {

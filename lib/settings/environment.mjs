@@ -434,7 +434,7 @@ const accounts = {
 // much the client waits for and reads from one.
 const mcpServers = {
   TOOLSMITH_MCP_PRIVATE_HOSTS: lowerCaseList.describe(
-    "comma-separated hosts, addresses or CIDR ranges (e.g. `mcp.corp.example,10.1.0.0/16`) where a person's own MCP server may be although they are not public (intranet servers); empty: a person's server must resolve to public addresses only (the profiles file's servers are the operator's and may be anywhere)",
+    "comma-separated hosts, addresses or CIDR ranges (e.g. `mcp.corp.example,10.1.0.0/16`) where a person's own MCP server, or an admin's for everyone, may be although they are not public (intranet servers); empty: such a server must resolve to public addresses only (the profiles file's servers are the operator's and may be anywhere)",
   ),
   TOOLSMITH_MCP_CONNECT_TIMEOUT_MS: integer(100, 120_000)
     .prefault("10000")

@@ -17,9 +17,13 @@ export type McpServerSpec = { name: string; trusted: boolean } & (
 /** Its tools become `<server>__<tool>`: a name of its own kind, so the split is never ambiguous. */
 export const MCP_TOOL_SEPARATOR = "__";
 
-/** The limits of a person's own servers, as data: the API refuses past them with a sentence naming the limit. */
+/**
+ * The limits of the servers connected through the API (a person's own, an admin's for everyone), as data: the API
+ * refuses past them with a sentence naming the limit.
+ */
 export const MCP_LIMITS = {
   serversPerPerson: 20,
+  serversForEveryone: 20,
   nameChars: 32,
   urlChars: 2048,
   headersPerServer: 16,
@@ -189,4 +193,34 @@ export interface McpProfile {
 /** Whether the profile offers a server's tool (by its own name on the server). */
 export function mcpToolAllowed(profile: Pick<McpProfile, "mcp_tools">, server: string, tool: string): boolean {
   return profile.mcp_tools === undefined || profile.mcp_tools.includes(`${server}${MCP_TOOL_SEPARATOR}${tool}`);
+}
+
+/** In a profile's tool_config, `<server>__*` is every tool of the server: one rate limit for their calls together. */
+export const MCP_EVERY_TOOL = "*";
+
+/** An MCP tool's key in a profile's mcp_tools and tool_config: `<server>__<tool>`. */
+export const MCP_TOOL_KEY = /^[a-z0-9_-]+__.+$/;
+
+/** The server part of a `<server>__<tool>` key. */
+export const serverOfKey = (key: string): string => key.slice(0, key.indexOf(MCP_TOOL_SEPARATOR));
+
+export interface RateLimit {
+  calls: number;
+  per_seconds: number;
+}
+
+/**
+ * The profile's rate limit of a call of an MCP tool, and the bucket it is counted in: the tool's own entry in
+ * tool_config (`server__tool`), else its server's (`server__*`, one bucket for all the server's tools).
+ */
+export function mcpRateLimit(
+  toolConfig: Record<string, { rate_limit?: RateLimit }>,
+  server: string,
+  qualifiedName: string,
+): { bucket: string; limit: RateLimit } | undefined {
+  const own = toolConfig[qualifiedName]?.rate_limit;
+  if (own) return { bucket: qualifiedName, limit: own };
+  const bucket = `${server}${MCP_TOOL_SEPARATOR}${MCP_EVERY_TOOL}`;
+  const limit = toolConfig[bucket]?.rate_limit;
+  return limit && { bucket, limit };
 }

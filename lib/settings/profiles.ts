@@ -11,7 +11,15 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } fro
 import { z } from "zod";
 import { processWide } from "@/lib/platform/process-wide";
 import { environment } from "./environment.mjs";
-import { MCP_APPROVAL, MCP_TOOL_SEPARATOR, McpServerEntry, McpServerName } from "./mcp-servers";
+import {
+  MCP_APPROVAL,
+  MCP_EVERY_TOOL,
+  MCP_TOOL_KEY,
+  MCP_TOOL_SEPARATOR,
+  McpServerEntry,
+  McpServerName,
+  serverOfKey,
+} from "./mcp-servers";
 
 const ToolSettings = z.strictObject({
   allowed_domains: z
@@ -127,7 +135,31 @@ const DEFAULT_TOOLS = [
   "list_dir",
 ];
 
-type McpProfileKeys = { mcp_servers: string[]; personal_mcp_servers: boolean; mcp_tools?: string[] };
+type McpProfileKeys = {
+  mcp_servers: string[];
+  personal_mcp_servers: boolean;
+  mcp_tools?: string[];
+  tool_config: Record<string, unknown>;
+};
+
+const MCP_TOOL_NAMING = `an MCP tool is named <server>${MCP_TOOL_SEPARATOR}<tool>, e.g. files${MCP_TOOL_SEPARATOR}read_file`;
+/** An MCP tool in tool_config, or all of a server's (`<server>__*`): only their calls' rate limit applies. */
+const McpToolKey = z.string().regex(MCP_TOOL_KEY, MCP_TOOL_NAMING);
+const isMcpKey = (key: string) => key.includes(MCP_TOOL_SEPARATOR);
+
+/** tool_config's settings of an MCP tool or server are its rate limit alone: the others are the built-ins'. */
+function onlyRateLimits(settings: Record<string, object | undefined>, context: z.RefinementCtx) {
+  for (const [key, value] of Object.entries(settings))
+    for (const setting of Object.keys(value ?? {}))
+      if (isMcpKey(key) && setting !== "rate_limit")
+        context.addIssue({
+          code: "custom",
+          path: [key, setting],
+          message:
+            `only rate_limit applies to an MCP tool's calls (${key}); ${setting} is a setting of the built-in ` +
+            `tools, which the MCP server's own configuration stands for`,
+        });
+}
 
 /** The file's schema: with `toolNames`, a profile may name only those tools; without, any (start-up checked them). */
 function configFile(toolNames?: readonly string[]) {
@@ -146,14 +178,18 @@ function configFile(toolNames?: readonly string[]) {
     tools: ToolNames,
     think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
     tool_config: z
-      .partialRecord(ToolName, ToolSettings, {
-        // zod reports an unknown key as unrecognized_keys, which its types for a record's issues leave out.
+      .partialRecord(z.union([ToolName, McpToolKey]), ToolSettings, {
+        // A key that is neither a tool nor an MCP tool's `<server>__<tool>` (or `<server>__*`).
         error: (issue) => {
-          const { code, keys } = issue as { code: string; keys?: string[] };
-          return code === "unrecognized_keys" && keys && toolNames ? notATool(keys, toolNames) : undefined;
+          const { code, input } = issue as { code: string; input?: unknown };
+          return code === "invalid_key" && toolNames
+            ? `${notATool([input], toolNames)}; ${MCP_TOOL_NAMING}, or <server>${MCP_TOOL_SEPARATOR}${MCP_EVERY_TOOL} ` +
+                `for all of a server's tools`
+            : undefined;
         },
       })
       .default({})
+      .superRefine(onlyRateLimits)
       .transform((settings) =>
         Object.fromEntries(
           Object.entries(settings).flatMap(([name, value]) => expand(name).map((tool) => [tool, value] as const)),
@@ -167,16 +203,12 @@ function configFile(toolNames?: readonly string[]) {
     personal_mcp_servers: z
       .boolean()
       .default(true)
-      .describe("Offer the MCP servers a person connected through the API; false keeps them out."),
+      .describe(
+        "Offer the MCP servers connected through the API: a person's own and those an admin connected for everyone; " +
+          "false keeps both out.",
+      ),
     mcp_tools: z
-      .array(
-        z
-          .string()
-          .regex(
-            /^[a-z0-9_-]+__.+$/,
-            `an MCP tool is named <server>${MCP_TOOL_SEPARATOR}<tool>, e.g. files${MCP_TOOL_SEPARATOR}read_file`,
-          ),
-      )
+      .array(McpToolKey)
       .optional()
       .describe("Only these MCP tools (<server>__<tool>); absent: every tool of the servers it uses."),
     approve_mcp_tools: z
@@ -277,17 +309,23 @@ function configFile(toolNames?: readonly string[]) {
               message: `no MCP server is named "${name}"; ${known}`,
             });
         });
-        profile.mcp_tools?.forEach((tool, at) => {
-          const server = tool.slice(0, tool.indexOf(MCP_TOOL_SEPARATOR));
+        const mcpKeys = [
+          ...(profile.mcp_tools ?? []).map((tool, at) => [tool, "mcp_tools", at] as const),
+          ...Object.keys(profile.tool_config)
+            .filter(isMcpKey)
+            .map((tool) => [tool, "tool_config", tool] as const),
+        ];
+        for (const [tool, key, at] of mcpKeys) {
+          const server = serverOfKey(tool);
           if (!profile.mcp_servers.includes(server) && !profile.personal_mcp_servers)
             context.addIssue({
               code: "custom",
-              path: [list, index, "mcp_tools", at],
+              path: [list, index, key, at],
               message:
                 `"${tool}" is a tool of the server "${server}", which this profile does not use (its mcp_servers ` +
                 `are ${profile.mcp_servers.join(", ") || "none"}, and personal_mcp_servers is false)`,
             });
-        });
+        }
       });
     };
   const McpServers = z.array(McpServerEntry).default([]);

@@ -5,6 +5,7 @@ import { takeSharedToken } from "@/lib/db/queries/rate-buckets";
 import { RateLimiter } from "@/lib/platform/token-bucket";
 import { toolCallTraceparent } from "@/lib/platform/trace-ids";
 import { config, databaseConfig } from "@/lib/settings/config";
+import { mcpRateLimit, type RateLimit } from "@/lib/settings/mcp-servers";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
 import { isBuiltinName } from "./names";
 import { capResult } from "./output";
@@ -103,14 +104,19 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
   if (!tool) return refuse(call.unknownTool?.(name) ?? `There is no tool named "${name}".`);
   const builtin = isBuiltinName(name) ? name : undefined;
   const settings: ToolSettings = (builtin && profile?.tool_config[builtin]) || {};
-  if (settings.rate_limit && profile) {
+  // An MCP tool counts against its own entry, else its server's (`server__*`); a built-in against its settings.
+  const rate = tool.mcpServer
+    ? profile && mcpRateLimit(profile.tool_config, tool.mcpServer, name)
+    : settings.rate_limit && { bucket: name, limit: settings.rate_limit };
+  if (rate && profile) {
     // A count the database cannot take refuses the call: a limit that cannot be checked is not lifted.
-    const limited = await takeToolToken(profile.name, name, settings.rate_limit, caller.ownerId).catch((error) => {
+    const limited = await takeToolToken(profile.name, rate.bucket, rate.limit, caller.ownerId).catch((error) => {
       console.error(`Could not count a ${name} call against its rate limit:`, error);
       return { ok: false as const, retryAfterSeconds: 1 };
     });
     if (!limited.ok) {
-      const error = `${name} is rate-limited in the "${profile.name}" profile; try again in ${limited.retryAfterSeconds} s.`;
+      const counted = rate.bucket === name ? "" : ` (counted with every tool of its server, as ${rate.bucket})`;
+      const error = `${name} is rate-limited in the "${profile.name}" profile${counted}; try again in ${limited.retryAfterSeconds} s.`;
       return refuse(error, "rate_limited");
     }
   }
@@ -263,12 +269,7 @@ const toolLimiters = new Map<string, RateLimiter>();
  * One call against a profile's rate limit of a tool, for one identity. On PostgreSQL the count is the database's, so
  * that every instance shares it; SQLite serves one instance, which counts in memory.
  */
-async function takeToolToken(
-  profile: string,
-  tool: string,
-  limit: NonNullable<ToolSettings["rate_limit"]>,
-  ownerId: string,
-) {
+async function takeToolToken(profile: string, tool: string, limit: RateLimit, ownerId: string) {
   const key = `${profile}:${tool}:${limit.calls}/${limit.per_seconds}`;
   if (databaseConfig().provider === "postgresql")
     return takeSharedToken(`${key}:${ownerId}`, limit.calls, limit.per_seconds);

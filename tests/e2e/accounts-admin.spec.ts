@@ -76,6 +76,35 @@ for (const colorScheme of ["light", "dark"] as const) {
     await page.keyboard.press("Enter");
     await expect(account.getByRole("status")).toHaveText("Saved.");
     await expectAccessible(page, "the admin page");
+
+    // An MCP server for everyone, by keyboard: added, shown, then read-only in a person's settings, then removed.
+    const servers = page.getByRole("region", { name: "MCP servers for everyone" });
+    await servers.getByLabel("Server name").focus();
+    await page.keyboard.type(`wiki-${colorScheme}`);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("https://wiki.example.com/mcp");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("an-everyone-token");
+    await page.keyboard.press("Enter");
+    const item = servers.getByTestId("mcp-server");
+    await expect(item).toHaveCount(1);
+    await expect(item).toContainText(`wiki-${colorScheme}`);
+    await expect(item).toContainText("for everyone");
+    await expect(item).toContainText("Sends a bearer token");
+    await expect(servers.getByRole("status").filter({ hasText: `Added wiki-${colorScheme}.` })).toBeAttached();
+    expect(await page.content()).not.toContain("an-everyone-token");
+    await expectAccessible(page, "the admin page with an MCP server for everyone");
+    await page.goto("/settings");
+    await expect(page.getByTestId("mcp-server")).toContainText("for everyone, read-only");
+    await expect(page.getByRole("button", { name: `Remove wiki-${colorScheme}` })).toHaveCount(0);
+    await expectAccessible(page, "the settings page with an MCP server for everyone");
+    await page.goto("/admin");
+    await servers.getByRole("button", { name: `Remove wiki-${colorScheme}` }).focus();
+    await page.keyboard.press("Enter");
+    await expect(servers.getByText("No MCP servers yet.")).toBeVisible();
+    await expect(servers.getByRole("heading", { name: "MCP servers for everyone" })).toBeFocused();
+    expect(await (await page.request.get("/api/admin/mcp-servers")).json()).toEqual([]);
+
     const accounts = await (await page.request.get("/api/admin/accounts")).json();
     expect(accounts.find((entry: { email: string }) => entry.email === "member@example.com").profiles).not.toBeNull();
     await page.getByRole("link", { name: "The audit log of all accounts" }).click();

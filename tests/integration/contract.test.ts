@@ -186,6 +186,10 @@ describe("the API contract", () => {
     // The admin's routes are not there for anyone else (tests/integration/admin.test.ts calls them as an admin).
     expect(await status("GET", "/api/admin/accounts")).toBe(404);
     expect(await status("PUT", `/api/admin/accounts/${id}/profiles`, { profiles: null })).toBe(404);
+    // tests/integration/mcp-admin.test.ts calls these as an admin.
+    expect(await status("GET", "/api/admin/mcp-servers")).toBe(404);
+    expect(await status("POST", "/api/admin/mcp-servers", { name: "x", url: "https://x.example.com/mcp" })).toBe(404);
+    expect(await status("DELETE", `/api/admin/mcp-servers/${id}`)).toBe(404);
   });
 
   it("answers the account routes as their schemas say", async () => {

@@ -2,14 +2,13 @@
 // sealed in the database (read back from the row), the profiles file's servers beside them, what a run gets
 // (serversForRun, in-process on the same database, secret and file), and how signing in, the export and deleting
 // an account treat them. No MCP server is dialled here: this is configuration and storage.
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson, sendJson } from "../support/api";
-import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { scriptedApp, type AppServer } from "../support/app-server";
 import { queryDatabase } from "../support/accounts";
-import { freshDatabaseUrl, prepareDatabase } from "../support/database";
+import { prepareDatabase } from "../support/database";
 import { Mailbox, signInLink } from "../support/mailbox";
+import { sharedWithApp } from "../support/mcp-servers";
 
 const CONFIG = `mcp_servers:
   - name: files
@@ -35,13 +34,7 @@ profiles:
 default_profile: everyday
 `;
 const SECRET = "mcp-servers-test-secret";
-const databaseUrl = freshDatabaseUrl();
-const configFile = path.join(tempDataDir(), "toolsmith.config.yaml");
-fs.writeFileSync(configFile, CONFIG);
-// The in-process half (serversForRun) reads what the server reads: its database, secret and file.
-process.env.DATABASE_URL = databaseUrl;
-process.env.TOOLSMITH_SECRET = SECRET;
-process.env.TOOLSMITH_CONFIG = configFile;
+const { databaseUrl, configFile } = sharedWithApp(CONFIG, SECRET);
 
 const mailbox = new Mailbox();
 let app: AppServer;
@@ -266,6 +259,42 @@ describe("a person's MCP servers", () => {
       "You have 20 MCP servers, the most one person may connect; remove one first.",
     );
     expect((await list(carol)).filter((server: { source: string }) => server.source === "personal")).toHaveLength(20);
+  });
+
+  it("past the limit even when added at once: of many concurrent additions to 19, exactly one is stored", async () => {
+    const dave = new Api(app.url);
+    for (let i = 1; i <= 19; i++)
+      await expectJson(await add(dave, { name: `s${i}`, url: `https://s${i}.example.com/mcp` }), 201);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => add(dave, { name: `race${i}`, url: "https://race.example.com/mcp" })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array(19).fill(409)]);
+    for (const answer of answers.filter((answer) => answer.status === 409))
+      expect((await answer.json()).error).toEqual({
+        code: "limit_reached",
+        message: "You have 20 MCP servers, the most one person may connect; remove one first.",
+      });
+    const daveId = (await dave.identity()).split(".")[0];
+    const [{ count }] = await queryDatabase<{ count: unknown }>(
+      databaseUrl,
+      `SELECT COUNT(*) AS "count" FROM "McpServer" WHERE "ownerId" = ?`,
+      daveId,
+    );
+    expect(Number(count)).toBe(20);
+    // In this process too, where nothing spaces the additions out (on SQLite, the app's requests come in one by one).
+    const { addMcpServer } = await import("@/lib/mcp-servers/servers");
+    const erin = `erin-${Date.now()}`;
+    for (let i = 1; i <= 19; i++) await addMcpServer(erin, { name: `s${i}`, url: `https://s${i}.example.com/mcp` });
+    const settled = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => addMcpServer(erin, { name: `race${i}`, url: "https://r.example.com/mcp" })),
+    );
+    expect(settled.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    const counted = await queryDatabase<{ count: unknown }>(
+      databaseUrl,
+      `SELECT COUNT(*) AS "count" FROM "McpServer" WHERE "ownerId" = ?`,
+      erin,
+    );
+    expect(Number(counted[0].count)).toBe(20);
   });
 
   it("are removed only by their owner: another identity's id and the file's are 404", async () => {

@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import type { McpServerSpec } from "@/lib/mcp-client";
-import { freePort } from "./app-server";
+import { freePort, tempDataDir } from "./app-server";
+import { freshDatabaseUrl } from "./database";
 
 const EVERYTHING = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
 const FIXTURE = "tests/support/mcp-fixture-server.mjs";
@@ -51,4 +54,18 @@ export async function startEverythingHttp(port?: number): Promise<{ url: string;
         child.kill();
       }),
   };
+}
+
+/**
+ * A test's database, profiles file and secret, for the app it starts and for this process alike: the in-process half
+ * (serversForRun, addMcpServer) reads what the server reads.
+ */
+export function sharedWithApp(config: string, secret: string): { databaseUrl: string; configFile: string } {
+  const databaseUrl = freshDatabaseUrl();
+  const configFile = path.join(tempDataDir(), "toolsmith.config.yaml");
+  fs.writeFileSync(configFile, config);
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.TOOLSMITH_SECRET = secret;
+  process.env.TOOLSMITH_CONFIG = configFile;
+  return { databaseUrl, configFile };
 }

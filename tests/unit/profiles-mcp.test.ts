@@ -4,6 +4,7 @@ import {
   describeHeaders,
   fileServerSpec,
   mcpCallNeedsApproval,
+  mcpRateLimit,
   mcpToolAllowed,
   urlProblem,
 } from "@/lib/settings/mcp-servers";
@@ -215,6 +216,75 @@ listeners:
     expect(problem(organism.replace("    personal_mcp_servers: false\n", "    mcp_servers: [nowhere]\n"))).toBe(
       `toolsmith.config.yaml, line 11 (listeners.1.mcp_servers.0): no MCP server is named "nowhere"; the file's MCP servers are tickets`,
     );
+  });
+});
+
+describe("a profile's rate limits of MCP tools (tool_config)", () => {
+  const LIMITS = FILE.replace(
+    "    mcp_tools: [tickets__search, tickets__read]\n",
+    `    mcp_tools: [tickets__search, tickets__read]
+    tool_config:
+      calculate: { rate_limit: { calls: 9, per_seconds: 60 } }
+      tickets__search: { rate_limit: { calls: 2, per_seconds: 10 } }
+      tickets__*: { rate_limit: { calls: 5, per_seconds: 60 } }
+      notes__*: { rate_limit: { calls: 1, per_seconds: 1 } }
+`,
+  );
+
+  it("reads a tool's entry (server__tool) and a whole server's (server__*) beside the built-ins'", () => {
+    const support = parse(LIMITS).profiles[0];
+    expect(support.tool_config).toEqual({
+      calculate: { rate_limit: { calls: 9, per_seconds: 60 } },
+      tickets__search: { rate_limit: { calls: 2, per_seconds: 10 } },
+      "tickets__*": { rate_limit: { calls: 5, per_seconds: 60 } },
+      // A person's server (or everyone's) may be called notes: the profile takes them.
+      "notes__*": { rate_limit: { calls: 1, per_seconds: 1 } },
+    });
+    // The tool's own entry first, its own bucket; else the server's, one bucket for all its tools; else none.
+    expect(mcpRateLimit(support.tool_config, "tickets", "tickets__search")).toEqual({
+      bucket: "tickets__search",
+      limit: { calls: 2, per_seconds: 10 },
+    });
+    for (const tool of ["tickets__read", "tickets__delete"])
+      expect(mcpRateLimit(support.tool_config, "tickets", tool)).toEqual({
+        bucket: "tickets__*",
+        limit: { calls: 5, per_seconds: 60 },
+      });
+    expect(mcpRateLimit(support.tool_config, "files", "files__read_file")).toBeUndefined();
+    // A built-in's entry is never an MCP tool's.
+    expect(mcpRateLimit(support.tool_config, "calculate", "calculate__x")).toBeUndefined();
+  });
+
+  it.each([
+    [
+      LIMITS.replace("tickets__search: { rate_limit", "tickets__search: { allowed_domains: [example.com], rate_limit"),
+      /^toolsmith\.config\.yaml, line 18 \(profiles\.0\.tool_config\.tickets__search\.allowed_domains\): only rate_limit applies to an MCP tool's calls \(tickets__search\); allowed_domains is a setting of the built-in tools/,
+    ],
+    [
+      LIMITS.replace("tickets__*: { rate_limit", "tickets__*: { shell: true, rate_limit"),
+      /line 19 \(profiles\.0\.tool_config\.tickets__\*\.shell\): only rate_limit applies to an MCP tool's calls/,
+    ],
+    [
+      LIMITS.replace("      notes__*:", "      Notes__x:"),
+      /line 20 \(profiles\.0\.tool_config\.Notes__x\): "Notes__x" is not a tool; the tools are .*; an MCP tool is named <server>__<tool>, e\.g\. files__read_file, or <server>__\* for all of a server's tools$/,
+    ],
+    [
+      LIMITS.replace("      notes__*:", "      searchy:"),
+      /line 20 \(profiles\.0\.tool_config\.searchy\): "searchy" is not a tool; the tools are /,
+    ],
+    [
+      LIMITS.replace("tickets__*: { rate_limit: { calls: 5", "tickets__*: { rate_limit: { calls: 0"),
+      /line 19 \(profiles\.0\.tool_config\.tickets__\*\.rate_limit\.calls\): /,
+    ],
+    [
+      FILE.replace(
+        "    mcp_servers: [files, tickets]\n",
+        "    mcp_servers: [files]\n    tool_config:\n      tickets__*: { rate_limit: { calls: 1, per_seconds: 1 } }\n",
+      ),
+      /line 20 \(profiles\.1\.tool_config\.tickets__\*\): "tickets__\*" is a tool of the server "tickets", which this profile does not use/,
+    ],
+  ])("refuses at load what cannot apply to an MCP tool, naming the line (%#)", (text, message) => {
+    expect(problem(text)).toMatch(message);
   });
 });
 

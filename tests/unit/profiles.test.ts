@@ -92,7 +92,7 @@ default_profile: plain
       /^toolsmith\.config\.yaml, line 11 \(profiles\.1\.tools\.1\): "teleport" is not a tool; the tools are think, register_tool, /,
     );
     expect(problem(VALID.replace("      fetch_url:\n", "      teleport:\n"))).toMatch(
-      /^toolsmith\.config\.yaml, line 5 \(profiles\.0\.tool_config\): "teleport" is not a tool; the tools are /,
+      /^toolsmith\.config\.yaml, line 5 \(profiles\.0\.tool_config\.teleport\): "teleport" is not a tool; the tools are /,
     );
     const approval = "    tools: [register_tool, run_code]\n    approval: [teleport]\n";
     expect(problem(VALID.replace("    tools: [register_tool, run_code]\n", approval))).toMatch(
@@ -328,7 +328,7 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
     ],
     [
       SPEC_ORGANISM.replace("      write_file:\n", "      teleport:\n"),
-      /line 19 \(listeners\.1\.tool_config\): "teleport" is not a tool/,
+      /line 19 \(listeners\.1\.tool_config\.teleport\): "teleport" is not a tool/,
     ],
     [
       SPEC_ORGANISM.replace("  - name: writer", "  - name: writer\n    tool_confg: {}"),

@@ -1,7 +1,7 @@
-import { db } from "@/lib/db/driver/client";
+import { db, provider, sql, transaction } from "@/lib/db/driver/client";
 import { isUniqueViolation } from "@/lib/db/driver/sql";
 
-/** What a person's server shows: never its sealed headers. */
+/** What a server shows: never its sealed headers. */
 const listed = {
   id: true,
   name: true,
@@ -12,11 +12,14 @@ const listed = {
   updatedAt: true,
 } as const;
 
-export type McpServerRow = NonNullable<Awaited<ReturnType<typeof createMcpServer>>>;
+export type McpServerRow = Awaited<ReturnType<typeof listMcpServers>>[number];
+
+/** Whose servers: a person's identity, or null for those an admin connected for everyone. */
+export type McpServerOwner = string | null;
 
 export interface NewMcpServerRow {
   id: string;
-  ownerId: string;
+  ownerId: McpServerOwner;
   name: string;
   url: string;
   /** Sealed (lib/settings/secret.ts); null: none. */
@@ -25,36 +28,53 @@ export interface NewMcpServerRow {
   bearer: boolean;
 }
 
-/** A person's servers, by name. */
-export async function listMcpServers(ownerId: string) {
+/** An owner's servers (everyone's for null), by name. */
+export async function listMcpServers(ownerId: McpServerOwner) {
   const rows = await db.mcpServer.findMany({ where: { ownerId }, orderBy: { name: "asc" }, select: listed });
   return rows.map(withNames);
 }
 
-export function countMcpServers(ownerId: string): Promise<number> {
-  return db.mcpServer.count({ where: { ownerId } });
-}
+/** Why a server was not stored: its owner has one of that name, or `most` already. */
+export type NotCreated = "name_taken" | "limit_reached";
 
-/** The server stored, or undefined when the owner has one of that name already. */
-export async function createMcpServer({ headerNames, ...row }: NewMcpServerRow) {
+/**
+ * Store a server unless its owner has one of that name or `most` servers already. The count and the insert are one
+ * transaction serialised per owner, so that concurrent additions cannot all pass the count: on SQLite the one
+ * connection runs one transaction at a time (lib/db/driver/one-connection.ts); on PostgreSQL, whose transactions run
+ * side by side, a transaction-scoped advisory lock on the owner makes the next one wait for this one's commit.
+ */
+export async function createMcpServer(
+  { headerNames, ...row }: NewMcpServerRow,
+  most: number,
+): Promise<McpServerRow | NotCreated> {
   try {
-    return withNames(
-      await db.mcpServer.create({ data: { ...row, headerNames: JSON.stringify(headerNames) }, select: listed }),
-    );
+    return await transaction(async (tx) => {
+      if (provider === "postgresql")
+        await sql
+          .within(tx)
+          .execute(`SELECT pg_advisory_xact_lock(${MCP_SERVERS_LOCK}, hashtext(?))`, [row.ownerId ?? ""]);
+      if ((await tx.mcpServer.count({ where: { ownerId: row.ownerId } })) >= most) return "limit_reached" as const;
+      return withNames(
+        await tx.mcpServer.create({ data: { ...row, headerNames: JSON.stringify(headerNames) }, select: listed }),
+      );
+    });
   } catch (error) {
-    if (isUniqueViolation(error)) return undefined;
+    if (isUniqueViolation(error)) return "name_taken";
     throw error;
   }
 }
 
-/** Remove one of `ownerId`'s servers; false when it has none with that id. */
-export async function deleteMcpServer(id: string, ownerId: string): Promise<boolean> {
+/** The advisory locks' first key for an owner's MCP servers (the second is its identity's hash): this file's own. */
+const MCP_SERVERS_LOCK = 4040;
+
+/** Remove one of an owner's servers (everyone's for null); false when it has none with that id. */
+export async function deleteMcpServer(id: string, ownerId: McpServerOwner): Promise<boolean> {
   const { count } = await db.mcpServer.deleteMany({ where: { id, ownerId } });
   return count > 0;
 }
 
-/** A person's servers with their sealed headers, for a run's connections (lib/mcp-servers/servers.ts). */
-export function mcpServersWithHeaders(ownerId: string) {
+/** An owner's servers with their sealed headers, for a run's connections (lib/mcp-servers/servers.ts). */
+export function mcpServersWithHeaders(ownerId: McpServerOwner) {
   return db.mcpServer.findMany({
     where: { ownerId },
     orderBy: { name: "asc" },
@@ -62,7 +82,6 @@ export function mcpServersWithHeaders(ownerId: string) {
   });
 }
 
-const withNames = <Row extends { headerNames: string }>(row: Row) => ({
-  ...row,
-  headerNames: JSON.parse(row.headerNames) as string[],
-});
+function withNames<Row extends { headerNames: string }>(row: Row) {
+  return { ...row, headerNames: JSON.parse(row.headerNames) as string[] };
+}
