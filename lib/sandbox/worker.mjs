@@ -12,6 +12,9 @@ const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPor
 /** Host replies to this worker's requests (a fetch, a tool call), by request id. */
 const pendingReplies = new Map();
 let nextRequestId = 1;
+/** Wakes the call waiting for a host reply: it runs the jobs the reply settled at once, rather than polling. */
+let wakeWaitingCall = () => {};
+const nextHostReply = () => new Promise((resolve) => (wakeWaitingCall = resolve));
 
 // Trusted prelude, evaluated before the tool's code: installs console, fetch and tools over host functions passed in
 // as arguments, so no host binding is ever reachable by name, and returns the functions that invoke the tool.
@@ -182,7 +185,7 @@ async function execute(job) {
     while (state.type === "pending") {
       if (inFlight === 0)
         return finish({ ok: false, error: { kind: "error", message: "run() returned a promise that never settles." } });
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      await nextHostReply();
       drainJobs(runtime);
       state = vm.getPromiseState(promise);
     }
@@ -252,6 +255,7 @@ port.on("message", async (message) => {
     const resolve = pendingReplies.get(message.requestId);
     pendingReplies.delete(message.requestId);
     resolve?.(message);
+    wakeWaitingCall();
     return;
   }
   const outcome = await execute(message.job);
