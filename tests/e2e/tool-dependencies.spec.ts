@@ -83,3 +83,45 @@ test("the cards show what a tool uses and which tools a new version breaks; the 
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("library-tools")).toContainText("used by 1");
 });
+
+test("a tool written from a description that breaks the tools using it stays on the form to say so", async ({
+  page,
+  servers,
+}) => {
+  // Names of their own: the tools of the test above live in the same database.
+  await page.setViewportSize({ width: 390, height: 900 });
+  // The visit gives the page its session, which the API requests below go with.
+  await page.goto("/tools");
+  const yell = { ...SHOUT, name: "yell" };
+  const hail = { ...GREET, name: "hail", code: GREET.code.replace("'shout'", "'yell'"), uses: ["yell"] };
+  expect((await page.request.post("/api/tools", { data: yell })).status()).toBe(201);
+  expect((await page.request.post("/api/tools", { data: hail })).status()).toBe(201);
+  const description = "Yell a text, but quietly.";
+  servers.model.script(description, [
+    // A written tool must have examples: the quiet one passes its own, and breaks hail's.
+    {
+      toolCalls: [
+        {
+          name: "write_tool",
+          args: { ...QUIET, name: "yell", examples: [{ input: { text: "a" }, expected_output: "a" }] },
+        },
+      ],
+    },
+  ]);
+
+  await page.getByRole("button", { name: "Create from description" }).click();
+  await page.getByLabel("Description", { exact: true }).fill(description);
+  await page.getByRole("button", { name: "Write the tool" }).click();
+
+  const alert = page.getByTestId("generation-dependents");
+  await expect(alert).toContainText("yell v2 was saved, and tools that use it now fail their examples.");
+  await expect(alert.getByTestId("dependent-failed").getByRole("paragraph")).toHaveText("hail: 1 example now fails");
+  await expect(alert.getByTestId("example-outcomes")).toContainText('{"greeting":"hello bo"}');
+  await expect(page.getByTestId("generation-status")).toHaveText(
+    "Attempt 1 of 3 passed and the tool was saved, but tools that use it now fail.",
+  );
+  await accessibleInBothSchemes(page, "the form with a broken dependent");
+  await alert.getByRole("link", { name: "Open yell's page" }).click();
+  await expect(page.getByRole("heading", { name: "yell" })).toBeVisible();
+  await expect(page.getByTestId("tool-relations")).toHaveText(/^Used by\s*hail$/);
+});
