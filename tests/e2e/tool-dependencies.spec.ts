@@ -124,4 +124,8 @@ test("a tool written from a description that breaks the tools using it stays on 
   await alert.getByRole("link", { name: "Open yell's page" }).click();
   await expect(page.getByRole("heading", { name: "yell" })).toBeVisible();
   await expect(page.getByTestId("tool-relations")).toHaveText(/^Used by\s*hail$/);
+  // hail was made through the API: its uses name a library tool, found as a call would find it.
+  await page.getByTestId("tool-relations").getByRole("link", { name: "hail" }).click();
+  await expect(page.getByRole("heading", { name: "hail" })).toBeVisible();
+  await expect(page.getByTestId("tool-relations").getByRole("link", { name: "yell" })).toBeVisible();
 });
