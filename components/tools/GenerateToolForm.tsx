@@ -1,9 +1,11 @@
 "use client";
 
-import { Square, WandSparkles } from "lucide-react";
+import { Square, TriangleAlert, WandSparkles } from "lucide-react";
+import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import { Button } from "@/components/ui/Button";
+import { DependentChecks } from "./DependentChecks";
 import { attemptStatus, GenerationAttempt } from "./GenerationAttempt";
 import { LANGUAGE_NAMES, TOOL_LANGUAGES } from "./tool-language";
 import { useToolGeneration, type AttemptView, type GenerationPhase } from "./useToolGeneration";
@@ -22,7 +24,7 @@ function statusText(attempts: AttemptView[], phase: GenerationPhase): string {
  */
 export function GenerateToolForm({ id, onClose }: { id: string; onClose: () => void }) {
   const fieldId = useId();
-  const { attempts, phase, problem, start, cancel } = useToolGeneration();
+  const { attempts, phase, problem, saved, start, cancel } = useToolGeneration();
   const [description, setDescription] = useState("");
   const [name, setName] = useState("");
   const [language, setLanguage] = useState<ToolLanguage>("javascript");
@@ -150,6 +152,30 @@ export function GenerateToolForm({ id, onClose }: { id: string; onClose: () => v
         <p role="alert" className="mt-2 whitespace-pre-wrap text-sm text-rose-700 dark:text-rose-300">
           {problem}
         </p>
+      )}
+      {saved?.dependents && (
+        <div
+          role="alert"
+          className="mt-3 rounded-xl border border-rose-300 p-3 dark:border-rose-800"
+          data-testid="generation-dependents"
+        >
+          <p className="flex items-center gap-1 text-sm font-medium text-rose-800 dark:text-rose-300">
+            <TriangleAlert className="size-4 shrink-0" aria-hidden />
+            <span>
+              <code className="font-mono">{saved.name}</code> v{saved.version} was saved, and tools that use it now fail
+              their examples.
+            </span>
+          </p>
+          <div className="mt-2">
+            <DependentChecks dependents={saved.dependents} />
+          </div>
+          <Link
+            href={`/tools/${saved.id}`}
+            className="mt-2 inline-block text-sm font-medium text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
+          >
+            Open {saved.name}&apos;s page
+          </Link>
+        </div>
       )}
       {attempts.length > 0 && (
         <ol aria-label="Attempts" className="mt-3 space-y-3">

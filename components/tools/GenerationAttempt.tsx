@@ -20,6 +20,7 @@ export function attemptStatus({ attempt, of, tool, failure }: AttemptView, phase
   const which = `Attempt ${attempt} of ${of}`;
   if (failure) return `${which} failed: ${problems[failure.problem].toLowerCase()}.`;
   if (phase === "created") return `${which} passed. Opening the new tool's page…`;
+  if (phase === "saved") return `${which} passed and the tool was saved, but tools that use it now fail.`;
   if (phase === "cancelled") return `${which} was cancelled.`;
   if (phase === "idle") return `${which} did not finish.`;
   if (tool) return `${which}: checking ${tool.name} and running its examples…`;

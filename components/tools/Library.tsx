@@ -124,6 +124,7 @@ export function Library({ initial }: { initial: { tools: Tool[]; nextCursor: str
                 v{tool.version} · {LANGUAGE_NAMES[toolLanguage(tool)]} ·{" "}
                 {tool.scope === "library" ? "library" : "one conversation"}
                 {tool.status === "deprecated" && " · deprecated"} · {tool.stats?.executions ?? 0} calls
+                {tool.usedBy && tool.usedBy.length > 0 && ` · used by ${tool.usedBy.length}`}
               </span>
             </li>
           ))}

@@ -15,6 +15,7 @@ import { LanguageBadge } from "./LanguageBadge";
 import { RunForm } from "./RunForm";
 import { Signature } from "./Signature";
 import { ToolExamples } from "./ToolExamples";
+import { ToolRelations, type ToolLink } from "./ToolRelations";
 import { toolLanguage } from "./tool-language";
 import { VersionDiff } from "./VersionDiff";
 
@@ -22,10 +23,12 @@ interface ToolDetailProps {
   initial: Tool;
   versions: Tool[];
   executions: Execution[];
+  /** The tools this version calls and those that call it, resolved to pages on the server. */
+  relations: { uses: ToolLink[]; usedBy: ToolLink[] };
 }
 
 /** One tool: what it is, how it has done, its examples, its versions, and a form to run it. */
-export function ToolDetail({ initial, versions, executions: initialExecutions }: ToolDetailProps) {
+export function ToolDetail({ initial, versions, executions: initialExecutions, relations }: ToolDetailProps) {
   const router = useRouter();
   const [tool, setTool] = useState(initial);
   const [executions, setExecutions] = useState(initialExecutions);
@@ -94,6 +97,7 @@ export function ToolDetail({ initial, versions, executions: initialExecutions }:
       <div className="mt-2">
         <Signature name={tool.name} schema={tool.parameters_schema} />
       </div>
+      <ToolRelations {...relations} />
       {tool.conversationId && (
         <Link
           href={`/c/${tool.conversationId}`}

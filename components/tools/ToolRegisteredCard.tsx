@@ -1,6 +1,7 @@
 import { Wrench } from "lucide-react";
 import type { RegisteredToolView } from "@/lib/contract/events";
 import { CodeBlock } from "@/components/ui/CodeBlock";
+import { DependentChecks, ToolNames } from "./DependentChecks";
 import { ExampleList, UntestedBadge } from "./Examples";
 import { HighlightCard } from "./HighlightCard";
 import { LanguageBadge } from "./LanguageBadge";
@@ -34,9 +35,20 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
         <Signature name={tool.name} schema={tool.parametersSchema} />
       </div>
       <p className="mt-1 text-sm text-emerald-900/90 dark:text-emerald-100/80">{tool.description}</p>
+      {/* Logs written before tools could call tools have no uses: nothing to say. */}
+      {tool.uses && tool.uses.length > 0 && (
+        <p className="mt-1 text-sm text-emerald-950 dark:text-emerald-50" data-testid="tool-uses">
+          Uses <ToolNames names={tool.uses} />
+        </p>
+      )}
       {examples.length > 0 && (
         <div className="mt-2 text-emerald-950 dark:text-emerald-50">
           <ExampleList examples={examples} />
+        </div>
+      )}
+      {tool.dependents && tool.dependents.length > 0 && (
+        <div className="mt-2 text-emerald-950 dark:text-emerald-50">
+          <DependentChecks dependents={tool.dependents} />
         </div>
       )}
       <details className="group mt-2" open={codeOpen}>

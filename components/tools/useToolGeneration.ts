@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { api, problemText, type GenerationRequest } from "@/lib/api/client";
+import { api, problemText, type GenerationRequest, type Tool } from "@/lib/api/client";
 import type { GenerationEvent, WrittenTool } from "@/lib/contract/generation";
 
 export type AttemptFailure = Extract<GenerationEvent, { type: "attempt_failed" }>;
@@ -15,7 +15,8 @@ export interface AttemptView {
   failure?: AttemptFailure;
 }
 
-export type GenerationPhase = "idle" | "running" | "cancelled" | "created";
+/** `saved`: the tool was made, but tools that use it now fail their examples, so the form stays to say so. */
+export type GenerationPhase = "idle" | "running" | "cancelled" | "created" | "saved";
 
 function fold(attempts: AttemptView[], event: GenerationEvent): AttemptView[] {
   if (event.type === "attempt_started") return [...attempts, { attempt: event.attempt, of: event.of }];
@@ -35,6 +36,7 @@ export function useToolGeneration() {
   const [attempts, setAttempts] = useState<AttemptView[]>([]);
   const [phase, setPhase] = useState<GenerationPhase>("idle");
   const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState<Tool | null>(null);
   const controller = useRef<AbortController | null>(null);
 
   useEffect(() => () => controller.current?.abort(), []);
@@ -44,10 +46,17 @@ export function useToolGeneration() {
     controller.current = abort;
     setAttempts([]);
     setProblem(null);
+    setSaved(null);
     setPhase("running");
     try {
       for await (const event of api.generateTool(request, abort.signal)) {
         if (event.type === "tool_created") {
+          // A new version that breaks the tools using it: opening its page at once would hide that.
+          if (event.tool.dependents?.some((dependent) => !dependent.passed)) {
+            setSaved(event.tool);
+            setPhase("saved");
+            return;
+          }
           setPhase("created");
           router.push(`/tools/${event.tool.id}`);
           return;
@@ -64,5 +73,5 @@ export function useToolGeneration() {
 
   const cancel = () => controller.current?.abort();
 
-  return { attempts, phase, problem, start, cancel };
+  return { attempts, phase, problem, saved, start, cancel };
 }

@@ -63,3 +63,19 @@ export async function expectAccessible(page: Page, where: string) {
     );
   expect.soft(blocking, `axe on ${where}`).toEqual([]);
 }
+
+/** The focused element's accessible name as a person hears it: its label, else its text. */
+export const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    return element?.getAttribute("aria-label") ?? element?.innerText?.trim() ?? "";
+  });
+
+/** Press Tab (or Shift+Tab) until the focused element's name matches; fails after `max` presses. */
+export async function tabTo(page: Page, name: RegExp, { max = 80, backwards = false } = {}): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if (name.test(await focusedName(page))) return;
+    await page.keyboard.press(backwards ? "Shift+Tab" : "Tab");
+  }
+  throw new Error(`No focusable element named ${name} within ${max} presses (last: "${await focusedName(page)}").`);
+}

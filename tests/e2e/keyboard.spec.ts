@@ -1,21 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, sendMessage, test } from "./fixtures";
-
-/** The focused element's accessible name as a person hears it: its label, else its text. */
-const focusedName = (page: Page) =>
-  page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
-    return element?.getAttribute("aria-label") ?? element?.innerText?.trim() ?? "";
-  });
-
-/** Press Tab (or Shift+Tab) until the focused element's name matches; fails after `max` presses. */
-async function tabTo(page: Page, name: RegExp, { max = 80, backwards = false } = {}): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    if (name.test(await focusedName(page))) return;
-    await page.keyboard.press(backwards ? "Shift+Tab" : "Tab");
-  }
-  throw new Error(`No focusable element named ${name} within ${max} presses (last: "${await focusedName(page)}").`);
-}
+import { expect, focusedName, sendMessage, tabTo, test } from "./fixtures";
 
 /**
  * A modal dialog makes the page behind it inert: Tab cycles through the dialog and the browser's own controls
