@@ -4,17 +4,10 @@ import { cache } from "react";
 import { ToolDetail } from "@/components/tools/ToolDetail";
 import { PageShell } from "@/components/ui/PageShell";
 import { listToolExecutions, toolStats } from "@/lib/db/queries/executions";
-import {
-  findLibraryTool,
-  findOwnedTool,
-  listConversationOwnTools,
-  listToolVersions,
-  toolsWithUses,
-  type ToolRow,
-} from "@/lib/db/queries/tools";
+import { findOwnedTool, listToolVersions } from "@/lib/db/queries/tools";
 import { memberPageIdentity } from "@/lib/http/access";
-import { isBuiltinName } from "@/lib/tools/names";
-import { executionJson, toolJson, toolUses } from "@/lib/tools/library/wire";
+import { toolRelations } from "@/lib/tools/library/list";
+import { executionJson, toolJson } from "@/lib/tools/library/wire";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -25,25 +18,6 @@ const ownedTool = cache(async (id: string) => {
   const identity = await memberPageIdentity();
   return identity ? findOwnedTool(id, identity) : null;
 });
-
-/**
- * The pages of the tools `tool` calls, found as a run finds them (its conversation's own tools first, then the
- * library), and of the tools whose latest version calls it. Built-in and MCP (`server__tool`) names have no page.
- */
-async function relationsOf(tool: ToolRow) {
-  const own = tool.conversationId ? await listConversationOwnTools(tool.conversationId, tool.ownerId) : [];
-  const uses = await Promise.all(
-    toolUses(tool).map(async (name) => {
-      if (isBuiltinName(name) || name.includes("__")) return { name };
-      const row = own.find((candidate) => candidate.name === name) ?? (await findLibraryTool(tool.ownerId, name));
-      return { name, id: row?.lineageId };
-    }),
-  );
-  const usedBy = (await toolsWithUses(tool.ownerId))
-    .filter((user) => toolUses(user).includes(tool.name))
-    .map((user) => ({ name: user.name, id: user.lineageId }));
-  return { uses, usedBy };
-}
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const tool = await ownedTool((await params).id);
@@ -57,7 +31,7 @@ export default async function ToolPage({ params }: Props) {
     listToolVersions(tool.lineageId),
     toolStats([tool.lineageId]),
     listToolExecutions(tool.lineageId, RECENT_CALLS),
-    relationsOf(tool),
+    toolRelations(tool),
   ]);
   return (
     <PageShell current="/tools">

@@ -1,8 +1,17 @@
 import { toolStats } from "@/lib/db/queries/executions";
-import { listOwnedTools, toolsWithUses, type ToolRow, type ToolScope } from "@/lib/db/queries/tools";
+import {
+  findLibraryTool,
+  listConversationOwnTools,
+  listOwnedTools,
+  toolsWithUses,
+  type ToolRow,
+  type ToolScope,
+} from "@/lib/db/queries/tools";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import { toolJson, toolUses } from "@/lib/tools/library/wire";
 import { decodeCursor, pageOf } from "@/lib/http/cursor";
+import { isBuiltinName } from "@/lib/tools/names";
+import { usersOf } from "./versions";
 
 export interface ToolListRequest {
   status?: "active" | "deprecated";
@@ -42,4 +51,24 @@ export async function withStats(rows: ToolRow[]) {
   ]);
   const usedBy = (name: string) => users.filter((user) => toolUses(user).includes(name)).map((user) => user.name);
   return rows.map((row) => ({ ...toolJson(row, stats.get(row.lineageId)), usedBy: usedBy(row.name) }));
+}
+
+/**
+ * The pages of the tools `tool` calls, found as a run finds them (its conversation's own tools first, then the
+ * library), and of the tools whose latest version calls it. Built-in and MCP (`server__tool`) names have no page.
+ */
+export async function toolRelations(tool: ToolRow) {
+  const names = toolUses(tool);
+  const [own, users] = await Promise.all([
+    tool.conversationId && names.length > 0 ? listConversationOwnTools(tool.conversationId, tool.ownerId) : [],
+    usersOf(tool),
+  ]);
+  const uses = await Promise.all(
+    names.map(async (name) => {
+      if (isBuiltinName(name) || name.includes("__")) return { name };
+      const row = own.find((candidate) => candidate.name === name) ?? (await findLibraryTool(tool.ownerId, name));
+      return { name, id: row?.lineageId };
+    }),
+  );
+  return { uses, usedBy: users.map((user) => ({ name: user.name, id: user.lineageId })) };
 }

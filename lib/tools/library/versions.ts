@@ -74,7 +74,7 @@ async function checkDependents(row: ToolRow, calls: CodeCalls, signal?: AbortSig
 }
 
 /** The owner's other tools whose latest version lists `tool`'s name in its uses. */
-async function usersOf(tool: ToolRow): Promise<ToolRow[]> {
+export async function usersOf(tool: ToolRow): Promise<ToolRow[]> {
   return (await toolsWithUses(tool.ownerId)).filter(
     (user) => user.lineageId !== tool.lineageId && toolUses(user).includes(tool.name),
   );
