@@ -30,15 +30,14 @@ export async function start() {
     await flushTelemetry();
   };
   // Start the sandbox threads and the Python processes now, so the first tool call does not pay for them. Without
-  // TOOLSMITH_PYTHON_WARM, Python's processes start at the first Python call, from a memory image made now if
-  // there is none.
+  // TOOLSMITH_PYTHON_WARM, Python's processes start at the first Python call.
   sandboxPool()
     .warm()
     .catch((error) => console.error("The sandbox threads did not start; calls will start them again:", error));
-  if (pythonPool().available().ok)
-    (config.python.warmAtStart ? pythonPool().warm() : pythonPool().prepare()).catch((error) =>
-      console.error("The Python sandbox did not start; calls will start it again:", error),
-    );
+  if (config.python.warmAtStart && pythonPool().available().ok)
+    pythonPool()
+      .warm()
+      .catch((error) => console.error("The Python sandbox did not start; calls will start it again:", error));
 }
 
 /**

@@ -52,10 +52,9 @@ export const Health = z.strictObject({
       busy: z.number().int(),
       queued: z.number().int(),
       terminated,
-      recycled: z.number().int().describe("Processes replaced because a call left something the next would see."),
       residentBytes: z.array(z.number().int()).describe("Resident memory of each process."),
     })
-    .describe("The Python sandbox: one interpreter per process."),
+    .describe("The Python sandbox: a zygote per process slot, and a child forked from it for each call."),
 });
 
 export const Conversation = z

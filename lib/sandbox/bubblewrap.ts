@@ -15,10 +15,10 @@ export function bubblewrapMissing(feature: string): string {
 
 /**
  * The jail every sandboxed process starts from: every namespace unshared (no network, no other processes, no
- * host IPC), the system read-only, a private /tmp, no host environment, and death with its parent. Callers add
- * their binds and the command.
+ * host IPC), the system read-only, a private /tmp (of `scratchBytes` at most), no host environment, and death with
+ * its parent. Callers add their binds and the command; `proc: false` leaves /proc out altogether.
  */
-export function jailArgs(): string[] {
+export function jailArgs({ proc = true, scratchBytes }: { proc?: boolean; scratchBytes?: number } = {}): string[] {
   return [
     "--unshare-all",
     "--die-with-parent",
@@ -38,10 +38,10 @@ export function jailArgs(): string[] {
     "--symlink",
     "usr/sbin",
     "/sbin",
-    "--proc",
-    "/proc",
+    ...(proc ? ["--proc", "/proc"] : []),
     "--dev",
     "/dev",
+    ...(scratchBytes ? ["--size", String(scratchBytes)] : []),
     "--tmpfs",
     "/tmp",
     "--clearenv",

@@ -26,7 +26,9 @@ export interface FetchReply {
   status: number;
   url: string;
   headers: Record<string, string>;
+  /** The body as UTF-8 text, and as it came (Python's requests and urllib read bytes). */
   body: string;
+  bytes: Buffer;
   truncated: boolean;
 }
 
@@ -41,6 +43,52 @@ export interface GuardOptions {
   /** A further rule on host names (a profile's allowed or blocked domains), checked on every hop. */
   allowHost?: (host: string) => string | undefined;
 }
+
+/** A profile's domains, with the native tools spec's meaning: each is a host and its subdomains. */
+export interface DomainRules {
+  allowed_domains?: readonly string[];
+  blocked_domains?: readonly string[];
+}
+
+/** `host` is `domain` or one of its subdomains. */
+const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
+
+/** Who a domain rule is for, in its refusals: the settings it is part of, and what they let reach a host. */
+export interface RuleOwner {
+  settings: string;
+  reacher: string;
+}
+
+/** The rule for a host: why it is refused, or undefined when it may be reached. */
+export function domainRefusal(host: string, { allowed_domains, blocked_domains }: DomainRules, owner: RuleOwner) {
+  const normalized = (domain: string) =>
+    domain
+      .toLowerCase()
+      .replace(/^\*?\./, "")
+      .replace(/\.$/, "");
+  if (blocked_domains?.some((domain) => within(host, normalized(domain))))
+    return `${host} is blocked by this profile's ${owner.settings}.`;
+  if (allowed_domains && !allowed_domains.some((domain) => within(host, normalized(domain))))
+    return `${host} is not among the domains this profile allows ${owner.reacher} to reach (${allowed_domains.join(", ")}).`;
+  return undefined;
+}
+
+/**
+ * The guard's options for a profile's domains. An IP literal listed in allowed_domains may be reached even when it
+ * is not public: the operator named that service (a model cannot).
+ */
+export function domainGuard(rules: DomainRules, owner: RuleOwner): Pick<GuardOptions, "allowHost" | "isAllowed"> {
+  const canonical = (address: string) => ipaddr.process(address).toString();
+  const listed = new Set((rules.allowed_domains ?? []).filter((entry) => ipaddr.isValid(entry)).map(canonical));
+  return {
+    allowHost: (host) => domainRefusal(host, rules, owner),
+    isAllowed: (address) => isPublicAddress(address) || (ipaddr.isValid(address) && listed.has(canonical(address))),
+  };
+}
+
+/** The owners of the domain rules: a tool's settings, and the profile's `network:` for the code of tools. */
+export const toolRules = (tool: string): RuleOwner => ({ settings: `${tool} settings`, reacher: tool });
+export const CODE_NETWORK: RuleOwner = { settings: "network settings", reacher: "the code of tools" };
 
 export class FetchBlockedError extends Error {}
 /** A host the rules refuse (not public, or outside a profile's domains): a refusal by policy, not a failure. */
@@ -132,7 +180,7 @@ function send(
   url: URL,
   method: string,
   headers: Record<string, string>,
-  body: string | undefined,
+  body: string | Buffer | undefined,
   options: GuardOptions,
   signal: AbortSignal,
 ): Promise<http.IncomingMessage> {
@@ -216,11 +264,13 @@ async function readReply(response: http.IncomingMessage, url: URL, maxBytes: num
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
+  const bytes = Buffer.concat(chunks);
   return {
     status: response.statusCode ?? 0,
     url: url.toString(),
     headers,
-    body: Buffer.concat(chunks).toString("utf8"),
+    body: bytes.toString("utf8"),
+    bytes,
     truncated,
   };
 }

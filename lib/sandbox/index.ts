@@ -1,6 +1,6 @@
 import { config } from "@/lib/settings/config";
 import { checkCode, type CheckOptions, type CheckResult, type Violation } from "./check";
-import { guardedFetch } from "./fetch-guard";
+import { CODE_NETWORK, domainGuard, guardedFetch, type DomainRules } from "./fetch-guard";
 import { processWide } from "@/lib/platform/process-wide";
 import { SandboxPool, type FetchRequest, type RunMode, type SandboxOutcome, type ToolCallHandler } from "./pool";
 import type { ToolSource } from "./languages";
@@ -26,32 +26,48 @@ export async function checkSource(source: ToolSource, options: CheckOptions = {}
   return source.language === "python" ? checkPython(source.code, options) : checkCode(source.code, options);
 }
 
+/** What a call's code may use of the host: tools.call, the network's rules, and whether another tool called it. */
+export interface SandboxServices {
+  /** Serves the code's `tools.call` (a stored tool's, lib/tools/call.ts); without it, each is refused. */
+  callTool?: ToolCallHandler;
+  /** This code was called by another tool's: it may use a thread or process beyond the pool's size. */
+  nested?: boolean;
+  /** The profile's `network:` (allowed and blocked domains), on top of the guard's public addresses only. */
+  network?: DomainRules;
+}
+
 /**
  * Run code in the sandbox: the policy again, whatever checked it before, then the language's sandbox under the
  * limits. `tool` calls the entry point with `input`, `compile` checks that it defines one, `snippet` returns its
- * last value; `signal` stops it all. `callTool` serves the code's `tools.call` (a stored tool's, lib/tools/call.ts);
- * `nested`: this code was called by another tool's.
+ * last value; `signal` stops it all. JavaScript's fetch and Python's requests and urllib go through one guard.
  */
 export async function runInSandbox(
   mode: RunMode,
   source: ToolSource,
   input?: unknown,
   signal?: AbortSignal,
-  { callTool, nested }: { callTool?: ToolCallHandler; nested?: boolean } = {},
+  { callTool, nested, network = {} }: SandboxServices = {},
 ): Promise<SandboxResult> {
   const served = callTool && upTo(config.toolCallsPerCall, "tools.call calls", callTool);
+  const guard = domainGuard(network, CODE_NETWORK);
+  const fetch = upTo(config.fetch.maxRequestsPerCall, "requests", (request: FetchRequest, fetchSignal: AbortSignal) =>
+    guardedFetch(request, { limits: config.fetch, signal: fetchSignal, ...guard }),
+  );
   if (source.language === "python") {
-    const outcome = await runPython(mode, source.code, input, signal, { callTool: served, nested });
+    const outcome = await runPython(mode, source.code, input, signal, { callTool: served, fetch, nested });
     return "violations" in outcome ? refusedByPolicy(outcome.violations) : outcome;
   }
   const { code } = source;
   const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
   if (!check.ok) return refusedByPolicy(check.violations);
-  const onFetch = upTo(config.fetch.maxRequestsPerCall, "fetches", (request: FetchRequest, fetchSignal: AbortSignal) =>
-    guardedFetch(request, { limits: config.fetch, signal: fetchSignal }),
+  // JavaScript reads the body as text: the bytes stay here.
+  const textFetch = (request: FetchRequest, fetchSignal: AbortSignal) =>
+    fetch(request, fetchSignal).then(({ bytes: _bytes, ...reply }) => reply);
+  return sandboxPool().run(
+    { mode, code, input, limits: config.sandbox, nested },
+    { fetch: textFetch, callTool: served },
+    signal,
   );
-  const host = { fetch: onFetch, callTool: served };
-  return sandboxPool().run({ mode, code, input, limits: config.sandbox, nested }, host, signal);
 }
 
 /** A host service that refuses past `limit` requests in one call. */

@@ -65,57 +65,40 @@ export type Violation = z.infer<typeof Violation>;
 
 /**
  * What Python tool code may say and reach: the design notes' rules, checked with Python's own `ast` in the sandbox
- * (lib/sandbox/python/harness.py), and applied again at run time (curated builtins, per-call module views).
+ * (lib/sandbox/python/policy.py) before the code is stored and before each call, and applied again at run time
+ * (curated builtins, imports of the allowlist only). The jail around the process is what holds past it.
  */
 export const pythonPolicy = {
   maxCodeBytes: codePolicy.maxCodeBytes,
   maxViolations: codePolicy.maxViolations,
   entryPoint: codePolicy.entryPoint,
   /**
-   * The design notes' ten, plus pure computation a data tool reaches for: functools, operator, heapq and bisect
-   * (algorithms), string, textwrap, unicodedata, html and csv (text; csv.reader takes lines, no file is needed),
-   * calendar (dates), base64 and hashlib (encodings and checksums), typing (annotations models write). None of them
-   * opens a file, a socket or a process.
+   * What a tool may import, with the submodules of each (numpy.linalg, matplotlib.pyplot, urllib.parse). PR #120's
+   * list: json, re, math, datetime, collections, itertools (the standard library's everyday ones), urllib and
+   * requests (the web, through the host's guard), pandas and numpy (tables and arrays), bs4 (HTML). matplotlib
+   * draws charts the person sees; tabulate and openpyxl are what pandas' to_markdown and read_excel/to_excel need.
+   * Then the pure computation a data tool reaches for: random, statistics, fractions and decimal (numbers),
+   * functools, operator, heapq and bisect (algorithms), string, textwrap, unicodedata, html and csv (text), calendar
+   * (dates), base64 and hashlib (encodings and checksums), typing (annotations models write).
    */
   allowedModules: [
-    "math",
-    "random",
-    "statistics",
-    "datetime",
-    "itertools",
-    "json",
-    "re",
-    "collections",
-    "collections.abc",
-    "fractions",
-    "decimal",
-    "functools",
-    "operator",
-    "heapq",
-    "bisect",
-    "string",
-    "textwrap",
-    "unicodedata",
-    "html",
-    "csv",
-    "calendar",
-    "base64",
-    "hashlib",
-    "typing",
+    ...["json", "re", "math", "datetime", "collections", "itertools", "urllib", "requests", "pandas", "numpy", "bs4"],
+    ...["matplotlib", "tabulate", "openpyxl"],
+    ...["random", "statistics", "fractions", "decimal", "functools", "operator", "heapq", "bisect", "string"],
+    ...["textwrap", "unicodedata", "html", "csv", "calendar", "base64", "hashlib", "typing"],
   ],
   /**
-   * Members of allowed modules that read attributes by name (a getattr by another name) or evaluate strings.
-   * functools.update_wrapper (and wraps, which calls it) getattr()s every name in `assigned`, dunders built at run
-   * time included, and setattr()s it where cached_property reads it back.
+   * Members of allowed modules that read attributes by name (a getattr by another name) or evaluate strings: refused
+   * as attributes and as imported names. functools.update_wrapper (and wraps, which calls it) getattr()s every name
+   * in `assigned`; singledispatch and typing's get_type_hints evaluate string annotations with the real builtins;
+   * pandas' eval evaluates expressions.
    */
-  hiddenMembers: {
-    functools: ["update_wrapper", "wraps"],
-    operator: ["attrgetter", "methodcaller"],
-    string: ["Formatter"],
-    typing: ["get_type_hints", "ForwardRef", "evaluate_forward_ref"],
-  },
-  /** Modules the allowed ones import lazily: imported up front, so that a call does not change sys.modules. */
-  preload: ["_strptime"],
+  hiddenMembers: [
+    ...["update_wrapper", "wraps", "singledispatch", "singledispatchmethod", "attrgetter", "methodcaller"],
+    ...["Formatter", "get_type_hints", "ForwardRef", "evaluate_forward_ref", "eval"],
+  ],
+  /** Modules the allowed ones import lazily: imported up front, so that a call starts with them loaded. */
+  preload: ["_strptime", "matplotlib.pyplot", "urllib.request", "urllib.parse", "bs4.builder"],
   /** Builtins that reflect, run code, reach files or the terminal, or end the interpreter. Refused as names anywhere. */
   bannedNames: [
     "exec",
@@ -166,6 +149,8 @@ export const pythonPolicy = {
     "co_names",
     "mro",
     "format_map",
+    // AttributeError.obj: the object whose attribute a failed lookup named, a getattr by another name.
+    "obj",
   ],
   /** The built-in types a positional class pattern may name (`case int(n)`): each matches itself, reading nothing. */
   selfMatchingClasses: [

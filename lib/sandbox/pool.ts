@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import path from "node:path";
+import type { ToolImage } from "@/lib/contract/events";
 import type { SandboxLimits } from "@/lib/settings/config";
 
 export type RunMode = "tool" | "compile" | "snippet";
@@ -32,6 +33,8 @@ export type SandboxOutcome =
       outputTruncated?: boolean;
       /** The value as its language prints it, where JSON loses what it shows: Python's str() (212.0, True). */
       text?: string;
+      /** Figures the code drew (matplotlib's), for people to see beside the output. */
+      images?: ToolImage[];
     })
   | (OutcomeCommon & { ok: false; error: SandboxError });
 
@@ -39,7 +42,8 @@ export interface FetchRequest {
   url: string;
   method?: string;
   headers?: Record<string, string>;
-  body?: string;
+  /** Text from JavaScript, bytes from Python. */
+  body?: string | Buffer;
 }
 /** Serves a fetch of the running code; `signal` aborts when the call ends, whichever way it ends. */
 export type FetchHandler = (request: FetchRequest, signal: AbortSignal) => Promise<unknown>;

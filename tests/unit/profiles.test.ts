@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { ConfigFileError, findProfile, parseProfiles } from "@/lib/settings/profiles";
-import { domainRefusal } from "@/lib/tools/native/fetch-url";
+import { domainRefusal, toolRules } from "@/lib/sandbox/fetch-guard";
 import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 import { SPEC_ORGANISM } from "../support/organism";
 
@@ -139,7 +139,7 @@ describe("fetch_url's domain rules", () => {
     ["ads.example.com", { blocked_domains: ["*.ads.example.com", "ads.example.com"] }, /blocked/],
     ["example.org", {}, undefined],
   ])("%s with %o", (host, settings, expected) => {
-    const refusal = domainRefusal(host, settings);
+    const refusal = domainRefusal(host, settings, toolRules("fetch_url"));
     if (expected) expect(refusal).toMatch(expected);
     else expect(refusal).toBeUndefined();
   });
@@ -265,9 +265,9 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
     ]);
     // "*.github.com" reaches github.com's subdomains, as the spec means.
     const settings = file.profiles[0].tool_config.fetch_url;
-    expect(domainRefusal("api.github.com", settings)).toBeUndefined();
-    expect(domainRefusal("api.example.com", settings)).toBeUndefined();
-    expect(domainRefusal("evil.test", settings)).toMatch(/not among the domains/);
+    expect(domainRefusal("api.github.com", settings, toolRules("fetch_url"))).toBeUndefined();
+    expect(domainRefusal("api.example.com", settings, toolRules("fetch_url"))).toBeUndefined();
+    expect(domainRefusal("evil.test", settings, toolRules("fetch_url"))).toMatch(/not among the domains/);
   });
 
   it("maps the spec's key_value_store and xml-pipeline's tool categories to Toolsmith's tools", () => {

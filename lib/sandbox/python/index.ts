@@ -1,9 +1,9 @@
 import { config } from "@/lib/settings/config";
 import { processWide } from "@/lib/platform/process-wide";
 import type { CheckResult } from "../check";
-import { failure, type RunMode, type ToolCallHandler } from "../pool";
+import { failure, type RunMode } from "../pool";
 import { pythonPolicy } from "../policy";
-import { PythonPool, type PythonOutcome } from "./pool";
+import { PythonPool, type PythonJob, type PythonOutcome } from "./pool";
 
 // One pool per server process, whatever loads this module.
 export function pythonPool(): PythonPool {
@@ -37,20 +37,20 @@ export async function checkPython(
 
 /**
  * Run Python in a sandbox process: the policy again (unless a test turned it off), then the call under the limits.
- * Code the policy refuses comes back as its violations, for runInSandbox to word as it does JavaScript's. `callTool`
- * serves the code's tools.call; `nested`: another tool's code called this one.
+ * Code the policy refuses comes back as its violations, for runInSandbox to word as it does JavaScript's. The
+ * services serve the code's tools.call and its requests; `nested`: another tool's code called this one.
  */
 export async function runPython(
   mode: RunMode,
   code: string,
   input?: unknown,
   signal?: AbortSignal,
-  { callTool, nested }: { callTool?: ToolCallHandler; nested?: boolean } = {},
+  services: Pick<PythonJob, "callTool" | "fetch" | "nested"> = {},
 ): Promise<PythonOutcome> {
   return (
     before(code) ??
     ((await pythonPool().run(
-      { mode, code, input, skipPolicy: config.python.skipPolicy, limits: config.sandbox, callTool, nested },
+      { mode, code, input, skipPolicy: config.python.skipPolicy, limits: config.sandbox, ...services },
       signal,
     )) as PythonOutcome)
   );

@@ -1,14 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import type { Readable, Writable } from "node:stream";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import type { ToolImage } from "@/lib/contract/events";
 import { config, type SandboxLimits } from "@/lib/settings/config";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "../bubblewrap";
+import type { FetchReply } from "../fetch-guard";
 import {
   failure,
   NO_TOOL_CALLS,
   sandboxError,
+  type FetchRequest,
   type Running,
   untilSettled,
   type RunMode,
@@ -33,7 +38,9 @@ export interface PythonJob {
   limits: SandboxLimits;
   /** Serves the code's tools.call; without it, each is refused. */
   callTool?: ToolCallHandler;
-  /** Called by another tool's code, whose process waits for it: it may use a process beyond the pool's size. */
+  /** Serves the code's requests (requests, urllib) through the guard; without it, the code has no network. */
+  fetch?: (request: FetchRequest, signal: AbortSignal) => Promise<FetchReply>;
+  /** Called by another tool's code, whose process waits for it: it may use a slot beyond the pool's size. */
   nested?: boolean;
 }
 
@@ -52,94 +59,102 @@ export interface PythonPoolStats {
   busy: number;
   queued: number;
   terminated: TerminationCounts;
-  /** Processes replaced because a call changed something the next call would have seen. */
-  recycled: number;
-  /** Resident memory of each process (with bubblewrap's), in bytes. */
+  /** Resident memory of each slot's processes (bubblewrap, the zygote, its child), in bytes. */
   residentBytes: number[];
 }
 
-const ROOT = process.cwd();
-const PYTHON_DIR = path.join(ROOT, "lib", "sandbox", "python");
-const PYODIDE_DIR = installedPyodide();
-/** The interpreter's own data (Node, V8, Pyodide's code and its memory image), over which a call gets its limit. */
-const RUNTIME_DATA_BYTES = 320 * 1024 * 1024;
-/** Past the deadline, the process gets this long before it is killed: a call that ends then still answers. */
+/** Debian's interpreter, with the libraries' Debian packages: `python3` on PATH may be another without them. */
+const PYTHON = "/usr/bin/python3";
+const PACKAGES =
+  "bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-bs4 python3-requests " +
+  "python3-tabulate python3-openpyxl python3-seccomp";
+const SOURCE_DIR = path.join(process.cwd(), "lib", "sandbox", "python");
+const SOURCES = ["zygote.py", "jail.py", "harness.py", "policy.py", "egress.py"];
+/** Where the jail sees the pool's files (the Python sources, the host's socket). */
+const INSIDE = "/sandbox";
+/** Past the deadline, the child gets this long before it is killed: a call that ends then still answers. */
 const KILL_GRACE_MS = 100;
+/** A zygote that has not reported a killed child gone by then is itself replaced. */
+const EXIT_LIMIT_MS = 2000;
+/** Beyond the zygote's own data, what a call's interpreter needs before the code's allowance starts. */
+const CALL_OVERHEAD_BYTES = 32 * 1024 * 1024;
+/** The writable /tmp of a slot's jail, emptied after each call. */
+const SCRATCH_BYTES = 64 * 1024 * 1024;
 /**
- * After its answer, a process checks that the call left nothing behind (milliseconds, normally). One that has not
- * settled by then is running something the call left (a promise callback that never ends) and is replaced.
- */
-const SETTLE_LIMIT_MS = 2000;
-/**
- * Processes beyond the pool's size for nested calls (a Python tool called from a tool's code): a caller's process waits
+ * Slots beyond the pool's size for nested calls (a Python tool called from a tool's code): a caller's child waits
  * for its callee's, so callees queued behind their callers would wait out their deadlines. As many as a chain of
  * tools.call can be deep (lib/tools/call.ts' MAX_CALL_DEPTH); they end once idle.
  */
 const NESTED_PROCESSES = 4;
-/**
- * tools.call's channel (fd 4), both ways: a request is a tool's input, at most what the API takes in a body; a reply
- * the called tool's output, which the call path has capped to TOOLSMITH_TOOL_OUTPUT_CHARS characters (at most 6
- * bytes each as JSON), with room for the envelope. A name is at most what any tool's is, MCP tools' included.
- */
-const HOST_LIMITS = {
-  requestBytes: config.maxRequestBytes,
-  replyBytes: 6 * config.toolOutputChars + 64 * 1024,
-  nameChars: 256,
-};
-/** A frame's header from the process: the job's id and the request's length, 4 bytes each. */
-const FRAME_HEADER_BYTES = 8;
-const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has("--permission")
-  ? "--permission"
-  : "--experimental-permission";
+/** What a person's screen gets of a call's figures, as base64 characters: the budget of an MCP tool's images. */
+const IMAGE_CHARS = 512 * 1024;
+/** A frame from a child: a tools.call or a request (its body base64), or the answer with its output and figures. */
+const FRAME_BYTES =
+  Math.max(config.maxRequestBytes, 2 * config.fetch.maxRequestBytes + 64 * 1024) +
+  6 * (config.sandbox.outputChars * 2 + config.sandbox.consoleChars) +
+  IMAGE_CHARS;
+const NOBODY = 65534;
 
 interface Pending {
   job: PythonJob;
   resolve: (outcome: PythonOutcome | PythonVerdict) => void;
 }
 
-interface Worker {
-  child: ChildProcess;
-  ready: Promise<void>;
-  isReady: boolean;
-  /** Answered its call, and is checking that nothing of it is left before it takes another. */
-  settling: boolean;
-  settleTimer?: NodeJS.Timeout;
-  current?: Running<Pending>;
-  /** tools.call's channel, and the bytes read from it that do not make a whole frame yet. */
-  tools?: Readable & Writable;
-  unframed: Buffer;
+/** A child the zygote forked for the next call: confined, connected, waiting for its job. */
+interface Spare {
+  id: number;
+  token: string;
+  connection?: net.Socket;
 }
 
-type WorkerMessage =
-  | { type: "ready" }
-  | { type: "snapshot"; bytes: Uint8Array }
-  | { type: "settled"; retire: boolean }
-  | ({ type: "result"; id: number } & Record<string, unknown>);
+interface Slot {
+  zygote: ChildProcess;
+  ready: Promise<void>;
+  /** The zygote's own data, over which a child's memory limit is counted; 0 until it is ready. */
+  dataBytes: number;
+  spare?: Spare;
+  /** The call the slot's child runs, and its connection. */
+  current?: Running<Pending> & { connection: net.Socket };
+  /**
+   * The child of the last call, until the zygote reports it gone and /tmp emptied: the spare (forked meanwhile, so
+   * that the next call need not wait for a fork) gets its job only then.
+   */
+  previous?: number;
+  exitTimer?: NodeJS.Timeout;
+}
+
+type ChildFrame =
+  | { hello: string }
+  | { call: unknown }
+  | { http: { method: string; url: string; headers: Record<string, string>; body: string | null } }
+  | { result: Record<string, unknown> };
 
 /**
- * Python sandbox processes, each one Pyodide interpreter in bubblewrap. The wall clock lives here: a call that
- * overruns or is cancelled gets its process killed and replaced, the only bound that does not depend on the code
- * cooperating (a loop inside C code never returns to the interpreter). A process whose call left anything the next
- * call could see is replaced too.
+ * Python sandbox processes on the system's CPython. Each slot is a zygote in bubblewrap that has imported the
+ * libraries and never runs tool code; each call runs in a child forked from it, which confines itself, fetches its
+ * job over the pool's socket, answers and exits (lib/sandbox/python/zygote.py). The wall clock lives here: a call
+ * that overruns or is cancelled has its child killed, and the next child is already waiting.
  */
 export class PythonPool {
-  private readonly workers: Worker[] = [];
+  private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private readonly terminations: TerminationCounts = { timeout: 0, cancelled: 0, memory: 0, crash: 0 };
-  private recycled = 0;
+  private readonly spares = new Map<string, Slot>();
   private nextJobId = 1;
   private closed = false;
-  private snapshotReady?: Promise<void>;
+  private host?: { dir: string; server: net.Server; listening: Promise<void> };
+  private startFailure?: string;
 
   constructor(
     private readonly size: number,
     private readonly memoryBytes: number,
-    private readonly snapshotFile = defaultSnapshotFile(),
   ) {}
 
   available(): { ok: true } | { ok: false; why: string } {
     if (!bubblewrapAvailable()) return { ok: false, why: bubblewrapMissing("Python tools") };
-    if (!PYODIDE_DIR) return { ok: false, why: "The pyodide package is not installed, so Python tools are off." };
+    if (!fs.existsSync(PYTHON))
+      return { ok: false, why: `Python is not installed on the server (Debian: apt-get install ${PACKAGES}).` };
+    if (this.startFailure) return { ok: false, why: this.startFailure };
     return { ok: true };
   }
 
@@ -152,24 +167,21 @@ export class PythonPool {
     });
   }
 
-  /** Start every process ahead of the first call (making the memory image first, if there is none yet). */
+  /** Start every slot ahead of the first call; rejects when a zygote cannot start (what to install, say). */
   async warm(): Promise<void> {
-    this.fill();
-    await Promise.all(this.workers.map((worker) => worker.ready));
-  }
-
-  /**
-   * At start-up: make the memory image if there is none yet (about 3 s, once per installation), so that a first
-   * call starts its process from it in about a second. Processes otherwise start with the first Python call: a
-   * server whose people write no Python holds no interpreter.
-   */
-  async prepare(): Promise<void> {
-    if (!fs.existsSync(this.snapshotFile)) await this.warm();
+    while (this.slots.length < this.size) this.slots.push(this.spawn());
+    await Promise.all(this.slots.map((slot) => slot.ready));
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const worker of this.workers.splice(0)) this.kill(worker);
+    for (const slot of this.slots.splice(0)) this.kill(slot);
+    const host = this.host;
+    this.host = undefined;
+    if (host) {
+      host.server.close();
+      fs.rmSync(host.dir, { recursive: true, force: true });
+    }
   }
 
   stats(): PythonPoolStats {
@@ -177,13 +189,12 @@ export class PythonPool {
     return {
       available: availability.ok,
       ...(availability.ok ? {} : { why: availability.why }),
-      processes: this.workers.length,
-      ready: this.workers.filter((worker) => worker.isReady).length,
-      busy: this.workers.filter((worker) => worker.current).length,
+      processes: this.slots.length,
+      ready: this.slots.filter((slot) => slot.spare?.connection).length,
+      busy: this.slots.filter((slot) => slot.current).length,
       queued: this.queue.length,
       terminated: { ...this.terminations },
-      recycled: this.recycled,
-      residentBytes: this.workers.map((worker) => residentBytes(worker.child?.pid)),
+      residentBytes: this.slots.map((slot) => residentBytes(slot.zygote.pid)),
     };
   }
 
@@ -194,321 +205,448 @@ export class PythonPool {
       pending.resolve(failure(sandboxError("cancelled", pending.job.limits), 0));
       return;
     }
-    const worker = this.workers.find((candidate) => candidate.current?.pending === pending);
-    if (worker) this.fail(worker, "cancelled");
-  }
-
-  /** Spawn processes up to the pool's size; the first of a new memory image makes it, the others wait for it. */
-  private fill(): void {
-    if (this.closed) return;
-    if (!this.snapshotReady && !fs.existsSync(this.snapshotFile)) {
-      const maker = this.spawn(false);
-      this.workers.push(maker);
-      this.snapshotReady = maker.ready.catch(() => {
-        this.snapshotReady = undefined;
-      });
-    }
-    this.snapshotReady ??= Promise.resolve();
-    while (this.workers.length < this.size) {
-      const worker = this.spawn(true);
-      this.workers.push(worker);
-    }
+    const slot = this.slots.find((candidate) => candidate.current?.pending === pending);
+    if (slot) this.fail(slot, "cancelled");
   }
 
   /**
-   * Nested calls first, since their callers hold processes waiting for them; calls from outside never take more than
-   * the pool's size, so the processes beyond it are the nested calls' (started here when one waits, up to
-   * NESTED_PROCESSES).
+   * Nested calls first, since their callers hold children waiting for them; calls from outside never take more
+   * than the pool's size, so the slots beyond it are the nested calls' (started here when one waits).
    */
   private dispatch(): void {
-    this.fill();
+    if (this.closed) return;
+    while (this.slots.length < this.size) this.slots.push(this.spawn());
     const order = [...this.queue.filter((pending) => pending.job.nested), ...this.queue.filter((p) => !p.job.nested)];
     for (const pending of order) {
-      const worker = this.workers.find((candidate) => candidate.isReady && !candidate.current && !candidate.settling);
-      if (!worker) break;
-      const outside = this.workers.filter((candidate) => candidate.current && !candidate.current.pending.job.nested);
+      const slot = this.slots.find(
+        (candidate) => candidate.spare?.connection && !candidate.current && candidate.previous === undefined,
+      );
+      if (!slot) break;
+      const outside = this.slots.filter((candidate) => candidate.current && !candidate.current.pending.job.nested);
       if (!pending.job.nested && outside.length >= this.size) continue;
       this.queue.splice(this.queue.indexOf(pending), 1);
-      this.start(worker, pending);
+      this.start(slot, pending);
     }
     const waitingNested = this.queue.filter((pending) => pending.job.nested).length;
-    const starting = this.workers.filter((worker) => !worker.isReady).length;
-    const room = this.size + NESTED_PROCESSES - this.workers.length;
-    for (let extra = Math.min(waitingNested - starting, room); extra > 0; extra--) this.workers.push(this.spawn(true));
+    const starting = this.slots.filter((slot) => !slot.current && !slot.spare?.connection).length;
+    const room = this.size + NESTED_PROCESSES - this.slots.length;
+    for (let extra = Math.min(waitingNested - starting, room); extra > 0; extra--) this.slots.push(this.spawn());
   }
 
-  private start(worker: Worker, pending: Pending): void {
-    const id = this.nextJobId++;
+  private start(slot: Slot, pending: Pending): void {
+    const spare = slot.spare!;
+    const connection = spare.connection!;
+    this.spares.delete(spare.token);
+    slot.spare = undefined;
+    slot.previous = spare.id;
+    this.fork(slot);
     const { limits } = pending.job;
-    const timer = setTimeout(() => this.fail(worker, "timeout"), limits.timeoutMs + KILL_GRACE_MS);
-    worker.current = { id, pending, timer, started: performance.now(), hostRequests: new AbortController() };
-    const { mode, code, input, requireEntryPoint, skipPolicy, uses } = pending.job;
-    const wire = { outputChars: limits.outputChars, consoleChars: limits.consoleChars };
-    const job = { id, mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire };
-    worker.child.send({ type: "job", job });
-  }
-
-  /** Frames from the process's tools.call channel: each is served in turn (the process waits for each reply). */
-  private onToolBytes(worker: Worker, chunk: Buffer): void {
-    worker.unframed = Buffer.concat([worker.unframed, chunk]);
-    while (worker.unframed.length >= FRAME_HEADER_BYTES) {
-      const jobId = worker.unframed.readUInt32BE(0);
-      const size = worker.unframed.readUInt32BE(4);
-      // worker.mjs refuses larger requests itself: a process that sends one is not the one we started.
-      if (size > HOST_LIMITS.requestBytes) return this.fail(worker, "crash", "The Python sandbox broke its channel.");
-      if (worker.unframed.length < FRAME_HEADER_BYTES + size) return;
-      const body = worker.unframed.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + size);
-      worker.unframed = worker.unframed.subarray(FRAME_HEADER_BYTES + size);
-      this.serveToolCall(worker, jobId, body);
-    }
-  }
-
-  /**
-   * One tools.call: only for the job the process runs now, in the shape and size it must have, through the job's
-   * handler with the job's signal. Every request is answered, since the process waits; a reply for a job that ended
-   * meanwhile is not sent (its process was killed, or answered and moved on).
-   */
-  private serveToolCall(worker: Worker, jobId: number, body: Buffer): void {
-    const current = worker.current;
-    const reply = (answer: { ok: true; output: unknown } | { ok: false; error: string }) => {
-      if (worker.current !== current || !this.workers.includes(worker)) return;
-      worker.tools?.write(replyFrame(answer));
+    const timer = setTimeout(() => this.fail(slot, "timeout"), limits.timeoutMs + KILL_GRACE_MS);
+    slot.current = {
+      id: spare.id,
+      pending,
+      timer,
+      started: performance.now(),
+      hostRequests: new AbortController(),
+      connection,
     };
-    if (!current || current.id !== jobId)
-      return reply({ ok: false, error: "tools.call works only while its tool runs." });
+    const { mode, code, input, requireEntryPoint, skipPolicy, uses } = pending.job;
+    const wire = { outputChars: limits.outputChars, consoleChars: limits.consoleChars, imageChars: IMAGE_CHARS };
+    send(connection, { mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire });
+  }
+
+  /** The socket every slot's children connect to, in a folder of the pool's that the jails see as INSIDE. */
+  private hostSocket(): { dir: string; listening: Promise<void> } {
+    if (this.host) return this.host;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-python-"));
+    // The jail runs as nobody: the sources readable, the socket writable (connecting needs it), nothing else.
+    fs.chmodSync(dir, 0o755);
+    for (const file of SOURCES) fs.copyFileSync(path.join(SOURCE_DIR, file), path.join(dir, file));
+    const server = net.createServer((connection) => this.onConnection(connection));
+    server.unref();
+    const socket = path.join(dir, "host.sock");
+    const listening = new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socket, () => {
+        fs.chmodSync(socket, 0o666);
+        resolve();
+      });
+    });
+    listening.catch(() => {});
+    this.host = { dir, server, listening };
+    return this.host;
+  }
+
+  /** A child's connection: its first frame names the spare it is; anything else is closed. */
+  private onConnection(connection: net.Socket): void {
+    connection.unref();
+    connection.on("error", () => {});
+    let slot: Slot | undefined;
+    readFrames(connection, (frame) => {
+      if (!slot) {
+        slot = "hello" in frame ? this.spares.get(frame.hello) : undefined;
+        if (!slot?.spare || slot.spare.connection) return connection.destroy();
+        slot.spare.connection = connection;
+        return this.dispatch();
+      }
+      const current = slot.current;
+      if (!current || current.connection !== connection) return connection.destroy();
+      if ("call" in frame) this.serveToolCall(current, frame.call);
+      else if ("http" in frame) this.serveRequest(current, frame.http);
+      else if ("result" in frame) this.onResult(slot, frame.result);
+      else this.fail(slot, "crash", "The Python sandbox broke its channel.");
+    }).catch(() => {
+      // A frame over the limit or not JSON: a child that sends one is not running our harness any more.
+      if (slot?.current?.connection === connection) this.fail(slot, "crash", "The Python sandbox broke its channel.");
+      connection.destroy();
+    });
+  }
+
+  /** One tools.call, through the job's handler with the job's signal. Every request is answered: the child waits. */
+  private serveToolCall(current: NonNullable<Slot["current"]>, body: unknown): void {
+    const reply = (answer: { ok: true; output: unknown } | { ok: false; error: string }) => {
+      if (!current.hostRequests.signal.aborted) send(current.connection, capped(answer));
+    };
     const request = toolRequest(body);
     if ("error" in request) return reply({ ok: false, error: request.error });
     const { callTool } = current.pending.job;
     if (!callTool) return reply({ ok: false, error: NO_TOOL_CALLS });
-    callTool(request, current.hostRequests.signal).then(
-      (answer) => reply(answer),
+    callTool(request, current.hostRequests.signal).then(reply, (error: Error) =>
+      reply({ ok: false, error: error.message }),
+    );
+  }
+
+  /** One request of requests or urllib, through the guard the job's caller gave (lib/sandbox/index.ts). */
+  private serveRequest(current: NonNullable<Slot["current"]>, request: Extract<ChildFrame, { http: unknown }>["http"]) {
+    const reply = (answer: Record<string, unknown>) => {
+      if (!current.hostRequests.signal.aborted) send(current.connection, answer);
+    };
+    const { fetch } = current.pending.job;
+    if (!fetch) return reply({ ok: false, error: "This code has no network here." });
+    const { method, url, headers, body } = request ?? {};
+    if (typeof url !== "string" || typeof method !== "string")
+      return reply({ ok: false, error: "A request needs a method and a URL." });
+    const sent = { url, method, headers: headers ?? {}, body: body ? Buffer.from(body, "base64") : undefined };
+    fetch(sent, current.hostRequests.signal).then(
+      (answer) =>
+        reply({
+          ok: true,
+          status: answer.status,
+          url: answer.url,
+          headers: answer.headers,
+          body: answer.bytes.toString("base64"),
+        }),
       (error: Error) => reply({ ok: false, error: error.message }),
     );
   }
 
-  /** One process in its jail. With `fromSnapshot`, it waits for the memory image and starts from it. */
-  private spawn(fromSnapshot: boolean): Worker {
+  private onResult(slot: Slot, reported: Record<string, unknown>): void {
+    const current = slot.current!;
+    this.endCall(slot);
+    current.pending.resolve(outcomeOf(reported, current.pending.job.limits, performance.now() - current.started));
+  }
+
+  /** The call is over: its clock and host requests stop; its child exits by itself (or is being killed). */
+  private endCall(slot: Slot): void {
+    const current = slot.current!;
+    clearTimeout(current.timer);
+    current.hostRequests.abort();
+    current.connection.destroy();
+    slot.current = undefined;
+  }
+
+  /** End the slot's call with an error and kill its child; the zygote reports it gone, then forks the next. */
+  private fail(slot: Slot, kind: keyof TerminationCounts, detail?: string): void {
+    const current = slot.current;
+    if (!current) return;
+    this.terminations[kind]++;
+    this.endCall(slot);
+    slot.zygote.stdin?.write(`${JSON.stringify({ kill: current.id })}\n`);
+    clearTimeout(slot.exitTimer);
+    slot.exitTimer = setTimeout(() => this.replace(slot), EXIT_LIMIT_MS);
+    const durationMs = performance.now() - current.started;
+    current.pending.resolve(failure(sandboxError(kind, current.pending.job.limits, detail), durationMs));
+  }
+
+  /** Ask the zygote for the next call's child. */
+  private fork(slot: Slot): void {
+    if (this.closed || !this.slots.includes(slot)) return;
+    const spare: Spare = { id: this.nextJobId++, token: randomBytes(16).toString("hex") };
+    slot.spare = spare;
+    this.spares.set(spare.token, slot);
+    const command = {
+      spare: spare.id,
+      token: spare.token,
+      dataBytes: slot.dataBytes + CALL_OVERHEAD_BYTES + this.memoryBytes,
+      // The parent's clock ends a call; this ends a child that somehow outlived it.
+      cpuSeconds: Math.ceil(config.sandbox.timeoutMs / 1000) + 5,
+    };
+    slot.zygote.stdin?.write(`${JSON.stringify(command)}\n`);
+  }
+
+  private spawn(): Slot {
     let markReady!: () => void;
     let failStart!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (failStart = reject)));
     ready.catch(() => {});
-    const worker = { ready, isReady: false, settling: false, unframed: Buffer.alloc(0) } as Worker;
-    const launch = () => {
-      if (this.closed) return failStart(new Error("The Python pool is closed."));
-      const args = this.jail(fromSnapshot);
-      const child = spawn("bwrap", args, {
-        // fd 4: tools.call's channel, a socket pair whose end in the process blocks (worker.mjs waits on it).
-        stdio: ["ignore", "ignore", "pipe", "ipc", "pipe"],
-        serialization: "advanced",
-        // bubblewrap clears the environment inside the jail (--clearenv); outside, it needs none either.
-        env: {} as NodeJS.ProcessEnv,
-        detached: true,
-      });
-      worker.child = child;
-      // Like the JavaScript pool's threads, the processes do not keep the server (or a test) alive.
-      child.unref();
-      child.channel?.unref();
-      let stderr = "";
-      child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-      worker.tools = child.stdio[4] as Readable & Writable;
-      worker.tools.on("data", (chunk: Buffer) => this.onToolBytes(worker, chunk));
-      worker.tools.on("error", () => {});
-      child.on("message", (message: WorkerMessage) => {
-        if (message.type === "ready") {
-          worker.isReady = true;
-          markReady();
-          this.dispatch();
-        } else if (message.type === "snapshot" && !fromSnapshot && !worker.isReady) {
-          saveSnapshot(this.snapshotFile, message.bytes);
-        } else if (message.type === "result") {
-          this.onResult(worker, message);
-        } else if (message.type === "settled") {
-          clearTimeout(worker.settleTimer);
-          worker.settling = false;
-          if (message.retire) {
-            this.recycled++;
-            this.remove(worker);
-          } else if (this.workers.length > this.size && this.queue.length === 0) {
-            // A process beyond the pool's size (a nested call's) ends once nothing waits for one.
-            this.remove(worker);
-          }
-          this.dispatch();
-        }
-      });
-      child.on("exit", () => {
-        failStart(new Error(`A Python sandbox process exited before it was ready: ${stderr.trim()}`));
-        this.fail(worker, "crash", "The Python sandbox stopped unexpectedly.");
-      });
-    };
-    if (fromSnapshot && this.snapshotReady) void this.snapshotReady.then(launch);
-    else launch();
-    return worker;
+    const host = this.hostSocket();
+    const zygote = spawn("bwrap", this.jail(host.dir), {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: {} as NodeJS.ProcessEnv,
+      detached: true,
+      // Root on the host would be root outside the namespaces too: the jail's processes are nobody's.
+      ...(process.getuid?.() === 0 && { uid: NOBODY, gid: NOBODY }),
+    });
+    const slot: Slot = { zygote, ready, dataBytes: 0 };
+    // Like the JavaScript pool's threads, the processes do not keep the server (or a test) alive.
+    zygote.unref();
+    for (const stream of [zygote.stdin, zygote.stdout, zygote.stderr]) (stream as net.Socket | null)?.unref?.();
+    zygote.stdin?.on("error", () => {});
+    let stderr = "";
+    zygote.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    createInterface({ input: zygote.stdout! }).on("line", (line) => {
+      let message: { ready?: boolean; exited?: number; code?: number | null; signal?: number | null };
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return this.replace(slot);
+      }
+      if (message.ready) {
+        slot.dataBytes = dataBytes(zygote.pid);
+        this.startFailure = undefined;
+        markReady();
+        host.listening.then(() => this.fork(slot));
+      } else if (message.exited !== undefined) {
+        this.onExited(slot, message.exited, message.code ?? null, message.signal ?? null);
+      }
+    });
+    zygote.on("exit", () => {
+      const why = startProblem(stderr);
+      if (!slot.dataBytes) {
+        this.startFailure = why;
+        failStart(new Error(why));
+      }
+      if (slot.current) this.fail(slot, "crash", "The Python sandbox stopped unexpectedly.");
+      this.remove(slot);
+      // A zygote that never started is not restarted in a loop: the next call tries again.
+      if (slot.dataBytes) setImmediate(() => this.dispatch());
+      else for (const pending of this.queue.splice(0)) pending.resolve(failure({ kind: "error", message: why }, 0));
+    });
+    return slot;
   }
 
-  private jail(fromSnapshot: boolean): string[] {
-    const node = fs.realpathSync(process.execPath);
-    const snapshot = fromSnapshot && fs.existsSync(this.snapshotFile) ? this.snapshotFile : "";
-    const readable = [PYODIDE_DIR, PYTHON_DIR, ...(snapshot ? [snapshot] : [])];
-    return [
-      ...jailArgs(),
-      ...readable.flatMap((dir) => ["--ro-bind", dir, dir]),
-      "--ro-bind",
-      node,
-      node,
-      "--setenv",
-      "NODE_CHANNEL_FD",
-      "3",
-      "--setenv",
-      "NODE_CHANNEL_SERIALIZATION_MODE",
-      "advanced",
-      "--",
-      "prlimit",
-      `--data=${RUNTIME_DATA_BYTES + this.memoryBytes}`,
-      "--core=0",
-      "--",
-      node,
-      PERMISSION_FLAG,
-      ...readable.map((dir) => `--allow-fs-read=${dir}`),
-      "--disallow-code-generation-from-strings",
-      "--max-old-space-size=128",
-      "--no-warnings",
-      path.join(PYTHON_DIR, "worker.mjs"),
-      PYODIDE_DIR,
-      path.join(PYTHON_DIR, "harness.py"),
-      JSON.stringify(pythonPolicy),
-      String(this.memoryBytes),
-      JSON.stringify({ requestBytes: HOST_LIMITS.requestBytes, replyBytes: HOST_LIMITS.replyBytes }),
-      snapshot,
-    ];
-  }
-
-  private onResult(worker: Worker, message: Extract<WorkerMessage, { type: "result" }>): void {
-    const current = worker.current;
-    if (!current || message.id !== current.id) return;
-    const { type: _type, id: _id, ...reported } = message;
-    clearTimeout(current.timer);
-    current.hostRequests.abort();
-    worker.current = undefined;
-    worker.settling = true;
-    worker.settleTimer = setTimeout(() => {
-      this.recycled++;
-      this.remove(worker);
-      this.dispatch();
-    }, SETTLE_LIMIT_MS);
-    const outcome = reported as unknown as PythonOutcome | PythonVerdict;
-    if (!outcome.ok && "error" in outcome)
-      outcome.error = sandboxError(outcome.error.kind, current.pending.job.limits, outcome.error.message);
-    current.pending.resolve(outcome);
-  }
-
-  /** End the worker's current call with an error, kill the process and start another. */
-  private fail(worker: Worker, kind: keyof TerminationCounts, detail?: string): void {
-    if (!this.workers.includes(worker)) return;
-    const current = worker.current;
-    // Killed first, answered next, replaced last: nothing of the call runs once its caller hears that it ended, and
-    // starting the next process does not delay the answer.
-    this.remove(worker);
-    if (current) {
-      this.terminations[kind]++;
-      clearTimeout(current.timer);
-      current.hostRequests.abort();
-      worker.current = undefined;
-      const durationMs = performance.now() - current.started;
-      current.pending.resolve(failure(sandboxError(kind, current.pending.job.limits, detail), durationMs));
+  /** The child of call `id` is gone: a call it did not answer failed; the spare may take the next call. */
+  private onExited(slot: Slot, id: number, code: number | null, signal: number | null): void {
+    if (slot.spare?.id === id) {
+      // The spare died before its job: it could not confine itself or connect, and neither will the next.
+      this.startFailure = `The Python sandbox could not confine a process (exit code ${code}, signal ${signal}).`;
+      for (const pending of this.queue.splice(0))
+        pending.resolve(failure({ kind: "error", message: this.startFailure }, 0));
+      return this.remove(slot);
     }
-    setImmediate(() => this.dispatch());
+    const current = slot.current;
+    if (current?.id === id) {
+      // Its answer may still be on the way (the socket and the zygote's pipe are read apart): decided once read.
+      const decide = () => {
+        if (slot.current !== current) return;
+        // SIGXCPU and SIGKILL: RLIMIT_CPU's, or the kernel's out-of-memory killer; else the interpreter crashed.
+        const kind = signal === 9 || signal === 24 ? "memory" : "crash";
+        const how = signal ? `signal ${signal}` : `exit code ${code}`;
+        this.fail(slot, kind, `The Python sandbox process ended without an answer (${how}).`);
+      };
+      if (current.connection.closed) decide();
+      else current.connection.once("close", decide);
+    }
+    if (slot.previous === id) {
+      clearTimeout(slot.exitTimer);
+      slot.previous = undefined;
+    }
+    // A slot beyond the pool's size (a nested call's) ends once nothing waits for one.
+    if (this.slots.length > this.size && !slot.current && this.queue.length === 0) this.remove(slot);
+    this.dispatch();
   }
 
-  private remove(worker: Worker): void {
-    const index = this.workers.indexOf(worker);
-    if (index !== -1) this.workers.splice(index, 1);
-    this.kill(worker);
+  /** Replace a slot whose zygote misbehaved, failing its call. */
+  private replace(slot: Slot): void {
+    if (slot.current) this.fail(slot, "crash", "The Python sandbox stopped unexpectedly.");
+    this.remove(slot);
+    this.dispatch();
   }
 
-  private kill(worker: Worker): void {
-    clearTimeout(worker.settleTimer);
-    const child = worker.child;
-    if (!child) return;
-    // Frames still buffered from a killed process are not served.
-    worker.tools?.removeAllListeners("data");
-    worker.tools?.destroy();
-    child.removeAllListeners();
-    child.on("error", () => {});
+  private remove(slot: Slot): void {
+    const index = this.slots.indexOf(slot);
+    if (index !== -1) this.slots.splice(index, 1);
+    this.kill(slot);
+  }
+
+  private kill(slot: Slot): void {
+    clearTimeout(slot.exitTimer);
+    if (slot.spare) this.spares.delete(slot.spare.token);
+    slot.spare?.connection?.destroy();
+    slot.current?.connection.destroy();
+    slot.zygote.removeAllListeners();
+    slot.zygote.stdout?.removeAllListeners();
+    slot.zygote.on("error", () => {});
     // bubblewrap leads its own process group (detached): the group goes, and --die-with-parent takes the rest.
     try {
-      process.kill(-child.pid!, "SIGKILL");
+      process.kill(-slot.zygote.pid!, "SIGKILL");
     } catch {
-      child.kill("SIGKILL");
+      slot.zygote.kill("SIGKILL");
     }
+  }
+
+  private jail(dir: string): string[] {
+    const settings = { policy: pythonPolicy, fetchRequestBytes: config.fetch.maxRequestBytes };
+    return [
+      ...jailArgs({ proc: false, scratchBytes: SCRATCH_BYTES }),
+      "--unshare-user",
+      "--uid",
+      String(NOBODY),
+      "--gid",
+      String(NOBODY),
+      "--disable-userns",
+      // numpy finds its BLAS through Debian's alternatives; matplotlib reads its settings from /etc.
+      ...["/etc/alternatives", "/etc/matplotlibrc", "/etc/fonts"].flatMap((file) => ["--ro-bind-try", file, file]),
+      "--ro-bind",
+      dir,
+      INSIDE,
+      "--remount-ro",
+      "/dev",
+      "--remount-ro",
+      "/",
+      ...Object.entries(JAIL_ENVIRONMENT).flatMap(([name, value]) => ["--setenv", name, value]),
+      "--",
+      PYTHON,
+      "-I",
+      "-B",
+      `${INSIDE}/zygote.py`,
+      `${INSIDE}/host.sock`,
+      JSON.stringify(settings),
+    ];
   }
 }
 
-/** A request's body as the process sent it: JSON `{ name, input }`, the name a string of a tool's length. */
-export function toolRequest(body: Buffer): ToolRequest | { error: string } {
-  let request: unknown;
-  try {
-    request = JSON.parse(body.toString("utf8"));
-  } catch {
-    return { error: "The tools.call request is not JSON." };
-  }
+const JAIL_ENVIRONMENT = {
+  HOME: "/tmp",
+  LANG: "C.UTF-8",
+  MPLBACKEND: "Agg",
+  MPLCONFIGDIR: "/tmp/matplotlib",
+  // One thread each: a call may start none (jail.py), and the libraries would otherwise start them at import.
+  OPENBLAS_NUM_THREADS: "1",
+  OMP_NUM_THREADS: "1",
+};
+
+/** The frames of a connection, in order, each a 4-byte length then JSON; rejects on a frame over the limit. */
+function readFrames(connection: net.Socket, onFrame: (frame: ChildFrame) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buffered: Buffer = Buffer.alloc(0);
+    connection.on("data", (chunk: Buffer) => {
+      buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
+      while (buffered.length >= 4) {
+        const size = buffered.readUInt32BE(0);
+        if (size > FRAME_BYTES) return reject(new Error("frame over the limit"));
+        if (buffered.length < 4 + size) return;
+        const body = buffered.subarray(4, 4 + size);
+        buffered = buffered.subarray(4 + size);
+        let frame: ChildFrame;
+        try {
+          frame = JSON.parse(body.toString("utf8"));
+        } catch {
+          return reject(new Error("frame not JSON"));
+        }
+        if (typeof frame !== "object" || frame === null) return reject(new Error("frame not an object"));
+        onFrame(frame);
+      }
+    });
+    connection.on("close", () => resolve());
+  });
+}
+
+function send(connection: net.Socket, message: unknown): void {
+  const body = Buffer.from(JSON.stringify(message));
+  const header = Buffer.alloc(4);
+  header.writeUInt32BE(body.length, 0);
+  connection.write(Buffer.concat([header, body]));
+}
+
+/** A tools.call reply within what a frame carries: an output over it is replaced by an error saying so. */
+function capped(answer: { ok: true; output: unknown } | { ok: false; error: string }) {
+  const size = Buffer.byteLength(JSON.stringify(answer));
+  const limit = 6 * config.toolOutputChars + 64 * 1024;
+  if (size <= limit) return answer;
+  return { ok: false, error: `The called tool's result is larger than the ${limit} bytes tools.call carries.` };
+}
+
+/** A request's body as the child sent it: `{ name, input }`, the name a string of a tool's length. */
+export function toolRequest(request: unknown): ToolRequest | { error: string } {
   if (typeof request !== "object" || request === null || !("name" in request) || !("input" in request))
     return { error: "A tools.call request is { name, input }." };
   const { name, input } = request;
-  if (typeof name !== "string" || name.length === 0 || name.length > HOST_LIMITS.nameChars)
-    return { error: `tools.call's name must be a tool's name: a string of 1 to ${HOST_LIMITS.nameChars} characters.` };
+  if (typeof name !== "string" || name.length === 0 || name.length > 256)
+    return { error: "tools.call's name must be a tool's name: a string of 1 to 256 characters." };
   return { name, input };
 }
 
-/** A reply to the process: its length, then its JSON; an output over the limit is replaced by an error saying so. */
-function replyFrame(answer: { ok: true; output: unknown } | { ok: false; error: string }): Buffer {
-  let body = Buffer.from(JSON.stringify(answer));
-  if (body.length > HOST_LIMITS.replyBytes) {
-    const error = `The called tool's result is larger than the ${HOST_LIMITS.replyBytes} bytes tools.call carries.`;
-    body = Buffer.from(JSON.stringify({ ok: false, error }));
+/** The child's answer as the sandbox's outcome: the policy's verdict, or the call's result with its figures. */
+function outcomeOf(
+  reported: Record<string, unknown>,
+  limits: SandboxLimits,
+  durationMs: number,
+): PythonOutcome | PythonVerdict {
+  if (reported.ok === true && "entry" in reported) return { ok: true, entry: (reported.entry as string) ?? null };
+  const logs = Array.isArray(reported.logs) ? reported.logs.map(String) : [];
+  const common = { logs, consoleTruncated: Boolean(reported.consoleTruncated), durationMs };
+  if (Array.isArray(reported.violations))
+    return { ok: false, violations: reported.violations as Violation[], ...common };
+  if (reported.ok !== true) {
+    const error = (reported.error ?? {}) as { kind?: string; message?: string };
+    const kind = (["memory", "stack", "crash", "error"] as const).find((known) => known === error.kind) ?? "error";
+    return { ok: false, error: sandboxError(kind, limits, String(error.message ?? "")), ...common };
   }
-  const header = Buffer.alloc(4);
-  header.writeUInt32BE(body.length, 0);
-  return Buffer.concat([header, body]);
+  const images: ToolImage[] = (Array.isArray(reported.images) ? reported.images : [])
+    .filter((data): data is string => typeof data === "string")
+    .map((data) => ({ mimeType: "image/png", data }));
+  const shown = images.length > 0 ? { images } : {};
+  const text = typeof reported.text === "string" ? { text: reported.text } : {};
+  if (reported.outputTruncated)
+    return { ok: true, output: String(reported.output), outputTruncated: true, ...text, ...shown, ...common };
+  return { ok: true, output: JSON.parse(String(reported.json ?? "null")), ...text, ...shown, ...common };
 }
 
-function installedPyodide(): string {
-  try {
-    return fs.realpathSync(path.join(ROOT, "node_modules", "pyodide"));
-  } catch {
-    return "";
-  }
+/** Why a zygote stopped before it was ready, in words an operator can act on. */
+function startProblem(stderr: string): string {
+  const missing = /ModuleNotFoundError: No module named '([\w.]+)'/.exec(stderr)?.[1];
+  if (missing)
+    return `Python's ${missing} is not installed on the server, so Python tools are off (Debian: apt-get install ${PACKAGES}).`;
+  const last = stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500);
+  return `The Python sandbox could not start${last ? `: ${last}` : "."}`;
 }
 
-/** Where the memory image lives: per Pyodide version and policy, since the image holds the preloaded modules. */
-function defaultSnapshotFile(): string {
-  let version = "unknown";
-  try {
-    version = JSON.parse(fs.readFileSync(path.join(PYODIDE_DIR, "package.json"), "utf8")).version;
-  } catch {
-    // no pyodide: the pool reports itself unavailable
-  }
-  const key = createHash("sha256")
-    .update(JSON.stringify([pythonPolicy.allowedModules, pythonPolicy.preload]))
-    .digest("hex")
-    .slice(0, 12);
-  return path.join(ROOT, "node_modules", ".cache", "toolsmith", `pyodide-${version}-${key}.snapshot`);
+/** The interpreter under bubblewrap: the descendant whose data is largest. */
+function dataBytes(pid: number | undefined): number {
+  return Math.max(0, ...descendants(pid).map((child) => statusField(child, "VmData")));
 }
 
-function saveSnapshot(file: string, bytes: Uint8Array): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, bytes);
-  fs.renameSync(temporary, file);
-}
-
-/** Resident memory of a process and its descendants (bubblewrap, then the interpreter), from /proc. */
+/** Resident memory of a process and its descendants (bubblewrap, the zygote, its child), from /proc. */
 function residentBytes(pid: number | undefined): number {
-  if (!pid) return 0;
+  return [...(pid ? [pid] : []), ...descendants(pid)].reduce((sum, child) => sum + statusField(child, "VmRSS"), 0);
+}
+
+function statusField(pid: number, field: string): number {
   try {
-    const rss = Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-    return rss + children.reduce((sum, child) => sum + residentBytes(Number(child)), 0);
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
   } catch {
     return 0;
+  }
+}
+
+function descendants(pid: number | undefined): number[] {
+  if (!pid) return [];
+  try {
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    return children.flatMap((child) => [Number(child), ...descendants(Number(child))]);
+  } catch {
+    return [];
   }
 }

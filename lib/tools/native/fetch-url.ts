@@ -1,27 +1,9 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
 import type { ToolSettings } from "@/lib/settings/profiles";
-import { guardedFetch, HostRefusedError } from "@/lib/sandbox/fetch-guard";
+import { domainGuard, toolRules, guardedFetch, HostRefusedError } from "@/lib/sandbox/fetch-guard";
 import { defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";
-
-/** `host` is `domain` or one of its subdomains. */
-const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
-
-/** The profile's domain rule for a host: why it is refused, or undefined when it may be reached. */
-export function domainRefusal(host: string, { allowed_domains, blocked_domains }: ToolSettings): string | undefined {
-  const normalized = (domain: string) =>
-    domain
-      .toLowerCase()
-      .replace(/^\*?\./, "")
-      .replace(/\.$/, "");
-  if (blocked_domains?.some((domain) => within(host, normalized(domain))))
-    return `${host} is blocked by this profile's fetch_url settings.`;
-  if (allowed_domains && !allowed_domains.some((domain) => within(host, normalized(domain)))) {
-    return `${host} is not among the domains this profile allows fetch_url to reach (${allowed_domains.join(", ")}).`;
-  }
-  return undefined;
-}
 
 /** A request of `tool` that did not get its reply: refused when a rule refused its host (on any hop), else failed. */
 export function requestFailure(tool: string, method: string, url: string, error: unknown): ToolResult {
@@ -46,7 +28,7 @@ export const fetchUrl = defineTool({
     try {
       const reply = await guardedFetch(
         { url, method, headers, body },
-        { limits: config.fetch, signal, allowHost: (host) => domainRefusal(host, settings) },
+        { limits: config.fetch, signal, ...domainGuard(settings, toolRules("fetch_url")) },
       );
       return {
         ok: true,

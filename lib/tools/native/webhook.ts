@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
-import { guardedFetch, type FetchReply } from "@/lib/sandbox/fetch-guard";
+import { domainGuard, toolRules, guardedFetch, type FetchReply } from "@/lib/sandbox/fetch-guard";
 import { defineTool } from "@/lib/tools/define-tool";
-import { domainRefusal, requestFailure } from "./fetch-url";
+import { requestFailure } from "./fetch-url";
 
 const RESPONSE_CHARS = 2000;
 
@@ -35,7 +35,7 @@ export const webhook = defineTool({
     try {
       const reply = await guardedFetch(
         { url, method, headers: { "content-type": "application/json" }, body: JSON.stringify(payload ?? null) },
-        { limits: config.fetch, signal, allowHost: (host) => domainRefusal(host, settings) },
+        { limits: config.fetch, signal, ...domainGuard(settings, toolRules("webhook")) },
       );
       return {
         ok: true,

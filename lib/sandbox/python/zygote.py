@@ -1,0 +1,109 @@
+# The zygote of one Python pool slot, inside bubblewrap (lib/sandbox/python/pool.ts starts it). It imports what
+# calls use, then forks one child per call and runs no tool code itself. It never reads a job either: each child
+# fetches its job from the host over the host's socket, after it has confined itself. So the memory a child starts
+# from holds no caller's code or input, and nothing a call does (to modules, to memory, to files in /tmp) outlives
+# its child: the zygote empties the writable /tmp after each child, before the next one is made.
+#
+# Control lines on stdin and stdout, JSON, one per line:
+#   host → zygote  {"spare": id, "token": "...", "dataBytes": n, "cpuSeconds": n}   fork a child for the next call
+#                  {"kill": id}                                                   end that child now
+#   zygote → host  {"ready": true}
+#                  {"exited": id, "code": n | null, "signal": n | null}           the child is gone, /tmp is empty
+import json
+import os
+import selectors
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402 (after the path: the harness lives beside this file)
+import jail  # noqa: E402
+
+SOCKET_PATH = sys.argv[1]
+SCRATCH = "/tmp"
+
+
+def main():
+    harness.configure(sys.argv[2])
+    jail.prepare()
+    _empty(SCRATCH)
+    # Objects the zygote made live in the permanent generation: a child's collections do not touch (and copy) them.
+    import gc
+
+    gc.freeze()
+    control_in = sys.stdin.buffer
+    selector = selectors.DefaultSelector()
+    selector.register(control_in, selectors.EVENT_READ, None)
+    children = {}  # pidfd → (job id, pid)
+    by_job = {}  # job id → pid
+    _say({"ready": True})
+    while True:
+        for key, _ in selector.select():
+            if key.data is None:
+                line = control_in.readline()
+                if not line:
+                    return  # the host is gone (bubblewrap's --die-with-parent ends the children too)
+                command = json.loads(line)
+                if "spare" in command:
+                    pid = _fork(command)
+                    pidfd = os.pidfd_open(pid)
+                    children[pidfd] = (command["spare"], pid)
+                    by_job[command["spare"]] = pid
+                    selector.register(pidfd, selectors.EVENT_READ, pidfd)
+                elif "kill" in command and command["kill"] in by_job:
+                    os.kill(by_job[command["kill"]], signal.SIGKILL)
+            else:
+                pidfd = key.data
+                selector.unregister(pidfd)
+                os.close(pidfd)
+                job, pid = children.pop(pidfd)
+                by_job.pop(job, None)
+                _, status = os.waitpid(pid, 0)
+                _empty(SCRATCH)
+                code = os.waitstatus_to_exitcode(status)
+                _say({"exited": job, "code": code if code >= 0 else None, "signal": -code if code < 0 else None})
+
+
+def _fork(command):
+    pid = os.fork()
+    if pid != 0:
+        return pid
+    # The child: the control pipes are the zygote's, not the call's.
+    code = 70
+    try:
+        devnull = os.open("/dev/null", os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.close(devnull)
+        host = jail.connect(SOCKET_PATH)
+        jail.confine(data_bytes=command["dataBytes"], cpu_seconds=command["cpuSeconds"])
+        harness.serve(host, command["token"])
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _say(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def _empty(folder):
+    """Remove everything in the folder, whatever a call did to its modes, however deep (no recursion)."""
+    pending, folders = [folder], []
+    while pending:
+        current = pending.pop()
+        os.chmod(current, 0o700)
+        for entry in os.scandir(current):
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+                folders.append(entry.path)
+            else:
+                os.unlink(entry.path)
+    for inner in reversed(folders):
+        os.rmdir(inner)
+
+
+if __name__ == "__main__":
+    main()
