@@ -76,6 +76,20 @@ export const ToolCallCard = memo(function ToolCallCard({
         <JsonView key={String(opened)} value={call.input} label="Input" foldLarge={!opened} />
         {call.approval && <ApprovalPrompt call={call} />}
         {call.status === "ok" && <JsonView value={call.output} label="Output" />}
+        {call.status === "ok" && call.logs && call.logs.length > 0 && (
+          <div>
+            <span className="text-[11px] font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">
+              Printed
+            </span>
+            <pre
+              tabIndex={0}
+              aria-label={`What the ${call.name} call printed`}
+              className="mt-1 max-h-72 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-sky-600 whitespace-pre-wrap break-words rounded-md bg-zinc-50 px-2.5 py-2 font-mono text-[12px] leading-5 text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100"
+            >
+              <Marked text={call.logs.join("\n")} mark={mark} />
+            </pre>
+          </div>
+        )}
         {call.images?.map((image, index) => (
           // eslint-disable-next-line @next/next/no-img-element -- a data URL from the log, not an asset to optimise
           <img

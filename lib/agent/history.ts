@@ -52,14 +52,30 @@ function reasoningParts(blocks: SignedReasoning[]): AssistantContent {
   );
 }
 
-/** What the model is told a tool returned: the same capped output the trace shows. */
+/** What the model is told a tool returned: the same capped output the trace shows, with the notes below. */
 function toolResultPart(result: ToolResultEvent): ToolResultPart {
-  const output: ToolResultPart["output"] = !result.ok
-    ? { type: "error-text", value: result.error ?? "failed" }
-    : result.truncated || typeof result.output === "string"
+  return { type: "tool-result", toolCallId: result.callId, toolName: result.name, output: modelOutput(result) };
+}
+
+function modelOutput(result: ToolResultEvent): ToolResultPart["output"] {
+  if (!result.ok) return { type: "error-text", value: result.error ?? "failed" };
+  const plain = typeof result.output === "string" || result.truncated;
+  const notes = resultNotes(result);
+  if (notes.length === 0)
+    return plain
       ? { type: "text", value: String(result.output) }
       : { type: "json", value: (result.output ?? null) as never };
-  return { type: "tool-result", toolCallId: result.callId, toolName: result.name, output };
+  const value = plain ? String(result.output) : JSON.stringify(result.output ?? null);
+  return { type: "text", value: [value, ...notes].join("\n\n") };
+}
+
+/** What the code printed, and a line for the charts it drew (an MCP tool's text already says what its images are). */
+function resultNotes(result: ToolResultEvent): string[] {
+  const notes = result.logs?.length ? [`Printed:\n${result.logs.join("\n")}`] : [];
+  const charts = result.server ? 0 : (result.images?.length ?? 0);
+  if (charts === 1) notes.push("[A chart the code drew was shown to the person as an image.]");
+  if (charts > 1) notes.push(`[${charts} charts the code drew were shown to the person as images.]`);
+  return notes;
 }
 
 /**

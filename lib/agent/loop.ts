@@ -154,6 +154,7 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
           output: result.output,
           ...(result.truncated && { truncated: true }),
           ...(result.images && { images: result.images }),
+          ...(result.logs && { logs: result.logs }),
         }
       : { error: result.error }),
   };

@@ -20,8 +20,9 @@ Work in steps: plan, call tools, read their results, and continue until you can 
   register_tool's uses. A fix to the used tool then reaches every tool that uses it, and a new version of it runs
   their examples again: if some now fail, fix them or the tool. A tool may not call itself, and calls nest at most
   4 deep. Write a tool's logic inline when it is a line or two: a call has a cost.
-- Python suits data wrangling, statistics, dates, exact fractions and decimals, and text work with re. Write
-  JavaScript when the tool must fetch over the network: Python tools have no network.
+- Python suits data work: pandas and numpy for tables and arrays (df.to_markdown() for a Markdown table),
+  matplotlib for charts (call plt.show(); the person sees the chart), requests or urllib for web APIs, bs4 for
+  HTML, re and datetime for text and dates. Both languages reach public web hosts only, through the same guard.
 - Tool errors are information: when a call fails, call think to work out why and what to change, then adapt
   instead of repeating the same call.
 - When you are done, answer without calling tools. Use Markdown.`;

@@ -171,7 +171,11 @@ export const AgentEvent = z.discriminatedUnion("type", [
     truncated: z.boolean().optional(),
     startedAt: epochMs.optional().describe("When the call began (its end is this event's `at`). Absent in older logs."),
     server: z.string().optional().describe("The MCP server that answered, for a tool of a connected MCP server."),
-    images: z.array(ToolImage).optional().describe("Images the result brought (an MCP tool's), for people to see."),
+    images: z
+      .array(ToolImage)
+      .optional()
+      .describe("Images the result brought (an MCP tool's, a chart a tool's code drew), for people to see."),
+    logs: z.array(z.string()).optional().describe("What the tool's code printed, when it succeeded (capped)."),
   }),
   z.object({
     type: z.literal("nested_tool_result"),

@@ -7,6 +7,7 @@ import {
   RegisteredToolView,
   RunStatus,
   ToolExample,
+  ToolImage,
   Violation,
 } from "./events";
 
@@ -212,6 +213,8 @@ export const ToolRun = z
     output: z.unknown().describe("The tool's JSON result; null when it failed."),
     error: z.string().nullable(),
     truncated: z.boolean().describe("The output was longer than the limit and was cut, with a marker."),
+    logs: z.array(z.string()).describe("What the code printed (capped); a failure's error carries it too."),
+    images: z.array(ToolImage).optional().describe("Charts the code drew (matplotlib), as PNG."),
     durationMs: z.number().int(),
     success: z.boolean().describe("SEAT's name for `ok`, kept on purpose: a SEAT script reads this answer as is."),
     execution_time: z
@@ -277,6 +280,12 @@ export const Profiles = z.strictObject({
       description: z.string().optional(),
       tools: z.array(z.string()),
       tool_config: z.record(z.string(), z.record(z.string(), z.unknown())),
+      network: z
+        .strictObject({
+          allowed_domains: z.array(z.string()).optional(),
+          blocked_domains: z.array(z.string()).optional(),
+        })
+        .describe("What the code of tools may reach: hosts and their subdomains, beyond public addresses only."),
       approval: z.array(z.string()),
       mcp_servers: z.array(z.string()).describe("The profiles file's MCP servers it may use."),
       personal_mcp_servers: z.boolean().describe("Whether a person's own MCP servers join its runs."),

@@ -5,11 +5,16 @@ import type { ToolSource } from "@/lib/sandbox/languages";
 
 /**
  * What an MCP client is told about a stored tool, from its code: every one runs in the sandbox, which can change
- * nothing here (read-only); a JavaScript one whose code calls `fetch` reaches the open web (Python has no network).
+ * nothing here (read-only); one whose code can reach the web (JavaScript's `fetch`; Python's requests or urllib,
+ * or a URL given to pandas) reaches the open world.
  */
 export function toolAnnotations({ language, code }: ToolSource): ToolAnnotations {
-  return { readOnlyHint: true, openWorldHint: language === "javascript" && callsFetch(code) };
+  const openWorld = language === "javascript" ? callsFetch(code) : PYTHON_WEB.test(code);
+  return { readOnlyHint: true, openWorldHint: openWorld };
 }
+
+/** Python that names the libraries that reach the web, or a URL: the policy refuses any other way out. */
+const PYTHON_WEB = /\b(requests|urllib)\b|\bhttps?:\/\//;
 
 /**
  * Whether the code can reach the sandbox's `fetch`: the global used as a value (`fetch(url)`, `const get = fetch`),

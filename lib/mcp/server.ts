@@ -23,8 +23,8 @@ export const MCP_PAGE_SIZE = 100;
 const SERVER_INFO = { name: "toolsmith", title: "Toolsmith tool library", version: packageJson.version };
 const INSTRUCTIONS =
   "The tools of your Toolsmith library, each written by its agent in JavaScript or Python and run in Toolsmith's " +
-  "sandbox (QuickJS or Pyodide, no access to the host; `fetch` to public addresses only, for JavaScript tools " +
-  "marked open-world; Python tools have no network).";
+  "sandbox (QuickJS, or CPython in a jail of its own per call; no access to the host; the web at public addresses " +
+  "only, for the tools marked open-world).";
 
 /** Who an MCP client acts for, and the terms its tools' own tools.call run on (read only for a tools/call). */
 interface McpCaller {

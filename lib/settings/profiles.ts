@@ -21,15 +21,18 @@ import {
   serverOfKey,
 } from "./mcp-servers";
 
+const AllowedDomains = z
+  .array(z.string().min(1))
+  .optional()
+  .describe(
+    "Hosts (and their subdomains) that may be reached; absent: any public host. An IP address listed here may be " +
+      "reached even when it is not public.",
+  );
+const BlockedDomains = z.array(z.string().min(1)).optional().describe("Hosts (and their subdomains) never reached.");
+
 const ToolSettings = z.strictObject({
-  allowed_domains: z
-    .array(z.string().min(1))
-    .optional()
-    .describe("Hosts (and their subdomains) the tool may reach; absent: any public host."),
-  blocked_domains: z
-    .array(z.string().min(1))
-    .optional()
-    .describe("Hosts (and their subdomains) the tool may not reach."),
+  allowed_domains: AllowedDomains,
+  blocked_domains: BlockedDomains,
   allowed_paths: z
     .array(z.string().min(1))
     .optional()
@@ -177,6 +180,13 @@ function configFile(toolNames?: readonly string[]) {
     description: z.string().max(500).optional(),
     tools: ToolNames,
     think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
+    network: z
+      .strictObject({ allowed_domains: AllowedDomains, blocked_domains: BlockedDomains })
+      .default({})
+      .describe(
+        "What the code of tools may reach (JavaScript's fetch, Python's requests and urllib), beyond the guard's " +
+          "public addresses only.",
+      ),
     tool_config: z
       .partialRecord(z.union([ToolName, McpToolKey]), ToolSettings, {
         // A key that is neither a tool nor an MCP tool's `<server>__<tool>` (or `<server>__*`).
@@ -243,7 +253,7 @@ function configFile(toolNames?: readonly string[]) {
       path: ["allowed_tools"],
       message: "give the listener's tools as tools or as allowed_tools, not both",
     })
-    .transform(({ name, description, think, tool_config, approval, confirm_actions, ...listener }) => {
+    .transform(({ name, description, think, network, tool_config, approval, confirm_actions, ...listener }) => {
       const listed = listener.tools ?? listener.allowed_tools ?? DEFAULT_TOOLS;
       const tools = [...new Set(listed)].filter((tool) => !listener.blocked_tools.includes(tool));
       const { mcp_servers, personal_mcp_servers, mcp_tools, approve_mcp_tools } = listener;
@@ -251,6 +261,7 @@ function configFile(toolNames?: readonly string[]) {
         name,
         description,
         think: think && !listener.blocked_tools.includes("think"),
+        network,
         tools,
         tool_config,
         approval: confirm_actions ? tools.filter((tool) => tool !== "think") : approval,

@@ -144,6 +144,7 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     runId,
     signal: call.signal ?? new AbortController().signal,
     settings,
+    network: profile?.network,
     callTool: nestedCaller(call),
     codeCalls: codeCalls(call),
     nested: (call.callers?.length ?? 0) > 0,
@@ -221,6 +222,7 @@ export function codeCalls(call: CallContext): CodeCalls | undefined {
     registry,
     resolve: (name) => registry.resolve!(call.caller.ownerId, name),
     callsAs: (toolName) => nestedCaller({ ...call, name: toolName, tool: undefined, input: undefined }),
+    network: call.profile?.network,
   };
 }
 

@@ -10,13 +10,16 @@ const { timeoutMs, memoryBytes } = config.sandbox;
 
 /** How Python values come back (lib/sandbox/python/harness.py converts them so). */
 export const PYTHON_JSON_VALUES =
-  "tuples and sets come back as lists, dates as ISO strings; turn a Decimal or Fraction into str() or float()";
+  "tuples and sets come back as lists, dates as ISO strings, a DataFrame as its records, numpy values as numbers " +
+  "and lists; turn a Decimal or Fraction into str() or float()";
 
 /** The Python sandbox: what is there, what is refused, and the limits of one call. */
 export const PYTHON_SANDBOX_RULES =
-  `Python 3 with no network, no files and no host access: import only ${pythonPolicy.allowedModules.join(", ")}; ` +
-  `no name or attribute starting with _; no ${pythonPolicy.bannedNames.join("/")}. Limits per call: ` +
-  `${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
+  `Python 3 (CPython) in a fresh process per call, without host access: import only ` +
+  `${pythonPolicy.allowedModules.join(", ")} (and their submodules: matplotlib.pyplot, urllib.parse); requests ` +
+  "and urllib reach public web hosts only; a chart left open or passed to plt.show() is shown to the person; no " +
+  `name or attribute starting with _; no ${pythonPolicy.bannedNames.join("/")}. Limits per call: ${timeoutMs} ms, ` +
+  `${memoryBytes / 1024 / 1024} MB of memory.`;
 
 /** How a Python tool calls another tool (lib/sandbox/python/harness.py's `tools`; the check of `uses` in it too). */
 export const PYTHON_TOOLS_CALL =

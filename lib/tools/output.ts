@@ -24,6 +24,19 @@ export function capResult(result: ToolResult, limit: number): ToolResult {
 export const consoleLines = (result: SandboxResult): string[] =>
   result.consoleTruncated ? [...result.logs, "[console output truncated]"] : result.logs;
 
+/** A finished sandbox call as a tool result: its value, what it printed and the figures it drew. */
+export function sandboxSuccess(result: Extract<SandboxResult, { ok: true }>): Extract<ToolResult, { ok: true }> {
+  const logs = consoleLines(result);
+  return {
+    ok: true,
+    output: result.output,
+    truncated: result.outputTruncated,
+    text: result.text,
+    ...(logs.length > 0 && { logs }),
+    ...(result.images?.length && { images: result.images }),
+  };
+}
+
 /** A failed sandbox call as a tool result. Console output is the best clue to why code failed: it goes along. */
 export function sandboxFailure(result: Extract<SandboxResult, { ok: false }>): Extract<ToolResult, { ok: false }> {
   const logs = consoleLines(result);

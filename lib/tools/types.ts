@@ -1,6 +1,7 @@
 import type { JSONSchema7 } from "ai";
 import type { ExampleOutcome, RegisteredToolView, ToolImage, Violation } from "@/lib/contract/events";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
+import type { DomainRules } from "@/lib/sandbox/fetch-guard";
 import type { ToolSettings } from "@/lib/settings/profiles";
 import type { McpCatalog } from "./mcp-tools";
 
@@ -23,6 +24,8 @@ export interface ToolContext {
   nested?: boolean;
   /** The tool's settings in the run's profile (allowed domains, ...). */
   settings: ToolSettings;
+  /** The profile's `network:`: what the code a call runs (a stored tool's, a snippet) may reach. */
+  network?: DomainRules;
   /** The W3C traceparent of the call's execute_tool span, in a run: an MCP call passes it on in `_meta`. */
   traceparent?: string;
 }
@@ -41,6 +44,8 @@ export interface CodeCalls {
   resolve(name: string): Promise<AgentTool | undefined>;
   /** tools.call for the code of the tool named `toolName`. */
   callsAs(toolName: string): CallTool;
+  /** The profile's `network:`, which the code run for these calls (examples) is held to as well. */
+  network?: DomainRules;
 }
 
 export interface ToolRegistry {
@@ -60,8 +65,10 @@ export type ToolResult =
       registered?: RegisteredToolView;
       /** A Python tool's value as Python prints it (str()), for SEAT's `output` (lib/seat). */
       text?: string;
-      /** Images for people to see beside `output` (an MCP tool's result); the model reads them as a line of text. */
+      /** Images for people to see beside `output` (an MCP tool's, a chart a tool drew); the model reads a line. */
       images?: ToolImage[];
+      /** What the tool's code printed: on the card, and for the model after the output. */
+      logs?: string[];
     }
   | {
       ok: false;

@@ -35,6 +35,8 @@ export interface ToolCallView {
   /** The MCP server that answered, for a tool of a connected MCP server. */
   server?: string;
   images?: ToolImage[];
+  /** What the tool's code printed, when it succeeded. */
+  logs?: string[];
   /** The calls its code made with tools.call, in order, each with its own. */
   nested?: ToolCallView[];
   /** Set when the profile asked a person first. */
@@ -203,6 +205,7 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         ...finishedCall(call, event),
         truncated: event.truncated,
         images: event.images,
+        logs: event.logs,
         startedAt: event.startedAt ?? call.startedAt,
       }));
     case "nested_tool_call":

@@ -25,8 +25,14 @@ describe("MCP tool annotations from a tool's code", () => {
     expect(toolAnnotations({ language: "javascript", code })).toEqual({ readOnlyHint: true, openWorldHint: false });
   });
 
-  it("never counts a Python tool as open-world: Python's sandbox has no network", () => {
-    const code = 'def run(inputs):\n    fetch = inputs["url"]\n    return fetch';
-    expect(toolAnnotations({ language: "python", code })).toEqual({ readOnlyHint: true, openWorldHint: false });
+  it("counts a Python tool as open-world when it uses requests or urllib, or names a URL; else not", () => {
+    const closed = 'def run(inputs):\n    fetch = inputs["url"]\n    return fetch';
+    expect(toolAnnotations({ language: "python", code: closed })).toEqual({ readOnlyHint: true, openWorldHint: false });
+    for (const code of [
+      'import requests\ndef run(inputs):\n    return requests.get(inputs["url"]).text',
+      "from urllib.request import urlopen\ndef run(inputs):\n    return urlopen(inputs['url']).read().decode()",
+      "import pandas as pd\ndef run(inputs):\n    return len(pd.read_csv('https://example.com/a.csv'))",
+    ])
+      expect(toolAnnotations({ language: "python", code })).toEqual({ readOnlyHint: true, openWorldHint: true });
   });
 });

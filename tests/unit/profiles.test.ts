@@ -235,7 +235,7 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
   };
 
   /** A profile's MCP keys when it sets none (tests/unit/profiles-mcp.test.ts has them). */
-  const NO_MCP = { mcp_servers: [], personal_mcp_servers: true, approve_mcp_tools: "unless_read_only" };
+  const NO_MCP = { mcp_servers: [], personal_mcp_servers: true, approve_mcp_tools: "unless_read_only", network: {} };
 
   it("reads the spec's example: its listeners are the profiles, the first the default", () => {
     const file = parse(SPEC_ORGANISM);

@@ -96,6 +96,7 @@ const profile = (overrides: Partial<AgentProfile> = {}): AgentProfile => ({
   name: `profile-${++profiles}`,
   tools: ["calculate"],
   tool_config: {},
+  network: {},
   approval: [],
   mcp_servers: [],
   personal_mcp_servers: true,

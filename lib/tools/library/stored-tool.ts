@@ -5,7 +5,8 @@ import { toolSource, toolUses, toolView } from "./wire";
 import { runInSandbox, type ToolSource } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
-import { sandboxFailure } from "@/lib/tools/output";
+import { sandboxFailure, sandboxSuccess } from "@/lib/tools/output";
+import type { DomainRules } from "@/lib/sandbox/fetch-guard";
 import { offeredSchema } from "@/lib/tools/schema";
 import type { AgentTool, CallTool, CodeCalls, InputCheck, ToolContext, ToolResult } from "@/lib/tools/types";
 import { callTool, type CallContext } from "@/lib/tools/call";
@@ -19,8 +20,8 @@ export function storedTool(row: ToolRow): AgentTool {
     parametersSchema: offeredSchema(view.parametersSchema) as JSONSchema7,
     versionId: view.versionId,
     parse: inputChecker(view.parametersSchema),
-    execute: (input, { signal, callTool, nested }) =>
-      runToolCode(callableVersion(row), input, signal, { callTool, nested }),
+    execute: (input, { signal, callTool, nested, network }) =>
+      runToolCode(callableVersion(row), input, signal, { callTool, nested, network }),
   };
 }
 
@@ -60,7 +61,7 @@ export async function runToolCode(
   version: CallableVersion,
   input: unknown,
   signal?: AbortSignal,
-  { callTool, nested }: Pick<ToolContext, "callTool" | "nested"> = {},
+  { callTool, nested, network }: Pick<ToolContext, "callTool" | "nested" | "network"> = {},
 ): Promise<ToolResult> {
   const serve =
     callTool &&
@@ -70,9 +71,9 @@ export async function runToolCode(
         : { ok: false as const, error: notInUses(name, version.uses) };
       return called.ok ? { ok: true as const, output: called.output } : { ok: false as const, error: called.error };
     });
-  const result = await runInSandbox("tool", version, input, signal, { callTool: serve, nested });
+  const result = await runInSandbox("tool", version, input, signal, { callTool: serve, nested, network });
   if (!result.ok) return sandboxFailure(result);
-  return { ok: true, output: result.output, truncated: result.outputTruncated, text: result.text };
+  return sandboxSuccess(result);
 }
 
 const notInUses = (name: string, uses: readonly string[]) =>
@@ -91,7 +92,7 @@ export const runStoredExamples = (
   signal?: AbortSignal,
   calls?: CodeCalls,
   examples = JSON.parse(row.examples) as ToolExample[],
-) => runExamples(testedVersion(row), examples, signal, calls?.callsAs(row.name));
+) => runExamples(testedVersion(row), examples, signal, calls?.callsAs(row.name), calls?.network);
 
 /**
  * Run each example against a tool's code in the sandbox, side by side (the pool's threads take them): its input
@@ -102,6 +103,7 @@ export async function runExamples(
   examples: ToolExample[],
   signal?: AbortSignal,
   callTool?: CallTool,
+  network?: DomainRules,
 ): Promise<ExampleOutcome[]> {
   const check = inputChecker(tool.parametersSchema);
   return Promise.all(
@@ -111,7 +113,7 @@ export async function runExamples(
         const error = `The input does not match parameters_schema: ${parsed.problems.join("; ")}`;
         return { input, expected_output, passed: false, error };
       }
-      const result = await runToolCode(tool, input, signal, { callTool });
+      const result = await runToolCode(tool, input, signal, { callTool, network });
       if (!result.ok) return { input, expected_output, passed: false, error: result.error };
       const actual = result.output ?? null;
       return { input, expected_output, passed: matchesExpected(actual, expected_output), actual_output: actual };

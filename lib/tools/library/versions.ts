@@ -130,12 +130,13 @@ export async function checkToolVersion(
   }
   // Loading the code and running the examples are independent sandbox calls: side by side, the pool takes both.
   const [compiled, outcomes] = await Promise.all([
-    runInSandbox("compile", source, undefined, signal),
+    runInSandbox("compile", source, undefined, signal, { network: calls?.network }),
     runExamples(
       { ...source, uses, parametersSchema: tool.parametersSchema },
       tool.examples,
       signal,
       calls?.callsAs(tool.name),
+      calls?.network,
     ),
   ]);
   if (!compiled.ok) {

@@ -100,6 +100,8 @@ export const toolRunJson = (result: ToolResult, durationMs: number): ToolRun => 
   output: result.ok ? result.output : null,
   error: result.ok ? null : result.error,
   truncated: result.ok && Boolean(result.truncated),
+  logs: (result.ok && result.logs) || [],
+  ...(result.ok && result.images && { images: result.images }),
   durationMs: Math.round(durationMs),
   success: result.ok,
   execution_time: Number((durationMs / 1000).toFixed(4)),

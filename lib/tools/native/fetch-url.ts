@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { config } from "@/lib/settings/config";
-import type { ToolSettings } from "@/lib/settings/profiles";
 import { domainGuard, toolRules, guardedFetch, HostRefusedError } from "@/lib/sandbox/fetch-guard";
 import { defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";

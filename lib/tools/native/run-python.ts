@@ -15,5 +15,5 @@ export const runPython = defineTool({
       .string()
       .describe('Python source, e.g. "import statistics\\nprint(statistics.mean([1, 2, 4]))\\nsorted({3, 1, 2})".'),
   }),
-  execute: ({ code }, { signal }) => runSnippet({ language: "python", code }, signal),
+  execute: ({ code }, context) => runSnippet({ language: "python", code }, context),
 });
