@@ -3,14 +3,16 @@
 # what the code printed and the figures it drew. The process ends with the call, so what the code does to modules,
 # to the interpreter or to memory ends with it too.
 import ast
-import base64
 import builtins
 import io
-import json
 import math
 import socket
-import struct
 import sys
+
+# Held here, not looked up on their modules: a call that replaces json.dumps changes its own code's, not ours.
+from base64 import b64encode as _b64encode
+from json import dumps as _dumps, loads as _loads
+from struct import pack as _pack, unpack as _unpack
 
 import egress
 import policy
@@ -26,7 +28,7 @@ def configure(settings_json):
     """In the zygote, before any child: the policy, the allowed modules imported with what they use (so a call
     starts with them loaded), matplotlib headless, the network through the host, and a first use of the libraries
     by code of ours, so that their lazy set-up is done once here rather than in every call."""
-    settings = json.loads(settings_json)
+    settings = _loads(settings_json)
     policy.configure(settings["policy"])
     import matplotlib
 
@@ -65,12 +67,12 @@ class Channel:
         self.connection = connection
 
     def send(self, message):
-        data = json.dumps(message, ensure_ascii=False).encode()
-        self.connection.sendall(struct.pack(">I", len(data)) + data)
+        data = _dumps(message, ensure_ascii=False).encode()
+        self.connection.sendall(_pack(">I", len(data)) + data)
 
     def receive(self):
-        (size,) = struct.unpack(">I", self._exactly(4))
-        return json.loads(self._exactly(size))
+        (size,) = _unpack(">I", self._exactly(4))
+        return _loads(self._exactly(size))
 
     def request(self, message):
         self.send(message)
@@ -184,7 +186,7 @@ def _to_json(value, path="output", depth=0):
         for key, item in value.items():
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 raise NotJson(f"{path} has a key of type {type(key).__name__}: JSON object keys are strings.")
-            text = key if isinstance(key, str) else json.dumps(key)
+            text = key if isinstance(key, str) else _dumps(key)
             result[text] = _to_json(item, f"{path}[{text!r}]", depth + 1)
         return result
     if isinstance(value, (list, tuple)):
@@ -243,7 +245,7 @@ def call(job):
     try:
         value = _evaluate(mode, tree, verdict["entry"], job.get("input", {}))
         try:
-            text = json.dumps(_to_json(value), ensure_ascii=False)
+            text = _dumps(_to_json(value), ensure_ascii=False)
         except NotJson as error:
             raise TypeError(f"The result is not JSON: {error}") from None
         # Python's own str() beside the JSON, which cannot tell 212.0 from 212 (SEAT's scripts read this text).
@@ -299,7 +301,7 @@ def _drawn():
     for number in pyplot.get_fignums():
         buffer = io.BytesIO()
         pyplot.figure(number).savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-        images.append(base64.b64encode(buffer.getvalue()).decode())
+        images.append(_b64encode(buffer.getvalue()).decode())
     pyplot.close("all")
     return images
 
