@@ -67,12 +67,14 @@ const systemPrompts = (model: MockLanguageModelV4) =>
   model.doStreamCalls.map((call) => call.prompt.find((message) => message.role === "system")?.content);
 
 describe("the tool writer's prompt, by language", () => {
-  it("asks for def run(inputs) in Python, with the sandbox's imports and no network, and raised errors", () => {
+  it("asks for def run(inputs) in Python, with the sandbox's imports, the guarded web, and raised errors", () => {
     const python = TOOL_WRITER_PROMPT.python;
     expect(python).toContain("small Python functions");
     expect(python).toContain("`def run(inputs):`");
-    expect(python).toMatch(/import only math, random, statistics, datetime, itertools, json, re, collections/);
-    expect(python).toContain("no network");
+    expect(python).toMatch(
+      /import only json, re, math, datetime, collections, itertools, urllib, requests, pandas, numpy, bs4/,
+    );
+    expect(python).toContain("requests and urllib reach public web hosts only");
     expect(python).toContain("raise a ValueError with a clear message");
     expect(python).not.toMatch(/JavaScript|function run/);
   });
