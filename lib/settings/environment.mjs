@@ -139,18 +139,20 @@ const sandbox = {
     .meta({ description: "sandbox threads", defaultText: "cores, 2–8" }),
   TOOLSMITH_PYTHON_WORKERS: integer(1, 16)
     .prefault("2")
-    .describe("Python sandbox processes (each holds an interpreter: about 150–200 MB resident)"),
+    .describe(
+      "Python sandbox slots: calls at once (each slot a zygote with the libraries loaded, about 120 MB resident, and a child per call)",
+    ),
   TOOLSMITH_PYTHON_WARM: oneOf(["0", "1"])
     .transform((flag) => flag === "1")
     .prefault("1")
     .describe(
-      "start the Python processes with the server (1), so that the first Python call does not wait for them, or at the first Python call (0)",
+      "start the Python zygotes with the server (1), so that the first Python call does not wait for them, or at the first Python call (0)",
     ),
   TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY: oneOf(["0", "1"])
     .transform((flag) => flag === "1")
     .prefault("0")
     .describe(
-      "tests only: run Python tool code without the policy check, to show that the sandbox process holds on its own",
+      "tests only: run Python tool code without the policy check, to show that the jail holds on its own",
     ),
   TOOLSMITH_FETCH_TIMEOUT_MS: integer(100, 60_000).prefault("4000").describe("timeout of a tool's `fetch`"),
   TOOLSMITH_FETCH_MAX_BYTES: integer(1024, 50 * 1024 * 1024)

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { ConfigFileError, findProfile, parseProfiles } from "@/lib/settings/profiles";
-import { domainRefusal, toolRules } from "@/lib/sandbox/fetch-guard";
+import { CODE_NETWORK, domainGuard, domainRefusal, toolRules } from "@/lib/sandbox/fetch-guard";
 import { BUILTIN_TOOL_NAMES } from "@/lib/tools/names";
 import { SPEC_ORGANISM } from "../support/organism";
 
@@ -26,9 +26,56 @@ describe("toolsmith.config.example.yaml", () => {
     );
     expect(parsed.profiles.map((profile) => [profile.name, profile.tools.includes("think")])).toEqual([
       ["default", true],
+      ["analyst", true],
       ["researcher", true],
       ["archivist", false],
     ]);
+    expect(parsed.profiles[1].network).toEqual({ allowed_domains: ["api.openweathermap.org"] });
+    expect(parsed.profiles[0].network).toEqual({});
+  });
+});
+
+describe("a profile's network", () => {
+  const withNetwork = (network: string) =>
+    `profiles:\n  - name: coder\n    tools: [run_python]\n    network:\n${network}\ndefault_profile: coder\n`;
+
+  it("reads allowed and blocked domains, in a profiles file and an organism.yaml listener", () => {
+    const file = parseProfiles(
+      withNetwork("      allowed_domains: [api.example.com, 10.0.0.5]\n      blocked_domains: [ads.example.com]"),
+      "toolsmith.config.yaml",
+      BUILTIN_TOOL_NAMES,
+    );
+    expect(file.profiles[0].network).toEqual({
+      allowed_domains: ["api.example.com", "10.0.0.5"],
+      blocked_domains: ["ads.example.com"],
+    });
+    const organism = parseProfiles(
+      "listeners:\n  - name: agent\n    tools: [run_python]\n    network:\n      blocked_domains: [evil.test]\n",
+      "organism.yaml",
+      BUILTIN_TOOL_NAMES,
+    );
+    expect(organism.profiles[0].network).toEqual({ blocked_domains: ["evil.test"] });
+  });
+
+  it("refuses an unknown key, naming its line", () => {
+    expect(() =>
+      parseProfiles(withNetwork("      allowed_hosts: [api.example.com]"), "toolsmith.config.yaml", BUILTIN_TOOL_NAMES),
+    ).toThrow(/^toolsmith\.config\.yaml, line 5 .*allowed_hosts/);
+  });
+
+  it("refuses a host outside the rule with a sentence naming the host, and lets a listed IP literal through", () => {
+    const guard = domainGuard({ allowed_domains: ["api.example.com", "127.0.0.1"] }, CODE_NETWORK);
+    expect(guard.allowHost!("evil.test")).toBe(
+      "evil.test is not among the domains this profile allows the code of tools to reach (api.example.com, 127.0.0.1).",
+    );
+    expect(guard.allowHost!("v2.api.example.com")).toBeUndefined();
+    expect(guard.isAllowed!("127.0.0.1", "127.0.0.1")).toBe(true);
+    expect(guard.isAllowed!("127.0.0.2", "127.0.0.2")).toBe(false);
+    expect(guard.isAllowed!("10.0.0.1", "10.0.0.1")).toBe(false);
+    const blocked = domainGuard({ blocked_domains: ["example.com"] }, CODE_NETWORK);
+    expect(blocked.allowHost!("www.example.com")).toBe(
+      "www.example.com is blocked by this profile's network settings.",
+    );
   });
 });
 
