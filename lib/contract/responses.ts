@@ -53,7 +53,9 @@ export const Health = z.strictObject({
       busy: z.number().int(),
       queued: z.number().int(),
       terminated,
-      residentBytes: z.array(z.number().int()).describe("Resident memory of each process."),
+      residentBytes: z
+        .array(z.number().int())
+        .describe("Resident memory of each slot: its zygote and children, shared pages counted once."),
     })
     .describe("The Python sandbox: a zygote per process slot, and a child forked from it for each call."),
 });

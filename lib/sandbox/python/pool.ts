@@ -59,7 +59,7 @@ export interface PythonPoolStats {
   busy: number;
   queued: number;
   terminated: TerminationCounts;
-  /** Resident memory of each slot's processes (bubblewrap, the zygote, its child), in bytes. */
+  /** Resident memory of each slot's processes (bubblewrap, the zygote, its children; shared pages once), in bytes. */
   residentBytes: number[];
 }
 
@@ -627,9 +627,21 @@ function dataBytes(pid: number | undefined): number {
   return Math.max(0, ...descendants(pid).map((child) => statusField(child, "VmData")));
 }
 
-/** Resident memory of a process and its descendants (bubblewrap, the zygote, its child), from /proc. */
+/**
+ * Resident memory of a slot, from /proc: bubblewrap, the zygote and its children, each counted by its proportional
+ * share (Pss), since a child shares most of its pages with the zygote it was forked from.
+ */
 function residentBytes(pid: number | undefined): number {
-  return [...(pid ? [pid] : []), ...descendants(pid)].reduce((sum, child) => sum + statusField(child, "VmRSS"), 0);
+  return [...(pid ? [pid] : []), ...descendants(pid)].reduce((sum, child) => sum + proportional(child), 0);
+}
+
+function proportional(pid: number): number {
+  try {
+    const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+  } catch {
+    return statusField(pid, "VmRSS");
+  }
 }
 
 function statusField(pid: number, field: string): number {
