@@ -243,7 +243,7 @@ def call(job):
     printed = _Printed(limits["consoleChars"])
     sys.stdout = sys.stderr = printed
     try:
-        value = _evaluate(mode, tree, verdict["entry"], job.get("input", {}))
+        value = _evaluate(mode, tree, verdict["entry"], job.get("input", {}), job.get("skipPolicy", False))
         try:
             text = _dumps(_to_json(value), ensure_ascii=False)
         except NotJson as error:
@@ -260,8 +260,9 @@ def call(job):
     return result
 
 
-def _evaluate(mode, tree, entry, inputs):
-    namespace = _namespace()
+def _evaluate(mode, tree, entry, inputs, unrestricted):
+    # The test-only switch turns the first layer off whole: all builtins and any import, so the jail alone holds.
+    namespace = {"__name__": "tool", "tools": _TOOLS} if unrestricted else _namespace()
     if mode == "snippet":
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, "<tool>", "exec"), namespace)

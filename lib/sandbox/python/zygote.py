@@ -75,7 +75,9 @@ def _fork(command):
         devnull = os.open("/dev/null", os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        os.close(devnull)
+        # Nor the zygote's epoll instance, shared across fork (a call could change what the zygote listens to), nor
+        # its pidfds of other children: only the call's own connection is open past here.
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
         host = jail.connect(SOCKET_PATH)
         jail.confine(data_bytes=command["dataBytes"], cpu_seconds=command["cpuSeconds"])
         harness.serve(host, command["token"])
