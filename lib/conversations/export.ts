@@ -95,6 +95,9 @@ function callMarkdown(call: ToolCallView): string[] {
       "Output:",
       fence(typeof call.output === "string" ? call.output : JSON.stringify(call.output, null, 2), "json"),
     );
+  if (call.status === "ok" && call.logs?.length) out.push("Printed:", fence(call.logs.join("\n"), "text"));
+  const images = call.images?.length ?? 0;
+  if (images) out.push(`🖼 ${images === 1 ? "An image" : `${images} images`} (in the JSON export and the trace).`, "");
   if (call.status === "error") out.push("Error:", fence(call.error ?? "", "text"));
   if (call.registered) {
     const tool = call.registered;

@@ -17,6 +17,8 @@ const CONFIG = `profiles:
     tools: [run_python]
     think: false
     approval: [run_python]
+  - name: builder
+    tools: [register_tool]
 default_profile: python
 `;
 
@@ -110,5 +112,52 @@ describe("run_python in a chat run", () => {
       profile: "careful",
       outcome: "succeeded",
     });
+  });
+});
+
+describe("a Python tool's prints and charts in a chat run", () => {
+  it("come back on its result: the trace has them, the model reads them, the Markdown export says them", async () => {
+    const prompt = "Chart and report.";
+    const code = [
+      "import matplotlib.pyplot as plt",
+      "",
+      "def run(inputs):",
+      '    print("summing", inputs["values"])',
+      '    plt.plot(inputs["values"])',
+      '    return {"total": sum(inputs["values"])}',
+    ].join("\n");
+    const schema = { type: "object", properties: { values: { type: "array", items: { type: "number" } } } };
+    model.script(prompt, [
+      {
+        toolCalls: [
+          {
+            name: "register_tool",
+            args: { name: "chart_total", description: "Sum and chart.", parameters_schema: schema, python_code: code },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "chart_total", args: { values: [1, 2, 4] } }] },
+      { text: "Charted." },
+    ]);
+    const { id } = await api.createConversation("builder");
+    const events = await api.run(id, prompt);
+    const result = ofType(events, "tool_result").find((event) => event.name === "chart_total")!;
+    expect(result).toMatchObject({ ok: true, output: { total: 7 }, logs: ["summing [1, 2, 4]"] });
+    const images = result.images as { mimeType: string; data: string }[];
+    expect(images).toHaveLength(1);
+    expect(images[0].mimeType).toBe("image/png");
+    expect(Buffer.from(images[0].data, "base64").subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
+
+    const observed = JSON.stringify(model.requestsFor(prompt)[2].messages.at(-1));
+    expect(observed).toContain('{\\"total\\":7}');
+    expect(observed).toContain("Printed:\\nsumming [1, 2, 4]");
+    expect(observed).toContain("[A chart the code drew was shown to the person as an image.]");
+    expect(observed).not.toContain(images[0].data.slice(0, 40));
+
+    const markdown = await (await api.fetch(`/api/conversations/${id}/export?format=md`)).text();
+    expect(markdown).toContain("Printed:\n```text\nsumming [1, 2, 4]\n```");
+    expect(markdown).toContain("🖼 An image (in the JSON export and the trace).");
   });
 });
