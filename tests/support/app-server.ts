@@ -37,7 +37,11 @@ export class AppServer {
   url = "";
   output = "";
 
-  constructor(private readonly env: Record<string, string>) {}
+  /** `cwd`: the checkout whose build (and server.mjs) to serve, this one by default (a benchmark's baseline, another). */
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly options: { cwd?: string } = {},
+  ) {}
 
   /** Start the server, on `port` if given (else a free one), its database migrated first unless `migrated` says it is. */
   async start({ port, migrated = false }: { port?: number; migrated?: boolean } = {}): Promise<void> {
@@ -48,7 +52,7 @@ export class AppServer {
     port ??= await freePort();
     this.url = `http://127.0.0.1:${port}`;
     this.child = spawn(process.execPath, ["server.mjs"], {
-      cwd: ROOT,
+      cwd: this.options.cwd ?? ROOT,
       env: { ...env, PORT: String(port), TOOLSMITH_LISTEN_HOST: "127.0.0.1" },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -68,6 +72,11 @@ export class AppServer {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`The server did not start: ${this.output}`);
+  }
+
+  /** The server's process id (its process group's too), once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** The server's resident memory now, in bytes, read from /proc without disturbing it. */
@@ -131,23 +140,28 @@ export class AppServer {
 /**
  * The production server on its own database (a fresh one of the provider under test by default), talking to a
  * scripted model server. Instances given the same database URL share it, as instances behind a load balancer do.
+ * `options.cwd` serves another checkout's build (AppServer's).
  */
 export function scriptedApp(
   modelUrl: string,
   env: Record<string, string> = {},
   databaseUrl = freshDatabaseUrl(),
+  options: { cwd?: string } = {},
 ): AppServer {
-  return new AppServer({
-    DATABASE_URL: databaseUrl,
-    OPENAI_BASE_URL: modelUrl,
-    OPENAI_API_KEY: "test-key",
-    TOOLSMITH_MODEL: "scripted-model",
-    TOOLSMITH_MODEL_RETRIES: "0",
-    // Suites and benchmarks send far more from one address than a person; the rate-limit tests set their own.
-    TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "100000",
-    TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "100000",
-    // The suites start many servers and few call Python: its processes start at the first Python call.
-    TOOLSMITH_PYTHON_WARM: "0",
-    ...env,
-  });
+  return new AppServer(
+    {
+      DATABASE_URL: databaseUrl,
+      OPENAI_BASE_URL: modelUrl,
+      OPENAI_API_KEY: "test-key",
+      TOOLSMITH_MODEL: "scripted-model",
+      TOOLSMITH_MODEL_RETRIES: "0",
+      // Suites and benchmarks send far more from one address than a person; the rate-limit tests set their own.
+      TOOLSMITH_RATE_CONVERSATIONS_PER_MINUTE: "100000",
+      TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "100000",
+      // The suites start many servers and few call Python: its processes start at the first Python call.
+      TOOLSMITH_PYTHON_WARM: "0",
+      ...env,
+    },
+    options,
+  );
 }
