@@ -116,8 +116,8 @@ interface Slot {
   /** The call the slot's child runs, and its connection. */
   current?: Running<Pending> & { connection: net.Socket };
   /**
-   * The child of the last call, until the zygote reports it gone and /tmp emptied: the spare (forked meanwhile, so
-   * that the next call need not wait for a fork) gets its job only then.
+   * The child of the last call, until the zygote reports it gone and /tmp emptied: the spare (forked when the call
+   * answered, so that the next call need not wait for a fork) gets its job only then.
    */
   previous?: number;
   exitTimer?: NodeJS.Timeout;
@@ -239,7 +239,6 @@ export class PythonPool {
     this.spares.delete(spare.token);
     slot.spare = undefined;
     slot.previous = spare.id;
-    this.fork(slot);
     const { limits } = pending.job;
     const timer = setTimeout(() => this.fail(slot, "timeout"), limits.timeoutMs + KILL_GRACE_MS);
     slot.current = {
@@ -346,13 +345,17 @@ export class PythonPool {
     current.pending.resolve(outcomeOf(reported, current.pending.job.limits, performance.now() - current.started));
   }
 
-  /** The call is over: its clock and host requests stop; its child exits by itself (or is being killed). */
+  /**
+   * The call is over: its clock and host requests stop; its child exits by itself (or is being killed); the next
+   * call's child is forked now, not while this one ran, which it would have slowed on a machine of few cores.
+   */
   private endCall(slot: Slot): void {
     const current = slot.current!;
     clearTimeout(current.timer);
     current.hostRequests.abort();
     current.connection.destroy();
     slot.current = undefined;
+    this.fork(slot);
   }
 
   /** End the slot's call with an error and kill its child; the zygote reports it gone, then forks the next. */
