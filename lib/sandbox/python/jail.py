@@ -21,13 +21,14 @@ DENIED = [
     *["bpf", "keyctl", "add_key", "request_key", "perf_event_open", "userfaultfd", "personality", "seccomp"],
     *["io_uring_setup", "io_uring_enter", "io_uring_register"],
     *["socket", "socketpair", "connect", "bind", "listen", "accept", "accept4"],
-    *["shmget", "shmat", "msgget", "semget", "mq_open"],
+    *["shmget", "shmat", "msgget", "semget", "mq_open", "memfd_create", "memfd_secret"],
     *["setrlimit", "setpriority", "sched_setaffinity", "sched_setscheduler", "ioprio_set", "acct", "quotactl"],
     *["init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff"],
     *["settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "syslog", "iopl", "ioperm", "modify_ldt"],
     *["lookup_dcookie", "vhangup", "mbind", "migrate_pages", "move_pages", "set_mempolicy"],
 ]
 PR_SET_DUMPABLE = 4
+MAP_SHARED, MAP_ANONYMOUS, MAP_GROWSDOWN = 0x01, 0x20, 0x0100
 OPEN_FILES = 64
 FILE_BYTES = 64 * 1024 * 1024
 
@@ -40,6 +41,9 @@ def prepare():
     _filter = seccomp.SyscallFilter(seccomp.ALLOW)
     for name in DENIED:
         _filter.add_rule(seccomp.ERRNO(errno.EPERM), name)
+    # Memory the data limit does not count: shared anonymous mappings, and MAP_GROWSDOWN ones (counted as stack).
+    for flags in (MAP_SHARED | MAP_ANONYMOUS, MAP_GROWSDOWN):
+        _filter.add_rule(seccomp.ERRNO(errno.EPERM), "mmap", seccomp.Arg(3, seccomp.MASKED_EQ, flags, flags))
     # glibc tries clone3 first and falls back to clone on ENOSYS, which is refused above.
     _filter.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     # Raising a limit back (prlimit64 with a new value); reading one (a null new value) stays allowed.
@@ -57,10 +61,12 @@ def connect(path):
     return host
 
 
-def confine(data_bytes, cpu_seconds):
-    """Limits soft and hard alike (so no call raises them), then the filter, which also sets no_new_privs."""
+def confine(data_bytes, address_bytes, cpu_seconds):
+    """Limits soft and hard alike (so no call raises them), then the filter, which also sets no_new_privs. The data
+    limit is the call's memory; the address space's, over what the zygote had mapped, catches any mapping it misses."""
     for limit, value in (
         (resource.RLIMIT_DATA, data_bytes),
+        (resource.RLIMIT_AS, address_bytes),
         (resource.RLIMIT_CPU, cpu_seconds),
         (resource.RLIMIT_FSIZE, FILE_BYTES),
         (resource.RLIMIT_NOFILE, OPEN_FILES),

@@ -78,6 +78,8 @@ const KILL_GRACE_MS = 100;
 const EXIT_LIMIT_MS = 2000;
 /** Beyond the zygote's own data, what a call's interpreter needs before the code's allowance starts. */
 const CALL_OVERHEAD_BYTES = 32 * 1024 * 1024;
+/** And beyond its address space: room for the mappings malloc and the libraries make as they go. */
+const ADDRESS_OVERHEAD_BYTES = 256 * 1024 * 1024;
 /** The writable /tmp of a slot's jail, emptied after each call. */
 const SCRATCH_BYTES = 64 * 1024 * 1024;
 /**
@@ -110,8 +112,9 @@ interface Spare {
 interface Slot {
   zygote: ChildProcess;
   ready: Promise<void>;
-  /** The zygote's own data, over which a child's memory limit is counted; 0 until it is ready. */
+  /** The zygote's own data and address space, over which a child's memory limits are counted; 0 until ready. */
   dataBytes: number;
+  addressBytes: number;
   spare?: Spare;
   /** The call the slot's child runs, and its connection. */
   current?: Running<Pending> & { connection: net.Socket };
@@ -381,6 +384,7 @@ export class PythonPool {
       spare: spare.id,
       token: spare.token,
       dataBytes: slot.dataBytes + CALL_OVERHEAD_BYTES + this.memoryBytes,
+      addressBytes: slot.addressBytes + ADDRESS_OVERHEAD_BYTES + this.memoryBytes,
       // The parent's clock ends a call; this ends a child that somehow outlived it.
       cpuSeconds: Math.ceil(config.sandbox.timeoutMs / 1000) + 5,
     };
@@ -400,7 +404,7 @@ export class PythonPool {
       // Root on the host would be root outside the namespaces too: the jail's processes are nobody's.
       ...(process.getuid?.() === 0 && { uid: NOBODY, gid: NOBODY }),
     });
-    const slot: Slot = { zygote, ready, dataBytes: 0 };
+    const slot: Slot = { zygote, ready, dataBytes: 0, addressBytes: 0 };
     // Like the JavaScript pool's threads, the processes do not keep the server (or a test) alive.
     zygote.unref();
     for (const stream of [zygote.stdin, zygote.stdout, zygote.stderr]) (stream as net.Socket | null)?.unref?.();
@@ -415,7 +419,7 @@ export class PythonPool {
         return this.replace(slot);
       }
       if (message.ready) {
-        slot.dataBytes = dataBytes(zygote.pid);
+        [slot.dataBytes, slot.addressBytes] = ["VmData", "VmSize"].map((field) => largest(zygote.pid, field));
         this.startFailure = undefined;
         markReady();
         host.listening.then(() => this.fork(slot));
@@ -625,9 +629,9 @@ function startProblem(stderr: string): string {
   return `The Python sandbox could not start${last ? `: ${last}` : "."}`;
 }
 
-/** The interpreter under bubblewrap: the descendant whose data is largest. */
-function dataBytes(pid: number | undefined): number {
-  return Math.max(0, ...descendants(pid).map((child) => statusField(child, "VmData")));
+/** A memory figure of the interpreter under bubblewrap: the descendant's whose figure is largest. */
+function largest(pid: number | undefined, field: string): number {
+  return Math.max(0, ...descendants(pid).map((child) => statusField(child, field)));
 }
 
 /**

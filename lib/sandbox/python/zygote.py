@@ -5,7 +5,8 @@
 # its child: the zygote empties the writable /tmp after each child, before the next one is made.
 #
 # Control lines on stdin and stdout, JSON, one per line:
-#   host → zygote  {"spare": id, "token": "...", "dataBytes": n, "cpuSeconds": n}   fork a child for the next call
+#   host → zygote  {"spare": id, "token": "...", "dataBytes": n, "addressBytes": n, "cpuSeconds": n}
+#                                                                                  fork a child for the next call
 #                  {"kill": id}                                                   end that child now
 #   zygote → host  {"ready": true}
 #                  {"exited": id, "code": n | null, "signal": n | null}           the child is gone, /tmp is empty
@@ -79,7 +80,7 @@ def _fork(command):
         # its pidfds of other children: only the call's own connection is open past here.
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
         host = jail.connect(SOCKET_PATH)
-        jail.confine(data_bytes=command["dataBytes"], cpu_seconds=command["cpuSeconds"])
+        jail.confine(command["dataBytes"], command["addressBytes"], command["cpuSeconds"])
         harness.serve(host, command["token"])
         code = 0
     finally:
