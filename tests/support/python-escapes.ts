@@ -4,16 +4,45 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
-/** One form of tests/data/python-escapes.json: a Python tool module whose `run(inputs)` tries to get out. */
-export interface EscapeForm {
+interface FormCommon {
   id: string;
   class: string;
-  code: string;
   note: string;
+  /** Where the technique comes from (a CVE, an advisory, a public collection), when it has a public source. */
+  source?: string;
 }
 
-export const escapeForms: EscapeForm[] = JSON.parse(
+/** One form of tests/data/python-escapes.json: a Python tool module whose `run(inputs)` tries to get out. */
+export interface SingleForm extends FormCommon {
+  code: string;
+  plant?: undefined;
+  harvest?: undefined;
+}
+
+/**
+ * A form across callers: identity A registers `plant` and `harvest`, B calls the victim with a secret between A's
+ * two calls, on one process slot. It holds when nothing of B's reaches A and B's answer is unchanged.
+ */
+export interface CrossCallerForm extends FormCommon {
+  class: "cross-caller";
+  plant: string;
+  harvest: string;
+  code?: undefined;
+}
+
+export type EscapeForm = SingleForm | CrossCallerForm;
+
+/** The whole corpus, as the file has it. */
+export const corpus: EscapeForm[] = JSON.parse(
   fs.readFileSync(path.resolve(process.cwd(), "tests/data/python-escapes.json"), "utf8"),
+);
+
+/** The forms that are one tool each, called once. */
+export const escapeForms: SingleForm[] = corpus.filter((form): form is SingleForm => form.code !== undefined);
+
+/** The forms that run as plant (A), victim (B), harvest (A). */
+export const crossCallerForms: CrossCallerForm[] = corpus.filter(
+  (form): form is CrossCallerForm => form.plant !== undefined,
 );
 
 /** The environment variable that holds the canary, in the test process and in any server it starts. */
@@ -22,7 +51,8 @@ export const CANARY_VARIABLE = "TOOLSMITH_ESCAPE_CANARY";
 /**
  * What an escape would reach, and the means to tell: a canary in the environment and in a file under the host's
  * temporary directory, a loopback listener that counts connections, and the host paths the forms try to write.
- * Forms name them by placeholder ({{CANARY_VAR}}, {{CANARY_FILE}}, {{PORT}}, {{PWNED}}), filled in by `code()`.
+ * Forms name them by placeholder ({{CANARY_VAR}}, {{CANARY_FILE}}, {{PORT}}, {{PWNED}}, and {{HOST_CWD}}, the server's own
+ * directory, which a jail must not show), filled in by `code()`.
  */
 export class EscapeTargets {
   readonly canary = `canary-${randomBytes(12).toString("hex")}`;
@@ -51,9 +81,12 @@ export class EscapeTargets {
     await new Promise((resolve) => this.listener?.close(resolve));
   }
 
-  /** The form's code with the placeholders filled in. */
-  code(form: EscapeForm): string {
-    return form.code
+  /** The form's code (or its plant's, or its harvest's) with the placeholders filled in. */
+  code(form: EscapeForm, part: "code" | "plant" | "harvest" = "code"): string {
+    const text = form[part];
+    if (text === undefined) throw new Error(`${form.id} has no ${part}`);
+    return text
+      .replaceAll("{{HOST_CWD}}", process.cwd())
       .replaceAll("{{CANARY_VAR}}", CANARY_VARIABLE)
       .replaceAll("{{CANARY_FILE}}", this.canaryFile)
       .replaceAll("{{PORT}}", String(this.port))
@@ -67,15 +100,36 @@ export class EscapeTargets {
     return fs.readdirSync(dir).filter((name) => name.startsWith(prefix));
   }
 
-  /** Everything that shows an escape in what came back (an outcome, an API answer): empty when contained. */
+  /**
+   * Everything that shows an escape in what came back (an outcome, an API answer): empty when contained. Besides the
+   * canary, the listener and host files: what the forms themselves found they could do that the jail forbids (an
+   * output's `escaped`), and what a harvest found of another call (`crossed`).
+   */
   breaches(answer: unknown): string[] {
     const text = JSON.stringify(answer) ?? "";
     return [
       ...(text.includes(this.canary) ? ["the canary is in the answer"] : []),
       ...(this.connections.length > 0 ? [`the listener was reached: ${this.connections.join(" | ")}`] : []),
       ...this.hostFiles().map((name) => `a host file was written: ${name}`),
+      ...reported(answer, "escaped").map((what) => `the form got through: ${what}`),
+      ...reported(answer, "crossed").map((what) => `from another call: ${what}`),
     ];
   }
+}
+
+/** The strings a form reported under `key` (`escaped`, `crossed`) in any output within the answer. */
+export function reported(answer: unknown, key: "escaped" | "crossed"): string[] {
+  const found: string[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 6 || typeof value !== "object" || value === null) return;
+    if (Array.isArray(value)) return value.forEach((item) => visit(item, depth + 1));
+    for (const [name, item] of Object.entries(value)) {
+      if (name === key && Array.isArray(item)) found.push(...item.map((entry) => String(entry).slice(0, 500)));
+      else visit(item, depth + 1);
+    }
+  };
+  visit(answer, 0);
+  return found;
 }
 
 /**
@@ -128,3 +182,81 @@ def run(inputs):
     inputs: { from: "the next caller" },
   },
 };
+
+/** B's ordinary tool of the cross-caller forms: it reads what a plant would have changed, and answers exactly. */
+export const crossCallerVictimCode = `import calendar
+import csv
+import decimal
+import json
+import math
+import re
+
+import matplotlib
+import numpy as np
+import pandas as pd
+
+
+def run(inputs):
+    print('victim', inputs['from'])
+    secret = inputs['secret']
+    # An ordinary report: a small frame, written to a temporary file and read back.
+    frame = pd.DataFrame({'who': ['a', 'b', secret], 'n': [1, 2, 3]})
+    frame.to_csv('/tmp/victim-report.csv', index=False)
+    back = pd.read_csv('/tmp/victim-report.csv')
+    # A division by zero warns (a RuntimeWarning, through the warnings machinery) and gives inf.
+    ratio = np.float64(1.0) / np.float64(0.0)
+    return {
+        'sum': 125 + 125,
+        'total': int(frame['n'].sum()),
+        'mean': float(np.mean(np.array([1.0, 2.0, 4.5]))),
+        'dot': int(np.dot([1, 2], [3, 4])),
+        'inf': bool(np.isinf(ratio)),
+        'report': back.to_dict('list'),
+        'json': json.dumps({'secret': secret, 'n': [1, 2]}),
+        'loads': json.loads('{"a": [1, 2.5, null]}'),
+        'words': re.findall('[a-z]+', 'alpha, beta; gamma'),
+        'hex': len(re.findall('[0-9a-f]', secret.split('-')[1])),
+        'pi': math.pi,
+        'third': str(decimal.Decimal(1) / 3),
+        'week': calendar.firstweekday(),
+        'csv': list(csv.reader(['a;b,c'])),
+        'digits': len(str(10 ** 4000)),
+        'options': {
+            'rows': pd.get_option('display.max_rows'),
+            'precision': np.get_printoptions()['precision'],
+            'array': str(np.array([1 / 3, 2 / 3])),
+            'dpi': float(matplotlib.rcParams['figure.dpi']),
+            'usetex': bool(matplotlib.rcParams['text.usetex']),
+            'errors': np.geterr()['divide'],
+        },
+        'inputs': inputs,
+    }
+`;
+
+/** A secret of B's for one cross-caller form: B's input, and what B's tool must answer with it. */
+export function crossCallerVictim(secret = `secret-${randomBytes(12).toString("hex")}`) {
+  const input = { from: "the next caller", secret };
+  return {
+    secret,
+    input,
+    output: {
+      sum: 250,
+      total: 6,
+      mean: 2.5,
+      dot: 11,
+      inf: true,
+      report: { who: ["a", "b", secret], n: [1, 2, 3] },
+      json: `{"secret": "${secret}", "n": [1, 2]}`,
+      loads: { a: [1, 2.5, null] },
+      words: ["alpha", "beta", "gamma"],
+      hex: 24,
+      pi: Math.PI,
+      third: "0.3333333333333333333333333333",
+      week: 0,
+      csv: [["a;b", "c"]],
+      digits: 4001,
+      options: { rows: 60, precision: 8, array: "[0.33333333 0.66666667]", dpi: 100, usetex: false, errors: "warn" },
+      inputs: input,
+    },
+  };
+}
