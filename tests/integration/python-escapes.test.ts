@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
 import { AppServer } from "../support/app-server";
@@ -9,6 +11,18 @@ import { CANARY_VARIABLE, EscapeTargets, escapeForms, victim, type EscapeForm } 
 // side, on one without it (TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY=1: registered and called, the sandbox alone holds).
 // The canary is in the servers' environment and in a host file; the listener is on the servers' loopback.
 const targets = new EscapeTargets();
+
+/** The classes of forms written to get past the policy and test the jail behind it. */
+const JAIL_CLASSES = new Set([
+  "library-file",
+  "library-process",
+  "native",
+  "resource-bomb",
+  "jail-design",
+  "crasher",
+  "pyjail",
+  "llm-app-cve",
+]);
 
 /** Requests in flight at once per server: enough to keep its Python processes busy while others restart. */
 const PARALLEL = 6;
@@ -65,13 +79,23 @@ async function attempt(client: Api, form: EscapeForm, index: number): Promise<At
 /** Every form, PARALLEL at a time. */
 async function attemptAll(client: Api): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
+  // What each form got, for reading, when TOOLSMITH_ESCAPE_REPORT names a folder.
+  const report = process.env.TOOLSMITH_ESCAPE_REPORT;
+  const name = client === withPolicy.client ? "with the policy" : "without the policy";
+  if (report) fs.mkdirSync(report, { recursive: true });
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < escapeForms.length; index = next++) {
+      const started = performance.now();
       attempts[index] = await attempt(client, escapeForms[index], index);
+      if (report) {
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        fs.appendFileSync(path.join(report, "progress.txt"), `${name} ${escapeForms[index].id} ${seconds}s\n`);
+      }
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
+  if (report) fs.writeFileSync(path.join(report, `single ${name}.json`), JSON.stringify(attempts, null, 2));
   return attempts;
 }
 
@@ -92,7 +116,7 @@ async function expectHealthy(server: Server): Promise<void> {
 }
 
 /**
- * What must hold of every attempt: nothing of the targets in any answer; a registered form's call answered (200, its
+ * What must hold of every attempt: nothing of the targets in any answer (nor anything a form says it got through); a registered form's call answered (200, its
  * outcome whatever it is); a refused one refused with a 422 of the codes given, the policy's naming a line.
  */
 function expectContained(attempts: Attempt[], refusals: string[]): void {
@@ -133,8 +157,11 @@ describe.concurrent("the Python escape corpus through the server", () => {
     const attempts = await attemptAll(clientOf(withPolicy));
     // A form past the policy whose module does not load (the sandbox refused what it reached for) is tool_compile.
     expectContained(attempts, ["tool_policy", "tool_compile"]);
-    const refused = attempts.filter(({ registration }) => registration.body.violations !== undefined);
-    expect(refused.length).toBeGreaterThan(escapeForms.length * 0.8);
+    // Most of the forms aimed at the policy are refused by it. Those aimed at the jail get past it by design (a path
+    // given to pandas, os as bs4.os, the real builtins through a class pattern): their calls are what is tested.
+    const aimedAtThePolicy = attempts.filter(({ form }) => !JAIL_CLASSES.has(form.class));
+    const refused = aimedAtThePolicy.filter(({ registration }) => registration.body.violations !== undefined);
+    expect(refused.length).toBeGreaterThan(aimedAtThePolicy.length * 0.8);
     await expectHealthy(withPolicy);
   }, 120_000);
 
