@@ -1,16 +1,20 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { PythonPoolStats } from "@/lib/sandbox/python/pool";
 
-process.env.TOOLSMITH_TOOL_TIMEOUT_MS = "1000";
+const LIMIT_MS = 500;
+process.env.TOOLSMITH_TOOL_TIMEOUT_MS = String(LIMIT_MS);
 process.env.TOOLSMITH_TOOL_MEMORY_MB = "32";
+// A pool of one: each call's next lands on the same slot, so what one call leaves is what the next would find.
+process.env.TOOLSMITH_PYTHON_WORKERS = "1";
 type Sandbox = typeof import("@/lib/sandbox");
 let sandbox: Sandbox;
+let whileWarming: PythonPoolStats;
 
 beforeAll(async () => {
   sandbox = await import("@/lib/sandbox");
-  await sandbox.pythonPool().warm();
+  const warming = sandbox.pythonPool().warm();
+  whileWarming = sandbox.pythonPool().stats();
+  await warming;
 });
 afterAll(async () => sandbox.pythonPool().close());
 
@@ -23,7 +27,7 @@ const check = (code: string, requireEntryPoint = true) => sandbox.checkSource(py
 async function endsWithinTheLimit(code: string, kind: string) {
   const started = performance.now();
   const result = await tool(code);
-  expect(performance.now() - started).toBeLessThan(1000 + 1000);
+  expect(performance.now() - started).toBeLessThan(LIMIT_MS + 1000);
   expect(result).toMatchObject({ ok: false, error: { kind } });
   const next = performance.now();
   expect(await tool("def run(inputs):\n    return 'still here'\n")).toMatchObject({ ok: true, output: "still here" });
@@ -32,17 +36,15 @@ async function endsWithinTheLimit(code: string, kind: string) {
 }
 
 describe("the Python pool", () => {
-  it("reports its processes while the first one makes the memory image and the others wait for it", async () => {
-    const { PythonPool } = await import("@/lib/sandbox/python/pool");
-    const image = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-image-")), "image.snapshot");
-    const pool = new PythonPool(2, 32 * 1024 * 1024, image);
-    const warming = pool.warm();
-    expect(pool.stats()).toMatchObject({ available: true, processes: 2, ready: 0 });
-    await warming;
-    expect(pool.stats()).toMatchObject({ processes: 2, ready: 2 });
-    expect(fs.existsSync(image)).toBe(true);
-    await pool.close();
-  }, 120_000);
+  it("reports its slots: started while warming, then ready with a child forked and connected for the next call", async () => {
+    expect(whileWarming).toMatchObject({ available: true, processes: 1, ready: 0, busy: 0, queued: 0 });
+    const pool = sandbox.pythonPool();
+    await expect.poll(() => pool.stats().ready).toBe(1);
+    const stats = pool.stats();
+    expect(stats).toMatchObject({ available: true, processes: 1, busy: 0, queued: 0 });
+    expect(stats.residentBytes).toHaveLength(1);
+    expect(stats.residentBytes[0]).toBeGreaterThan(10 * 1024 * 1024);
+  });
 });
 
 describe("the Python policy", () => {
@@ -235,62 +237,113 @@ describe("the Python sandbox's limits", () => {
 });
 
 describe("nothing crosses Python calls", () => {
-  it("leaves no trace of one call's changes to modules, classes, random or decimal state in the next", async () => {
-    const poison = `
-import math, json, random, decimal, collections, collections.abc, statistics
+  /** With the policy off (skipPolicy turns the first layer off whole), as code that got past it could run. */
+  const unchecked = async (code: string) => {
+    const limits = {
+      timeoutMs: 5000,
+      memoryBytes: 32 << 20,
+      stackBytes: 256 << 10,
+      outputChars: 1e5,
+      consoleChars: 8192,
+    };
+    const outcome = await sandbox.pythonPool().run({ mode: "tool", code, input: {}, skipPolicy: true, limits });
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true });
+    return (outcome as { output: Record<string, unknown> }).output;
+  };
+  const MODULES = `
+import collections, collections.abc, decimal, json, math, os, random, statistics, sys, warnings
+import matplotlib
+import numpy as np
+import pandas as pd
 
 class Fake:
     pass
-
-def run(inputs):
-    math.pi = 3
-    json.dumps = lambda value: 'poisoned'
-    random.seed(42)
-    decimal.getcontext().prec = 3
-    collections.Counter.most_common = lambda self, n=None: 'poisoned'
-    collections.abc.Mapping.register(Fake)
-    statistics.mean.cache = 'poisoned'
-    return 'poisoned'
 `;
-    expect(await tool(poison)).toMatchObject({ ok: true, output: "poisoned" });
-    const probe = `
-import math, json, random, decimal, collections, collections.abc, statistics
 
-class Fake:
-    pass
-
+  it("leaves none of one call's changes to modules, libraries' settings, generators or files in the next", async () => {
+    const poison = `${MODULES}
+def run(inputs):
+    json.dumps = lambda *args, **kwargs: "poisoned"
+    math.pi = 3
+    pd.DataFrame.to_dict = lambda self, *args, **kwargs: "poisoned"
+    pd.set_option("display.max_rows", 3)
+    np.set_printoptions(precision=1)
+    matplotlib.rcParams["lines.linewidth"] = 42
+    warnings.showwarning = lambda *args, **kwargs: None
+    random.seed(1)
+    np.random.seed(1)
+    decimal.getcontext().prec = 3
+    sys.setrecursionlimit(200)
+    collections.Counter.most_common = lambda self, n=None: "poisoned"
+    collections.abc.Mapping.register(Fake)
+    statistics.mean.cache = "poisoned"
+    written = {}
+    for path in ["/tmp/planted", "/dev/shm/planted"]:
+        try:
+            with open(path, "w") as file:
+                file.write("planted")
+            written[path] = "written"
+        except OSError as error:
+            written[path] = error.strerror
+    return written
+`;
+    const probe = `${MODULES}
 def run(inputs):
     return {
-        'pi': math.pi,
-        'dumps': json.dumps([1]),
-        'seeded': random.Random(42).random() == random.random(),
-        'decimal': str(decimal.Decimal(1) / decimal.Decimal(3)),
-        'counter': collections.Counter('aab').most_common(1),
-        'registered': isinstance(Fake(), collections.abc.Mapping),
-        'cache': hasattr(statistics.mean, 'cache'),
+        "dumps": json.dumps([1]),
+        "pi": math.pi,
+        "to_dict": pd.DataFrame({"a": [1]}).to_dict("records"),
+        "max_rows": pd.get_option("display.max_rows"),
+        "precision": np.get_printoptions()["precision"],
+        "linewidth": matplotlib.rcParams["lines.linewidth"],
+        "showwarning": warnings.showwarning.__name__,
+        "decimal": str(decimal.Decimal(1) / decimal.Decimal(3)),
+        "recursion": sys.getrecursionlimit(),
+        "counter": collections.Counter("aab").most_common(1),
+        "registered": isinstance(Fake(), collections.abc.Mapping),
+        "cache": hasattr(statistics.mean, "cache"),
+        "files": os.listdir("/tmp") + os.listdir("/dev/shm"),
+        "random": [random.random(), random.random() == random.Random(1).random()],
+        "numpy": [float(np.random.random()), float(np.random.random()) == np.random.RandomState(1).random_sample()],
+        "pid": os.getpid(),
     }
 `;
-    // Every process of the pool, not only the one that took the poisoned call.
-    const results = await Promise.all(Array.from({ length: 4 }, () => tool(probe)));
-    for (const result of results) {
-      expect(result).toMatchObject({
-        ok: true,
-        output: {
-          pi: Math.PI,
-          dumps: "[1]",
-          seeded: false,
-          decimal: "0.3333333333333333333333333333",
-          counter: [["a", 2]],
-          registered: false,
-          cache: false,
-        },
-      });
+    const before = await unchecked(probe);
+    // The poisoned call answers all the same: the harness holds its own json.dumps.
+    expect(await unchecked(poison)).toEqual({ "/tmp/planted": "written", "/dev/shm/planted": "Read-only file system" });
+    const first = await unchecked(probe);
+    const second = await unchecked(probe);
+    const settled = ({ random: _random, numpy: _numpy, pid: _pid, ...rest }: Record<string, unknown>) => rest;
+    expect(settled(before)).toEqual({
+      dumps: "[1]",
+      pi: Math.PI,
+      to_dict: [{ a: 1 }],
+      max_rows: 60,
+      precision: 8,
+      linewidth: expect.any(Number),
+      showwarning: "showwarning",
+      decimal: "0.3333333333333333333333333333",
+      recursion: expect.any(Number),
+      counter: [["a", 2]],
+      registered: false,
+      cache: false,
+      files: [],
+    });
+    expect(before.linewidth).not.toBe(42);
+    expect(before.recursion).toBeGreaterThan(200);
+    expect(settled(first)).toEqual(settled(before));
+    expect(settled(second)).toEqual(settled(before));
+    // Every call draws its own numbers, with random and with numpy, none from the poisoned seed; in its own process.
+    const draws = [before, first, second];
+    for (const generator of ["random", "numpy"] as const) {
+      const values = draws.map((draw) => (draw[generator] as [number, boolean])[0]);
+      expect(new Set(values).size, generator).toBe(3);
+      for (const draw of draws) expect((draw[generator] as [number, boolean])[1], generator).toBe(false);
     }
-    expect(sandbox.pythonPool().stats().recycled).toBeGreaterThanOrEqual(1);
+    expect(new Set(draws.map((draw) => draw.pid)).size).toBe(3);
   });
 
-  it("keeps the process of a call that changed nothing, whatever the allowed modules set up lazily", async () => {
-    const before = sandbox.pythonPool().stats().recycled;
+  it("answers ordinary calls alike, time after time, whatever the allowed modules set up lazily", async () => {
     const ordinary = `
 import base64, collections, datetime, decimal, fractions, hashlib, json, re, statistics, textwrap
 
@@ -307,11 +360,13 @@ def run(inputs):
         json.dumps({'a': 1}),
     ]
 `;
-    for (let i = 0; i < 6; i++) expect(await tool(ordinary)).toMatchObject({ ok: true });
-    expect(sandbox.pythonPool().stats().recycled).toBe(before);
+    const first = await tool(ordinary);
+    expect(first).toMatchObject({ ok: true });
+    for (let i = 0; i < 5; i++)
+      expect(await tool(ordinary)).toMatchObject({ ok: true, output: first.ok && first.output });
   });
 
-  it("retires the process of a call that changed one class, or hid a finalizer that changes it later", async () => {
+  it("leaves a class one call changed, or a finalizer it hid to change it later, pristine for the next calls", async () => {
     const probe =
       "import collections\n\ndef run(inputs):\n    junk = [[n] for n in range(20000)]\n    return collections.Counter('aab').most_common(1)\n";
     const forms = {
@@ -324,12 +379,9 @@ def run(inputs):
         "    planted.me = planted\n    return 'done'\n",
     };
     for (const [form, code] of Object.entries(forms)) {
-      await sandbox.pythonPool().warm();
-      const before = sandbox.pythonPool().stats().recycled;
       expect(await tool(code), form).toMatchObject({ ok: true, output: "done" });
       const answers = await Promise.all(Array.from({ length: 4 }, () => tool(probe)));
       for (const answer of answers) expect(answer, form).toMatchObject({ ok: true, output: [["a", 2]] });
-      expect(sandbox.pythonPool().stats().recycled, form).toBe(before + 1);
     }
   });
 

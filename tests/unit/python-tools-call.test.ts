@@ -3,8 +3,9 @@ import { NO_TOOL_CALLS, type ToolCallHandler, type ToolRequest } from "@/lib/san
 import { PythonPool, type PythonJob } from "@/lib/sandbox/python/pool";
 import { config } from "@/lib/settings/config";
 
-// tools.call in Python tools, at the pool: the process blocks on its channel (fd 4) while this process serves the
-// request through the job's handler. The handlers here stand in for lib/tools/call.ts' path (tool-call.test.ts).
+// tools.call in Python tools, at the pool: the call's child blocks on its own connection to the pool's socket (the
+// channel that brought its job) while this process serves the request through the job's handler. The handlers here
+// stand in for lib/tools/call.ts' path (tool-call.test.ts).
 const limits = { ...config.sandbox, timeoutMs: 3000 };
 const pool = new PythonPool(1, limits.memoryBytes);
 beforeAll(() => pool.warm(), 120_000);
@@ -67,7 +68,6 @@ describe("tools.call in a Python tool", () => {
     const tries = {
       name: "tools.call(7, {})",
       input: "tools.call('shout', {'f': run})",
-      huge: "tools.call('shout', {'text': 'x' * 300000})",
       longName: "tools.call('s' * 300, {})",
     };
     const outcomes = Object.fromEntries(
@@ -80,8 +80,19 @@ describe("tools.call in a Python tool", () => {
       input: expect.stringMatching(
         /^TypeError: tools.call\('shout', ...\): the input is not JSON: input\['f'\] is a function/,
       ),
-      huge: `ToolCallError: The tools.call request is larger than ${config.maxRequestBytes} bytes.`,
       longName: "ToolCallError: tools.call's name must be a tool's name: a string of 1 to 256 characters.",
+    });
+    expect(asked).toEqual([]);
+  });
+
+  it("refuses a request larger than the API takes, as the called tool's error, serving none", async () => {
+    const { asked, callTool } = host({ shout: { ok: true, output: "!" } });
+    const code =
+      "def run(inputs):\n    try:\n        return tools.call('shout', {'text': 'x' * 300000})\n" +
+      "    except tools.ToolCallError as error:\n        return 'ToolCallError: ' + str(error)\n";
+    expect(await run(code, { callTool })).toMatchObject({
+      ok: true,
+      output: `ToolCallError: The tools.call request is larger than ${config.maxRequestBytes} bytes.`,
     });
     expect(asked).toEqual([]);
   });
@@ -138,11 +149,10 @@ describe("tools.call in a Python tool", () => {
 
 describe("nested Python calls", () => {
   it("runs a chain python → python → python on a pool of one process, which gets its size back after", async () => {
-    const chain = new PythonPool(1, limits.memoryBytes);
-    // A process beyond the pool's size starts when a nested call needs one, in its caller's time: about a second from
-    // the memory image, several on a busy machine.
+    const chain = pool;
+    // A slot beyond the pool's size starts when a nested call needs one, in its caller's time: its zygote imports the
+    // libraries, about a second, several on a busy machine.
     const chainLimits = { ...limits, timeoutMs: 30_000 };
-    await chain.warm();
     const relay =
       "def run(inputs):\n    return tools.call('next', {'depth': inputs['depth'] + 1}) + [inputs['depth']]\n";
     const last = "def run(inputs):\n    return [inputs['depth']]\n";
@@ -177,25 +187,55 @@ describe("nested Python calls", () => {
     expect(busiest).toBe(3);
     // The processes beyond the pool's size end once idle.
     await expect.poll(() => chain.stats().processes, { timeout: 5000 }).toBe(1);
-    await chain.close();
   }, 60_000);
 
   it("keeps calls from outside to the pool's size while nested ones take the processes beyond it", async () => {
-    const small = new PythonPool(1, limits.memoryBytes);
-    await small.warm();
+    const small = pool;
+    // The spare forked when the last call ended has connected: the first call starts at once, the second queues.
+    await expect.poll(() => small.stats().ready).toBe(1);
     const slow = "def run(inputs):\n    n = 0\n    for i in range(3_000_000):\n        n += i\n    return n\n";
     const outside = [small.run({ mode: "tool", code: slow, limits }), small.run({ mode: "tool", code: slow, limits })];
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(small.stats()).toMatchObject({ processes: 1, busy: 1, queued: 1 });
     await Promise.all(outside);
-    await small.close();
   }, 60_000);
 });
 
+/**
+ * What the code finds of its channel with the first layer off: the descriptor of its connection, as an attacker finds
+ * it (the first socket among the low descriptors), and `send(frame)`/`receive()` in the channel's framing (a 4-byte
+ * length, then JSON) to write to it directly.
+ */
+const CHANNEL = `
+import json, os, socket, stat, struct
+
+def channel():
+    for fd in range(3, 21):
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                return socket.socket(fileno=os.dup(fd))
+        except OSError:
+            pass
+
+CHANNEL = channel()
+
+def send_bytes(data):
+    CHANNEL.sendall(struct.pack(">I", len(data)) + data)
+
+def send(frame):
+    send_bytes(json.dumps(frame).encode())
+
+def receive():
+    size = struct.unpack(">I", CHANNEL.recv(4, socket.MSG_WAITALL))[0]
+    return json.loads(CHANNEL.recv(size, socket.MSG_WAITALL))
+`;
+
 describe("what tool code reaches through tools (the policy check off)", () => {
-  it("finds a Python object and a file descriptor, never a JavaScript one", async () => {
+  it("finds a Python object and its own connection, never the host's objects", async () => {
     const { callTool } = host({});
     const code = `
+import socket
+
 def run(inputs):
     method = tools.call
     found = {
@@ -204,8 +244,8 @@ def run(inputs):
         "slots": type(tools).__slots__,
     }
     harness = method.__func__.__globals__
-    found["fd"] = type(harness["_TOOLS_FD"]).__name__
-    found["js"] = sorted({type(o).__name__ for o in harness["gc"].get_objects() if type(type(o)).__name__ == "_JsProxyMetaClass"})
+    connection = harness["_HOST"].connection
+    found["channel"] = [type(connection).__name__, connection.family == socket.AF_UNIX, connection.fileno()]
     try:
         tools.x = 1
     except AttributeError as error:
@@ -215,34 +255,37 @@ def run(inputs):
     const outcome = await run(code, { callTool, skipPolicy: true });
     expect(outcome, JSON.stringify(outcome)).toMatchObject({
       ok: true,
-      output: { constructor: false, closure: null, slots: [], fd: "int", js: [], set: expect.any(String) },
+      output: { constructor: false, closure: null, slots: [], channel: ["socket", true, 3], set: expect.any(String) },
     });
   });
 
   it("answers malformed requests written straight to the channel with errors, serving none of them", async () => {
     const { asked, callTool } = host({ shout: { ok: true, output: "!" } });
-    const code = `
+    const code = `${CHANNEL}
 def run(inputs):
-    harness = tools.call.__func__.__globals__
-    os, fd = harness["os"], harness["_TOOLS_FD"]
     answers = []
-    for request in [b"not json", b'{"name": 5, "input": {}}', b'{"name": "shout"}', b"[1]", b'{"name": "", "input": 1}']:
-        os.write(fd, request)
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-        answers.append(harness["json"].loads(b"".join(chunks))["error"])
+    for frame in [
+        {"call": "shout"},
+        {"call": {"name": 5, "input": {}}},
+        {"call": {"name": "shout"}},
+        {"call": [1]},
+        {"call": {"name": "", "input": 1}},
+        {"http": {"method": "GET", "url": "http://127.0.0.1/"}},
+    ]:
+        send(frame)
+        answers.append(receive()["error"])
     answers.append(tools.call("shout", {"text": "a"}))
     return answers
 `;
     expect(await run(code, { callTool, skipPolicy: true })).toMatchObject({
       ok: true,
       output: [
-        "The tools.call request is not JSON.",
+        "A tools.call request is { name, input }.",
         "tools.call's name must be a tool's name: a string of 1 to 256 characters.",
         "A tools.call request is { name, input }.",
         "A tools.call request is { name, input }.",
         "tools.call's name must be a tool's name: a string of 1 to 256 characters.",
+        "This code has no network here.",
         "!",
       ],
     });
@@ -262,23 +305,109 @@ def run(inputs):
     return tools.call("shout", {"text": "during"})
 `;
     expect(await run(code, { callTool, skipPolicy: true })).toMatchObject({ ok: true, output: "!" });
-    // The next call runs once the process has settled (and collected the cycle), or on a new process.
+    // The process ends with its call: a finalizer left for later finds the channel closed, if it runs at all.
     expect(await run("def run(inputs):\n    return 1\n")).toMatchObject({ ok: true, output: 1 });
     expect(asked).toEqual([{ name: "shout", input: { text: "during" } }]);
   });
 });
 
-describe("a call that breaks the channel", () => {
-  it("gets its process replaced: the next call's tools.call works", async () => {
+/** `body` with this process's uncaught exceptions collected, rather than failing the run (or, on a server, ending it). */
+async function collectingUncaught<T>(body: () => Promise<T>): Promise<{ value: T; uncaught: string[] }> {
+  const saved = process.listeners("uncaughtException");
+  const uncaught: string[] = [];
+  const collect = (error: Error) => uncaught.push(String(error));
+  process.removeAllListeners("uncaughtException");
+  process.on("uncaughtException", collect);
+  try {
+    return { value: await body(), uncaught };
+  } finally {
+    process.off("uncaughtException", collect);
+    for (const listener of saved) process.on("uncaughtException", listener);
+  }
+}
+
+const within = <T>(promise: Promise<T>, ms = 3000) =>
+  Promise.race([promise, new Promise<string>((resolve) => setTimeout(() => resolve(`no answer within ${ms} ms`), ms))]);
+
+describe("a call that breaks its channel", () => {
+  const BROKE = "The Python sandbox broke its channel.";
+  /** Another caller's call right after: served as usual, its tools.call answered by its own handler. */
+  async function nextCallerIsServed() {
     const { asked, callTool } = host({ shout: { ok: true, output: "!" } });
-    const closes =
-      "def run(inputs):\n    harness = tools.call.__func__.__globals__\n    harness['os'].close(harness['_TOOLS_FD'])\n    return 1\n";
-    expect(await run(closes, { skipPolicy: true })).toMatchObject({ ok: true, output: 1 });
-    expect(await run("def run(inputs):\n    return tools.call('shout', {})\n", { callTool })).toMatchObject({
+    const outcome = await within(run("def run(inputs):\n    return tools.call('shout', {})\n", { callTool }));
+    expect(outcome).toMatchObject({ ok: true, output: "!" });
+    expect(asked).toEqual([{ name: "shout", input: {} }]);
+  }
+  const attacking = (line: string) => `${CHANNEL}
+import time
+
+def run(inputs):
+    ${line}
+    time.sleep(2)
+    return "not reached"
+`;
+
+  it("fails as a crash when it writes what is not a frame, or a frame out of turn, and the next caller is served", async () => {
+    const forms = {
+      "not JSON": "send_bytes(b'not json')",
+      "JSON but not an object": "send_bytes(b'\"a string\"')",
+      "a length over the limit": "CHANNEL.sendall(struct.pack('>I', 2 ** 32 - 1))",
+      "a second hello": "send({'hello': 'the token of another spare'})",
+      "a frame of no kind": "send({'job': {'mode': 'tool'}})",
+    };
+    for (const [form, line] of Object.entries(forms)) {
+      const { asked, callTool } = host({ shout: { ok: true, output: "!" } });
+      const started = performance.now();
+      const outcome = await within(run(attacking(line), { callTool, skipPolicy: true }));
+      expect(outcome, form).toMatchObject({ ok: false, error: { kind: "crash", message: BROKE } });
+      expect(performance.now() - started, form).toBeLessThan(1000);
+      await nextCallerIsServed();
+      expect(asked, form).toEqual([]);
+    }
+  });
+
+  it("can forge only its own call's answer: the next caller gets its own", async () => {
+    const forged = `${CHANNEL}
+def run(inputs):
+    send({"result": {"ok": True, "json": json.dumps({"forged": True}), "logs": ["forged"]}})
+    return "the real answer"
+`;
+    expect(await within(run(forged, { skipPolicy: true }))).toMatchObject({
       ok: true,
-      output: "!",
+      output: { forged: true },
+      logs: ["forged"],
     });
-    expect(asked).toHaveLength(1);
-    expect(pool.stats().recycled).toBeGreaterThanOrEqual(1);
+    await nextCallerIsServed();
+  });
+
+  it("fails as a crash with a forged answer that is not JSON, and the host process carries on", async () => {
+    // outcomeOf JSON.parses the answer's `json`: a throw there, in the socket's data handler, is an uncaught
+    // exception of the server's process, and the call (already ended) never answers.
+    const forged = `${CHANNEL}
+def run(inputs):
+    send({"result": {"ok": True, "json": "{"}})
+    import time
+    time.sleep(1)
+    return "the real answer"
+`;
+    const { value: outcome, uncaught } = await collectingUncaught(() =>
+      within(run(forged, { skipPolicy: true }), 2000),
+    );
+    expect({ outcome, uncaught }).toMatchObject({ outcome: { ok: false, error: { kind: "crash" } }, uncaught: [] });
+    await nextCallerIsServed();
+  });
+
+  it("fails as a crash when it closes its channel, and the next caller is served", async () => {
+    const closes = `${CHANNEL}
+def run(inputs):
+    os.close(CHANNEL.detach())
+    os.close(tools.call.__func__.__globals__["_HOST"].connection.fileno())
+    return 1
+`;
+    expect(await within(run(closes, { skipPolicy: true }))).toMatchObject({
+      ok: false,
+      error: { kind: "crash", message: "The Python sandbox process ended without an answer (exit code 70)." },
+    });
+    await nextCallerIsServed();
   });
 });
