@@ -97,6 +97,14 @@ export const pythonPolicy = {
     ...["update_wrapper", "wraps", "singledispatch", "singledispatchmethod", "attrgetter", "methodcaller"],
     ...["Formatter", "get_type_hints", "ForwardRef", "evaluate_forward_ref", "eval"],
   ],
+  /**
+   * Modules outside the list that allowed ones hold as attributes (pd.io.common.os, bs4.os, datetime.sys,
+   * matplotlib.subprocess, np.ctypeslib.ctypes): refused as attribute names, as an import of them would be.
+   */
+  reachedModules: [
+    ...["os", "sys", "subprocess", "ctypes", "ctypeslib", "builtins", "importlib", "shutil", "socket", "pickle"],
+    ...["marshal", "posix", "signal", "threading", "multiprocessing", "inspect", "gc", "mmap", "pty", "runpy"],
+  ],
   /** Modules the allowed ones import lazily: imported up front, so that a call starts with them loaded. */
   preload: ["_strptime", "matplotlib.pyplot", "urllib.request", "urllib.parse", "bs4.builder"],
   /** Builtins that reflect, run code, reach files or the terminal, or end the interpreter. Refused as names anywhere. */

@@ -38,7 +38,10 @@ def configure(settings_json):
     sys.modules["matplotlib.pyplot"].show = _show
     egress.install(lambda message: _HOST.request(message), settings["fetchRequestBytes"])
     for key, value in vars(builtins).items():
-        if key in policy.POLICY["banned_names"] or (key.startswith("_") and key != "__build_class__"):
+        # open stays for C code, which finds it in the calling frame's builtins (numpy's tofile and fromfile); tool
+        # code cannot name it (the policy), and what it opens is the jail's.
+        banned = key in policy.POLICY["banned_names"] and key != "open"
+        if banned or (key.startswith("_") and key != "__build_class__"):
             continue
         _SAFE_BUILTINS[key] = value
     exec(compile(_WARM_UP, "<warm-up>", "exec"), {})
@@ -295,10 +298,11 @@ def _evaluate(mode, tree, entry, inputs, unrestricted):
 
 def _namespace():
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
-        # C code imports through the builtins of the frame it runs in (datetime.strptime imports _strptime): modules
-        # already loaded by an allowed one pass when their name is private, which tool code cannot write.
-        private = name.startswith("_") and name in sys.modules
-        if level or not (policy.allowed_module(name) or private):
+        # C code imports through the builtins of the frame it runs in (datetime.strptime imports _strptime, numpy's
+        # tofile imports os) with a list for fromlist, where an import statement passes None or a tuple: a module
+        # already loaded passes then, as does a private one (tool code cannot write its name).
+        loaded = name in sys.modules and (name.startswith("_") or isinstance(fromlist, list))
+        if level or not (policy.allowed_module(name) or loaded):
             raise ImportError(f"Importing `{name}` is not allowed in a tool.")
         return __import__(name, globals, locals, fromlist, level)
 

@@ -22,13 +22,16 @@ DENIED = [
     *["io_uring_setup", "io_uring_enter", "io_uring_register"],
     *["socket", "socketpair", "connect", "bind", "listen", "accept", "accept4"],
     *["shmget", "shmat", "msgget", "semget", "mq_open", "memfd_create", "memfd_secret"],
-    *["setrlimit", "setpriority", "sched_setaffinity", "sched_setscheduler", "ioprio_set", "acct", "quotactl"],
+    *["setrlimit", "setpriority", "sched_setaffinity", "sched_setscheduler", "sched_setattr", "sched_setparam"],
+    *["ioprio_set", "acct", "quotactl", "get_robust_list"],
     *["init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff"],
     *["settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "syslog", "iopl", "ioperm", "modify_ldt"],
     *["lookup_dcookie", "vhangup", "mbind", "migrate_pages", "move_pages", "set_mempolicy"],
 ]
 PR_SET_DUMPABLE = 4
 MAP_SHARED, MAP_ANONYMOUS, MAP_GROWSDOWN = 0x01, 0x20, 0x0100
+F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15
+FIOSETOWN, SIOCSPGRP, TIOCSTI = 0x8901, 0x8902, 0x5412
 OPEN_FILES = 64
 FILE_BYTES = 64 * 1024 * 1024
 
@@ -41,6 +44,13 @@ def prepare():
     _filter = seccomp.SyscallFilter(seccomp.ALLOW)
     for name in DENIED:
         _filter.add_rule(seccomp.ERRNO(errno.EPERM), name)
+    # Signals by another route than kill(): a descriptor whose owner is another process gets it SIGIO, or any
+    # signal F_SETSIG names, when it is ready (fcntl F_SETOWN, F_SETOWN_EX, F_SETSIG; ioctl FIOSETOWN, SIOCSPGRP);
+    # and TIOCSTI, which types into a terminal.
+    for command in (F_SETOWN, F_SETSIG, F_SETOWN_EX):
+        _filter.add_rule(seccomp.ERRNO(errno.EPERM), "fcntl", seccomp.Arg(1, seccomp.EQ, command))
+    for request in (FIOSETOWN, SIOCSPGRP, TIOCSTI):
+        _filter.add_rule(seccomp.ERRNO(errno.EPERM), "ioctl", seccomp.Arg(1, seccomp.EQ, request))
     # Memory the data limit does not count: shared anonymous mappings, and MAP_GROWSDOWN ones (counted as stack).
     for flags in (MAP_SHARED | MAP_ANONYMOUS, MAP_GROWSDOWN):
         _filter.add_rule(seccomp.ERRNO(errno.EPERM), "mmap", seccomp.Arg(3, seccomp.MASKED_EQ, flags, flags))

@@ -14,6 +14,7 @@ def configure(policy):
     POLICY["banned_names"] = frozenset(policy["bannedNames"])
     POLICY["banned_attributes"] = frozenset(policy["bannedAttributes"])
     POLICY["hidden"] = frozenset(policy["hiddenMembers"])
+    POLICY["reached_modules"] = frozenset(policy["reachedModules"])
     POLICY["allowed"] = frozenset(policy["allowedModules"])
     POLICY["self_matching"] = frozenset(policy["selfMatchingClasses"])
 
@@ -52,15 +53,10 @@ class _Checker(ast.NodeVisitor):
         self.name_rule(node, node.id, "Names", binds=not isinstance(node.ctx, ast.Load))
 
     def visit_Attribute(self, node):
-        if node.attr.startswith("_"):
-            self.report(node, f"Attributes starting with `_` are not allowed (`.{node.attr}`).")
-        elif node.attr in POLICY["banned_attributes"]:
-            self.report(node, f"Attribute `.{node.attr}` is not allowed: it reaches frames, code or the interpreter.")
-        elif node.attr in POLICY["hidden"]:
-            self.report(node, f"`.{node.attr}` is not allowed: it reads attributes by name or evaluates strings.")
-        elif node.attr == "format" and not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-            # A format string made at run time reads any attribute its fields name; a literal's fields are checked.
-            self.report(node, "`.format` is allowed only on a string literal (`'{} km'.format(n)`); or use an f-string.")
+        literal = isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        problem = _attribute_problem(node.attr, on_literal=literal)
+        if problem:
+            self.report(node, problem)
         self.generic_visit(node)
 
     def visit_Import(self, node):
@@ -137,8 +133,9 @@ class _Checker(ast.NodeVisitor):
         # names, which a class made at run time (type() with a built dict) can set to any name: positional patterns
         # only for the built-in types that match themselves.
         for attribute in node.kwd_attrs:
-            if attribute.startswith("_") or attribute in POLICY["banned_attributes"]:
-                self.report(node, f"Matching on attribute `{attribute}` is not allowed.")
+            problem = _attribute_problem(attribute)
+            if problem:
+                self.report(node, f"Matching on attribute `{attribute}` is not allowed: {problem}")
         if node.patterns and not (isinstance(node.cls, ast.Name) and node.cls.id in POLICY["self_matching"]):
             self.report(
                 node,
@@ -159,6 +156,22 @@ class _Checker(ast.NodeVisitor):
             self.report(node, "Format fields that read internals (`{0._x}`, `{0.gi_frame}`) are not allowed.")
 
 
+def _attribute_problem(name, on_literal=False):
+    """Why reading this attribute is refused, read as `.name` or by a class pattern, or None."""
+    if name.startswith("_"):
+        return f"Attributes starting with `_` are not allowed (`.{name}`)."
+    if name in POLICY["banned_attributes"]:
+        return f"Attribute `.{name}` is not allowed: it reaches frames, code or the interpreter."
+    if name in POLICY["hidden"]:
+        return f"`.{name}` is not allowed: it reads attributes by name or evaluates strings."
+    if name in POLICY["reached_modules"]:
+        return f"`.{name}` is not allowed: it is a module tools may not use, reached through another."
+    if name == "format" and not on_literal:
+        # A format string made at run time reads any attribute its fields name; a literal's fields are checked.
+        return "`.format` is allowed only on a string literal (`'{} km'.format(n)`); or use an f-string."
+    return None
+
+
 def _reads_private_field(text):
     """'{0._x}', '{0[_x]}' and '{0.gi_frame}'-style fields: str.format reads the attributes a field names, which the
     check cannot otherwise see."""
@@ -169,7 +182,7 @@ def _reads_private_field(text):
             return False
         field = re.split(r"[!:]", text[start + 1 : end], maxsplit=1)[0]
         for part in re.split(r"[.\[\]]", field)[1:]:
-            if part.startswith("_") or part in POLICY["banned_attributes"] or part in POLICY["hidden"]:
+            if _attribute_problem(part, on_literal=True):
                 return True
         start = text.find("{", end)
     return False

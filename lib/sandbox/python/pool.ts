@@ -96,6 +96,7 @@ const FRAME_BYTES =
   6 * (config.sandbox.outputChars * 2 + config.sandbox.consoleChars) +
   IMAGE_CHARS;
 const NOBODY = 65534;
+const [SIGKILL, SIGXCPU] = [9, 24];
 
 interface Pending {
   job: PythonJob;
@@ -284,7 +285,7 @@ export class PythonPool {
     connection.unref();
     connection.on("error", () => {});
     let slot: Slot | undefined;
-    readFrames(connection, (frame) => {
+    readFrames(connection, (frame, size) => {
       if (!slot) {
         slot = "hello" in frame ? this.spares.get(frame.hello) : undefined;
         if (!slot?.spare || slot.spare.connection) return connection.destroy();
@@ -293,7 +294,7 @@ export class PythonPool {
       }
       const current = slot.current;
       if (!current || current.connection !== connection) return connection.destroy();
-      if ("call" in frame) this.serveToolCall(current, frame.call);
+      if ("call" in frame) this.serveToolCall(current, frame.call, size);
       else if ("http" in frame) this.serveRequest(current, frame.http);
       else if ("result" in frame) this.onResult(slot, frame.result);
       else this.fail(slot, "crash", "The Python sandbox broke its channel.");
@@ -305,10 +306,13 @@ export class PythonPool {
   }
 
   /** One tools.call, through the job's handler with the job's signal. Every request is answered: the child waits. */
-  private serveToolCall(current: NonNullable<Slot["current"]>, body: unknown): void {
+  private serveToolCall(current: NonNullable<Slot["current"]>, body: unknown, size: number): void {
     const reply = (answer: { ok: true; output: unknown } | { ok: false; error: string }) => {
       if (!current.hostRequests.signal.aborted) send(current.connection, capped(answer));
     };
+    // At most what the API takes as a tool's input (a frame may be larger: a web request's body, an answer).
+    if (size > config.maxRequestBytes)
+      return reply({ ok: false, error: `The tools.call request is larger than ${config.maxRequestBytes} bytes.` });
     const request = toolRequest(body);
     if ("error" in request) return reply({ ok: false, error: request.error });
     const { callTool } = current.pending.job;
@@ -344,12 +348,20 @@ export class PythonPool {
 
   private onResult(slot: Slot, reported: Record<string, unknown>): void {
     const current = slot.current!;
+    let outcome: PythonOutcome | PythonVerdict;
+    try {
+      outcome = outcomeOf(reported, current.pending.job.limits, performance.now() - current.started);
+    } catch {
+      // An answer our harness would not write (its JSON does not parse): the code wrote it.
+      return this.fail(slot, "crash", "The Python sandbox broke its channel.");
+    }
     this.endCall(slot);
-    current.pending.resolve(outcomeOf(reported, current.pending.job.limits, performance.now() - current.started));
+    current.pending.resolve(outcome);
   }
 
   /**
-   * The call is over: its clock and host requests stop; its child exits by itself (or is being killed); the next
+   * The call is over: its clock and host requests stop, and its child is killed, answered or not (a child that
+   * answered and lingers would hold the slot); a zygote that does not report it gone in time is replaced. The next
    * call's child is forked now, not while this one ran, which it would have slowed on a machine of few cores.
    */
   private endCall(slot: Slot): void {
@@ -358,18 +370,20 @@ export class PythonPool {
     current.hostRequests.abort();
     current.connection.destroy();
     slot.current = undefined;
+    if (slot.previous === current.id) {
+      slot.zygote.stdin?.write(`${JSON.stringify({ kill: current.id })}\n`);
+      clearTimeout(slot.exitTimer);
+      slot.exitTimer = setTimeout(() => this.replace(slot), EXIT_LIMIT_MS);
+    }
     this.fork(slot);
   }
 
-  /** End the slot's call with an error and kill its child; the zygote reports it gone, then forks the next. */
+  /** End the slot's call with an error (its child is killed); the zygote reports it gone, then the spare serves. */
   private fail(slot: Slot, kind: keyof TerminationCounts, detail?: string): void {
     const current = slot.current;
     if (!current) return;
     this.terminations[kind]++;
     this.endCall(slot);
-    slot.zygote.stdin?.write(`${JSON.stringify({ kill: current.id })}\n`);
-    clearTimeout(slot.exitTimer);
-    slot.exitTimer = setTimeout(() => this.replace(slot), EXIT_LIMIT_MS);
     const durationMs = performance.now() - current.started;
     current.pending.resolve(failure(sandboxError(kind, current.pending.job.limits, detail), durationMs));
   }
@@ -456,8 +470,9 @@ export class PythonPool {
       // Its answer may still be on the way (the socket and the zygote's pipe are read apart): decided once read.
       const decide = () => {
         if (slot.current !== current) return;
-        // SIGXCPU and SIGKILL: RLIMIT_CPU's, or the kernel's out-of-memory killer; else the interpreter crashed.
-        const kind = signal === 9 || signal === 24 ? "memory" : "crash";
+        // SIGXCPU: the CPU limit (a child that outlived the parent's clock); SIGKILL: the kernel's out-of-memory
+        // killer; else the interpreter crashed.
+        const kind = signal === SIGXCPU ? "timeout" : signal === SIGKILL ? "memory" : "crash";
         const how = signal ? `signal ${signal}` : `exit code ${code}`;
         this.fail(slot, kind, `The Python sandbox process ended without an answer (${how}).`);
       };
@@ -544,7 +559,7 @@ const JAIL_ENVIRONMENT = {
 };
 
 /** The frames of a connection, in order, each a 4-byte length then JSON; rejects on a frame over the limit. */
-function readFrames(connection: net.Socket, onFrame: (frame: ChildFrame) => void): Promise<void> {
+function readFrames(connection: net.Socket, onFrame: (frame: ChildFrame, size: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let buffered: Buffer = Buffer.alloc(0);
     connection.on("data", (chunk: Buffer) => {
@@ -562,7 +577,7 @@ function readFrames(connection: net.Socket, onFrame: (frame: ChildFrame) => void
           return reject(new Error("frame not JSON"));
         }
         if (typeof frame !== "object" || frame === null) return reject(new Error("frame not an object"));
-        onFrame(frame);
+        onFrame(frame, size);
       }
     });
     connection.on("close", () => resolve());

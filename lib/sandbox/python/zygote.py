@@ -23,6 +23,7 @@ import jail  # noqa: E402
 
 SOCKET_PATH = sys.argv[1]
 SCRATCH = "/tmp"
+CONTROL_IN = 0
 
 
 def main():
@@ -33,27 +34,30 @@ def main():
     import gc
 
     gc.freeze()
-    control_in = sys.stdin.buffer
     selector = selectors.DefaultSelector()
-    selector.register(control_in, selectors.EVENT_READ, None)
+    selector.register(CONTROL_IN, selectors.EVENT_READ, None)
     children = {}  # pidfd → (job id, pid)
     by_job = {}  # job id → pid
+    unread = b""
     _say({"ready": True})
     while True:
         for key, _ in selector.select():
             if key.data is None:
-                line = control_in.readline()
-                if not line:
+                # Every whole line that came, not one: the host often writes two at once (a fork and a kill).
+                chunk = os.read(CONTROL_IN, 1 << 16)
+                if not chunk:
                     return  # the host is gone (bubblewrap's --die-with-parent ends the children too)
-                command = json.loads(line)
-                if "spare" in command:
-                    pid = _fork(command)
-                    pidfd = os.pidfd_open(pid)
-                    children[pidfd] = (command["spare"], pid)
-                    by_job[command["spare"]] = pid
-                    selector.register(pidfd, selectors.EVENT_READ, pidfd)
-                elif "kill" in command and command["kill"] in by_job:
-                    os.kill(by_job[command["kill"]], signal.SIGKILL)
+                *lines, unread = (unread + chunk).split(b"\n")
+                for line in lines:
+                    command = json.loads(line)
+                    if "spare" in command:
+                        pid = _fork(command)
+                        pidfd = os.pidfd_open(pid)
+                        children[pidfd] = (command["spare"], pid)
+                        by_job[command["spare"]] = pid
+                        selector.register(pidfd, selectors.EVENT_READ, pidfd)
+                    elif "kill" in command and command["kill"] in by_job:
+                        os.kill(by_job[command["kill"]], signal.SIGKILL)
             else:
                 pidfd = key.data
                 selector.unregister(pidfd)
@@ -93,19 +97,28 @@ def _say(message):
 
 
 def _empty(folder):
-    """Remove everything in the folder, whatever a call did to its modes, however deep (no recursion)."""
-    pending, folders = [folder], []
-    while pending:
-        current = pending.pop()
-        os.chmod(current, 0o700)
-        for entry in os.scandir(current):
+    """Remove everything in the folder, whatever a call did to its modes, however deep: each step is relative to the
+    folder it is in (a path past PATH_MAX is fine), and no recursion. A failure here ends the zygote, and with it the
+    slot: the host starts another rather than let a call's files reach the next one."""
+    os.chdir(folder)
+    entered = []
+    while True:
+        os.chmod(".", 0o700)
+        inner = None
+        for entry in os.scandir("."):
             if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-                folders.append(entry.path)
+                inner = entry.name
             else:
-                os.unlink(entry.path)
-    for inner in reversed(folders):
-        os.rmdir(inner)
+                os.unlink(entry.name)
+        if inner is not None:
+            os.chmod(inner, 0o700)
+            os.chdir(inner)
+            entered.append(inner)
+        elif entered:
+            os.chdir("..")
+            os.rmdir(entered.pop())
+        else:
+            return
 
 
 if __name__ == "__main__":
