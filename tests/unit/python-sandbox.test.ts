@@ -84,6 +84,73 @@ describe("the Python policy", () => {
     }
   });
 
+  it("refuses the routes of the breach between callers, each naming its rule at its line", async () => {
+    const U = "chr(95) + chr(95)";
+    const forms: Record<string, [string, RegExp]> = {
+      // str.format of a field built at run time reads what it names; AttributeError.obj hands over the object.
+      runtimeFormat: [`def run(inputs):\n    return ('{0.' + ${U} + 'class' + ${U} + '}').format(1)\n`, /literal/],
+      strFormat: ["def run(inputs):\n    return str.format('{0}', 1)\n", /string literal/],
+      errorObject: [
+        "def run(inputs):\n    try:\n        inputs.x\n    except AttributeError as e:\n        return e.obj\n",
+        /\.obj/,
+      ],
+      bytesDunder: ["def run(inputs):\n    return b'__class__'.decode()\n", /Bytes naming internals/],
+      reboundType: [
+        "class P:\n    pass\n\nint = P\n\ndef run(inputs):\n    match inputs:\n        case int(v):\n            return v\n",
+        /`int` is a built-in type and cannot be rebound/,
+      ],
+      hiddenByPattern: [
+        "import string\n\nMODULE = type(string)\n\ndef run(inputs):\n    match string:\n        case MODULE(Formatter=f):\n            return f\n",
+        /Matching on attribute `Formatter`/,
+      ],
+      formatByPattern: [
+        "def run(inputs):\n    match str:\n        case type(format=f):\n            return f\n",
+        /format/,
+      ],
+      reachedModule: [
+        "import pandas as pd\n\ndef run(inputs):\n    return pd.io.common.os.getcwd()\n",
+        /`\.os` is not allowed/,
+      ],
+      bs4Os: ["import bs4\n\ndef run(inputs):\n    return bs4.os.environ\n", /`\.os`/],
+      wraps: ["import functools\n\ndef run(inputs):\n    return functools.wraps\n", /`\.wraps`/],
+      pandasEval: ["import pandas as pd\n\ndef run(inputs):\n    return pd.eval('1 + 1')\n", /`\.eval`/],
+      outsideList: [
+        "import subprocess\n\ndef run(inputs):\n    return 1\n",
+        /Importing `subprocess` is not allowed\. Tools may import: json, re/,
+      ],
+    };
+    for (const [form, [code, message]] of Object.entries(forms)) {
+      const verdict = await check(code);
+      expect(verdict.ok, form).toBe(false);
+      if (!verdict.ok) {
+        expect(verdict.violations.map((violation) => violation.message).join(" | "), form).toMatch(message);
+        expect(verdict.violations[0].line, form).toBeGreaterThanOrEqual(1);
+      }
+    }
+  });
+
+  it("passes what a data tool writes: pandas, numpy, charts, requests, bs4, a literal's format", async () => {
+    const code = [
+      "import matplotlib.pyplot as plt",
+      "import numpy as np",
+      "import pandas as pd",
+      "import requests",
+      "from bs4 import BeautifulSoup",
+      "from urllib.parse import urlencode",
+      "",
+      "def run(inputs):",
+      "    frame = pd.DataFrame({'a': np.arange(3)})",
+      "    plt.plot(frame['a'])",
+      "    title = '{} rows'.format(len(frame))",
+      "    return {'table': frame.to_markdown(), 'title': title, 'query': urlencode({'q': 'x'}), 'ok': callable(requests.get), 'soup': BeautifulSoup('<b>x</b>', 'html.parser').b.text}",
+    ].join("\n");
+    expect(await check(code)).toEqual({ ok: true });
+    expect(await tool(code, {})).toMatchObject({
+      ok: true,
+      output: { title: "3 rows", query: "q=x", ok: true, soup: "x" },
+    });
+  });
+
   it("allows the patterns that read nothing hidden: a built-in type's own, and attributes by name", async () => {
     const code =
       "def run(inputs):\n    match inputs['v']:\n        case int(n):\n        " +
