@@ -151,9 +151,7 @@ const sandbox = {
   TOOLSMITH_UNSAFE_SKIP_PYTHON_POLICY: oneOf(["0", "1"])
     .transform((flag) => flag === "1")
     .prefault("0")
-    .describe(
-      "tests only: run Python tool code without the policy check, to show that the jail holds on its own",
-    ),
+    .describe("tests only: run Python tool code without the policy check, to show that the jail holds on its own"),
   TOOLSMITH_FETCH_TIMEOUT_MS: integer(100, 60_000).prefault("4000").describe("timeout of a tool's `fetch`"),
   TOOLSMITH_FETCH_MAX_BYTES: integer(1024, 50 * 1024 * 1024)
     .prefault("1048576")
