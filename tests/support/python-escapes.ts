@@ -260,3 +260,17 @@ export function crossCallerVictim(secret = `secret-${randomBytes(12).toString("h
     },
   };
 }
+
+/**
+ * Python that finds a call's channel as an attacker would with the first layer off: `channel()` is the first socket
+ * among the low descriptors, as a socket object of its own (it needs os, socket and stat imported).
+ */
+export const FIND_CHANNEL = `
+def channel():
+    for fd in range(3, 21):
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                return socket.socket(fileno=os.dup(fd))
+        except OSError:
+            pass
+`;

@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PythonOutcome, PythonPool } from "@/lib/sandbox/python/pool";
+import { FIND_CHANNEL } from "../support/python-escapes";
 
 // The jail around a Python call, tested as an attacker would: with skipPolicy the first layer is off whole (no check,
 // all builtins, any import), so that what holds is the process's own confinement (bubblewrap, rlimits, seccomp) and
@@ -218,15 +219,7 @@ describe("no network of its own", () => {
   it("opens no socket, connects nowhere, and sees no interface", async () => {
     const code = `
 import os, socket, stat
-
-def channel():
-    for fd in range(3, 21):
-        try:
-            if stat.S_ISSOCK(os.fstat(fd).st_mode):
-                return socket.socket(fileno=os.dup(fd))
-        except OSError:
-            pass
-
+${FIND_CHANNEL}
 def run(inputs):
     again = channel()
     return {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NO_TOOL_CALLS, type ToolCallHandler, type ToolRequest } from "@/lib/sandbox/pool";
 import { PythonPool, type PythonJob } from "@/lib/sandbox/python/pool";
 import { config } from "@/lib/settings/config";
+import { FIND_CHANNEL } from "../support/python-escapes";
 
 // tools.call in Python tools, at the pool: the call's child blocks on its own connection to the pool's socket (the
 // channel that brought its job) while this process serves the request through the job's handler. The handlers here
@@ -208,15 +209,7 @@ describe("nested Python calls", () => {
  */
 const CHANNEL = `
 import json, os, socket, stat, struct
-
-def channel():
-    for fd in range(3, 21):
-        try:
-            if stat.S_ISSOCK(os.fstat(fd).st_mode):
-                return socket.socket(fileno=os.dup(fd))
-        except OSError:
-            pass
-
+${FIND_CHANNEL}
 CHANNEL = channel()
 
 def send_bytes(data):
