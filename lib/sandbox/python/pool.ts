@@ -154,11 +154,11 @@ export class PythonPool {
     private readonly memoryBytes: number,
   ) {}
 
+  /** Whether the server has what Python tools need; a zygote that could not start is said by `stats`. */
   available(): { ok: true } | { ok: false; why: string } {
     if (!bubblewrapAvailable()) return { ok: false, why: bubblewrapMissing("Python tools") };
     if (!fs.existsSync(PYTHON))
       return { ok: false, why: `Python is not installed on the server (Debian: apt-get install ${PACKAGES}).` };
-    if (this.startFailure) return { ok: false, why: this.startFailure };
     return { ok: true };
   }
 
@@ -188,8 +188,11 @@ export class PythonPool {
     }
   }
 
+  /** The pool's state; not available, and why, also while the last zygote failed to start and none serves. */
   stats(): PythonPoolStats {
-    const availability = this.available();
+    const serving = this.slots.some((slot) => slot.dataBytes > 0);
+    const failed = this.startFailure && !serving ? { ok: false as const, why: this.startFailure } : undefined;
+    const availability = failed ?? this.available();
     return {
       available: availability.ok,
       ...(availability.ok ? {} : { why: availability.why }),
@@ -451,7 +454,7 @@ export class PythonPool {
       this.remove(slot);
       // A zygote that never started is not restarted in a loop: the next call tries again.
       if (slot.dataBytes) setImmediate(() => this.dispatch());
-      else for (const pending of this.queue.splice(0)) pending.resolve(failure({ kind: "error", message: why }, 0));
+      else this.failQueue(why);
     });
     return slot;
   }
@@ -461,9 +464,8 @@ export class PythonPool {
     if (slot.spare?.id === id) {
       // The spare died before its job: it could not confine itself or connect, and neither will the next.
       this.startFailure = `The Python sandbox could not confine a process (exit code ${code}, signal ${signal}).`;
-      for (const pending of this.queue.splice(0))
-        pending.resolve(failure({ kind: "error", message: this.startFailure }, 0));
-      return this.remove(slot);
+      this.remove(slot);
+      return this.failQueue(this.startFailure);
     }
     const current = slot.current;
     if (current?.id === id) {
@@ -486,6 +488,12 @@ export class PythonPool {
     // A slot beyond the pool's size (a nested call's) ends once nothing waits for one.
     if (this.slots.length > this.size && !slot.current && this.queue.length === 0) this.remove(slot);
     this.dispatch();
+  }
+
+  /** Calls waiting when no slot can serve them are answered with why, rather than left to wait for none. */
+  private failQueue(why: string): void {
+    if (this.slots.some((slot) => slot.spare?.connection || slot.current)) return;
+    for (const pending of this.queue.splice(0)) pending.resolve(failure({ kind: "error", message: why }, 0));
   }
 
   /** Replace a slot whose zygote misbehaved, failing its call. */
