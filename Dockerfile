@@ -6,7 +6,7 @@ FROM node:22-bookworm-slim
 ENV NEXT_TELEMETRY_DISABLED=1
 
 # The same script and list as `npm run setup` (as root here, so without sudo); it needs Node only.
-COPY scripts/setup.mjs scripts/debian-packages.txt /tmp/setup/
+COPY scripts/setup.mjs scripts/debian-packages.mjs scripts/debian-packages.txt /tmp/setup/
 RUN node /tmp/setup/setup.mjs && rm -rf /tmp/setup /var/lib/apt/lists/*
 
 WORKDIR /app

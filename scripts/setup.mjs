@@ -3,6 +3,7 @@
 // before `npm install`. When everything is there it only asks dpkg, and changes nothing.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import { debianPackages } from "./debian-packages.mjs";
 
 const args = process.argv.slice(2);
 if (args.some((arg) => arg !== "--with-tests"))
@@ -48,18 +49,13 @@ for (const command of commands) {
 }
 console.log(`setup: installed ${missing.join(" ")}.`);
 
-/** The packages of `groups` in the list: one a line, `#` starts a comment, `[group]` starts a group. */
+/** The packages of `groups` in the list. */
 function listed(groups) {
-  const packages = [];
-  let group = "runtime";
-  for (const line of fs.readFileSync(new URL("debian-packages.txt", import.meta.url), "utf8").split("\n")) {
-    const text = line.replace(/#.*/, "").trim();
-    const header = /^\[(.+)\]$/.exec(text);
-    if (header) group = header[1];
-    else if (text && !/^[a-z0-9][a-z0-9+.-]+$/.test(text)) fail(`debian-packages.txt: "${text}" is no package name.`);
-    else if (text && groups.includes(group)) packages.push(text);
+  try {
+    return debianPackages(fs.readFileSync(new URL("debian-packages.txt", import.meta.url), "utf8"), groups);
+  } catch (error) {
+    fail(error.message);
   }
-  return packages;
 }
 
 function works(command, ...args) {

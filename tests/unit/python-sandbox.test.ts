@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { PythonPoolStats } from "@/lib/sandbox/python/pool";
+import { startProblem, type PythonPoolStats } from "@/lib/sandbox/python/pool";
 
 const LIMIT_MS = 500;
 process.env.TOOLSMITH_TOOL_TIMEOUT_MS = String(LIMIT_MS);
@@ -157,6 +157,18 @@ describe("the Python policy", () => {
       "    return n\n        case dict(x=0):\n            return 0\n        case _:\n            return None\n";
     expect(await check(code)).toEqual({ ok: true });
     expect(await tool(code, { v: 7 })).toMatchObject({ ok: true, output: 7 });
+  });
+
+  it("says what to install when a library is missing on the server", () => {
+    const stderr = "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'pandas'\n";
+    expect(startProblem(stderr)).toBe(
+      "Python's pandas is not installed on the server, so Python tools are off (npm run setup, or on Debian: " +
+        "apt-get install bubblewrap python3 python3-seccomp python3-numpy python3-pandas python3-matplotlib " +
+        "python3-bs4 python3-requests python3-tabulate python3-openpyxl).",
+    );
+    expect(startProblem("bwrap: No permissions to create a new namespace\n")).toBe(
+      "The Python sandbox could not start: bwrap: No permissions to create a new namespace",
+    );
   });
 
   it("says what is missing: a syntax error's line, a module without a function, an async entry point", async () => {

@@ -7,6 +7,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import type { ToolImage } from "@/lib/contract/events";
 import { config, type SandboxLimits } from "@/lib/settings/config";
+import { debianPackages } from "@/scripts/debian-packages.mjs";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "../bubblewrap";
 import type { FetchReply } from "../fetch-guard";
 import {
@@ -65,9 +66,12 @@ export interface PythonPoolStats {
 
 /** Debian's interpreter, with the libraries' Debian packages: `python3` on PATH may be another without them. */
 const PYTHON = "/usr/bin/python3";
-const PACKAGES =
-  "bubblewrap python3 python3-numpy python3-pandas python3-matplotlib python3-bs4 python3-requests " +
-  "python3-tabulate python3-openpyxl python3-seccomp";
+/** What to install when Python is missing: the runtime's Debian packages, which `npm run setup` installs. */
+const PACKAGES = (() => {
+  const file = path.join(process.cwd(), "scripts", "debian-packages.txt");
+  const list = fs.existsSync(file) ? debianPackages(fs.readFileSync(file, "utf8"), ["runtime"]).join(" ") : "";
+  return list ? `npm run setup, or on Debian: apt-get install ${list}` : "npm run setup installs it";
+})();
 const SOURCE_DIR = path.join(process.cwd(), "lib", "sandbox", "python");
 const SOURCES = ["zygote.py", "jail.py", "harness.py", "policy.py", "egress.py"];
 /** Where the jail sees the pool's files (the Python sources, the host's socket). */
@@ -158,7 +162,7 @@ export class PythonPool {
   available(): { ok: true } | { ok: false; why: string } {
     if (!bubblewrapAvailable()) return { ok: false, why: bubblewrapMissing("Python tools") };
     if (!fs.existsSync(PYTHON))
-      return { ok: false, why: `Python is not installed on the server (Debian: apt-get install ${PACKAGES}).` };
+      return { ok: false, why: `Python is not installed on the server, so Python tools are off (${PACKAGES}).` };
     return { ok: true };
   }
 
@@ -644,10 +648,9 @@ function outcomeOf(
 }
 
 /** Why a zygote stopped before it was ready, in words an operator can act on. */
-function startProblem(stderr: string): string {
+export function startProblem(stderr: string): string {
   const missing = /ModuleNotFoundError: No module named '([\w.]+)'/.exec(stderr)?.[1];
-  if (missing)
-    return `Python's ${missing} is not installed on the server, so Python tools are off (Debian: apt-get install ${PACKAGES}).`;
+  if (missing) return `Python's ${missing} is not installed on the server, so Python tools are off (${PACKAGES}).`;
   const last = stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500);
   return `The Python sandbox could not start${last ? `: ${last}` : "."}`;
 }
