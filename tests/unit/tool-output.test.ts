@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { runToolCode } from "@/lib/tools/library/stored-tool";
+import { config } from "@/lib/settings/config";
 import { capResult } from "@/lib/tools/output";
 
 const LIMIT = 100;
@@ -84,5 +86,38 @@ describe("capResult: a tool's result as the model, the trace and the API see it"
       error: "E".repeat(LIMIT) + marker(LIMIT + 1),
       cancelled: true,
     });
+  });
+});
+
+describe("what a stored tool's code printed, on success, in both languages", () => {
+  it("comes back on the result beside its output, capped by the sandbox", async () => {
+    const javascript = await runToolCode(
+      { language: "javascript", code: 'function run({ n }) { console.log("got", n); return n * 2; }', uses: [] },
+      { n: 21 },
+    );
+    expect(javascript).toMatchObject({ ok: true, output: 42, logs: ["got 21"] });
+    const python = await runToolCode(
+      {
+        language: "python",
+        code: 'def run(inputs):\n    print("got", inputs["n"])\n    return inputs["n"] * 2\n',
+        uses: [],
+      },
+      { n: 21 },
+    );
+    expect(python).toMatchObject({ ok: true, output: 42, logs: ["got 21"] });
+    const quiet = await runToolCode({ language: "javascript", code: "function run() { return 1; }", uses: [] }, {});
+    expect(quiet).not.toHaveProperty("logs");
+    const flood = await runToolCode(
+      {
+        language: "python",
+        code: "def run(inputs):\n    for i in range(100000):\n        print(i)\n    return 1\n",
+        uses: [],
+      },
+      {},
+    );
+    expect(flood).toMatchObject({ ok: true, output: 1 });
+    const lines = (flood as { logs: string[] }).logs;
+    expect(lines.at(-1)).toBe("[console output truncated]");
+    expect(lines.join("\n").length).toBeLessThanOrEqual(config.sandbox.consoleChars + 100);
   });
 });
