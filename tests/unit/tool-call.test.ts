@@ -161,9 +161,10 @@ describe("Toolset: a run's tools", () => {
         ...runCaller,
         signal,
         settings,
+        network: {},
         tools: toolset,
         callTool: expect.any(Function),
-        codeCalls: expect.objectContaining({ registry: toolset }),
+        codeCalls: expect.objectContaining({ registry: toolset, network: {} }),
         nested: false,
       },
     );
