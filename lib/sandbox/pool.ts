@@ -1,6 +1,5 @@
 import { Worker } from "node:worker_threads";
 import path from "node:path";
-import type { ToolImage } from "@/lib/contract/events";
 import type { SandboxLimits } from "@/lib/settings/config";
 
 export type RunMode = "tool" | "compile" | "snippet";
@@ -34,9 +33,15 @@ export type SandboxOutcome =
       /** The value as its language prints it, where JSON loses what it shows: Python's str() (212.0, True). */
       text?: string;
       /** Figures the code drew (matplotlib's), for people to see beside the output. */
-      images?: ToolImage[];
+      images?: DrawnImage[];
     })
   | (OutcomeCommon & { ok: false; error: SandboxError });
+
+/** A figure code drew, as PNG in base64: the contract's ToolImage, which the layers above carry. */
+export interface DrawnImage {
+  mimeType: "image/png";
+  data: string;
+}
 
 export interface FetchRequest {
   url: string;

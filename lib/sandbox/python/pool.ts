@@ -5,12 +5,12 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import type { ToolImage } from "@/lib/contract/events";
 import { config, type SandboxLimits } from "@/lib/settings/config";
 import { debianPackages } from "@/scripts/debian-packages.mjs";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "../bubblewrap";
 import type { FetchReply } from "../fetch-guard";
 import {
+  type DrawnImage,
   failure,
   NO_TOOL_CALLS,
   sandboxError,
@@ -637,7 +637,7 @@ function outcomeOf(
     const kind = (["memory", "stack", "crash", "error"] as const).find((known) => known === error.kind) ?? "error";
     return { ok: false, error: sandboxError(kind, limits, String(error.message ?? "")), ...common };
   }
-  const images: ToolImage[] = (Array.isArray(reported.images) ? reported.images : [])
+  const images: DrawnImage[] = (Array.isArray(reported.images) ? reported.images : [])
     .filter((data): data is string => typeof data === "string")
     .map((data) => ({ mimeType: "image/png", data }));
   const shown = images.length > 0 ? { images } : {};
