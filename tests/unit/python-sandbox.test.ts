@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startProblem, type PythonPoolStats } from "@/lib/sandbox/python/pool";
+import type { PythonPoolStats } from "@/lib/sandbox/python/pool";
 
 const LIMIT_MS = 500;
 process.env.TOOLSMITH_TOOL_TIMEOUT_MS = String(LIMIT_MS);
@@ -159,7 +159,9 @@ describe("the Python policy", () => {
     expect(await tool(code, { v: 7 })).toMatchObject({ ok: true, output: 7 });
   });
 
-  it("says what to install when a library is missing on the server", () => {
+  it("says what to install when a library is missing on the server", async () => {
+    // Imported here, not above: the settings this file sets are read when the sandbox's modules load.
+    const { startProblem } = await import("@/lib/sandbox/python/pool");
     const stderr = "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'pandas'\n";
     expect(startProblem(stderr)).toBe(
       "Python's pandas is not installed on the server, so Python tools are off (npm run setup, or on Debian: " +
