@@ -2,10 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
-import { AppServer } from "../support/app-server";
-import { freshDatabaseUrl } from "../support/database";
+import type { AppServer } from "../support/app-server";
+import { escapeServer } from "../support/escape-server";
 import {
-  CANARY_VARIABLE,
   EscapeTargets,
   crossCallerForms,
   crossCallerVictim,
@@ -28,18 +27,8 @@ const targets = new EscapeTargets();
  */
 const REQUEST_MS = 10_000;
 
-function oneSlotServer(env: Record<string, string> = {}): AppServer {
-  return new AppServer({
-    DATABASE_URL: freshDatabaseUrl(),
-    OPENAI_API_KEY: "",
-    OPENAI_BASE_URL: "",
-    [CANARY_VARIABLE]: targets.canary,
-    // One slot: every call (and every registration's check) of both identities is a child of the same zygote.
-    TOOLSMITH_PYTHON_WORKERS: "1",
-    TOOLSMITH_TOOL_TIMEOUT_MS: "2000",
-    ...env,
-  });
-}
+// One slot: every call (and every registration's check) of both identities is a child of the same zygote.
+const oneSlotServer = (env: Record<string, string> = {}) => escapeServer(targets, 1, env);
 
 interface Server {
   name: string;

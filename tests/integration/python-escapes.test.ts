@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../support/api";
-import { AppServer } from "../support/app-server";
-import { freshDatabaseUrl } from "../support/database";
-import { CANARY_VARIABLE, EscapeTargets, escapeForms, victim, type EscapeForm } from "../support/python-escapes";
+import type { AppServer } from "../support/app-server";
+import { escapeServer } from "../support/escape-server";
+import { EscapeTargets, escapeForms, victim, type EscapeForm } from "../support/python-escapes";
 
 // The Python escape corpus through the production server: each form registered as a Python tool with the API and
 // called, on a server with the policy check (registration refuses most, naming the rule and the line) and, side by
@@ -27,19 +27,9 @@ const JAIL_CLASSES = new Set([
 /** Requests in flight at once per server: enough to keep its Python processes busy while others restart. */
 const PARALLEL = 6;
 
-function pythonServer(env: Record<string, string> = {}): AppServer {
-  return new AppServer({
-    DATABASE_URL: freshDatabaseUrl(),
-    OPENAI_API_KEY: "",
-    OPENAI_BASE_URL: "",
-    [CANARY_VARIABLE]: targets.canary,
-    // Many forms leave their process to be replaced, or spin until stopped: three processes keep the corpus to about
-    // a minute on two cores. The clock is short, but long enough for a process's first call on a busy machine.
-    TOOLSMITH_PYTHON_WORKERS: "3",
-    TOOLSMITH_TOOL_TIMEOUT_MS: "2000",
-    ...env,
-  });
-}
+// Many forms leave their process to be replaced, or spin until stopped: three slots keep the corpus to about a
+// minute on two cores.
+const pythonServer = (env: Record<string, string> = {}) => escapeServer(targets, 3, env);
 
 interface Server {
   app: AppServer;
