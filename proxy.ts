@@ -78,5 +78,9 @@ export const config = {
   // The MCP endpoint checks Host, Origin and its API token itself (lib/mcp/access.ts), and never takes a cookie;
   // nor does SEAT's API (/seat, lib/seat/http.ts), which takes only its token.
   // Each ends at a path segment: /api/mcp-servers is the app's own route, and goes through here.
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health(?:/|$)|api/mcp(?:/|$)|seat(?:/|$)).*)"],
+  // The files' routes check a cross-site write themselves (lib/http/access.ts refuseForeignWrite): Next would hold
+  // an upload's body here whole (and cut it at 10 MB), and a download's headers are its own (its sandbox CSP).
+  matcher: [
+    "/((?!_next/static|_next/image|favicon.ico|api/health(?:/|$)|api/mcp(?:/|$)|seat(?:/|$)|api/files/|api/conversations/[^/]+/files(?:/|$)|api/share/[^/]+/files/).*)",
+  ],
 };

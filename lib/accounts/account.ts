@@ -8,7 +8,7 @@ import { sessions, signedInOf } from "@/lib/http/session";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/platform/errors";
 import { authConfig } from "@/lib/settings/config";
 import { hasRunningRun } from "@/lib/runs/remote";
-import { removeWorkspace } from "@/lib/tools/native/workspace";
+import { deleteWithFiles } from "@/lib/files/lifecycle";
 import { isAdmin, requireAccountsOn } from "./sign-in";
 
 /**
@@ -87,7 +87,9 @@ export async function deleteWholeAccount(account: AccountRow, confirm: string): 
   for (const { id } of conversations)
     if (await hasRunningRun(id))
       throw conflict("A run of one of your conversations is active; stop it before deleting the account.");
-  await deleteAccount(account.id);
+  await deleteWithFiles(
+    conversations.map(({ id }) => id),
+    () => deleteAccount(account.id),
+  );
   await sessions.forget(`account ${account.id}`);
-  await Promise.all(conversations.map(({ id }) => removeWorkspace(id)));
 }

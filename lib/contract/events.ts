@@ -88,6 +88,15 @@ export const ToolImage = z.strictObject({
   data: z.string().describe("base64"),
 });
 export type ToolImage = z.infer<typeof ToolImage>;
+/** A file a tool's call wrote into the conversation's workspace: the card links it, the model reads a line. */
+export const WrittenFile = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  path: z.string().describe("From the workspace's root: /report.csv."),
+  size: z.number().int(),
+  mimeType: z.string(),
+});
+export type WrittenFile = z.infer<typeof WrittenFile>;
 const modelTiming = z.object({
   firstByteAt: epochMs.describe("The first part of the model's answer arrived."),
   lastByteAt: epochMs.describe("Its last part arrived."),
@@ -176,6 +185,15 @@ export const AgentEvent = z.discriminatedUnion("type", [
       .optional()
       .describe("Images the result brought (an MCP tool's, a chart a tool's code drew), for people to see."),
     logs: z.array(z.string()).optional().describe("What the tool's code printed, when it succeeded (capped)."),
+    files: z
+      .array(WrittenFile)
+      .optional()
+      .describe("Files the call wrote or changed in the conversation's workspace, now among its files."),
+    deletedFiles: z.array(z.string()).optional().describe("Paths of files the call deleted from the workspace."),
+    refusedFiles: z
+      .array(z.string())
+      .optional()
+      .describe("Files the call wrote that were not kept, each with the limit it passed."),
   }),
   z.object({
     type: z.literal("nested_tool_result"),

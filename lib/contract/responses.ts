@@ -86,6 +86,27 @@ export const RunSummary = z.strictObject({
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
+export const ConversationFile = z
+  .strictObject({
+    id: z.string(),
+    name: z.string().describe("Plain: no folders, no control or bidirectional characters; unique in the conversation."),
+    path: z.string().describe("Where tools find it: /sales.csv (Python: /mnt/data/sales.csv; run_command: /work/sales.csv)."),
+    size: z.number().int().describe("Bytes."),
+    mimeType: z.string().describe("Sniffed from the bytes, not taken from the client."),
+    createdAt: time,
+    updatedAt: time,
+    source: z.enum(["upload", "tool"]),
+    url: z.string().describe("Its bytes: GET this (the owner's, or the share link's for a shared conversation)."),
+    messageId: z.string().nullable().describe("The user message that attached it."),
+    writtenBy: z
+      .strictObject({ runId: z.string().nullable(), callId: z.string().nullable(), tool: z.string() })
+      .optional()
+      .describe("For a tool's file: the call that wrote its current version."),
+  })
+  .meta({ id: "ConversationFile" });
+export type ConversationFile = z.infer<typeof ConversationFile>;
+export const ConversationFiles = z.strictObject({ files: z.array(ConversationFile) }).meta({ id: "ConversationFiles" });
+
 /** A conversation with everything a reader needs: GET /api/conversations/{id} and a share link's GET. */
 export const ConversationTrace = Conversation.extend({
   activeRunId: z.string().nullable().describe("The run in progress, on any instance."),
@@ -94,6 +115,7 @@ export const ConversationTrace = Conversation.extend({
   events: z.array(IdentifiedEvent),
   tools: z.array(RegisteredToolView.extend({ status: z.string(), createdAt: time })),
   runs: z.array(RunSummary),
+  files: z.array(ConversationFile),
 }).meta({ id: "ConversationTrace" });
 
 export const RunStopping = z.strictObject({ runId: z.string(), status: z.literal("cancelling") });

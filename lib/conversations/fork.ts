@@ -7,6 +7,7 @@ import { forkedLog } from "@/lib/trace/fork";
 import { readJson } from "@/lib/http/body";
 import { conflict, notFound } from "@/lib/platform/errors";
 import { limitRate } from "@/lib/http/rate-limit";
+import { copyFiles } from "@/lib/files/lifecycle";
 
 /**
  * The answer of both fork routes (the owner's and a link holder's): the copy, owned by `identity`, of the whole
@@ -20,5 +21,6 @@ export async function answerFork(request: Request, conversationId: string, ident
     throw conflict("A run of this conversation is in progress; fork it when it has finished.");
   const fork = await forkConversation(conversationId, identity, (log) => forkedLog(log, eventId));
   if (!fork) throw notFound(`A step or tool call with event id ${eventId} in this conversation`);
-  return answer(Fork, { ...fork, url: `/c/${fork.id}` }, 201);
+  await copyFiles(conversationId, fork.id, identity, fork.messageIds);
+  return answer(Fork, { id: fork.id, title: fork.title, url: `/c/${fork.id}` }, 201);
 }

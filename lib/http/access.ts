@@ -5,6 +5,8 @@ import { findOwnedConversation } from "@/lib/db/queries/conversations";
 import { findSharedConversation } from "@/lib/db/queries/share-links";
 import { accountById } from "@/lib/db/queries/accounts";
 import { findOwnedTool } from "@/lib/db/queries/tools";
+import { findFile } from "@/lib/db/queries/files";
+import { isForeignRequest } from "@/lib/http/origin";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
 import { identityOf } from "@/lib/http/identity";
 import { signedInOf } from "@/lib/http/session";
@@ -214,3 +216,23 @@ function eventId(raw: string, what: string): number {
     throw badRequest(`${what} must be an event id: a whole number from 0 to ${MAX_EVENT_ID}.`);
   return value;
 }
+
+/** A file a route names, if the requester owns it (by its conversation); 404 otherwise, another identity's included. */
+export async function requireFile(request: Request, { params }: RouteParams) {
+  const identity = request.headers.has("authorization")
+    ? await requireIdentity(request)
+    : await identityOfBrowser(request);
+  const file = identity ? await findFile((await params).id) : null;
+  if (!file || file.ownerId !== identity) throw notFound("The file");
+  return { file, identity };
+}
+
+/**
+ * The proxy's cross-site refusal, for the routes it leaves out (an upload, whose body it would buffer; a download,
+ * whose headers are the route's own): a browser write from another site is a 403.
+ */
+export function refuseForeignWrite(request: Request): void {
+  if (isForeignRequest(request) && !request.headers.get("authorization")?.toLowerCase().startsWith("bearer "))
+    throw new ApiError(403, "cross_site", "This request came from another site; the app only accepts changes from its own pages.");
+}
+

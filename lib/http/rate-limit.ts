@@ -6,7 +6,7 @@ import { ApiError } from "@/lib/platform/errors";
 /** Many people can share one address (an office, a household), so it gets this many times an identity's budget. */
 const ADDRESS_FACTOR = 3;
 
-export type LimitedAction = "conversations" | "messages" | "generations" | "reviews";
+export type LimitedAction = "conversations" | "messages" | "generations" | "reviews" | "uploads";
 
 /** What the 429 says there were too many of. */
 const ACTION_NAMES: Record<LimitedAction, string> = {
@@ -14,6 +14,7 @@ const ACTION_NAMES: Record<LimitedAction, string> = {
   messages: "messages",
   generations: "tools written from descriptions",
   reviews: "annotations and verdicts",
+  uploads: "files uploaded",
 };
 
 const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => ({
@@ -26,6 +27,8 @@ const limiters: Record<string, RateLimiter> = processWide("rateLimiters", () => 
   "generations:address": new RateLimiter(config.rateLimits.messagesPerMinute * ADDRESS_FACTOR),
   "reviews:identity": new RateLimiter(config.rateLimits.reviewsPerMinute),
   "reviews:address": new RateLimiter(config.rateLimits.reviewsPerMinute * ADDRESS_FACTOR),
+  "uploads:identity": new RateLimiter(config.files.uploadsPerMinute),
+  "uploads:address": new RateLimiter(config.files.uploadsPerMinute * ADDRESS_FACTOR),
 }));
 
 /**

@@ -102,6 +102,22 @@ export const config = {
     maxRequestBytes: 64 * 1024,
     maxRequestsPerCall: 10,
   } satisfies FetchLimits,
+  files: {
+    maxFileBytes: settings.TOOLSMITH_FILE_MAX_MB * 1024 * 1024,
+    maxConversationBytes: settings.TOOLSMITH_CONVERSATION_FILES_MAX_MB * 1024 * 1024,
+    maxIdentityBytes: settings.TOOLSMITH_IDENTITY_FILES_MAX_MB * 1024 * 1024,
+    maxPerMessage: settings.TOOLSMITH_MESSAGE_MAX_FILES,
+    uploadsPerMinute: settings.TOOLSMITH_RATE_UPLOADS_PER_MINUTE,
+    /** Where the bytes go: S3 when a bucket is configured, else the database. */
+    s3: settings.TOOLSMITH_FILES_S3_URL
+      ? {
+          url: settings.TOOLSMITH_FILES_S3_URL,
+          accessKeyId: settings.TOOLSMITH_FILES_S3_ACCESS_KEY_ID,
+          secretAccessKey: settings.TOOLSMITH_FILES_S3_SECRET_ACCESS_KEY,
+          region: settings.TOOLSMITH_FILES_S3_REGION,
+        }
+      : undefined,
+  },
   /** PostgreSQL connections per instance: the server's default limit of 100 leaves room for several instances. */
   databasePool: settings.TOOLSMITH_DB_POOL,
   /**

@@ -212,6 +212,33 @@ const storage = {
   }),
 };
 
+const files = {
+  TOOLSMITH_FILE_MAX_MB: integer(1, 2048)
+    .prefault("25")
+    .describe("largest file a person uploads or a tool writes into a conversation; 413 above it"),
+  TOOLSMITH_CONVERSATION_FILES_MAX_MB: integer(1, 1_000_000)
+    .prefault("250")
+    .describe("all the files of one conversation together; an upload or a tool's file past it is refused (413)"),
+  TOOLSMITH_IDENTITY_FILES_MAX_MB: integer(1, 10_000_000)
+    .prefault("1000")
+    .describe("all the files of one identity, over its conversations; likewise"),
+  TOOLSMITH_MESSAGE_MAX_FILES: integer(1, 100).prefault("10").describe("files one message may attach"),
+  TOOLSMITH_RATE_UPLOADS_PER_MINUTE: integer(1, 100_000)
+    .prefault("60")
+    .describe("files uploaded per identity per minute, three times that per client address; 429 past it"),
+  TOOLSMITH_FILES_S3_URL: httpUrl("http://127.0.0.1:9000/toolsmith-files")
+    .optional()
+    .describe(
+      "an S3-compatible bucket for the files' bytes, as the endpoint and the bucket (path-style); unset: the bytes are kept in the database, in chunks",
+    ),
+  TOOLSMITH_FILES_S3_ACCESS_KEY_ID: z.string().optional().describe("the access key id for `TOOLSMITH_FILES_S3_URL`"),
+  TOOLSMITH_FILES_S3_SECRET_ACCESS_KEY: z
+    .string()
+    .optional()
+    .describe("the secret access key for `TOOLSMITH_FILES_S3_URL`"),
+  TOOLSMITH_FILES_S3_REGION: z.string().prefault("us-east-1").describe("the bucket's region"),
+};
+
 const server = {
   PORT: integer(0, 65_535).prefault("3000").describe("HTTP port of `npm start`"),
   TOOLSMITH_LISTEN_HOST: z
@@ -452,6 +479,7 @@ export const sections = {
   "The agent": agent,
   "The sandbox that runs tool code": sandbox,
   Storage: storage,
+  "Files people attach and tools write": files,
   "The web server": server,
   Accounts: accounts,
   "Tools and profiles": tools,
@@ -466,6 +494,7 @@ const schema = z.object({
   ...agent,
   ...sandbox,
   ...storage,
+  ...files,
   ...server,
   ...accounts,
   ...tools,

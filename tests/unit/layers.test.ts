@@ -15,7 +15,7 @@ const LEVELS = [
   ["sandbox", "librarian"],
   ["contract"],
   ["db"],
-  ["http", "events", "retrieval", "share", "mcp-client", "mcp-servers"],
+  ["http", "events", "retrieval", "share", "mcp-client", "mcp-servers", "files"],
   ["tools"],
   ["agent", "trace"],
   ["runs", "telemetry", "api", "seat"],

@@ -6,14 +6,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 const base = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-workspaces-"));
 process.env.TOOLSMITH_WORKSPACES_DIR = base;
 
-type Workspace = typeof import("@/lib/tools/native/workspace");
+type Workspace = typeof import("@/lib/files/workspace-path");
 type Files = typeof import("@/lib/tools/native/files");
 let workspace: Workspace;
 let files: Files;
 let root: string;
 
 beforeAll(async () => {
-  workspace = await import("@/lib/tools/native/workspace");
+  workspace = await import("@/lib/files/workspace-path");
   files = await import("@/lib/tools/native/files");
   root = await workspace.workspaceOf("conversation-1");
   fs.mkdirSync(path.join(root, "notes"), { recursive: true });

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { sharedFileUrl } from "@/lib/files/views";
 import { notFound } from "next/navigation";
 import { SharedChatView } from "@/components/share/SharedChatView";
 import { MembersOnly, membersOnlyMetadata } from "@/components/share/MembersOnly";
@@ -43,7 +44,7 @@ export default async function SharedConversationPage({ params }: Props) {
   return (
     <SharedChatView
       key={conversation.id}
-      initial={initialView(await loadTrace(conversation))}
+      initial={initialView(await loadTrace(conversation, sharedFileUrl(token)))}
       token={token}
       review={{ labels: config.annotationLabels, authorKey: identity && authorKey(conversation.id, identity) }}
     />

@@ -65,6 +65,7 @@ export async function moveOwnership(from: string, to: string): Promise<void> {
   await transaction(async (tx) => {
     await tx.conversation.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
     await tx.tool.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
+    await tx.conversationFile.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
     await tx.apiToken.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
     await tx.toolAudit.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
     await moveDocuments(tx, from, to);

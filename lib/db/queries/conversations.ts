@@ -98,13 +98,13 @@ export async function deleteConversation(id: string): Promise<void> {
  * its log (all of it, or up to the end of a step: lib/trace/fork.ts) — the runs they are of, the user's messages of
  * those, the answers of the runs copied whole, and the tool versions whose registration is copied. Ids are fresh and
  * every reference inside the events is rewritten to them; the original is only read. Null when `copied` finds
- * nothing to copy.
+ * nothing to copy. `messageIds` maps the source's messages to their copies (the files attached to them follow).
  */
 export async function forkConversation(
   sourceId: string,
   ownerId: string,
   copied: (log: SequencedEvent[]) => ForkedLog | undefined,
-): Promise<{ id: string; title: string } | null> {
+): Promise<{ id: string; title: string; messageIds: Map<string, string> } | null> {
   return transaction(async (tx) => {
     const source = await tx.conversation.findUniqueOrThrow({ where: { id: sourceId } });
     const [messages, runs, tools, events] = await Promise.all([
@@ -200,6 +200,6 @@ export async function forkConversation(
       packEvents(rewritten).map((row) => ({ ...row, conversationId: fork.id })),
       sql.within(tx),
     );
-    return { id: fork.id, title: fork.title };
+    return { id: fork.id, title: fork.title, messageIds };
   });
 }

@@ -5,7 +5,7 @@ import { minimatch } from "minimatch";
 import { z } from "zod";
 import { conversationOf, defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolContext, ToolResult } from "@/lib/tools/types";
-import { AllowedPaths, WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
+import { AllowedPaths, WorkspaceError, workspaceName, workspaceOf, workspacePath } from "@/lib/files/workspace-path";
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_ENTRIES = 500;

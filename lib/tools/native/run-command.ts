@@ -7,7 +7,7 @@ import { z } from "zod";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "@/lib/sandbox/bubblewrap";
 import { conversationOf, defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";
-import { WorkspaceError, workspaceName, workspaceOf, workspacePath } from "./workspace";
+import { WorkspaceError, workspaceName, workspaceOf, workspacePath } from "@/lib/files/workspace-path";
 
 const MAX_TIMEOUT_SECONDS = 120;
 const OUTPUT_BYTES = 64 * 1024;

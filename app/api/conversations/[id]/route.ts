@@ -7,7 +7,7 @@ import { ConversationChange } from "@/lib/contract/requests";
 import { requireConversation, type RouteParams } from "@/lib/http/access";
 import { conflict, notFound } from "@/lib/platform/errors";
 import { answer, route } from "@/lib/http/route";
-import { removeWorkspace } from "@/lib/tools/native/workspace";
+import { deleteWithFiles } from "@/lib/files/lifecycle";
 import { loadTrace } from "@/lib/conversations/trace";
 
 export const GET = route(async (request, context: RouteParams) => {
@@ -28,7 +28,6 @@ export const DELETE = route(async (request, context: RouteParams) => {
   const { conversation } = await requireConversation(request, context);
   if (await hasRunningRun(conversation.id))
     throw conflict("A run of this conversation is active; cancel it before deleting.");
-  await deleteConversation(conversation.id);
-  await removeWorkspace(conversation.id);
+  await deleteWithFiles([conversation.id], () => deleteConversation(conversation.id));
   return new Response(null, { status: 204 });
 });

@@ -1,0 +1,79 @@
+import { createHash, randomUUID } from "node:crypto";
+import { processWide } from "@/lib/platform/process-wide";
+import { config } from "@/lib/settings/config";
+import { DatabaseBlobStore } from "./database-store";
+import { S3BlobStore } from "./s3-store";
+
+import type { StorageKind } from "@/lib/db/queries/files";
+
+export type { StorageKind };
+
+/**
+ * Where the files' bytes live, as blobs every instance can reach: chunks in the database, or objects in an S3
+ * bucket. A blob is written once under a new id and never changed: a file's new version is a new blob.
+ */
+export interface BlobStore {
+  readonly kind: StorageKind;
+  /** Store the bytes `source` yields, as they come (never all of them in memory); a failure of `source` rejects. */
+  put(blobId: string, source: AsyncIterable<Uint8Array>): Promise<void>;
+  /** The bytes, as they are read. */
+  get(blobId: string): AsyncIterable<Uint8Array>;
+  /** Gone from the store; blobs that are not there are no error. */
+  remove(blobIds: string[]): Promise<void>;
+  /** A second blob with the same bytes (a fork's files). */
+  copy(fromBlobId: string, toBlobId: string): Promise<void>;
+  /** Whether a blob is there (tests check that deleting deletes the bytes). */
+  has(blobId: string): Promise<boolean>;
+}
+
+/** The store new blobs go to: the bucket when one is configured, else the database. */
+export function blobStore(): BlobStore {
+  return storeOf(config.files.s3 ? "s3" : "database");
+}
+
+/** The store a stored file's bytes are in, whichever is configured now. */
+export function storeOf(kind: StorageKind): BlobStore {
+  return processWide(`blobStore:${kind}`, () =>
+    kind === "s3" ? new S3BlobStore(config.files.s3!) : new DatabaseBlobStore(),
+  );
+}
+
+/** A file's bytes would pass a limit: the upload or the tool's write is refused with `message` (413). */
+export class FileTooLargeError extends Error {}
+
+export interface WrittenBlob {
+  blobId: string;
+  storage: StorageKind;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * Write `source` as a new blob, counting and hashing it on the way; past `maxBytes` it stops, removes what it wrote
+ * and throws FileTooLargeError with `tooLarge(maxBytes)`.
+ */
+export async function writeBlob(
+  source: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  tooLarge: (maxBytes: number) => string,
+): Promise<WrittenBlob> {
+  const store = blobStore();
+  const blobId = randomUUID();
+  const hash = createHash("sha256");
+  let size = 0;
+  async function* counted() {
+    for await (const chunk of source) {
+      size += chunk.byteLength;
+      if (size > maxBytes) throw new FileTooLargeError(tooLarge(maxBytes));
+      hash.update(chunk);
+      yield chunk;
+    }
+  }
+  try {
+    await store.put(blobId, counted());
+  } catch (error) {
+    await store.remove([blobId]).catch(() => {});
+    throw error;
+  }
+  return { blobId, storage: store.kind, size, sha256: hash.digest("hex") };
+}
