@@ -13,6 +13,7 @@ import type { Annotation } from "@/lib/contract/events";
 import { useCardMark, useCardOpened } from "./findStore";
 import { Marked } from "./Marked";
 import { PlanCard } from "./PlanCard";
+import { ResultView } from "./ResultView";
 
 const statusIcon = {
   running: <Loader2 className="size-4 animate-spin text-sky-600 dark:text-sky-400" aria-label="Running" />,
@@ -75,7 +76,7 @@ export const ToolCallCard = memo(function ToolCallCard({
       <div className="space-y-3 p-3">
         <JsonView key={String(opened)} value={call.input} label="Input" foldLarge={!opened} />
         {call.approval && <ApprovalPrompt call={call} />}
-        {call.status === "ok" && <JsonView value={call.output} label="Output" />}
+        {call.status === "ok" && <ResultView value={call.output} callName={call.name} />}
         {call.status === "ok" && call.logs && call.logs.length > 0 && (
           <div>
             <span className="text-[11px] font-medium uppercase tracking-wide text-zinc-600 dark:text-zinc-400">
