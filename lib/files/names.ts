@@ -14,7 +14,8 @@ const COMPOUND_EXTENSIONS = [".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst"];
 // Controls (C0, DEL, C1), bidirectional overrides and isolates, zero-width and other invisible formatting, line and
 // paragraph separators, the BOM: they spoof what a name looks like (`evil\u202Egnp.exe` shows as `evilexe.png`),
 // break headers and logs, or make two names that look alike differ.
-const UNSAFE_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/gu;
+const UNSAFE_CHARACTERS =
+  /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/gu;
 const EDGE_SPACES_AND_DOTS = /^[\s.]+|[\s.]+$/gu;
 const TRAILING_SPACES_AND_DOTS = /[\s.]+$/u;
 
@@ -59,7 +60,9 @@ function comparisonKey(name: string): string {
 
 function splitExtension(name: string): { base: string; extension: string } {
   const lowerName = name.toLowerCase();
-  const compound = COMPOUND_EXTENSIONS.find((extension) => lowerName.endsWith(extension) && name.length > extension.length);
+  const compound = COMPOUND_EXTENSIONS.find(
+    (extension) => lowerName.endsWith(extension) && name.length > extension.length,
+  );
   const dot = compound ? name.length - compound.length : name.lastIndexOf(".");
   const extensionChars = dot > 0 ? [...name.slice(dot)].length : 0;
   if (extensionChars < 2 || extensionChars > MAX_EXTENSION_CHARS) return { base: name, extension: "" };

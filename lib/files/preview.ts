@@ -13,7 +13,7 @@ const TABLE_HEADER_CHARS = Math.floor(PREVIEW_CHARS / 3);
 const TEXT_LINES = 20;
 
 const PDF_TIMEOUT_MS = 3000;
-// pdf.js's heap for the first page of a large PDF; the file's bytes are outside it (see pdfFirstPageText).
+// pdf.js's heap for the first page of a large PDF; the file's bytes and decoded streams are outside it.
 const PDF_HEAP_MB = 256;
 
 const TABLE_DELIMITERS: Record<string, { label: string; delimiter: string }> = {
@@ -63,22 +63,30 @@ function tablePreview(text: string, headIsCut: boolean, label: string, delimiter
   while (shownColumns > 1 && tableLine(header, shownColumns).length > TABLE_HEADER_CHARS) shownColumns--;
 
   const columnsNote = shownColumns < columnCount ? `, its first ${shownColumns} columns` : "";
-  const lines = [tableLine(header, shownColumns), tableLine([], shownColumns, "---")];
-  const linesFor = (rowCount: number) => {
+  const render = (tableLines: string[]) => {
+    const rowCount = tableLines.length - 2;
     const shown = rowCount === 0 ? "its header" : `its header and first ${plural(rowCount, "row")}`;
-    return `${label}, ${plural(columnCount, "column")}; ${shown}${columnsNote}:\n${lines.join("\n")}`;
+    return `${label}, ${plural(columnCount, "column")}; ${shown}${columnsNote}:\n${tableLines.join("\n")}`;
   };
+  const tableLines = [tableLine(header, shownColumns), tableLine([], shownColumns, "---")];
   for (const row of rows) {
     const line = tableLine(row, shownColumns);
-    if (linesFor(lines.length - 1).length + line.length + 1 > PREVIEW_CHARS) break;
-    lines.push(line);
+    if (render([...tableLines, line]).length > PREVIEW_CHARS) break;
+    tableLines.push(line);
   }
-  return linesFor(lines.length - 2);
+  return render(tableLines);
 }
 
-/** The header and the first TABLE_ROWS records, tolerating ragged rows and stray quotes; undefined if unreadable. */
+/** The header and the first TABLE_ROWS records, past blank ones, tolerating ragged rows and stray quotes. */
 function parseRecords(text: string, delimiter: string): string[][] | undefined {
-  const options = { delimiter, bom: true, relax_quotes: true, relax_column_count: true, skip_empty_lines: true };
+  const options = {
+    delimiter,
+    bom: true,
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_empty_values: true,
+  };
   try {
     return parse(text, { ...options, to: TABLE_ROWS + 1 });
   } catch (error) {
@@ -123,7 +131,9 @@ export interface PdfTextOptions {
  * The text of a PDF's first page, whitespace-normalised and cut at `maxChars`, through pdf.js (no eval, no fonts, no
  * network). Undefined when the page has no text, the PDF does not parse, pdf.js overruns its time or heap, or the
  * signal aborts: a hostile PDF never throws out of here nor hangs, since pdf.js runs on a thread of its own that
- * is terminated. Only a failure of `bytes` itself (the store's read) rejects. The whole file is held in memory once.
+ * is terminated. Only a failure of `bytes` itself (the store's read) rejects. The whole file is held in memory once:
+ * a 25 MB PDF costs some 70-90 MB for the half second it takes; a decompression bomb up to ~150 MB a second until
+ * its time is up. pdf.js is loaded from node_modules at run time, not bundled: Next needs no setting for it.
  */
 export async function pdfFirstPageText(
   bytes: Uint8Array | (() => AsyncIterable<Uint8Array>),
@@ -223,16 +233,16 @@ function parseInThread(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", giveUp);
       void worker.terminate();
       resolve(text);
     };
-    const onAbort = () => finish(undefined);
-    const timer = setTimeout(onAbort, timeoutMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const giveUp = () => finish(undefined);
+    const timer = setTimeout(giveUp, timeoutMs);
+    signal?.addEventListener("abort", giveUp, { once: true });
     worker.on("message", (text: string | null) => finish(text ?? undefined));
     // Out of heap, or a crash of pdf.js: no text, as for a PDF that does not parse.
-    worker.on("error", onAbort);
-    worker.on("exit", onAbort);
+    worker.on("error", giveUp);
+    worker.on("exit", giveUp);
   });
 }
