@@ -46,10 +46,27 @@ export class S3BlobStore implements BlobStore {
   private key = (blobId: string) => `files/${blobId}`;
 
   async put(blobId: string, source: AsyncIterable<Uint8Array>): Promise<void> {
-    await new Upload({
-      client: this.client,
-      params: { Bucket: this.bucket, Key: this.key(blobId), Body: Readable.from(source) },
-    }).done();
+    let sourceFailed: { error: unknown } | undefined;
+    async function* read() {
+      try {
+        yield* source;
+      } catch (error) {
+        sourceFailed = { error };
+        throw error;
+      }
+    }
+    try {
+      await new Upload({
+        client: this.client,
+        // An upload holds (queueSize + 1) parts of 5 MB at once: the default of 4 parts in flight held a whole 25 MB file.
+        queueSize: 2,
+        params: { Bucket: this.bucket, Key: this.key(blobId), Body: Readable.from(read()) },
+      }).done();
+    } catch (error) {
+      // The source's failure (a file too large) is the one to report, also when aborting the multipart upload it began
+      // failed in turn: Upload then rejects with the abort's error instead.
+      throw sourceFailed ? sourceFailed.error : error;
+    }
   }
 
   async *get(blobId: string): AsyncIterable<Uint8Array> {
