@@ -1,3 +1,4 @@
+import { WrittenFiles } from "./WrittenFiles";
 import { CheckCircle2, Loader2, Scissors, XCircle } from "lucide-react";
 import { memo } from "react";
 import { planOf, type ToolCallView } from "@/lib/trace/state";
@@ -100,6 +101,7 @@ export const ToolCallCard = memo(function ToolCallCard({
             className="max-h-64 max-w-full rounded-md border border-zinc-200 dark:border-zinc-800"
           />
         ))}
+        <WrittenFiles call={call} />
         {call.status === "error" && (
           <div>
             <span className="text-[11px] font-medium uppercase tracking-wide text-rose-700 dark:text-rose-400">

@@ -1,5 +1,6 @@
 import type { ModelMessage, ToolResultPart } from "ai";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "@/lib/contract/events";
+import type { MessageAttachments } from "@/lib/files/for-model";
 
 type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
 type ToolResultEvent = Extract<AgentEvent, { type: "tool_result" }>;
@@ -69,12 +70,19 @@ function modelOutput(result: ToolResultEvent): ToolResultPart["output"] {
   return { type: "text", value: [value, ...notes].join("\n\n") };
 }
 
-/** What the code printed, and a line for the charts it drew (an MCP tool's text already says what its images are). */
+/**
+ * What the code printed, a line for the charts it drew (an MCP tool's text already says what its images are), and
+ * one for each file it wrote, deleted or could not keep.
+ */
 function resultNotes(result: ToolResultEvent): string[] {
   const notes = result.logs?.length ? [`Printed:\n${result.logs.join("\n")}`] : [];
   const charts = result.server ? 0 : (result.images?.length ?? 0);
   if (charts === 1) notes.push("[A chart the code drew was shown to the person as an image.]");
   if (charts > 1) notes.push(`[${charts} charts the code drew were shown to the person as images.]`);
+  for (const file of result.files ?? [])
+    notes.push(`[Wrote ${file.path} (${file.mimeType}, ${file.size} bytes): the person sees it with a download link.]`);
+  if (result.deletedFiles?.length) notes.push(`[Deleted ${result.deletedFiles.join(", ")} from the workspace.]`);
+  for (const refusal of result.refusedFiles ?? []) notes.push(`[Not kept: ${refusal}]`);
   return notes;
 }
 
@@ -120,9 +128,10 @@ export function stepMessages(
  * being resumed, its finished steps).
  */
 export function conversationHistory(
-  messages: { role: string; content: string; runId: string }[],
+  messages: { id: string; role: string; content: string; runId: string }[],
   events: SequencedEvent[],
   resumingRunId?: string,
+  attachments: ReadonlyMap<string, MessageAttachments> = new Map(),
 ): ModelMessage[] {
   const eventsByRun = new Map<string, LoggedEvent[]>();
   // A run taken over goes on after its last finished step: what its dead instance streamed of the next one is dropped.
@@ -138,9 +147,22 @@ export function conversationHistory(
   return messages
     .filter((message) => message.role === "user")
     .flatMap((message) => [
-      { role: "user" as const, content: message.content },
+      userMessage(message.content, attachments.get(message.id)),
       ...runMessages(eventsByRun.get(message.runId) ?? []),
     ]);
+}
+
+/** A person's message, with what it attached: a paragraph on its files, and its images as image parts. */
+function userMessage(content: string, attached: MessageAttachments | undefined): ModelMessage {
+  if (!attached) return { role: "user", content };
+  return {
+    role: "user",
+    content: [
+      { type: "text", text: content },
+      { type: "text", text: attached.text },
+      ...attached.images.map(({ data, mediaType }) => ({ type: "image" as const, image: data, mediaType })),
+    ],
+  };
 }
 
 function runMessages(events: LoggedEvent[]): ModelMessage[] {

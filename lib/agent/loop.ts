@@ -155,6 +155,9 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
           ...(result.truncated && { truncated: true }),
           ...(result.images && { images: result.images }),
           ...(result.logs && { logs: result.logs }),
+          ...(result.files && { files: result.files }),
+          ...(result.deletedFiles && { deletedFiles: result.deletedFiles }),
+          ...(result.refusedFiles && { refusedFiles: result.refusedFiles }),
         }
       : { error: result.error }),
   };

@@ -162,6 +162,11 @@ export const NewMessage = z.object({
     .string({ error: 'content is required: {"content": "your message"}' })
     .trim()
     .min(1, "content must not be empty"),
+  files: z
+    .array(z.string().min(1).max(64), { error: 'files is a list of file ids: {"files": ["<id>"]}' })
+    .max(100)
+    .optional()
+    .describe("Files of the conversation (uploaded with POST /api/conversations/{id}/files) this message attaches."),
 });
 
 export const ApprovalAnswer = z.strictObject({

@@ -90,7 +90,9 @@ export const ConversationFile = z
   .strictObject({
     id: z.string(),
     name: z.string().describe("Plain: no folders, no control or bidirectional characters; unique in the conversation."),
-    path: z.string().describe("Where tools find it: /sales.csv (Python: /mnt/data/sales.csv; run_command: /work/sales.csv)."),
+    path: z
+      .string()
+      .describe("Where tools find it: /sales.csv (Python: /mnt/data/sales.csv; run_command: /work/sales.csv)."),
     size: z.number().int().describe("Bytes."),
     mimeType: z.string().describe("Sniffed from the bytes, not taken from the client."),
     createdAt: time,

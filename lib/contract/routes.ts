@@ -41,6 +41,7 @@ import {
   ApiTokens,
   ApprovalTaken,
   AuditPage,
+  ConversationFiles,
   ConversationPage,
   ConversationTrace,
   Conversation,
@@ -137,6 +138,16 @@ const generationErrors = {
   "502": json(ErrorBody, "The model server failed; the message names how."),
   "503": json(ErrorBody, "No model is configured."),
 };
+/** A file's download (lib/files/download.ts): its bytes, typed as sniffed, with `nosniff` and a sandbox CSP. */
+const fileBytes = {
+  description:
+    "The bytes, with Content-Disposition (inline only for images, PDF and plain text), X-Content-Type-Options: nosniff, a sandbox Content-Security-Policy and an ETag.",
+  content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } },
+};
+const notModified = { description: "Unchanged since the ETag sent in If-None-Match." };
+const downloadQuery = z.object({
+  download: z.enum(["1"]).optional().meta({ description: "Always as an attachment, even an image." }),
+});
 const exportQuery = z.object({ format: z.enum(["json", "md"]).optional() });
 const token = z.object({ token: z.string() });
 const FORK_DESCRIPTION =
@@ -222,6 +233,26 @@ const routes: ZodOpenApiPathsObject = {
       responses: { "200": eventStream, ...errors(400, 403, 404, 409, 413, 415, 429) },
     }),
   },
+  "/api/conversations/{id}/files": {
+    post: operation("Upload files into the conversation's workspace: one or more multipart parts named `file`", {
+      requestParams: { path: id },
+      requestBody: {
+        content: {
+          "multipart/form-data": {
+            schema: z.object({ file: z.array(z.string().meta({ format: "binary" })) }),
+          },
+        },
+      },
+      responses: {
+        "201": json(ConversationFiles, "Stored, each with its plain unique name and sniffed type."),
+        ...errors(400, 403, 404, 413, 429),
+      },
+    }),
+    get: operation("The conversation's files: its uploads and the files its tools wrote", {
+      requestParams: { path: id },
+      responses: { "200": json(ConversationFiles, "Oldest first."), ...errors(404) },
+    }),
+  },
   "/api/conversations/{id}/events": {
     get: operation("Replay the stored events after Last-Event-ID (or ?after=N), then follow the live run", {
       requestParams: { path: id, query: resumeQuery },
@@ -301,6 +332,13 @@ const routes: ZodOpenApiPathsObject = {
       responses: { "200": json(ConversationTrace, "The conversation."), ...errors(401, 404) },
     }),
   },
+  "/api/share/{token}/files/{id}": {
+    get: operation("A shared conversation's file: its bytes, read-only, while the link lasts", {
+      security: [],
+      requestParams: { path: token.extend(id.shape), query: downloadQuery },
+      responses: { "200": fileBytes, "304": notModified, ...errors(401, 404) },
+    }),
+  },
   "/api/share/{token}/events": {
     get: operation("A shared conversation's events, live; resumed as the conversation's own", {
       security: [],
@@ -328,6 +366,16 @@ const routes: ZodOpenApiPathsObject = {
   },
   ...under("/api/conversations/{id}", reviewRoutes(id, "the owner")),
   ...under("/api/share/{token}", reviewRoutes(token, "anyone with the link")),
+  "/api/files/{id}": {
+    get: operation("A file's bytes: images, PDF and plain text inline, anything else as an attachment", {
+      requestParams: { path: id, query: downloadQuery },
+      responses: { "200": fileBytes, "304": notModified, ...errors(404) },
+    }),
+    delete: operation("Delete a file: its bytes go from the store and it leaves the workspace", {
+      requestParams: { path: id },
+      responses: { ...noContent, ...errors(403, 404) },
+    }),
+  },
   "/api/display-name": {
     get: operation("The name you sign annotations and verdicts with (none: Owner, or Reviewer N)", {
       responses: { "200": json(DisplayNameBody, "The name; empty when none."), ...errors(401) },

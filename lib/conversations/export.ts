@@ -6,6 +6,7 @@ import { listApiTokens } from "@/lib/db/queries/api-tokens";
 import { listConversations } from "@/lib/db/queries/conversations";
 import { listMcpServers } from "@/lib/db/queries/mcp-servers";
 import { listOwnedTools, listToolVersions } from "@/lib/db/queries/tools";
+import { fileBase64 } from "@/lib/files/for-model";
 import { loadTrace, type Trace } from "./trace";
 import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "@/lib/trace/state";
 
@@ -22,6 +23,7 @@ function traceToJson(trace: Trace) {
     runs: trace.runs,
     events: trace.events,
     tools: trace.tools,
+    files: trace.files,
     // What reviewers wrote, as it stands (deleted ones gone); the events have its history.
     annotations: runs.flatMap((run) => Object.values(run.annotations).flat()),
     verdicts: runs.flatMap((run) => run.verdicts),
@@ -37,11 +39,16 @@ function traceToMarkdown(trace: Trace): string {
     "",
     `_Exported from Toolsmith on ${new Date().toISOString().slice(0, 10)}: ${state.runs.length} runs, ${trace.tools.length} tool versions._`,
   ];
+  const fileLine = (file: Trace["files"][number]) =>
+    `- [${file.name}](${file.url}) (${file.mimeType}, ${file.size} bytes)`;
   for (const message of trace.messages.filter((m) => m.role === "user")) {
     out.push("", "---", "", "## You", "", message.content);
+    const attached = trace.files.filter((file) => file.messageId === message.id);
+    if (attached.length > 0) out.push("", "Attached:", ...attached.map(fileLine));
     const run = runs.get(message.runId);
     if (run) out.push(...runMarkdown(run));
   }
+  if (trace.files.length > 0) out.push("", "---", "", "## Files", "", ...trace.files.map(fileLine));
   return `${out.join("\n")}\n`;
 }
 
@@ -153,15 +160,27 @@ export function exportResponse(trace: Trace, format: string | null): Response {
   });
 }
 
+/** The bytes of files an account export carries; past it, files are listed with their URLs and no content. */
+const ACCOUNT_EXPORT_FILE_BYTES = 100 * 1024 * 1024;
+
 /**
- * Everything an identity owns, as one JSON download: each conversation as its own export has it, each tool with all
+ * Everything an identity owns, as one JSON download (its files' bytes as base64, up to ACCOUNT_EXPORT_FILE_BYTES): each conversation as its own export has it, each tool with all
  * its versions, the names of its API tokens (never their secrets), and its MCP servers (their headers by name only).
  * Offered before an account is deleted.
  */
 export async function exportEverything(ownerId: string): Promise<Response> {
   const conversations = [];
-  for (const conversation of await listConversations(ownerId, Number.MAX_SAFE_INTEGER))
-    conversations.push(traceToJson(await loadTrace(conversation)));
+  let budget = ACCOUNT_EXPORT_FILE_BYTES;
+  for (const conversation of await listConversations(ownerId, Number.MAX_SAFE_INTEGER)) {
+    const exported = traceToJson(await loadTrace(conversation));
+    const files = [];
+    for (const file of exported.files) {
+      const included = file.size <= budget;
+      if (included) budget -= file.size;
+      files.push({ ...file, contentBase64: included ? await fileBase64(file.id) : null });
+    }
+    conversations.push({ ...exported, files });
+  }
   const tools = [];
   for (const tool of await listOwnedTools(ownerId, {}))
     tools.push({ id: tool.lineageId, name: tool.name, versions: await listToolVersions(tool.lineageId) });

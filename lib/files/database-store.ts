@@ -19,7 +19,7 @@ export class DatabaseBlobStore implements BlobStore {
       await insertChunk(blobId, seq++, data);
     };
     for await (const chunk of source) {
-      for (let offset = 0; offset < chunk.byteLength; ) {
+      for (let offset = 0; offset < chunk.byteLength;) {
         const piece = chunk.subarray(offset, offset + CHUNK_BYTES - pendingBytes);
         pending.push(piece);
         pendingBytes += piece.byteLength;

@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { blobsOfConversations, deleteFileRows, insertFileCopies, listFiles, type FileRow } from "@/lib/db/queries/files";
+import {
+  blobsOfConversations,
+  deleteFileRows,
+  insertFileCopies,
+  listFiles,
+  type FileRow,
+} from "@/lib/db/queries/files";
 import { storeOf, type StorageKind } from "./store";
 import { forgetWorkspace, removeBlobs } from "./workspace-sync";
 
@@ -23,7 +29,12 @@ export async function deleteWithFiles(conversationIds: string[], deleteRows: () 
  * A fork keeps the files: each gets a copy of its bytes in the fork (the two then change apart), attached to the
  * fork's copy of its message when that was copied.
  */
-export async function copyFiles(fromConversationId: string, toConversationId: string, ownerId: string, messageIds: Map<string, string>): Promise<void> {
+export async function copyFiles(
+  fromConversationId: string,
+  toConversationId: string,
+  ownerId: string,
+  messageIds: Map<string, string>,
+): Promise<void> {
   const files = await listFiles(fromConversationId);
   const copies = await Promise.all(
     files.map(async (file) => {

@@ -21,7 +21,8 @@ export async function roomFor(conversationId: string, ownerId: string, replacing
   const rooms: Room[] = [
     {
       bytes: maxFileBytes,
-      refusal: (name, size) => `${name}${sized(size)} is larger than ${megabytes(maxFileBytes)}, the limit of one file.`,
+      refusal: (name, size) =>
+        `${name}${sized(size)} is larger than ${megabytes(maxFileBytes)}, the limit of one file.`,
     },
     {
       bytes: maxConversationBytes - conversation + replacing,

@@ -7,7 +7,8 @@ import { config } from "@/lib/settings/config";
 import { roomFor } from "./limits";
 import { plainFileName, uniqueFileName } from "./names";
 import { SNIFF_BYTES, sniffMimeType } from "./sniff";
-import { FileTooLargeError, writeBlob, type WrittenBlob } from "./store";
+import { pdfFirstPageText, textPreview } from "./preview";
+import { FileTooLargeError, storeOf, writeBlob, type WrittenBlob } from "./store";
 import { removeBlobs } from "./workspace-sync";
 
 const MULTIPART = 'Send the files as multipart/form-data, each in a part named "file".';
@@ -115,10 +116,23 @@ async function storeUpload(part: Part, conversationId: string, ownerId: string):
     throw error;
   }
   const mimeType = await sniffMimeType(head, name);
+  const preview =
+    mimeType === "application/pdf"
+      ? await pdfFirstPageText(() => storeOf(blob.storage).get(blob.blobId))
+      : textPreview(mimeType, head);
   for (let attempt = 0; ; attempt++) {
     const unique = uniqueFileName(name, new Set(await takenPaths(conversationId)));
     try {
-      return await insertFile({ conversationId, ownerId, path: unique, name: unique, mimeType, source: "upload", ...blob });
+      return await insertFile({
+        conversationId,
+        ownerId,
+        path: unique,
+        name: unique,
+        mimeType,
+        source: "upload",
+        preview: preview ?? null,
+        ...blob,
+      });
     } catch (error) {
       // Another upload took the name meanwhile: the next free one.
       if (!isUniqueViolation(error) || attempt >= 5) {

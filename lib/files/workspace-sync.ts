@@ -74,7 +74,8 @@ export function openWorkspace(conversationId: string): Promise<string> {
 /** A stored file's bytes into the workspace, written aside and moved in whole (a reader never sees half of it). */
 async function fetchInto(root: string, row: FileRow): Promise<FileStamp> {
   const target = path.resolve(root, row.path);
-  if (!target.startsWith(root + path.sep)) throw new Error(`A stored file's path leads out of the workspace: ${row.path}`);
+  if (!target.startsWith(root + path.sep))
+    throw new Error(`A stored file's path leads out of the workspace: ${row.path}`);
   const incoming = path.join(workspacesDirectory(), ".incoming");
   await fs.mkdir(incoming, { recursive: true });
   const aside = path.join(incoming, randomUUID());
@@ -167,7 +168,11 @@ async function storeFile(
   try {
     // O_NOFOLLOW: what the walk found a file may have been swapped for a link since.
     const handle = await fs.open(full, constants.O_RDONLY | constants.O_NOFOLLOW);
-    blob = await writeBlob(handle.createReadStream(), config.files.maxFileBytes, (max) => `/${name} grew past ${max} bytes.`);
+    blob = await writeBlob(
+      handle.createReadStream(),
+      config.files.maxFileBytes,
+      (max) => `/${name} grew past ${max} bytes.`,
+    );
   } catch (error) {
     if (error instanceof FileTooLargeError) return error.message;
     throw error;

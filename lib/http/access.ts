@@ -233,6 +233,9 @@ export async function requireFile(request: Request, { params }: RouteParams) {
  */
 export function refuseForeignWrite(request: Request): void {
   if (isForeignRequest(request) && !request.headers.get("authorization")?.toLowerCase().startsWith("bearer "))
-    throw new ApiError(403, "cross_site", "This request came from another site; the app only accepts changes from its own pages.");
+    throw new ApiError(
+      403,
+      "cross_site",
+      "This request came from another site; the app only accepts changes from its own pages.",
+    );
 }
-

@@ -18,7 +18,8 @@ export interface FileStamp {
 }
 
 export const stampOf = (stat: Stats): FileStamp => ({ size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino });
-export const sameStamp = (a: FileStamp, b: FileStamp) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+export const sameStamp = (a: FileStamp, b: FileStamp) =>
+  a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
 /**
  * The regular files under `root`, by their path from it with `/` between folders. Links, sockets and other special

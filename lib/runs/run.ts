@@ -8,6 +8,8 @@ import { storeWhileUnreachable } from "@/lib/db/driver/sql";
 import { updateConversation } from "@/lib/db/queries/conversations";
 import { lastEventSeq, lastStoredEvent, listEvents } from "@/lib/db/queries/events";
 import { createMessage, listMessages } from "@/lib/db/queries/messages";
+import { attachFiles, listFiles } from "@/lib/db/queries/files";
+import { attachmentsForModel } from "@/lib/files/for-model";
 import { endClaimOfFinishedRun, finishRun, runningRun, type AbandonedRun } from "@/lib/db/queries/runs";
 import { RunChannel } from "@/lib/events/channel";
 import { reviewIdOf, type ReviewEvent } from "@/lib/contract/events";
@@ -104,19 +106,21 @@ export class Run {
     conversation: { id: string; title: string; profile: string | null },
     ownerId: string,
     content: string,
+    fileIds: string[] = [],
   ): Promise<Run> {
     const run = new Run(conversation.id, ownerId, profileOf(conversation.profile));
     await run.claimConversation();
-    run.starting = run.open(conversation, content);
+    run.starting = run.open(conversation, content, fileIds);
     await run.starting;
     return run;
   }
 
   /** After the claim: the log's next seq, the user's message, then the loop, in the background. */
-  private async open(conversation: { id: string; title: string }, content: string): Promise<void> {
+  private async open(conversation: { id: string; title: string }, content: string, fileIds: string[]): Promise<void> {
     try {
       this.channel.begin((await awaitLogEnd(conversation.id)) + 1);
       const message = await createMessage({ conversationId: conversation.id, runId: this.id, role: "user", content });
+      await attachFiles(conversation.id, message.id, fileIds);
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
       this.execution = this.execute({ userMessageId: message.id });
     } catch (error) {
@@ -334,8 +338,9 @@ export class Run {
           const request = rows.findLast((row) => row.runId === this.id && row.role === "user")?.content ?? "";
           return loadToolset(this.conversationId, this.ownerId, this.profile, request);
         }),
-        Promise.all([said, listEvents(this.conversationId)]).then(([rows, events]) =>
-          conversationHistory(rows, events, resumed && this.id),
+        Promise.all([said, listEvents(this.conversationId), listFiles(this.conversationId)]).then(
+          async ([rows, events, files]) =>
+            conversationHistory(rows, events, resumed && this.id, await attachmentsForModel(files)),
         ),
       ]);
       outcome = await runAgent({

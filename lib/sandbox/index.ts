@@ -2,11 +2,19 @@ import { config } from "@/lib/settings/config";
 import { checkCode, type CheckOptions, type CheckResult, type Violation } from "./check";
 import { CODE_NETWORK, domainGuard, guardedFetch, type DomainRules } from "./fetch-guard";
 import { processWide } from "@/lib/platform/process-wide";
-import { SandboxPool, type FetchRequest, type RunMode, type SandboxOutcome, type ToolCallHandler } from "./pool";
+import {
+  SandboxPool,
+  type CodeWorkspace,
+  type FetchRequest,
+  type RunMode,
+  type SandboxOutcome,
+  type ToolCallHandler,
+} from "./pool";
 import type { ToolSource } from "./languages";
 import { checkPython, runPython } from "./python";
 
 export { checkCode, type Violation } from "./check";
+export type { CodeWorkspace, FilesRequest } from "./pool";
 export { ToolLanguage, type ToolSource } from "./languages";
 export { pythonPool } from "./python";
 
@@ -34,6 +42,8 @@ export interface SandboxServices {
   nested?: boolean;
   /** The profile's `network:` (allowed and blocked domains), on top of the guard's public addresses only. */
   network?: DomainRules;
+  /** The conversation's workspace: Python's /mnt/data, JavaScript's `files`; none outside a conversation. */
+  workspace?: CodeWorkspace;
 }
 
 /**
@@ -46,7 +56,7 @@ export async function runInSandbox(
   source: ToolSource,
   input?: unknown,
   signal?: AbortSignal,
-  { callTool, nested, network = {} }: SandboxServices = {},
+  { callTool, nested, network = {}, workspace }: SandboxServices = {},
 ): Promise<SandboxResult> {
   const served = callTool && upTo(config.toolCallsPerCall, "tools.call calls", callTool);
   const guard = domainGuard(network, CODE_NETWORK);
@@ -54,7 +64,12 @@ export async function runInSandbox(
     guardedFetch(request, { limits: config.fetch, signal: fetchSignal, ...guard }),
   );
   if (source.language === "python") {
-    const outcome = await runPython(mode, source.code, input, signal, { callTool: served, fetch, nested });
+    const outcome = await runPython(mode, source.code, input, signal, {
+      callTool: served,
+      fetch,
+      nested,
+      workspace: workspace?.folder,
+    });
     return "violations" in outcome ? refusedByPolicy(outcome.violations) : outcome;
   }
   const { code } = source;
@@ -65,7 +80,7 @@ export async function runInSandbox(
     fetch(request, fetchSignal).then(({ bytes: _bytes, ...reply }) => reply);
   return sandboxPool().run(
     { mode, code, input, limits: config.sandbox, nested },
-    { fetch: textFetch, callTool: served },
+    { fetch: textFetch, callTool: served, files: workspace?.files },
     signal,
   );
 }

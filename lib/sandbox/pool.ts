@@ -64,10 +64,30 @@ export type ToolCallHandler = (
   signal: AbortSignal,
 ) => Promise<{ ok: true; output: unknown } | { ok: false; error: string }>;
 
-/** What the host serves the running code: its fetches, and its calls of other tools where a caller allows them. */
+/** What code asks of the conversation's workspace: JavaScript's `files.list`, `files.read` and `files.write`. */
+export type FilesRequest =
+  | { op: "list"; path?: string }
+  | { op: "read"; path: string; encoding?: string }
+  | { op: "write"; path: string; content: string; encoding?: string };
+export type FilesHandler = (request: FilesRequest, signal: AbortSignal) => Promise<unknown>;
+
+/**
+ * The conversation's workspace as code sees it: its folder, which Python sees a copy of at /mnt/data (what it
+ * changes there is copied back), and the handler of JavaScript's `files`.
+ */
+export interface CodeWorkspace {
+  folder: string;
+  files: FilesHandler;
+}
+
+/** What code gets where there is no conversation (the API's calls): an empty /mnt/data, and no `files`. */
+export const NO_WORKSPACE = "files is not available here: the call is not in a conversation, which holds the files.";
+
+/** What the host serves the running code: its fetches, its calls of other tools and its files, where allowed. */
 export interface HostServices {
   fetch: FetchHandler;
   callTool?: ToolCallHandler;
+  files?: FilesHandler;
 }
 
 /** What a tools.call gets where no caller serves one (a run_code snippet, an example run without a run). */
@@ -229,9 +249,13 @@ export class SandboxPool {
       const served =
         message.kind === "fetch"
           ? host.fetch(message.payload as FetchRequest, signal)
-          : host.callTool
-            ? host.callTool(message.payload as ToolRequest, signal)
-            : Promise.reject(new Error(NO_TOOL_CALLS));
+          : message.kind === "files"
+            ? host.files
+              ? host.files(message.payload as FilesRequest, signal)
+              : Promise.reject(new Error(NO_WORKSPACE))
+            : host.callTool
+              ? host.callTool(message.payload as ToolRequest, signal)
+              : Promise.reject(new Error(NO_TOOL_CALLS));
       const reply = (answer: { response: unknown } | { error: string }) =>
         slot.worker.postMessage({ type: "host-reply", requestId: message.requestId, ...answer });
       served.then(
@@ -334,5 +358,5 @@ export function sandboxError(kind: SandboxErrorKind, limits: SandboxLimits, deta
 
 type WorkerMessage =
   | { type: "ready" }
-  | { type: "host"; kind: "fetch" | "tool"; id: number; requestId: number; payload: unknown }
+  | { type: "host"; kind: "fetch" | "tool" | "files"; id: number; requestId: number; payload: unknown }
   | ({ type: "result"; id: number; retire: boolean } & SandboxOutcome);

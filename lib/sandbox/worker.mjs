@@ -39,6 +39,15 @@ const FETCH = `
     const request = { url: String(url), method: init.method, headers: init.headers, body: init.body == null ? undefined : String(init.body) };
     return new Response(JSON.parse(await hostFetch(JSON.stringify(request))));
   };`;
+// The conversation's workspace (lib/files/code-files.ts): paths from its root, "/".
+const FILES = `
+  const askFiles = async (request) => JSON.parse(await hostFiles(JSON.stringify(request)));
+  globalThis.files = Object.freeze({
+    list: async (path = "/") => askFiles({ op: "list", path: String(path) }),
+    read: async (path, options = {}) => askFiles({ op: "read", path: String(path), encoding: options.encoding }),
+    write: async (path, content, options = {}) =>
+      askFiles({ op: "write", path: String(path), content: String(content), encoding: options.encoding }),
+  });`;
 // Not a property of the global object: TOOLS_BINDING makes it a global `const`, which code reaches only by its
 // name (never as this.tools), so the policy's check sees every use of it.
 const TOOLS = `
@@ -52,6 +61,7 @@ const TOOLS = `
 const TOOLS_BINDING = "const tools = globalThis.toolsBinding; delete globalThis.toolsBinding;";
 // Code that calls tools.call: other code may have a `tools` of its own, which a global const would collide with.
 const CALLS_TOOLS = /\btools\s*(\?\.|\.)\s*call\b/;
+const USES_FILES = /\bfiles\b/;
 const INVOKERS = `
   const serialise = (value) => {
     const json = JSON.stringify(value === undefined ? null : value);
@@ -65,11 +75,14 @@ const INVOKERS = `
   };`;
 const preludes = new Map();
 function preludeFor(code) {
-  const uses = [code.includes("console"), code.includes("fetch"), CALLS_TOOLS.test(code)];
+  const uses = [code.includes("console"), code.includes("fetch"), CALLS_TOOLS.test(code), USES_FILES.test(code)];
   const key = uses.join();
   if (!preludes.has(key)) {
-    const parts = [uses[0] ? CONSOLE : "", uses[1] ? FETCH : "", uses[2] ? TOOLS : "", INVOKERS];
-    preludes.set(key, `(function (hostLog, hostFetch, hostTool, limits) {\n  "use strict";${parts.join("")}\n})`);
+    const parts = [uses[0] ? CONSOLE : "", uses[1] ? FETCH : "", uses[2] ? TOOLS : "", uses[3] ? FILES : "", INVOKERS];
+    preludes.set(
+      key,
+      `(function (hostLog, hostFetch, hostTool, hostFiles, limits) {\n  "use strict";${parts.join("")}\n})`,
+    );
   }
   return preludes.get(key);
 }
@@ -146,12 +159,13 @@ async function execute(job) {
       );
     const hostFetch = hostRequest("fetch", "FetchError");
     const hostTool = hostRequest("tool", "ToolError");
+    const hostFiles = hostRequest("files", "FilesError");
     const limitsObject = keep(vm.newObject());
     for (const name of ["outputChars", "consoleChars"])
       vm.setProp(limitsObject, name, keep(vm.newNumber(job.limits[name])));
     const prelude = keep(vm.unwrapResult(vm.evalCode(preludeFor(job.code), "prelude.js")));
     const invokers = keep(
-      vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, hostTool, limitsObject)),
+      vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, hostTool, hostFiles, limitsObject)),
     );
 
     const toolsObject = keep(vm.getProp(invokers, "tools"));

@@ -7,6 +7,8 @@ import { toolCallTraceparent } from "@/lib/platform/trace-ids";
 import { config, databaseConfig } from "@/lib/settings/config";
 import { mcpRateLimit, type RateLimit } from "@/lib/settings/mcp-servers";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
+import { NO_CHANGES, openWorkspace, storeWorkspace, type WorkspaceChanges } from "@/lib/files/workspace-sync";
+import { writtenFile } from "@/lib/files/views";
 import { isBuiltinName } from "./names";
 import { capResult } from "./output";
 import type { AgentTool, CallTool, CodeCalls, ToolRegistry, ToolResult } from "./types";
@@ -151,12 +153,28 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     traceparent: runId && step !== undefined && callId ? toolCallTraceparent(runId, step, callId) : undefined,
   };
   try {
-    const result = await tool.execute(parsed.input, { ...context, tools: call.registry });
+    const workspace = tool.usesWorkspace && conversationId ? await openWorkspace(conversationId) : undefined;
+    const result = await tool.execute(parsed.input, { ...context, tools: call.registry, workspace });
+    const changes =
+      workspace && conversationId
+        ? await storeWorkspace(conversationId, { ownerId, runId, callId, toolName: name })
+        : NO_CHANGES;
     // A tool that refused by policy did not act: audited as refused, with its reason, whatever came before.
-    return { result, decision: !result.ok && result.refused ? "refused" : decision };
+    return { result: withChanges(result, changes), decision: !result.ok && result.refused ? "refused" : decision };
   } catch (error) {
     return refuse(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, decision);
   }
+}
+
+/** A successful call's result names the files it wrote, deleted, or could not keep. */
+function withChanges(result: ToolResult, { written, deleted, refused }: WorkspaceChanges): ToolResult {
+  if (!result.ok) return result;
+  return {
+    ...result,
+    ...(written.length > 0 && { files: written.map(writtenFile) }),
+    ...(deleted.length > 0 && { deletedFiles: deleted.map((name) => `/${name}`) }),
+    ...(refused.length > 0 && { refusedFiles: refused }),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ interface BuiltinToolSpec<Schema extends z.ZodType> {
   /** One schema: the model sees it as JSON Schema, the code gets its parsed, typed value. */
   inputSchema: Schema;
   changesToolset?: boolean;
+  usesWorkspace?: boolean;
   execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
 }
 
@@ -18,6 +19,7 @@ export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schem
     name: spec.name,
     description: spec.description,
     changesToolset: spec.changesToolset,
+    usesWorkspace: spec.usesWorkspace,
     parametersSchema: modelSchema(spec.inputSchema),
     parse(input) {
       const parsed = spec.inputSchema.safeParse(input);
@@ -35,6 +37,12 @@ export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schem
 export function conversationOf(context: ToolContext): string {
   if (context.conversationId === undefined) throw new Error("this tool works inside a conversation only");
   return context.conversationId;
+}
+
+/** The conversation's workspace folder of a call (lib/tools/call.ts syncs it); a call outside a conversation has none. */
+export function workspaceOf(context: ToolContext): string {
+  if (context.workspace === undefined) throw new Error("this tool works inside a conversation only");
+  return context.workspace;
 }
 
 /** A call a policy refuses (a profile's allowed list, the workspace's bounds): `callTool` audits it as refused. */

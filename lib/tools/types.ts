@@ -1,5 +1,5 @@
 import type { JSONSchema7 } from "ai";
-import type { ExampleOutcome, RegisteredToolView, ToolImage, Violation } from "@/lib/contract/events";
+import type { ExampleOutcome, RegisteredToolView, ToolImage, Violation, WrittenFile } from "@/lib/contract/events";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type { DomainRules } from "@/lib/sandbox/fetch-guard";
 import type { ToolSettings } from "@/lib/settings/profiles";
@@ -28,6 +28,11 @@ export interface ToolContext {
   network?: DomainRules;
   /** The W3C traceparent of the call's execute_tool span, in a run: an MCP call passes it on in `_meta`. */
   traceparent?: string;
+  /**
+   * The folder of the conversation's workspace on this instance, synced with its files before the call and stored
+   * back after it (lib/files/workspace-sync.ts), for a tool that `usesWorkspace`, in a conversation.
+   */
+  workspace?: string;
 }
 
 /** What a tool's code calls another tool with (tools.call). */
@@ -69,6 +74,10 @@ export type ToolResult =
       images?: ToolImage[];
       /** What the tool's code printed: on the card, and for the model after the output. */
       logs?: string[];
+      /** Files the call wrote or changed in the workspace (now the conversation's), deleted, or wrote past a limit. */
+      files?: WrittenFile[];
+      deletedFiles?: string[];
+      refusedFiles?: string[];
     }
   | {
       ok: false;
@@ -104,6 +113,8 @@ export interface AgentTool<Input = unknown> {
   mcpServer?: string;
   /** A person is asked before each call, whatever the profile's `approval` lists (an MCP tool that may change things). */
   asksApproval?: boolean;
+  /** Reads or writes the conversation's workspace: it is synced around each call (lib/tools/call.ts). */
+  usesWorkspace?: boolean;
   parse(input: unknown): InputCheck<Input>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

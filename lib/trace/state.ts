@@ -5,6 +5,7 @@ import type {
   RegisteredToolView,
   RunStatus,
   ToolImage,
+  WrittenFile,
   Verdict,
   Violation,
 } from "@/lib/contract/events";
@@ -37,6 +38,10 @@ export interface ToolCallView {
   images?: ToolImage[];
   /** What the tool's code printed, when it succeeded. */
   logs?: string[];
+  /** Files the call wrote into the conversation's workspace, deleted from it, or wrote past a limit. */
+  files?: WrittenFile[];
+  deletedFiles?: string[];
+  refusedFiles?: string[];
   /** The calls its code made with tools.call, in order, each with its own. */
   nested?: ToolCallView[];
   /** Set when the profile asked a person first. */
@@ -206,6 +211,9 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
         truncated: event.truncated,
         images: event.images,
         logs: event.logs,
+        files: event.files,
+        deletedFiles: event.deletedFiles,
+        refusedFiles: event.refusedFiles,
         startedAt: event.startedAt ?? call.startedAt,
       }));
     case "nested_tool_call":

@@ -176,7 +176,7 @@ export class ModelServer extends ScriptedServer<ChatRequest, Reply> {
   protected turns(body: ChatRequest): Turn[] {
     return body.messages.map((message) => ({
       role: message.role === "user" || message.role === "assistant" ? message.role : "other",
-      text: typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? ""),
+      text: messageText(message.content),
     }));
   }
 
@@ -295,4 +295,11 @@ export function split(text: string, size: number): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
   return pieces;
+}
+
+/** A message's text as a script keys it: a person's message with attachments is parts, its first the message itself. */
+function messageText(content: unknown): string {
+  if (typeof content === "string") return content;
+  const parts = Array.isArray(content) ? (content as { type?: string; text?: string }[]) : [];
+  return parts.find((part) => part.type === "text")?.text ?? JSON.stringify(content ?? "");
 }

@@ -769,7 +769,7 @@ describe("the history rebuilt from the log (a later turn, a run taken over)", ()
       { type: "reasoning_delta", step: 2, delta: "Half a thought", signature: "sig-2" },
     ];
     const events = logged.map((event, index) => ({ seq: index + 1, event: { ...event, runId: "r1", at: index } }));
-    const history = conversationHistory([{ role: "user", content: "1+1?", runId: "r1" }], events, "r1");
+    const history = conversationHistory([{ id: "m1", role: "user", content: "1+1?", runId: "r1" }], events, "r1");
     expect(history).toHaveLength(3);
     expect(history[1]).toEqual({
       role: "assistant",
@@ -786,7 +786,7 @@ describe("the history rebuilt from the log (a later turn, a run taken over)", ()
         ? { ...entry, event: { ...entry.event, signature: undefined, redacted: undefined } }
         : entry,
     );
-    const plain = conversationHistory([{ role: "user", content: "1+1?", runId: "r1" }], unsigned, "r1");
+    const plain = conversationHistory([{ id: "m1", role: "user", content: "1+1?", runId: "r1" }], unsigned, "r1");
     expect((plain[1].content as { type: string }[]).map((part) => part.type)).toEqual(["tool-call"]);
   });
 });

@@ -17,6 +17,7 @@ export interface FileRow {
   callId: string | null;
   toolName: string | null;
   messageId: string | null;
+  preview: string | null;
   blobId: string;
   storage: string;
   createdAt: Date;
@@ -26,7 +27,7 @@ export interface FileRow {
 export type NewFile = Pick<
   FileRow,
   "conversationId" | "ownerId" | "path" | "name" | "size" | "mimeType" | "sha256" | "source" | "blobId"
-> & { storage: StorageKind; runId?: string; callId?: string; toolName?: string };
+> & { storage: StorageKind; runId?: string; callId?: string; toolName?: string; preview?: string | null };
 
 export function insertFile(file: NewFile): Promise<FileRow> {
   const now = databaseClock.now();
@@ -93,10 +94,7 @@ export function blobsOfConversations(conversationIds: string[]): Promise<{ blobI
   });
 }
 
-/**
- * The message attaches these files of its conversation, if none has yet; resolves with the ids it took (a file of
- * another conversation, or one another message attached, is not taken).
- */
+/** The message attaches these files of its conversation that no message has attached yet. */
 export async function attachFiles(conversationId: string, messageId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.conversationFile.updateMany({
@@ -108,4 +106,9 @@ export async function attachFiles(conversationId: string, messageId: string, ids
 /** Copies of a conversation's files for its fork, with their new blobs (already written by the caller). */
 export async function insertFileCopies(rows: FileRow[]): Promise<void> {
   if (rows.length > 0) await db.conversationFile.createMany({ data: rows });
+}
+
+/** The files of a conversation among `ids` that no message has attached yet: those a new message may attach. */
+export function unattachedFiles(conversationId: string, ids: string[]): Promise<FileRow[]> {
+  return db.conversationFile.findMany({ where: { id: { in: ids }, conversationId, messageId: null } });
 }

@@ -6,6 +6,7 @@ import ast
 import builtins
 import io
 import math
+import shutil
 import socket
 import sys
 
@@ -116,6 +117,10 @@ def serve(connection: socket.socket, token):
     call(_CALL_WARM_UP)
     job = _HOST.request({"hello": token})
     try:
+        if job.get("inbox"):
+            # The conversation's files, as the host put them for this call alone; their times kept, so that the
+            # host tells what the code changed (lib/sandbox/python/workspace-copy.ts).
+            shutil.copytree("/mnt/inbox", "/mnt/data", dirs_exist_ok=True)
         if job["mode"] == "check":
             answer = policy.check(job["code"], job.get("requireEntryPoint", True), job.get("skipPolicy", False), job.get("uses"))
         else:

@@ -45,7 +45,7 @@ export async function runPython(
   code: string,
   input?: unknown,
   signal?: AbortSignal,
-  services: Pick<PythonJob, "callTool" | "fetch" | "nested"> = {},
+  services: Pick<PythonJob, "callTool" | "fetch" | "nested" | "workspace"> = {},
 ): Promise<PythonOutcome> {
   return (
     before(code) ??

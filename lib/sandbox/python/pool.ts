@@ -5,6 +5,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { copyBack, copyTree } from "./workspace-copy";
+import { emptyFolder, type FileStamp } from "@/lib/platform/file-tree";
 import { config, type SandboxLimits } from "@/lib/settings/config";
 import { debianPackages } from "@/scripts/debian-packages.mjs";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "../bubblewrap";
@@ -43,6 +45,11 @@ export interface PythonJob {
   fetch?: (request: FetchRequest, signal: AbortSignal) => Promise<FetchReply>;
   /** Called by another tool's code, whose process waits for it: it may use a slot beyond the pool's size. */
   nested?: boolean;
+  /**
+   * The conversation's workspace folder: the call sees a copy of it at /mnt/data, and what it changes there is
+   * copied back before its outcome is answered. Without one, /mnt/data starts empty and nothing of it is kept.
+   */
+  workspace?: string;
 }
 
 /** A call's outcome, or the policy's verdict when the code was refused before it ran. */
@@ -76,6 +83,10 @@ const SOURCE_DIR = path.join(process.cwd(), "lib", "sandbox", "python");
 const SOURCES = ["zygote.py", "jail.py", "harness.py", "policy.py", "egress.py"];
 /** Where the jail sees the pool's files (the Python sources, the host's socket). */
 const INSIDE = "/sandbox";
+/** Where a call finds its conversation's files, as code interpreters put them. */
+const DATA_INSIDE = "/mnt/data";
+/** Where the jail sees its slot's inbox, the files its child copies into /mnt/data (harness.py). */
+const INBOX_INSIDE = "/mnt/inbox";
 /** Past the deadline, the child gets this long before it is killed: a call that ends then still answers. */
 const KILL_GRACE_MS = 100;
 /** A zygote that has not reported a killed child gone by then is itself replaced. */
@@ -122,13 +133,19 @@ interface Slot {
   addressBytes: number;
   spare?: Spare;
   /** The call the slot's child runs, and its connection. */
-  current?: Running<Pending> & { connection: net.Socket };
+  current?: Running<Pending> & { connection: net.Socket; copied?: Map<string, FileStamp> };
   /**
    * The child of the last call, until the zygote reports it gone and /tmp emptied: the spare (forked when the call
    * answered, so that the next call need not wait for a fork) gets its job only then.
    */
   previous?: number;
   exitTimer?: NodeJS.Timeout;
+  /** The jail's /mnt/data as the host reaches it (through /proc/<pid>/root of a process inside); set once ready. */
+  dataDir?: string;
+  /** The host folder this slot's jail alone sees at /mnt/inbox: a workspace call's files, copied in by its child. */
+  inbox: string;
+  /** A workspace call that answered: its files are copied back once its child is gone, then it is answered. */
+  collecting?: { workspace: string; copied: Map<string, FileStamp>; answer: (failure?: string) => void };
 }
 
 type ChildFrame =
@@ -260,9 +277,20 @@ export class PythonPool {
       hostRequests: new AbortController(),
       connection,
     };
-    const { mode, code, input, requireEntryPoint, skipPolicy, uses } = pending.job;
+    const { mode, code, input, requireEntryPoint, skipPolicy, uses, workspace } = pending.job;
     const wire = { outputChars: limits.outputChars, consoleChars: limits.consoleChars, imageChars: IMAGE_CHARS };
-    send(connection, { mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire });
+    const job = (inbox = false) =>
+      send(connection, { mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire, inbox });
+    if (!workspace || !slot.dataDir) return job();
+    const current = slot.current;
+    copyTree(workspace, slot.inbox).then(
+      (copied) => {
+        if (slot.current !== current) return;
+        current.copied = copied;
+        job(true);
+      },
+      (error: Error) => this.fail(slot, "crash", `The workspace could not be given to the call: ${error.message}`),
+    );
   }
 
   /** The socket every slot's children connect to, in a folder of the pool's that the jails see as INSIDE. */
@@ -362,8 +390,26 @@ export class PythonPool {
       // An answer our harness would not write (its JSON does not parse): the code wrote it.
       return this.fail(slot, "crash", "The Python sandbox broke its channel.");
     }
+    const { workspace } = current.pending.job;
+    if (workspace && current.copied && outcome.ok) {
+      // Its files are read once its child is gone: nothing then changes them under the copy.
+      slot.collecting = {
+        workspace,
+        copied: current.copied,
+        answer: (failure) =>
+          current.pending.resolve(
+            failure
+              ? ({
+                  ...(outcome as SandboxOutcome),
+                  ok: false,
+                  error: { kind: "error", message: failure },
+                } as PythonOutcome)
+              : outcome,
+          ),
+      };
+    }
     this.endCall(slot);
-    current.pending.resolve(outcome);
+    if (!slot.collecting) current.pending.resolve(outcome);
   }
 
   /**
@@ -418,14 +464,17 @@ export class PythonPool {
     const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (failStart = reject)));
     ready.catch(() => {});
     const host = this.hostSocket();
-    const zygote = spawn("bwrap", this.jail(host.dir), {
+    // Its own folder, not one in the pool's (which every slot's jail sees): one caller's files reach only its slot.
+    const inbox = fs.mkdtempSync(path.join(os.tmpdir(), "toolsmith-inbox-"));
+    fs.chmodSync(inbox, 0o755);
+    const zygote = spawn("bwrap", this.jail(host.dir, inbox), {
       stdio: ["pipe", "pipe", "pipe"],
       env: {} as NodeJS.ProcessEnv,
       detached: true,
       // Root on the host would be root outside the namespaces too: the jail's processes are nobody's.
       ...(process.getuid?.() === 0 && { uid: NOBODY, gid: NOBODY }),
     });
-    const slot: Slot = { zygote, ready, dataBytes: 0, addressBytes: 0 };
+    const slot: Slot = { zygote, ready, dataBytes: 0, addressBytes: 0, inbox };
     // Like the JavaScript pool's threads, the processes do not keep the server (or a test) alive.
     zygote.unref();
     for (const stream of [zygote.stdin, zygote.stdout, zygote.stderr]) (stream as net.Socket | null)?.unref?.();
@@ -441,6 +490,8 @@ export class PythonPool {
       }
       if (message.ready) {
         [slot.dataBytes, slot.addressBytes] = ["VmData", "VmSize"].map((field) => largest(zygote.pid, field));
+        const inside = descendants(zygote.pid)[0];
+        slot.dataDir = inside ? `/proc/${inside}/root${DATA_INSIDE}` : undefined;
         this.startFailure = undefined;
         markReady();
         host.listening.then(() => this.fork(slot));
@@ -487,11 +538,33 @@ export class PythonPool {
     }
     if (slot.previous === id) {
       clearTimeout(slot.exitTimer);
-      slot.previous = undefined;
+      return void this.afterCall(slot).then(() => {
+        slot.previous = undefined;
+        // A slot beyond the pool's size (a nested call's) ends once nothing waits for one.
+        if (this.slots.length > this.size && !slot.current && this.queue.length === 0) this.remove(slot);
+        this.dispatch();
+      });
     }
-    // A slot beyond the pool's size (a nested call's) ends once nothing waits for one.
-    if (this.slots.length > this.size && !slot.current && this.queue.length === 0) this.remove(slot);
     this.dispatch();
+  }
+
+  /**
+   * Between a call's child and the next: what a workspace call changed in /mnt/data goes back to its workspace, then
+   * /mnt/data is emptied, whatever the call was, so that nothing of one caller's reaches the next. A slot whose
+   * /mnt/data cannot be emptied is replaced.
+   */
+  private async afterCall(slot: Slot): Promise<void> {
+    const collecting = slot.collecting;
+    slot.collecting = undefined;
+    if (!slot.dataDir) return collecting?.answer();
+    if (collecting) {
+      const failure = await copyBack(slot.dataDir, collecting.workspace, collecting.copied).then(
+        () => undefined,
+        (error: Error) => `The files the code wrote in /mnt/data could not be kept: ${error.message}`,
+      );
+      collecting.answer(failure);
+    }
+    await Promise.all([emptyFolder(slot.dataDir), emptyFolder(slot.inbox)]).catch(() => this.replace(slot));
   }
 
   /** Calls waiting when no slot can serve them are answered with why, rather than left to wait for none. */
@@ -503,6 +576,8 @@ export class PythonPool {
   /** Replace a slot whose zygote misbehaved, failing its call. */
   private replace(slot: Slot): void {
     if (slot.current) this.fail(slot, "crash", "The Python sandbox stopped unexpectedly.");
+    slot.collecting?.answer("The Python sandbox stopped before the files the code wrote in /mnt/data were read.");
+    slot.collecting = undefined;
     this.remove(slot);
     this.dispatch();
   }
@@ -515,6 +590,7 @@ export class PythonPool {
 
   private kill(slot: Slot): void {
     clearTimeout(slot.exitTimer);
+    fs.rm(slot.inbox, { recursive: true, force: true }, () => {});
     if (slot.spare) this.spares.delete(slot.spare.token);
     slot.spare?.connection?.destroy();
     slot.current?.connection.destroy();
@@ -529,7 +605,7 @@ export class PythonPool {
     }
   }
 
-  private jail(dir: string): string[] {
+  private jail(dir: string, inbox: string): string[] {
     const settings = { policy: pythonPolicy, fetchRequestBytes: config.fetch.maxRequestBytes };
     return [
       ...jailArgs({ proc: false, scratchBytes: SCRATCH_BYTES }),
@@ -544,6 +620,14 @@ export class PythonPool {
       "--ro-bind",
       dir,
       INSIDE,
+      "--ro-bind",
+      inbox,
+      INBOX_INSIDE,
+      // The call's copy of its conversation's files: as large as a conversation's files may be.
+      "--size",
+      String(config.files.maxConversationBytes),
+      "--tmpfs",
+      DATA_INSIDE,
       "--remount-ro",
       "/dev",
       "--remount-ro",

@@ -2,6 +2,7 @@ import type { JSONSchema7 } from "ai";
 import { Validator } from "@cfworker/json-schema";
 import type { ToolRow } from "@/lib/db/queries/tools";
 import { toolSource, toolUses, toolView } from "./wire";
+import { codeWorkspace } from "@/lib/files/code-files";
 import { runInSandbox, type ToolSource } from "@/lib/sandbox";
 import type { ExampleOutcome, ToolExample } from "@/lib/contract/events";
 import { matchesExpected } from "./examples";
@@ -20,8 +21,9 @@ export function storedTool(row: ToolRow): AgentTool {
     parametersSchema: offeredSchema(view.parametersSchema) as JSONSchema7,
     versionId: view.versionId,
     parse: inputChecker(view.parametersSchema),
-    execute: (input, { signal, callTool, nested, network }) =>
-      runToolCode(callableVersion(row), input, signal, { callTool, nested, network }),
+    usesWorkspace: true,
+    execute: (input, { signal, callTool, nested, network, workspace }) =>
+      runToolCode(callableVersion(row), input, signal, { callTool, nested, network, workspace }),
   };
 }
 
@@ -61,7 +63,7 @@ export async function runToolCode(
   version: CallableVersion,
   input: unknown,
   signal?: AbortSignal,
-  { callTool, nested, network }: Pick<ToolContext, "callTool" | "nested" | "network"> = {},
+  { callTool, nested, network, workspace }: Pick<ToolContext, "callTool" | "nested" | "network" | "workspace"> = {},
 ): Promise<ToolResult> {
   const serve =
     callTool &&
@@ -71,7 +73,12 @@ export async function runToolCode(
         : { ok: false as const, error: notInUses(name, version.uses) };
       return called.ok ? { ok: true as const, output: called.output } : { ok: false as const, error: called.error };
     });
-  const result = await runInSandbox("tool", version, input, signal, { callTool: serve, nested, network });
+  const result = await runInSandbox("tool", version, input, signal, {
+    callTool: serve,
+    nested,
+    network,
+    ...(workspace && { workspace: codeWorkspace(workspace) }),
+  });
   if (!result.ok) return sandboxFailure(result);
   return sandboxSuccess(result);
 }

@@ -3,9 +3,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { minimatch } from "minimatch";
 import { z } from "zod";
-import { conversationOf, defineTool, refused } from "@/lib/tools/define-tool";
+import { defineTool, refused, workspaceOf } from "@/lib/tools/define-tool";
 import type { ToolContext, ToolResult } from "@/lib/tools/types";
-import { AllowedPaths, WorkspaceError, workspaceName, workspaceOf, workspacePath } from "@/lib/files/workspace-path";
+import { AllowedPaths, WorkspaceError, workspaceName, workspacePath } from "@/lib/files/workspace-path";
 
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_ENTRIES = 500;
@@ -32,7 +32,7 @@ async function inWorkspace(
   work: (target: string, root: string, allowed?: AllowedPaths) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   try {
-    const root = await workspaceOf(conversationOf(context));
+    const root = workspaceOf(context);
     const listed = context.settings.allowed_paths;
     const allowed = listed && new AllowedPaths(listed);
     return await work(await workspacePath(root, requested, allowed, use), root, allowed);
@@ -49,6 +49,7 @@ async function inWorkspace(
 
 export const readFile = defineTool({
   name: "read_file",
+  usesWorkspace: true,
   description:
     "Read a file of this conversation's workspace, whose root is / (e.g. /data/config.yaml), up to " +
     `${MAX_FILE_BYTES / 1024} KB. Returns content: text in the file's encoding (utf-8 unless you name another), ` +
@@ -92,6 +93,7 @@ export const readFile = defineTool({
 
 export const writeFile = defineTool({
   name: "write_file",
+  usesWorkspace: true,
   description:
     "Write (or append to) a file of this conversation's workspace, whose root is / (e.g. /output/result.txt), " +
     `making its folders; files up to ${MAX_FILE_BYTES / 1024} KB. Returns bytes_written.`,
@@ -136,6 +138,7 @@ export const writeFile = defineTool({
 
 export const listDir = defineTool({
   name: "list_dir",
+  usesWorkspace: true,
   description:
     "List a folder of this conversation's workspace, whose root is / (e.g. /data), optionally only the names " +
     `matching a glob (e.g. *.xml). Returns entries (name, type, size, modified), up to ${MAX_ENTRIES}.`,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { runInSandbox, type ToolSource } from "@/lib/sandbox";
 import { defineTool } from "@/lib/tools/define-tool";
+import { codeWorkspace } from "@/lib/files/code-files";
 import { consoleLines, sandboxFailure } from "@/lib/tools/output";
 import type { ToolContext, ToolResult } from "@/lib/tools/types";
 
@@ -10,9 +11,12 @@ import type { ToolContext, ToolResult } from "@/lib/tools/types";
  */
 export async function runSnippet(
   source: ToolSource,
-  { signal, network }: Pick<ToolContext, "signal" | "network">,
+  { signal, network, workspace }: Pick<ToolContext, "signal" | "network" | "workspace">,
 ): Promise<ToolResult> {
-  const result = await runInSandbox("snippet", source, undefined, signal, { network });
+  const result = await runInSandbox("snippet", source, undefined, signal, {
+    network,
+    ...(workspace && { workspace: codeWorkspace(workspace) }),
+  });
   if (!result.ok) return sandboxFailure(result);
   return {
     ok: true,
@@ -24,6 +28,7 @@ export async function runSnippet(
 
 export const runCode = defineTool({
   name: "run_code",
+  usesWorkspace: true,
   description:
     "Run a JavaScript snippet in the sandbox and get back its value (the last expression; a promise is awaited) " +
     "and its console output. Use it to try code before registering it as a tool. Same rules as tool code: " +

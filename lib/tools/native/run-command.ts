@@ -5,9 +5,9 @@ import path from "node:path";
 import { parse } from "shell-quote";
 import { z } from "zod";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "@/lib/sandbox/bubblewrap";
-import { conversationOf, defineTool, refused } from "@/lib/tools/define-tool";
+import { defineTool, refused, workspaceOf } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";
-import { WorkspaceError, workspaceName, workspaceOf, workspacePath } from "@/lib/files/workspace-path";
+import { WorkspaceError, workspaceName, workspacePath } from "@/lib/files/workspace-path";
 
 const MAX_TIMEOUT_SECONDS = 120;
 const OUTPUT_BYTES = 64 * 1024;
@@ -85,6 +85,7 @@ async function startingFolder(workspace: string, cwd: string | undefined): Promi
 
 export const runCommand = defineTool({
   name: "run_command",
+  usesWorkspace: true,
   description:
     "Run a command in an isolated sandbox: no network, the system read-only, this conversation's workspace as the " +
     `writable folder /work (the file tools' /data is /work/data here), ${MEMORY_BYTES / 1024 / 1024} MB of memory, ` +
@@ -112,7 +113,7 @@ export const runCommand = defineTool({
       return refused(
         `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).`,
       );
-    const workspace = await workspaceOf(conversationOf(context));
+    const workspace = workspaceOf(context);
     const start = await startingFolder(workspace, cwd);
     if (!("folder" in start)) return start;
     const child = spawn("bwrap", [...sandboxArgs(workspace, start.folder), ...words], {

@@ -6,6 +6,7 @@ import { runSnippet } from "./run-code";
 /** The design notes' run_python: a snippet in the Python sandbox, answered as run_code answers JavaScript. */
 export const runPython = defineTool({
   name: "run_python",
+  usesWorkspace: true,
   description:
     "Run a Python snippet in the sandbox and get back the value of its last expression and the lines it printed " +
     `(as JSON: ${PYTHON_JSON_VALUES}). Use it for quick computations (statistics, dates, exact fractions and ` +

@@ -14,6 +14,7 @@ CREATE TABLE "ConversationFile" (
     "callId" TEXT,
     "toolName" TEXT,
     "messageId" TEXT,
+    "preview" TEXT,
     "blobId" TEXT NOT NULL,
     "storage" TEXT NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,

@@ -10,7 +10,9 @@ import { answer, route } from "@/lib/http/route";
 export const POST = route(async (request, context: RouteParams) => {
   refuseForeignWrite(request);
   const { conversation, identity } = await requireConversation(request, context);
-  const stored = await receiveUploads(request, conversation.id, identity, () => limitRate("uploads", identity, request));
+  const stored = await receiveUploads(request, conversation.id, identity, () =>
+    limitRate("uploads", identity, request),
+  );
   return answer(ConversationFiles, { files: stored.map((file) => fileView(file, ownerFileUrl)) }, 201);
 });
 
