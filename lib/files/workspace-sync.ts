@@ -10,7 +10,6 @@ import {
   insertFile,
   listFiles,
   replaceFileBytes,
-  storedBytes,
   type FileRow,
 } from "@/lib/db/queries/files";
 import { emptyFolder, sameStamp, stampOf, walkFiles, type FileStamp } from "@/lib/platform/file-tree";
@@ -106,8 +105,6 @@ export interface WorkspaceChanges {
   /** Files it wrote that were not kept, each with why (a limit). */
   refused: string[];
 }
-
-export const NO_CHANGES: WorkspaceChanges = { written: [], deleted: [], refused: [] };
 
 /**
  * Store what changed in the conversation's workspace since it was synced: new and changed files become (new

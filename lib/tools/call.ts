@@ -7,7 +7,7 @@ import { toolCallTraceparent } from "@/lib/platform/trace-ids";
 import { config, databaseConfig } from "@/lib/settings/config";
 import { mcpRateLimit, type RateLimit } from "@/lib/settings/mcp-servers";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
-import { NO_CHANGES, openWorkspace, storeWorkspace, type WorkspaceChanges } from "@/lib/files/workspace-sync";
+import type { WorkspaceChanges } from "@/lib/files/workspace-sync";
 import { writtenFile } from "@/lib/files/views";
 import { isBuiltinName } from "./names";
 import { capResult } from "./output";
@@ -153,12 +153,14 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     traceparent: runId && step !== undefined && callId ? toolCallTraceparent(runId, step, callId) : undefined,
   };
   try {
-    const workspace = tool.usesWorkspace && conversationId ? await openWorkspace(conversationId) : undefined;
+    // Loaded only for a call that needs it: the call path itself reaches no database (tests/unit/tool-call.test.ts).
+    const sync = tool.usesWorkspace && conversationId ? await import("@/lib/files/workspace-sync") : undefined;
+    const workspace = sync && conversationId ? await sync.openWorkspace(conversationId) : undefined;
     const result = await tool.execute(parsed.input, { ...context, tools: call.registry, workspace });
     const changes =
-      workspace && conversationId
-        ? await storeWorkspace(conversationId, { ownerId, runId, callId, toolName: name })
-        : NO_CHANGES;
+      sync && workspace && conversationId
+        ? await sync.storeWorkspace(conversationId, { ownerId, runId, callId, toolName: name })
+        : undefined;
     // A tool that refused by policy did not act: audited as refused, with its reason, whatever came before.
     return { result: withChanges(result, changes), decision: !result.ok && result.refused ? "refused" : decision };
   } catch (error) {
@@ -167,8 +169,9 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
 }
 
 /** A successful call's result names the files it wrote, deleted, or could not keep. */
-function withChanges(result: ToolResult, { written, deleted, refused }: WorkspaceChanges): ToolResult {
-  if (!result.ok) return result;
+function withChanges(result: ToolResult, changes: WorkspaceChanges | undefined): ToolResult {
+  if (!result.ok || !changes) return result;
+  const { written, deleted, refused } = changes;
   return {
     ...result,
     ...(written.length > 0 && { files: written.map(writtenFile) }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { BuiltinToolName } from "./names";
 import { modelSchema } from "./schema";
+import { workspaceOf as localWorkspace } from "@/lib/files/workspace-path";
 import type { AgentTool, ToolContext, ToolResult } from "./types";
 
 interface BuiltinToolSpec<Schema extends z.ZodType> {
@@ -39,10 +40,12 @@ export function conversationOf(context: ToolContext): string {
   return context.conversationId;
 }
 
-/** The conversation's workspace folder of a call (lib/tools/call.ts syncs it); a call outside a conversation has none. */
-export function workspaceOf(context: ToolContext): string {
-  if (context.workspace === undefined) throw new Error("this tool works inside a conversation only");
-  return context.workspace;
+/**
+ * The conversation's workspace folder of a call: the one lib/tools/call.ts synced with the conversation's files, or
+ * for a tool called directly, this instance's folder as it is. A call outside a conversation has none.
+ */
+export async function workspaceOf(context: ToolContext): Promise<string> {
+  return context.workspace ?? localWorkspace(conversationOf(context));
 }
 
 /** A call a policy refuses (a profile's allowed list, the workspace's bounds): `callTool` audits it as refused. */

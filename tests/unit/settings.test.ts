@@ -261,9 +261,9 @@ describe(".env.example and the README's configuration table", () => {
   const envFile = fs.readFileSync(".env.example", "utf8");
   const readme = fs.readFileSync("README.md", "utf8");
   const configuration = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## Using it"));
-  const envValues = new Map([...envFile.matchAll(/^# ([A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name, value]));
+  const envValues = new Map([...envFile.matchAll(/^# ([A-Z0-9_]+)=(.*)$/gm)].map(([, name, value]) => [name, value]));
   const readmeDefaults = new Map(
-    [...configuration.matchAll(/^\| `([A-Z_]+)` \| ?(.*?) ?\|/gm)].map(([, name, shown]) => [name, shown]),
+    [...configuration.matchAll(/^\| `([A-Z0-9_]+)` \| ?(.*?) ?\|/gm)].map(([, name, shown]) => [name, shown]),
   );
 
   it("list every variable of the schema, and no other", () => {

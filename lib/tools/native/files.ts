@@ -32,7 +32,7 @@ async function inWorkspace(
   work: (target: string, root: string, allowed?: AllowedPaths) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   try {
-    const root = workspaceOf(context);
+    const root = await workspaceOf(context);
     const listed = context.settings.allowed_paths;
     const allowed = listed && new AllowedPaths(listed);
     return await work(await workspacePath(root, requested, allowed, use), root, allowed);

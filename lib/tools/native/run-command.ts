@@ -113,7 +113,7 @@ export const runCommand = defineTool({
       return refused(
         `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).`,
       );
-    const workspace = workspaceOf(context);
+    const workspace = await workspaceOf(context);
     const start = await startingFolder(workspace, cwd);
     if (!("folder" in start)) return start;
     const child = spawn("bwrap", [...sandboxArgs(workspace, start.folder), ...words], {
