@@ -1,6 +1,6 @@
 "use client";
 
-import { Activity, Menu, PanelRightClose, PanelRightOpen } from "lucide-react";
+import { Activity, Menu, PanelRightClose, PanelRightOpen, Paperclip } from "lucide-react";
 import { Suspense, type ReactNode } from "react";
 import type { ModelPrices } from "@/lib/trace/timing";
 import { Button } from "@/components/ui/Button";
@@ -12,6 +12,7 @@ import { usePermalinkOpensPanel } from "@/components/trace/usePermalink";
 import { EmptyState } from "./EmptyState";
 import { MessageList } from "./MessageList";
 import type { ConversationRun } from "./useConversationRun";
+import { useFileDrop } from "./useFileDrop";
 import { useNewChat } from "./useNewChat";
 import { usePanelLayout } from "./usePanelLayout";
 
@@ -33,13 +34,15 @@ interface ChatLayoutProps {
   banner?: ReactNode;
   /** Under the messages: where the viewer writes. */
   composer?: ReactNode;
+  /** Files dropped on the chat, to attach to the next message; without it, the chat takes no files. */
+  onDropFiles?: (files: File[]) => void;
 }
 
 /**
  * A conversation page: the header, the messages and the live reasoning panel beside them (a drawer on narrow
  * screens), with what a page adds around them. Ctrl+Shift+O opens a new chat from anywhere on the page.
  */
-export function ChatLayout({ run, title, prices, sidebar, actions, banner, composer }: ChatLayoutProps) {
+export function ChatLayout({ run, title, prices, sidebar, actions, banner, composer, onDropFiles }: ChatLayoutProps) {
   const { sidebarRef, panelRef, ...layout } = usePanelLayout();
   usePermalinkOpensPanel(layout.openPanel);
   const newChat = useNewChat(layout.closeDrawer);
@@ -100,7 +103,9 @@ export function ChatLayout({ run, title, prices, sidebar, actions, banner, compo
         {banner}
 
         <div className="flex min-h-0 flex-1">
-          <ChatColumn run={run}>{composer}</ChatColumn>
+          <ChatColumn run={run} onDropFiles={onDropFiles}>
+            {composer}
+          </ChatColumn>
 
           <div
             ref={panelRef}
@@ -137,13 +142,32 @@ export function ChatLayout({ run, title, prices, sidebar, actions, banner, compo
 }
 
 /** The messages, following the end of a live run, with the run's problem and what goes under them. */
-function ChatColumn({ run, children }: { run: ConversationRun; children: ReactNode }) {
+function ChatColumn({
+  run,
+  onDropFiles,
+  children,
+}: {
+  run: ConversationRun;
+  onDropFiles?: (files: File[]) => void;
+  children: ReactNode;
+}) {
   const { messages, trace, runStarts, problem, send } = run;
   const { ref, onScroll, showJump, jumpToLatest } = useStickToBottom<HTMLDivElement>(
     `${trace.lastEventId}:${messages.length}`,
   );
+  const drop = useFileDrop(onDropFiles);
   return (
-    <section aria-label="Chat" className="relative flex min-w-0 flex-1 flex-col">
+    <section aria-label="Chat" className="relative flex min-w-0 flex-1 flex-col" {...drop.handlers}>
+      {drop.over && (
+        <div
+          className="pointer-events-none absolute inset-2 z-20 grid place-items-center rounded-2xl border-2 border-dashed border-emerald-600 bg-emerald-50/90 dark:border-emerald-500 dark:bg-emerald-950/90"
+          data-testid="drop-zone"
+        >
+          <p className="flex items-center gap-2 text-sm font-medium text-emerald-900 dark:text-emerald-100">
+            <Paperclip className="size-5" aria-hidden /> Drop the files to attach them to your message
+          </p>
+        </div>
+      )}
       <div
         ref={ref}
         onScroll={onScroll}

@@ -2,15 +2,19 @@
 
 import { Sparkles } from "lucide-react";
 import { memo } from "react";
+import type { ConversationFile } from "@/lib/api/client";
 import { answerOf, type RunView } from "@/lib/trace/state";
 import { RunStatusBadge } from "@/components/trace/RunStatusBadge";
 import { Markdown } from "@/components/ui/Markdown";
+import { MessageFiles } from "./FileChip";
 
 export interface ChatMessage {
   id: string;
   runId: string | null;
   role: "user" | "assistant";
   content: string;
+  /** The files a user message attached. */
+  files?: ConversationFile[];
 }
 
 /** The conversation as a person reads it: each message, then the agent's answer to it. */
@@ -38,6 +42,7 @@ export function MessageList({
               >
                 {message.content}
               </div>
+              {message.files && message.files.length > 0 && <MessageFiles files={message.files} />}
               {run && <Answer run={run} startedAt={runStarts[run.runId]} />}
             </li>
           );

@@ -15,6 +15,7 @@ import { ChatLayout } from "./ChatLayout";
 import { Composer } from "./Composer";
 import { ModelBanner } from "./ModelBanner";
 import { Sidebar } from "./Sidebar";
+import { useAttachments } from "./useAttachments";
 import { useConversationList } from "./useConversationList";
 import { useConversationRun } from "./useConversationRun";
 import { useConversationViewer } from "./useConversationViewer";
@@ -66,6 +67,7 @@ export function OwnerChatView({
   });
   const [sharing, setSharing] = useState(false);
   const closeSharing = useCallback(() => setSharing(false), []);
+  const attachments = useAttachments(run.ensureConversation);
   const composer = useRef<HTMLTextAreaElement>(null);
   useEffect(() => composer.current?.focus(), []);
 
@@ -97,11 +99,13 @@ export function OwnerChatView({
             )
           }
           banner={!modelConfigured && <ModelBanner />}
+          onDropFiles={attachments.add}
           composer={
             <Composer
               ref={composer}
               profile={{ names: profiles.names, current: profile, onChange: chooseProfile }}
               running={run.running}
+              attachments={attachments}
               onSend={run.send}
               onStop={() => void run.stop()}
             />

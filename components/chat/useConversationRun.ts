@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { api, problemText, type ConversationSource } from "@/lib/api/client";
+import { api, problemText, type ConversationFile, type ConversationSource } from "@/lib/api/client";
 import type { RegisteredToolView } from "@/lib/contract/events";
 import { startsSegment } from "@/lib/contract/log";
 import { followEvents, type FollowState } from "@/lib/api/event-stream";
@@ -119,6 +119,45 @@ export function useConversationRun({
     [source, onEvent, onResync],
   );
 
+  // The page's messages come without their files: those the person attached are asked for once, by message.
+  const hasMessages = messages.length > 0;
+  const filesAsked = useRef(false);
+  useEffect(() => {
+    if (!source || !hasMessages || filesAsked.current) return;
+    filesAsked.current = true;
+    api.conversationFiles(source).then(
+      (files) => {
+        const byMessage = new Map<string, ConversationFile[]>();
+        for (const file of files)
+          if (file.messageId) byMessage.set(file.messageId, [...(byMessage.get(file.messageId) ?? []), file]);
+        setMessages((list) =>
+          list.map((message) =>
+            byMessage.has(message.id) ? { ...message, files: byMessage.get(message.id) } : message,
+          ),
+        );
+      },
+      // Without them the messages still read, their files left off.
+      () => {},
+    );
+  }, [source, hasMessages]);
+
+  /** A new chat's conversation, created once, by whichever needs it first: an attached file or the first message. */
+  const created = useRef<{ id: Promise<string>; profile?: string } | null>(null);
+  const ensureConversation = useCallback((): Promise<string> => {
+    if (conversationId) return Promise.resolve(conversationId);
+    if (!created.current) {
+      const id = api.createConversation(profile).then(
+        (conversation) => conversation.id,
+        (error) => {
+          created.current = null;
+          throw error;
+        },
+      );
+      created.current = { id, profile };
+    }
+    return created.current.id;
+  }, [conversationId, profile]);
+
   // What the page showed is stored; follow from there, live.
   useEffect(() => {
     follow();
@@ -129,13 +168,20 @@ export function useConversationRun({
   }, [follow]);
 
   const send = useCallback(
-    async (content: string): Promise<boolean> => {
+    async (content: string, files: ConversationFile[] = []): Promise<boolean> => {
       setProblem(null);
-      const optimistic: ChatMessage = { id: `local-${Date.now()}`, runId: null, role: "user", content };
+      const optimistic: ChatMessage = { id: `local-${Date.now()}`, runId: null, role: "user", content, files };
       try {
-        const id = conversationId ?? (await api.createConversation(profile)).id;
+        const id = await ensureConversation();
+        // A new chat created for an attached file gets the profile chosen since.
+        const draft = created.current;
+        if (draft && profile !== undefined && draft.profile !== profile) {
+          await api.setProfile(id, profile);
+          draft.profile = profile;
+        }
         setMessages((list) => [...list, optimistic]);
-        const response = await api.sendMessage(id, content).catch((error) => {
+        const fileIds = files.map((file) => file.id);
+        const response = await api.sendMessage(id, content, fileIds).catch((error) => {
           setMessages((list) => list.filter((message) => message !== optimistic));
           throw error;
         });
@@ -153,7 +199,7 @@ export function useConversationRun({
         return false;
       }
     },
-    [conversationId, follow, onSent, profile, router],
+    [conversationId, ensureConversation, follow, onSent, profile, router],
   );
 
   const stop = useCallback(async () => {
@@ -174,7 +220,19 @@ export function useConversationRun({
     return registered;
   }, [trace.runs]);
 
-  return { source, messages, trace, tools, runStarts, running: isRunning(trace), connection, problem, send, stop };
+  return {
+    source,
+    messages,
+    trace,
+    tools,
+    runStarts,
+    running: isRunning(trace),
+    connection,
+    problem,
+    send,
+    stop,
+    ensureConversation,
+  };
 }
 
 export type ConversationRun = ReturnType<typeof useConversationRun>;

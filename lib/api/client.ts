@@ -12,6 +12,7 @@ import type {
   ApprovalTaken,
   AuditEntry,
   Conversation,
+  ConversationFile,
   ConversationPage,
   Execution,
   Fork,
@@ -33,6 +34,7 @@ export type {
   AuditEntry,
   Passkey,
   Conversation,
+  ConversationFile,
   ConversationPage,
   Execution,
   Tool,
@@ -105,6 +107,65 @@ async function* generateTool(request: GenerationRequest, signal: AbortSignal): A
   }
 }
 
+/**
+ * Upload files into a conversation (multipart, each a part named `file`), telling `onProgress` the share of the body
+ * sent so far (0 to 1): XMLHttpRequest, since fetch reports no upload progress. Aborting `signal` stops the upload and
+ * rejects with an AbortError; a refusal rejects with a FailedRequest carrying the server's sentence.
+ */
+function uploadFiles(
+  conversationId: string,
+  files: File[],
+  { onProgress, signal }: { onProgress?: (fraction: number) => void; signal?: AbortSignal } = {},
+): Promise<ConversationFile[]> {
+  return new Promise((resolve, reject) => {
+    const aborted = () => new DOMException("The upload was stopped.", "AbortError");
+    if (signal?.aborted) return reject(aborted());
+    const body = new FormData();
+    for (const file of files) body.append("file", file);
+    const request = new XMLHttpRequest();
+    request.open("POST", `/api/conversations/${encodeURIComponent(conversationId)}/files`);
+    request.responseType = "text";
+    request.upload.onprogress = (event) => event.lengthComputable && onProgress?.(event.loaded / event.total);
+    request.onload = () => {
+      const response = new Response(request.responseText, { status: request.status, statusText: request.statusText });
+      if (!response.ok) return void errorFrom(response).then(reject);
+      response.json().then((answer: { files: ConversationFile[] }) => resolve(answer.files), reject);
+    };
+    request.onerror = () => reject(new FailedRequest(0, "The upload failed: the server could not be reached."));
+    request.onabort = () => reject(aborted());
+    signal?.addEventListener("abort", () => request.abort(), { once: true });
+    request.send(body);
+  });
+}
+
+/**
+ * The first `maxBytes` of a file's bytes as text (UTF-8), and whether that was all of it: the rest is never
+ * downloaded, since the stream is cancelled once enough has come.
+ */
+async function readFileStart(
+  url: string,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<{ text: string; complete: boolean }> {
+  const reader = (await call(url, { signal })).body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    while (bytes < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) return { text: text + decoder.decode(), complete: true };
+      const part = value.subarray(0, maxBytes - bytes);
+      bytes += part.length;
+      // Streaming: a character cut at the end is left out rather than turned into a replacement character.
+      text += decoder.decode(part, { stream: true });
+    }
+    return { text, complete: false };
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+}
+
 const mcpServersPath = (forEveryone: boolean) => (forEveryone ? "/api/admin/mcp-servers" : "/api/mcp-servers");
 
 export const api = {
@@ -126,9 +187,22 @@ export const api = {
     }),
   deleteConversation: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" })),
-  /** Starts a run; the answer streams its events (read it with lib/api/event-stream.ts). */
-  sendMessage: (id: string, content: string) =>
-    call(`/api/conversations/${encodeURIComponent(id)}/messages`, { method: "POST", ...jsonBody({ content }) }),
+  /**
+   * Starts a run, the message attaching `files` (ids of the conversation's uploads); the answer streams its events
+   * (read it with lib/api/event-stream.ts).
+   */
+  sendMessage: (id: string, content: string, files: string[] = []) =>
+    call(`/api/conversations/${encodeURIComponent(id)}/messages`, {
+      method: "POST",
+      ...jsonBody({ content, ...(files.length > 0 && { files }) }),
+    }),
+  uploadFiles,
+  readFileStart,
+  deleteFile: async (id: string) => void (await call(`/api/files/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  /** The conversation's files (uploads and what its tools wrote), each with the URL this source serves it at. */
+  conversationFiles: async (source: ConversationSource) =>
+    // A share link has no list of its own: its conversation's GET holds the files.
+    (await json<{ files: ConversationFile[] }>("shareToken" in source ? base(source) : `${base(source)}/files`)).files,
   cancelRun: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
   /**
