@@ -1,5 +1,6 @@
 import { benchAccounts } from "./accounts";
 import { benchComposition } from "./composition";
+import { benchFiles } from "./files";
 import { benchCancel, benchRegistration, benchSandbox } from "./sandbox";
 import { benchGeneration } from "./generation";
 import { benchLibrarian } from "./librarian";
@@ -20,6 +21,7 @@ const only = process.argv[2];
 console.log(`# Toolsmith benchmark (${new Date().toISOString()}, Node ${process.version})`);
 if (!only || only === "sandbox") await benchSandbox();
 if (!only || only === "python") await benchPython();
+if (!only || only === "files") await benchFiles();
 if (!only || only === "registration") await benchRegistration();
 if (!only || only === "cancel") await benchCancel();
 if (!only || only === "generation") await benchGeneration();
