@@ -27,7 +27,7 @@ CREATE TABLE "ConversationFile" (
 CREATE TABLE "FileChunk" (
     "blobId" TEXT NOT NULL,
     "seq" INTEGER NOT NULL,
-    "data" BYTEA NOT NULL,
+    "data" TEXT NOT NULL,
 
     CONSTRAINT "FileChunk_pkey" PRIMARY KEY ("blobId","seq")
 );

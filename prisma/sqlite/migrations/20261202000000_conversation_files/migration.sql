@@ -26,7 +26,7 @@ CREATE TABLE "ConversationFile" (
 CREATE TABLE "FileChunk" (
     "blobId" TEXT NOT NULL,
     "seq" INTEGER NOT NULL,
-    "data" BLOB NOT NULL,
+    "data" TEXT NOT NULL,
 
     PRIMARY KEY ("blobId", "seq")
 );
