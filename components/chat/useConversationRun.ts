@@ -119,28 +119,6 @@ export function useConversationRun({
     [source, onEvent, onResync],
   );
 
-  // The page's messages come without their files: those the person attached are asked for once, by message.
-  const hasMessages = messages.length > 0;
-  const filesAsked = useRef(false);
-  useEffect(() => {
-    if (!source || !hasMessages || filesAsked.current) return;
-    filesAsked.current = true;
-    api.conversationFiles(source).then(
-      (files) => {
-        const byMessage = new Map<string, ConversationFile[]>();
-        for (const file of files)
-          if (file.messageId) byMessage.set(file.messageId, [...(byMessage.get(file.messageId) ?? []), file]);
-        setMessages((list) =>
-          list.map((message) =>
-            byMessage.has(message.id) ? { ...message, files: byMessage.get(message.id) } : message,
-          ),
-        );
-      },
-      // Without them the messages still read, their files left off.
-      () => {},
-    );
-  }, [source, hasMessages]);
-
   /** A new chat's conversation, created once, by whichever needs it first: an attached file or the first message. */
   const created = useRef<{ id: Promise<string>; profile?: string } | null>(null);
   const ensureConversation = useCallback((): Promise<string> => {

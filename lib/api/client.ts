@@ -199,10 +199,6 @@ export const api = {
   uploadFiles,
   readFileStart,
   deleteFile: async (id: string) => void (await call(`/api/files/${encodeURIComponent(id)}`, { method: "DELETE" })),
-  /** The conversation's files (uploads and what its tools wrote), each with the URL this source serves it at. */
-  conversationFiles: async (source: ConversationSource) =>
-    // A share link has no list of its own: its conversation's GET holds the files.
-    (await json<{ files: ConversationFile[] }>("shareToken" in source ? base(source) : `${base(source)}/files`)).files,
   cancelRun: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
   /**

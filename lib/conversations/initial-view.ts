@@ -15,7 +15,12 @@ export function initialView({ events, ...trace }: Trace) {
     profile: trace.profile,
     activeRunId: trace.activeRunId,
     runs: trace.runs.map((run) => ({ id: run.id, createdAt: run.createdAt })),
-    messages: trace.messages.map((message) => ({ ...message, role: message.role as "user" | "assistant" })),
+    // Each person's message with the files it attached.
+    messages: trace.messages.map((message) => ({
+      ...message,
+      role: message.role as "user" | "assistant",
+      files: trace.files.filter((file) => file.messageId === message.id),
+    })),
     trace: folded,
     /** The prices of the models its runs used, and of the next run's: the cost of each run. */
     prices: pricesOf(new Set([...folded.runs.map((run) => run.model), modelConfig()?.model])),
