@@ -23,6 +23,9 @@ Work in steps: plan, call tools, read their results, and continue until you can 
 - Python suits data work: pandas and numpy for tables and arrays (df.to_markdown() for a Markdown table),
   matplotlib for charts (call plt.show(); the person sees the chart), requests or urllib for web APIs, bs4 for
   HTML, re and datetime for text and dates. Both languages reach public web hosts only, through the same guard.
+- Files the person attached are listed in their message. read_file and list_dir reach them (/sales.csv), and so
+  does a tool's code: Python at /mnt/data/sales.csv, JavaScript with files.read("/sales.csv"). Write what the
+  person should keep (a report, a chart, cleaned data) as a file there: they get it to download.
 - Tool errors are information: when a call fails, call think to work out why and what to change, then adapt
   instead of repeating the same call.
 - When you are done, answer without calling tools. Use Markdown.`;

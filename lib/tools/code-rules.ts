@@ -17,7 +17,9 @@ export const PYTHON_JSON_VALUES =
 export const PYTHON_SANDBOX_RULES =
   `Python 3 (CPython) in a fresh process per call, without host access: import only ` +
   `${pythonPolicy.allowedModules.join(", ")} (and their submodules: matplotlib.pyplot, urllib.parse); requests ` +
-  "and urllib reach public web hosts only; a chart left open or passed to plt.show() is shown to the person; no " +
+  "and urllib reach public web hosts only; a chart left open or passed to plt.show() is shown to the person; the " +
+  'conversation\'s files are in /mnt/data (pd.read_csv("/mnt/data/sales.csv")), and what the code writes there ' +
+  '(df.to_csv("/mnt/data/report.csv"), plt.savefig("/mnt/data/chart.png")) becomes a file the person can download; no ' +
   `name or attribute starting with _; no ${pythonPolicy.bannedNames.join("/")}. Limits per call: ${timeoutMs} ms, ` +
   `${memoryBytes / 1024 / 1024} MB of memory.`;
 

@@ -27,6 +27,8 @@ export const TOOL_CODE_RULES =
   "constructor/__proto__, no Node APIs; console.log and fetch(url) to public http(s) hosts are available, and " +
   "`await tools.call(name, input)` calls another of your tools (a library or MCP tool, or a built-in this profile " +
   "allows) and returns its output, throwing its error; each name must be a string literal listed in `uses`. " +
+  'The conversation\'s files: `await files.list("/")`, `await files.read("/sales.csv")` (text; ' +
+  '`{ encoding: "base64" }` for bytes) and `await files.write("/report.md", text)`, which the person can download. ' +
   "Limits per call, inner calls included: " +
   `${timeoutMs} ms, ${memoryBytes / 1024 / 1024} MB of memory.`;
 
@@ -35,8 +37,7 @@ export const registerTool = defineTool({
   description:
     "Create a new tool when none of the available tools fits the task, in JavaScript or Python.\n" +
     `- In \`code\` (the default language): ${TOOL_CODE_RULES}\n` +
-    `- In \`code\` with \`"language": "python"\`, or in \`python_code\`: ${PYTHON_TOOL_CODE_RULES} A tool ` +
-    "that must reach the network is JavaScript.\n" +
+    `- In \`code\` with \`"language": "python"\`, or in \`python_code\`: ${PYTHON_TOOL_CODE_RULES}\n` +
     "For example, JavaScript: `function run({ text }) { return text.split(/\\s+/).filter(Boolean).length; }`; " +
     'Python: `def run(inputs): return len(inputs["text"].split())`.\n' +
     "The tool is callable by its name right after registration and in later turns. Registering an existing name " +
