@@ -14,7 +14,7 @@ import {
 } from "@/lib/db/queries/files";
 import { emptyFolder, sameStamp, stampOf, walkFiles, type FileStamp } from "@/lib/platform/file-tree";
 import { processWide } from "@/lib/platform/process-wide";
-import { config, workspacesDirectory } from "@/lib/settings/config";
+import { config, databaseConfig, workspacesDirectory } from "@/lib/settings/config";
 import { quotaProblem } from "./limits";
 import { sniffFile } from "./sniff-file";
 import { storeOf, writeBlob, FileTooLargeError } from "./store";
@@ -48,15 +48,18 @@ function inTurn<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
  * on any instance since this one last looked are fetched, those deleted are gone. Returns its folder.
  */
 export function openWorkspace(conversationId: string): Promise<string> {
+  evictIdleWorkspaces();
+  lastUsed.set(conversationId, Date.now());
   return inTurn(conversationId, async () => {
     const root = await workspaceOf(conversationId);
     let manifest = manifests.get(conversationId);
+    const rows = await listFiles(conversationId);
     if (!manifest) {
-      // What a previous process left here may be stale: the store's is the workspace.
-      await emptyFolder(root);
+      // What a previous process left here may be stale: the store's is the workspace. On SQLite (one instance) a
+      // folder whose conversation stores no file yet is adopted: the file tools' workspace before files were stored.
+      if (rows.length > 0 || databaseConfig().provider !== "sqlite") await emptyFolder(root);
       manifests.set(conversationId, (manifest = new Map()));
     }
-    const rows = await listFiles(conversationId);
     const wanted = new Set(rows.map((row) => row.path));
     for (const synced of [...manifest.keys()].filter((name) => !wanted.has(name))) {
       await fs.rm(path.join(root, synced), { force: true });
@@ -220,5 +223,25 @@ export async function removeBlobs(blobs: { blobId: string; storage: string }[]):
 /** This instance's copy of a deleted conversation's workspace goes too. */
 export async function forgetWorkspace(conversationId: string): Promise<void> {
   manifests.delete(conversationId);
+  lastUsed.delete(conversationId);
   await inTurn(conversationId, () => removeWorkspace(conversationId));
+}
+
+/** When each workspace here was last opened: a copy unused this long is dropped (the store keeps the files). */
+const lastUsed = processWide("workspaceLastUsed", () => new Map<string, number>());
+const IDLE_WORKSPACE_MS = 30 * 60_000;
+let lastEviction = 0;
+
+/**
+ * Drop this instance's copies of the workspaces no call opened for IDLE_WORKSPACE_MS, so that the disk holds the
+ * conversations in use, not every one this instance ever served (nor those deleted on another instance).
+ */
+function evictIdleWorkspaces(now = Date.now()): void {
+  if (now - lastEviction < IDLE_WORKSPACE_MS / 10) return;
+  lastEviction = now;
+  for (const [conversationId, used] of lastUsed)
+    if (now - used > IDLE_WORKSPACE_MS)
+      void forgetWorkspace(conversationId).catch((error) =>
+        console.error(`Could not drop the idle workspace of ${conversationId}:`, error),
+      );
 }

@@ -156,11 +156,18 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     // Loaded only for a call that needs it: the call path itself reaches no database (tests/unit/tool-call.test.ts).
     const sync = tool.usesWorkspace && conversationId ? await import("@/lib/files/workspace-sync") : undefined;
     const workspace = sync && conversationId ? await sync.openWorkspace(conversationId) : undefined;
-    const result = await tool.execute(parsed.input, { ...context, tools: call.registry, workspace });
-    const changes =
+    // What the call wrote is stored however it ended: a call that threw may have written files too.
+    const stored = () =>
       sync && workspace && conversationId
-        ? await sync.storeWorkspace(conversationId, { ownerId, runId, callId, toolName: name })
-        : undefined;
+        ? sync.storeWorkspace(conversationId, { ownerId, runId, callId, toolName: name })
+        : Promise.resolve(undefined);
+    const result = await tool
+      .execute(parsed.input, { ...context, tools: call.registry, workspace })
+      .catch(async (error: unknown) => {
+        await stored();
+        throw error;
+      });
+    const changes = await stored();
     // A tool that refused by policy did not act: audited as refused, with its reason, whatever came before.
     return { result: withChanges(result, changes), decision: !result.ok && result.refused ? "refused" : decision };
   } catch (error) {
