@@ -47,6 +47,34 @@ async function run(prompt: string) {
 }
 
 describe("Claude through Anthropic's Messages API", () => {
+  it("sees an attached image as an image block, and reads the paragraph about the files", async () => {
+    const prompt = "What is in this picture?";
+    claude.script(prompt, [{ text: "A dot." }]);
+    const conversation = await api.createConversation();
+    const form = new FormData();
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    form.append("file", new Blob([png]), "dot.png");
+    const upload = await api.fetch(`/api/conversations/${conversation.id}/files`, { method: "POST", body: form });
+    const [file] = ((await upload.json()) as { files: { id: string }[] }).files;
+    const sent = await api.fetch(`/api/conversations/${conversation.id}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ content: prompt, files: [file.id] }),
+    });
+    expect((await readSse(sent)).at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
+    const [request] = claude.requestsFor(prompt);
+    const blocks = request.messages.at(-1)!.content as ClaudeBlock[];
+    expect(blocks[0]).toMatchObject({ type: "text", text: prompt });
+    expect(blocks[1]).toMatchObject({ type: "text", text: expect.stringContaining("/dot.png (image/png, 70 bytes)") });
+    expect(blocks[2]).toMatchObject({
+      type: "image",
+      source: { type: "base64", media_type: "image/png", data: png.toString("base64") },
+    });
+  });
+
   it("thinks, calls a tool, answers; the thinking goes back signed, ahead of its tool_use", async () => {
     const prompt = "What is 6 times 7? Think first.";
     claude.script(prompt, [

@@ -65,7 +65,8 @@ export class AnthropicServer extends ScriptedServer<ClaudeRequest, ClaudeReply> 
       const texts = blocks.filter((block) => block.type === "text").map((block) => block.text ?? "");
       // Tool results come back in a user message: for the script, not the person's.
       if (role === "user" && texts.length === 0) return { role: "other", text: "" };
-      return { role, text: texts.join("") };
+      // A person's message with attachments: the message is its first text, the files' paragraph the next.
+      return { role, text: role === "user" ? texts[0] : texts.join("") };
     });
   }
 
