@@ -107,12 +107,14 @@ export const pythonPolicy = {
   ],
   /** Modules the allowed ones import lazily: imported up front, so that a call starts with them loaded. */
   preload: ["_strptime", "matplotlib.pyplot", "urllib.request", "urllib.parse", "bs4.builder"],
-  /** Builtins that reflect, run code, reach files or the terminal, or end the interpreter. Refused as names anywhere. */
+  /**
+   * Builtins that reflect, run code, reach the terminal, or end the interpreter. Refused as names anywhere. `open` is
+   * not among them: what it reaches is the jail's (the conversation's files in /mnt/data, a scratch /tmp).
+   */
   bannedNames: [
     "exec",
     "eval",
     "compile",
-    "open",
     "globals",
     "locals",
     "vars",

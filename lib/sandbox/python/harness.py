@@ -39,9 +39,7 @@ def configure(settings_json):
     sys.modules["matplotlib.pyplot"].show = _show
     egress.install(lambda message: _HOST.request(message), settings["fetchRequestBytes"])
     for key, value in vars(builtins).items():
-        # open stays for C code, which finds it in the calling frame's builtins (numpy's tofile and fromfile); tool
-        # code cannot name it (the policy), and what it opens is the jail's.
-        banned = key in policy.POLICY["banned_names"] and key != "open"
+        banned = key in policy.POLICY["banned_names"]
         if banned or (key.startswith("_") and key != "__build_class__"):
             continue
         _SAFE_BUILTINS[key] = value
