@@ -6,7 +6,8 @@ import { listApiTokens } from "@/lib/db/queries/api-tokens";
 import { listConversations } from "@/lib/db/queries/conversations";
 import { listMcpServers } from "@/lib/db/queries/mcp-servers";
 import { listOwnedTools, listToolVersions } from "@/lib/db/queries/tools";
-import { fileBase64 } from "@/lib/files/for-model";
+import { listFiles } from "@/lib/db/queries/files";
+import { readBlob } from "@/lib/files/store";
 import { loadTrace, type Trace } from "./trace";
 import { answerOf, applyEvents, emptyTrace, planOf, type RunView, type ToolCallView } from "@/lib/trace/state";
 
@@ -173,11 +174,13 @@ export async function exportEverything(ownerId: string): Promise<Response> {
   let budget = ACCOUNT_EXPORT_FILE_BYTES;
   for (const conversation of await listConversations(ownerId, Number.MAX_SAFE_INTEGER)) {
     const exported = traceToJson(await loadTrace(conversation));
+    const stored = new Map((await listFiles(conversation.id)).map((row) => [row.id, row]));
     const files = [];
     for (const file of exported.files) {
-      const included = file.size <= budget;
+      const row = stored.get(file.id);
+      const included = row !== undefined && file.size <= budget;
       if (included) budget -= file.size;
-      files.push({ ...file, contentBase64: included ? await fileBase64(file.id) : null });
+      files.push({ ...file, contentBase64: included ? (await readBlob(row)).toString("base64") : null });
     }
     conversations.push({ ...exported, files });
   }

@@ -1,5 +1,5 @@
-import { findFile, type FileRow } from "@/lib/db/queries/files";
-import { storeOf, type StorageKind } from "./store";
+import type { FileRow } from "@/lib/db/queries/files";
+import { readBlob } from "./store";
 
 /** What the model is given of the files a user message attached: a paragraph about them, and the images. */
 export interface MessageAttachments {
@@ -33,19 +33,7 @@ export async function attachmentsForModel(files: FileRow[]): Promise<Map<string,
 
 const shownToModel = (file: FileRow) => VISION_TYPES.has(file.mimeType) && file.size <= MODEL_IMAGE_BYTES;
 
-async function bytesOf(file: FileRow): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of storeOf(file.storage as StorageKind).get(file.blobId)) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-const imageOf = async (file: FileRow) => ({ data: await bytesOf(file), mediaType: file.mimeType });
-
-/** A file's bytes as base64, for an account's export; empty when it is gone. */
-export async function fileBase64(fileId: string): Promise<string> {
-  const file = await findFile(fileId);
-  return file ? (await bytesOf(file)).toString("base64") : "";
-}
+const imageOf = async (file: FileRow) => ({ data: await readBlob(file), mediaType: file.mimeType });
 
 /** The paragraph: where the tools find the files, and what each is. */
 function describe(files: FileRow[]): string {

@@ -77,3 +77,10 @@ export async function writeBlob(
   }
   return { blobId, storage: store.kind, size, sha256: hash.digest("hex") };
 }
+
+/** A whole blob in memory: for what needs it so (an image for the model, an account's export), never an upload. */
+export async function readBlob(blob: { storage: string; blobId: string }): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of storeOf(blob.storage as StorageKind).get(blob.blobId)) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
