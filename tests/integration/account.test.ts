@@ -93,8 +93,18 @@ describe("the account", () => {
     const tool = await expectJson(await sendJson(browser, "/api/tools", "POST", TOOL), 201);
     await expectJson(await sendJson(browser, `/api/tools/${tool.id}/execute`, "POST", { input: { text: "hi" } }), 200);
     const { token } = await browser.createToken("script");
+    const form = new FormData();
+    form.append("file", new Blob(["north,10\n"]), "sales.csv");
+    await expectJson(
+      await browser.fetch(`/api/conversations/${conversation.id}/files`, { method: "POST", body: form }),
+      201,
+    );
 
     const exported = await expectJson(await browser.fetch("/api/account/export"), 200);
+    // Its files with their bytes.
+    expect(exported.conversations[0].files).toEqual([
+      expect.objectContaining({ name: "sales.csv", contentBase64: Buffer.from("north,10\n").toString("base64") }),
+    ]);
     expect(exported.format).toBe("toolsmith.account.v1");
     expect(exported.conversations.map((c: { conversation: { id: string } }) => c.conversation.id)).toEqual([
       conversation.id,
@@ -116,6 +126,7 @@ describe("the account", () => {
       ["ApiToken", "ownerId"],
       ["Session", "accountId"],
       ["ToolAudit", "ownerId"],
+      ["ConversationFile", "ownerId"],
     ])
       expect(await queryDatabase(databaseUrl, `SELECT * FROM "${table}" WHERE "${column}" = ?`, accountId)).toEqual([]);
     expect(
