@@ -28,5 +28,10 @@ export function fileResponse(file: FileRow, request: Request): Response {
 /** The name in both forms: ASCII for old clients, RFC 5987's UTF-8 for the rest. */
 function dispositionName(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, "_");
-  return `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  // RFC 8187's attr-char: encodeURIComponent leaves ' ( ) * ! as they are, and ' separates the parts of filename*.
+  const encoded = encodeURIComponent(name).replace(
+    /['()*!]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

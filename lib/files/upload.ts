@@ -2,7 +2,8 @@ import { Readable } from "node:stream";
 import busboy from "busboy";
 import { isUniqueViolation } from "@/lib/db/driver/sql";
 import { deleteFileRows, insertFile, takenPaths, type FileRow } from "@/lib/db/queries/files";
-import { badRequest, tooLarge } from "@/lib/platform/errors";
+import { ApiError, badRequest, tooLarge } from "@/lib/platform/errors";
+import { processWide } from "@/lib/platform/process-wide";
 import { config } from "@/lib/settings/config";
 import { roomFor } from "./limits";
 import { plainFileName, uniqueFileName } from "./names";
@@ -12,6 +13,10 @@ import { FileTooLargeError, storeOf, writeBlob, type WrittenBlob } from "./store
 import { removeBlobs } from "./workspace-sync";
 
 const MULTIPART = 'Send the files as multipart/form-data, each in a part named "file".';
+const CUT_OFF = `The upload ended inside a file: its body was cut off or is malformed. ${MULTIPART}`;
+const MORE_FILES = config.files.maxPerMessage + 1;
+/** What a refused upload's client may still send, read and dropped, before its connection is closed instead. */
+const DISCARDED_BYTES = 64 * 1024 * 1024;
 
 /** One part of the upload, as busboy hands it over: the next is not read until this one is stored. */
 interface Part {
@@ -36,7 +41,9 @@ export async function receiveUploads(
   try {
     parser = busboy({
       headers: { "content-type": type },
-      limits: { files: config.files.maxPerMessage, fields: 0, parts: config.files.maxPerMessage, fieldSize: 1024 },
+      // One more than allowed: busboy's limit events fire on reaching a limit, so an upload of exactly the most is
+      // told apart from one with more.
+      limits: { files: MORE_FILES, fields: 0, parts: MORE_FILES, fieldSize: 1024 },
       defParamCharset: "utf8",
     });
   } catch {
@@ -46,7 +53,8 @@ export async function receiveUploads(
   try {
     for await (const part of parts(Readable.fromWeb(request.body as never), parser)) {
       countUpload();
-      stored.push(await storeUpload(part, conversationId, ownerId));
+      // One upload of an identity at a time here: each part's room is counted with the parts before it stored.
+      stored.push(await oneAtATime(ownerId, () => storeUpload(part, conversationId, ownerId)));
     }
     if (stored.length === 0) throw badRequest(`The upload holds no file. ${MULTIPART}`);
     return stored;
@@ -64,22 +72,29 @@ async function* parts(body: Readable, parser: busboy.Busboy): AsyncGenerator<Par
     queue.push(item);
     wake();
   };
+  let current: Readable | undefined;
+  let count = 0;
   parser.on("file", (field, stream, info) => {
     if (field !== "file") {
       stream.resume();
       return push(badRequest(`The upload has a part named "${field.slice(0, 40)}". ${MULTIPART}`));
     }
+    if (++count > config.files.maxPerMessage) return push(tooManyFiles());
+    current = stream;
     push({ name: info.filename ?? "", stream });
   });
   parser.on("field", (field) => push(badRequest(`The upload has a field "${field.slice(0, 40)}". ${MULTIPART}`)));
-  parser.on("filesLimit", () =>
-    push(tooLarge(`An upload holds at most ${config.files.maxPerMessage} files (TOOLSMITH_MESSAGE_MAX_FILES).`)),
-  );
-  parser.on("partsLimit", () => push(tooLarge(`An upload holds at most ${config.files.maxPerMessage} files.`)));
+  parser.on("filesLimit", () => push(tooManyFiles()));
+  parser.on("partsLimit", () => push(tooManyFiles()));
   parser.on("fieldsLimit", () => push(badRequest(MULTIPART)));
   parser.on("error", () => push(badRequest(`The multipart body is malformed. ${MULTIPART}`)));
   parser.on("close", () => push(null));
-  body.on("error", () => push(badRequest("The upload was cut off before it ended.")));
+  // A connection lost mid-part ends the part too, or its store would wait for bytes that never come.
+  body.on("error", () => {
+    const cut = badRequest(CUT_OFF);
+    current?.destroy(cut);
+    push(cut);
+  });
   body.pipe(parser);
   try {
     for (;;) {
@@ -91,8 +106,45 @@ async function* parts(body: Readable, parser: busboy.Busboy): AsyncGenerator<Par
     }
   } finally {
     body.unpipe(parser);
-    body.destroy();
+    await discardRest(body);
   }
+}
+
+/**
+ * Read what the client still sends after a refusal, so that it gets the answer rather than a reset connection; past
+ * DISCARDED_BYTES, the connection goes instead.
+ */
+function discardRest(body: Readable): Promise<void> {
+  if (body.readableEnded || body.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let discarded = 0;
+    body.on("data", (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > DISCARDED_BYTES) {
+        body.destroy();
+        resolve();
+      }
+    });
+    body
+      .once("end", resolve)
+      .once("error", () => resolve())
+      .once("close", resolve);
+    body.resume();
+  });
+}
+
+const tooManyFiles = () =>
+  tooLarge(`An upload holds at most ${config.files.maxPerMessage} files (TOOLSMITH_MESSAGE_MAX_FILES).`);
+
+/** Each identity's uploads on this instance, one after another. */
+const ownersTurns = processWide("uploadTurns", () => new Map<string, Promise<unknown>>());
+function oneAtATime<T>(ownerId: string, work: () => Promise<T>): Promise<T> {
+  const previous = ownersTurns.get(ownerId) ?? Promise.resolve();
+  const turn = previous.then(work, work);
+  const settled = turn.catch(() => {});
+  ownersTurns.set(ownerId, settled);
+  void settled.then(() => ownersTurns.get(ownerId) === settled && ownersTurns.delete(ownerId));
+  return turn;
 }
 
 /** One part into the store and the conversation's files, under the tightest limit it counts against. */
@@ -102,7 +154,14 @@ async function storeUpload(part: Part, conversationId: string, ownerId: string):
   const room = Math.max(0, rooms[0].bytes);
   let head = Buffer.alloc(0);
   async function* withHead() {
-    for await (const chunk of part.stream as AsyncIterable<Buffer>) {
+    const chunks = (part.stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    for (;;) {
+      // A failure of the part's own stream is the body's (cut off, malformed), not the store's.
+      const next = await chunks.next().catch((error: unknown) => {
+        throw error instanceof ApiError ? error : badRequest(CUT_OFF);
+      });
+      if (next.done) return;
+      const chunk = next.value;
       if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
       yield chunk;
     }

@@ -16,6 +16,7 @@ import { emptyFolder, sameStamp, stampOf, walkFiles, type FileStamp } from "@/li
 import { processWide } from "@/lib/platform/process-wide";
 import { config, databaseConfig, workspacesDirectory } from "@/lib/settings/config";
 import { quotaProblem } from "./limits";
+import { plainFileName } from "./names";
 import { sniffFile } from "./sniff-file";
 import { storeOf, writeBlob, FileTooLargeError } from "./store";
 import { removeWorkspace, workspaceOf } from "./workspace-path";
@@ -119,12 +120,14 @@ export function storeWorkspace(conversationId: string, writer: Writer): Promise<
     const root = await workspaceOf(conversationId);
     const manifest = manifests.get(conversationId) ?? new Map<string, Synced>();
     manifests.set(conversationId, manifest);
-    const found = await walkFiles(root);
+    const { files: found, truncated } = await walkFiles(root);
     const changes: WorkspaceChanges = { written: [], deleted: [], refused: [] };
     for (const [name, stamp] of found) {
       const synced = manifest.get(name);
       if (synced && sameStamp(synced, stamp)) continue;
-      const stored = await storeFile(conversationId, root, name, stamp, writer, synced?.fileId);
+      const stored = plainPath(name)
+        ? await storeFile(conversationId, root, name, stamp, writer, synced?.fileId)
+        : `${JSON.stringify(`/${name}`).slice(0, 200)} has control or invisible characters in its name; name files plainly.`;
       if (typeof stored === "string") {
         changes.refused.push(stored);
         await fs.rm(path.join(root, name), { force: true });
@@ -133,7 +136,8 @@ export function storeWorkspace(conversationId: string, writer: Writer): Promise<
       manifest.set(name, { ...stamp, fileId: stored.id, blobId: stored.blobId });
       changes.written.push(stored);
     }
-    for (const [name, synced] of manifest) {
+    // A walk cut at its limit did not see every file: what it missed is not deleted.
+    for (const [name, synced] of truncated ? [] : manifest) {
       if (found.has(name)) continue;
       manifest.delete(name);
       const blobs = await deleteFileRows([synced.fileId]);
@@ -143,6 +147,9 @@ export function storeWorkspace(conversationId: string, writer: Writer): Promise<
     return changes;
   });
 }
+
+/** A path whose every folder and name is stored as written: no control, invisible or bidirectional characters. */
+const plainPath = (name: string) => name.split("/").every((part) => plainFileName(part) === part);
 
 /** One file of the workspace into the store, as a new file or the next version of one; or why it was not kept. */
 async function storeFile(

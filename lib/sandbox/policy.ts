@@ -79,13 +79,14 @@ export const pythonPolicy = {
    * draws charts the person sees; tabulate and openpyxl are what pandas' to_markdown and read_excel/to_excel need.
    * Then the pure computation a data tool reaches for: random, statistics, fractions and decimal (numbers),
    * functools, operator, heapq and bisect (algorithms), string, textwrap, unicodedata, html and csv (text), calendar
-   * (dates), base64 and hashlib (encodings and checksums), typing (annotations models write).
+   * (dates), base64 and hashlib (encodings and checksums), typing (annotations models write), pathlib (folders and
+   * files of /mnt/data: what it reaches is the jail's).
    */
   allowedModules: [
     ...["json", "re", "math", "datetime", "collections", "itertools", "urllib", "requests", "pandas", "numpy", "bs4"],
     ...["matplotlib", "tabulate", "openpyxl"],
     ...["random", "statistics", "fractions", "decimal", "functools", "operator", "heapq", "bisect", "string"],
-    ...["textwrap", "unicodedata", "html", "csv", "calendar", "base64", "hashlib", "typing"],
+    ...["textwrap", "unicodedata", "html", "csv", "calendar", "base64", "hashlib", "typing", "pathlib"],
   ],
   /**
    * Members of allowed modules that read attributes by name (a getattr by another name) or evaluate strings: refused

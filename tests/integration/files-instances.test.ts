@@ -7,7 +7,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, expectJson, ofType, sendJson } from "../support/api";
+import type { ConversationFile } from "@/lib/contract/responses";
+import { Api, ofType, sendJson } from "../support/api";
+import { listed, uploaded } from "../support/files";
 import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl, prepareDatabase, sqlClient, testProvider } from "../support/database";
 import { LEASE_MS, QUERY_TIMEOUT_MS, expectWholeLog, type TwoInstances } from "../support/instances";
@@ -55,34 +57,13 @@ const callTotals = (name: string, target: string): Reply => ({
   toolCalls: [{ name, args: { source: "sales.csv", target } }],
 });
 
-interface StoredFile {
-  id: string;
-  name: string;
-  path: string;
-  size: number;
-  mimeType: string;
-  source: string;
-  url: string;
-  messageId: string | null;
-  writtenBy?: { runId: string | null; callId: string | null; tool: string };
-}
 
-async function uploaded(client: Api, conversationId: string, name: string, bytes: string): Promise<StoredFile> {
-  const form = new FormData();
-  form.append("file", new Blob([bytes]), name);
-  const response = await client.fetch(`/api/conversations/${conversationId}/files`, { method: "POST", body: form });
-  return ((await expectJson(response, 201)) as { files: StoredFile[] }).files[0];
-}
-
-const listed = async (client: Api, conversationId: string) =>
-  ((await expectJson(await client.fetch(`/api/conversations/${conversationId}/files`), 200)) as { files: StoredFile[] })
-    .files;
 
 const sendWithFiles = (client: Api, conversationId: string, content: string, files: string[]) =>
   sendJson(client, `/api/conversations/${conversationId}/messages`, "POST", { content, files });
 
 /** A file's bytes as the instance `client` talks to serves them. */
-async function downloaded(client: Api, file: StoredFile): Promise<string> {
+async function downloaded(client: Api, file: ConversationFile): Promise<string> {
   const response = await client.fetch(file.url);
   expect(response.status, `GET ${file.url} on ${client.baseUrl}`).toBe(200);
   return response.text();
@@ -185,7 +166,7 @@ function acrossInstances(two: Pair, bucket: () => S3Server | undefined) {
       const prompt = `Total the sales uploaded on A, on B (${tool}).`;
       model.script(prompt, [registerTotals(tool), callTotals(tool, "out.csv"), { text: "Totalled." }]);
       const { id } = await two.onA.createConversation();
-      const sales = await uploaded(two.onA, id, "sales.csv", SALES);
+      const sales = (await uploaded(two.onA, id, [["sales.csv", SALES]]))[0];
       expect(sales).toMatchObject({ name: "sales.csv", path: "/sales.csv", size: SALES.length, source: "upload" });
 
       const events = await readSse(await sendWithFiles(two.onB, id, prompt, [sales.id]));
@@ -229,7 +210,7 @@ function acrossInstances(two: Pair, bucket: () => S3Server | undefined) {
         return { text: "Totalled twice." };
       });
       const { id } = await two.onA.createConversation();
-      const sales = await uploaded(two.onA, id, "sales.csv", SALES);
+      const sales = (await uploaded(two.onA, id, [["sales.csv", SALES]]))[0];
       void readSse(await sendWithFiles(two.onA, id, prompt, [sales.id])).catch(() => []);
 
       // On B, A's first call ended and the next step streams: A dies then.

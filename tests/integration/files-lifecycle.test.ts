@@ -6,7 +6,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedSignedInBrowser } from "../support/accounts";
+import type { ConversationFile } from "@/lib/contract/responses";
 import { Api, expectJson, sendJson, signedInApi } from "../support/api";
+import { uploaded } from "../support/files";
 import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { freshDatabaseUrl, sqlClient } from "../support/database";
 import { ModelServer } from "../support/model-server";
@@ -20,28 +22,11 @@ const CHUNK_BYTES = 256 * KB;
 const SALES = "region,amount\nnorth,10\nsouth,32\neast,7\n";
 const NOTES = "Quarterly notes: north leads.\n";
 
-interface StoredFile {
-  id: string;
-  name: string;
-  path: string;
-  size: number;
-  mimeType: string;
-  source: string;
-  url: string;
-  messageId: string | null;
-}
 
-async function uploaded(client: Api, conversationId: string, files: [string, BlobPart][]): Promise<StoredFile[]> {
-  const form = new FormData();
-  for (const [name, bytes] of files) form.append("file", new Blob([bytes]), name);
-  const response = await client.fetch(`/api/conversations/${conversationId}/files`, { method: "POST", body: form });
-  return ((await expectJson(response, 201)) as { files: StoredFile[] }).files;
-}
-
-const byPath = (files: StoredFile[]) => [...files].sort((a, b) => a.path.localeCompare(b.path));
+const byPath = (files: ConversationFile[]) => [...files].sort((a, b) => a.path.localeCompare(b.path));
 
 const listed = async (client: Api, conversationId: string) =>
-  ((await expectJson(await client.fetch(`/api/conversations/${conversationId}/files`), 200)) as { files: StoredFile[] })
+  ((await expectJson(await client.fetch(`/api/conversations/${conversationId}/files`), 200)) as { files: ConversationFile[] })
     .files;
 
 /**
@@ -116,7 +101,7 @@ function lifecycle(kind: "database" | "s3") {
 
   /** How many rows or objects a file of `size` bytes takes in the store; and files listed, all together. */
   const piecesFor = (size: number) => (s3 ? 1 : Math.max(1, Math.ceil(size / CHUNK_BYTES)));
-  const piecesOf = (files: StoredFile[]) => files.reduce((sum, file) => sum + piecesFor(file.size), 0);
+  const piecesOf = (files: ConversationFile[]) => files.reduce((sum, file) => sum + piecesFor(file.size), 0);
 
   /** The blob of each file, by file id, from the database (a deleted file's row is gone, its blob id known from before). */
   async function blobOf(fileId: string): Promise<string> {
@@ -221,7 +206,7 @@ function lifecycle(kind: "database" | "s3") {
       const before = await storeSize();
       const forked = await expectJson(await sendJson(api, `/api/conversations/${id}/fork`, "POST"), 201);
       const copies = byPath(await listed(api, forked.id));
-      const shape = (file: StoredFile) => ({
+      const shape = (file: ConversationFile) => ({
         name: file.name,
         path: file.path,
         size: file.size,

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConversationFile } from "@/lib/contract/responses";
 import { Api, expectJson, ofType, sendJson } from "../support/api";
+import { listed, PNG, SALES, sendWithFiles, upload, uploaded } from "../support/files";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
+import { readSse } from "../support/sse";
 
 /*
  * Files as people and tools meet them through the server: an upload, the message that attaches it and what the
@@ -20,41 +23,6 @@ afterAll(async () => {
   await app?.stop();
   await model.stop();
 });
-
-const SALES = "region,amount\nnorth,10\nsouth,32\neast,7\n";
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
-  "base64",
-);
-
-interface StoredFile {
-  id: string;
-  name: string;
-  path: string;
-  size: number;
-  mimeType: string;
-  source: string;
-  url: string;
-  messageId: string | null;
-  writtenBy?: { runId: string | null; callId: string | null; tool: string };
-}
-
-async function upload(client: Api, conversationId: string, files: [string, BlobPart, string?][]): Promise<Response> {
-  const form = new FormData();
-  for (const [name, bytes, type] of files) form.append("file", new Blob([bytes], { type: type ?? "" }), name);
-  return client.fetch(`/api/conversations/${conversationId}/files`, { method: "POST", body: form });
-}
-
-const uploaded = async (client: Api, conversationId: string, files: [string, BlobPart, string?][]) =>
-  ((await expectJson(await upload(client, conversationId, files), 201)) as { files: StoredFile[] }).files;
-
-const listed = async (client: Api, conversationId: string) =>
-  ((await expectJson(await client.fetch(`/api/conversations/${conversationId}/files`), 200)) as { files: StoredFile[] })
-    .files;
-
-function sendWithFiles(client: Api, conversationId: string, content: string, files: string[]) {
-  return sendJson(client, `/api/conversations/${conversationId}/messages`, "POST", { content, files });
-}
 
 describe("uploads", () => {
   it("stores a file with a plain, unique name and a sniffed type, and serves it back safely", async () => {
@@ -128,7 +96,7 @@ describe("uploads", () => {
       token: string;
     };
     const reader = new Api(app.url);
-    const trace = (await expectJson(await reader.fetch(`/api/share/${share.token}`), 200)) as { files: StoredFile[] };
+    const trace = (await expectJson(await reader.fetch(`/api/share/${share.token}`), 200)) as { files: ConversationFile[] };
     expect(trace.files[0].url).toBe(`/api/share/${share.token}/files/${file.id}`);
     expect(await (await reader.fetch(trace.files[0].url)).text()).toBe("shared words");
     expect((await reader.fetch(file.url)).status).toBe(404);
@@ -185,7 +153,7 @@ describe("a message with files", () => {
       ["sales.csv", SALES],
       ["dot.png", PNG],
     ]);
-    const events = (await import("../support/sse")).readSse(await sendWithFiles(api, id, prompt, [sales.id, dot.id]));
+    const events = readSse(await sendWithFiles(api, id, prompt, [sales.id, dot.id]));
     const messages = await events;
     expect(messages.at(-1)!.data).toMatchObject({ type: "run_finished", status: "completed" });
 

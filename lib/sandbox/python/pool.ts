@@ -144,6 +144,8 @@ interface Slot {
   dataDir?: string;
   /** The host folder this slot's jail alone sees at /mnt/inbox: a workspace call's files, copied in by its child. */
   inbox: string;
+  /** The copy of a workspace call's files into the inbox, while it runs. */
+  copying?: Promise<unknown>;
   /** A workspace call that answered: its files are copied back once its child is gone, then it is answered. */
   collecting?: { workspace: string; copied: Map<string, FileStamp>; answer: (failure?: string) => void };
 }
@@ -283,13 +285,19 @@ export class PythonPool {
       send(connection, { mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire, inbox });
     if (!workspace || !slot.dataDir) return job();
     const current = slot.current;
-    copyTree(workspace, slot.inbox).then(
+    // Awaited before the inbox is emptied (afterCall): a copy still going when the call ends leaves nothing there.
+    const copying = copyTree(workspace, slot.inbox, current.hostRequests.signal);
+    slot.copying = copying;
+    copying.then(
       (copied) => {
         if (slot.current !== current) return;
         current.copied = copied;
         job(true);
       },
-      (error: Error) => this.fail(slot, "crash", `The workspace could not be given to the call: ${error.message}`),
+      (error: Error) => {
+        if (slot.current === current)
+          this.fail(slot, "crash", `The workspace could not be given to the call: ${error.message}`);
+      },
     );
   }
 
@@ -556,6 +564,8 @@ export class PythonPool {
   private async afterCall(slot: Slot): Promise<void> {
     const collecting = slot.collecting;
     slot.collecting = undefined;
+    await slot.copying?.catch(() => {});
+    slot.copying = undefined;
     if (!slot.dataDir) return collecting?.answer();
     if (collecting) {
       const failure = await copyBack(slot.dataDir, collecting.workspace, collecting.copied).then(
