@@ -14,8 +14,9 @@ const COMPOUND_EXTENSIONS = [".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst"];
 // Controls (C0, DEL, C1), bidirectional overrides and isolates, zero-width and other invisible formatting, line and
 // paragraph separators, the BOM: they spoof what a name looks like (`evil\u202Egnp.exe` shows as `evilexe.png`),
 // break headers and logs, or make two names that look alike differ.
-const UNSAFE_CHARACTERS =
-  /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/gu;
+const UNSAFE_CHARACTER =
+  /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/u;
+const UNSAFE_CHARACTERS = new RegExp(UNSAFE_CHARACTER.source, "gu");
 const EDGE_SPACES_AND_DOTS = /^[\s.]+|[\s.]+$/gu;
 const TRAILING_SPACES_AND_DOTS = /[\s.]+$/u;
 
@@ -89,4 +90,15 @@ function fitName(base: string, extension: string, suffix: string): string {
   // A cut can end on a space or a dot (`report .pdf`), or leave nothing when one grapheme is over the limit alone.
   const cut = kept.replace(TRAILING_SPACES_AND_DOTS, "") || FALLBACK_FILE_NAME;
   return cut + tail;
+}
+
+/**
+ * Whether a name a tool gave a file of the workspace can be shown as it is: no control, invisible or bidirectional
+ * characters (a hidden file, `.env`, is fine; the workspace's paths already hold no `.` or `..` segment).
+ */
+export function showableName(name: string): boolean {
+  return (
+    !new RegExp(UNSAFE_CHARACTERS.source, UNSAFE_CHARACTERS.flags.replace("g", "")).test(name) &&
+    name === name.toWellFormed()
+  );
 }

@@ -16,7 +16,7 @@ import { emptyFolder, sameStamp, stampOf, walkFiles, type FileStamp } from "@/li
 import { processWide } from "@/lib/platform/process-wide";
 import { config, databaseConfig, workspacesDirectory } from "@/lib/settings/config";
 import { quotaProblem } from "./limits";
-import { plainFileName } from "./names";
+import { showableName } from "./names";
 import { sniffFile } from "./sniff-file";
 import { storeOf, writeBlob, FileTooLargeError } from "./store";
 import { removeWorkspace, workspaceOf } from "./workspace-path";
@@ -125,7 +125,7 @@ export function storeWorkspace(conversationId: string, writer: Writer): Promise<
     for (const [name, stamp] of found) {
       const synced = manifest.get(name);
       if (synced && sameStamp(synced, stamp)) continue;
-      const stored = plainPath(name)
+      const stored = showableName(name)
         ? await storeFile(conversationId, root, name, stamp, writer, synced?.fileId)
         : `${JSON.stringify(`/${name}`).slice(0, 200)} has control or invisible characters in its name; name files plainly.`;
       if (typeof stored === "string") {
@@ -147,9 +147,6 @@ export function storeWorkspace(conversationId: string, writer: Writer): Promise<
     return changes;
   });
 }
-
-/** A path whose every folder and name is stored as written: no control, invisible or bidirectional characters. */
-const plainPath = (name: string) => name.split("/").every((part) => plainFileName(part) === part);
 
 /** One file of the workspace into the store, as a new file or the next version of one; or why it was not kept. */
 async function storeFile(

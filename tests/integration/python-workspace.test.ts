@@ -664,7 +664,8 @@ describe("the copy back into the conversation's files, the policy off", () => {
           "    return results",
         ),
     );
-    const before = fs.readdirSync(path.join(withoutPolicy.dataDir, "workspaces")).sort();
+    const workspaces = path.join(withoutPolicy.dataDir, "workspaces");
+    const before = fs.existsSync(workspaces) ? fs.readdirSync(workspaces).sort() : [];
     const result = await callIn(a, conversation, hostile, { names });
     expect(result.ok, result.error).toBe(true);
     const files = await listed(a, conversation);
@@ -682,10 +683,15 @@ describe("the copy back into the conversation's files, the policy off", () => {
     expect(fs.readdirSync(path.join(withoutPolicy.dataDir, "workspaces")).sort()).toEqual(
       [...before, conversation].sort(),
     );
-    // Every name the tool wrote is one file of the conversation (names.ts' plain names keep no controls, as uploads).
-    expect(files.length).toBe(names.length + 1);
+    // What is stored has plain names only; a file the tool named with controls or invisible characters is not kept,
+    // and the result says so (uploads have theirs made plain: a tool is told, and can name its file again).
     const unsafe = files.filter((file) => /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E]/u.test(file.path));
     expect(unsafe.map((file) => file.path)).toEqual([]);
+    expect(files.length).toBeGreaterThan(0);
+    expect(result.refusedFiles).toEqual(
+      expect.arrayContaining([expect.stringContaining("has control or invisible characters in its name")]),
+    );
+    expect(files.length + (result.refusedFiles?.length ?? 0)).toBe(names.length + 1);
   });
 
   it("answers a call that wrote 5,000 empty files, serves the next, and keeps the upload the walk did not reach", async () => {
@@ -827,12 +833,24 @@ describe("a call's files are the conversation's", () => {
     expect(await bytesOf(a, written)).toBe(SORTED);
   });
 
-  it("with the policy: to_csv into /mnt/data/out/ makes /out/report.csv in a conversation that has no /out yet", async () => {
+  it("with the policy: a folder made with pathlib, then to_csv into it, makes /out/report.csv", async () => {
     const { a } = withPolicy;
-    const report = await register(a, REPORT);
+    const report = await register(
+      a,
+      python(
+        "import pandas as pd",
+        "from pathlib import Path",
+        "",
+        "",
+        "def run(inputs):",
+        '    Path("/mnt/data/out").mkdir(exist_ok=True)',
+        '    df = pd.read_csv("/mnt/data/sales.csv")',
+        '    df.sort_values("amount").to_csv("/mnt/data/out/report.csv", index=False)',
+        '    return int(df["amount"].sum())',
+      ),
+    );
     const conversation = (await a.createConversation()).id;
     await upload(a, conversation, "sales.csv", SALES);
-    // A tool under the policy has no means to make the folder itself (no os, no pathlib).
     const result = await callIn(a, conversation, report);
     console.log("to_csv into a folder that does not exist:", JSON.stringify(result));
     expect(result, result.error).toMatchObject({ ok: true, output: 49 });
