@@ -1,11 +1,11 @@
 "use client";
 
-import { Download, FileSpreadsheet, Loader2, X } from "lucide-react";
-import { useEffect, useId, useRef, useState } from "react";
+import { Download, FileSpreadsheet, Loader2 } from "lucide-react";
+import { useEffect, useState } from "react";
 import { api, problemText, type ConversationFile } from "@/lib/api/client";
-import { Button } from "@/components/ui/Button";
+import { ModalDialog } from "@/components/ui/ModalDialog";
 import { DataTable } from "@/components/ui/DataTable";
-import { humanSize } from "./files";
+import { humanSize } from "@/lib/files/display";
 
 /** How much of the file the preview reads: enough for its first rows, never a large file whole. */
 const PREVIEW_BYTES = 64 * 1024;
@@ -19,8 +19,7 @@ interface CsvHead {
 }
 
 /**
- * The first rows of a CSV file as a table, in a native modal <dialog> (as ShareDialog): the browser keeps focus inside
- * it, closes it on Escape, and gives focus back to the chip that opened it.
+ * The first rows of a CSV file as a table, in a modal dialog (focus comes back to the chip that opened it).
  */
 export function CsvPreview({
   file,
@@ -29,13 +28,10 @@ export function CsvPreview({
   file: Pick<ConversationFile, "name" | "size" | "url">;
   onClose: () => void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const [head, setHead] = useState<CsvHead | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
   useEffect(() => {
-    dialog.current?.showModal();
     const controller = new AbortController();
     readCsvHead(file.url, controller.signal).then(setHead, (error) => {
       if (!controller.signal.aborted) setProblem(problemText(error));
@@ -44,31 +40,14 @@ export function CsvPreview({
   }, [file.url]);
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={titleId}
+    <ModalDialog
+      icon={<FileSpreadsheet className="size-5 shrink-0 text-emerald-600" aria-hidden />}
+      title={file.name}
+      beside={<span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{humanSize(file.size)}</span>}
+      width="wide"
       onClose={onClose}
-      // A click on the backdrop lands on the dialog element itself.
-      onClick={(event) => event.target === dialog.current && dialog.current.close()}
-      className="m-auto w-[calc(100%-2rem)] max-w-3xl rounded-2xl border border-zinc-200 bg-white p-5 text-zinc-900 shadow-2xl backdrop:bg-black/40 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100"
-      data-testid="csv-preview"
+      testId="csv-preview"
     >
-      <div className="flex items-center gap-2">
-        <FileSpreadsheet className="size-5 shrink-0 text-emerald-600" aria-hidden />
-        <h2 id={titleId} className="min-w-0 truncate text-base font-semibold">
-          {file.name}
-        </h2>
-        <span className="shrink-0 text-xs text-zinc-600 dark:text-zinc-400">{humanSize(file.size)}</span>
-        <Button
-          variant="quiet"
-          size="icon"
-          onClick={() => dialog.current?.close()}
-          aria-label="Close"
-          className="ml-auto"
-        >
-          <X className="size-4" aria-hidden />
-        </Button>
-      </div>
       <div className="mt-4">
         {problem ? (
           <p role="alert" className="text-sm text-rose-800 dark:text-rose-200">
@@ -93,7 +72,7 @@ export function CsvPreview({
           <Download className="size-4" aria-hidden /> Download
         </a>
       </div>
-    </dialog>
+    </ModalDialog>
   );
 }
 

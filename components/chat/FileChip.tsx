@@ -4,7 +4,7 @@ import { File as FileIcon, FileImage, FileSpreadsheet, FileText } from "lucide-r
 import { useState } from "react";
 import type { ConversationFile } from "@/lib/api/client";
 import { CsvPreview } from "./CsvPreview";
-import { hasThumbnail, humanSize, isCsv } from "./files";
+import { hasThumbnail, humanSize, isCsv } from "@/lib/files/display";
 
 /** A chip's frame; its colours are CHIP_COLOURS, unless it is a refused file's. */
 export const CHIP = "inline-flex min-w-0 gap-1.5 rounded-lg border px-2.5 py-1.5 text-xs";

@@ -1,11 +1,12 @@
 "use client";
 
-import { Link2, Loader2, TriangleAlert, X } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { Link2, Loader2, TriangleAlert } from "lucide-react";
+import { useEffect, useState } from "react";
 import { api, problemText } from "@/lib/api/client";
 import type { ShareLink } from "@/lib/contract/responses";
 import { Button } from "@/components/ui/Button";
 import { CopyButton } from "@/components/ui/CopyButton";
+import { ModalDialog } from "@/components/ui/ModalDialog";
 
 /**
  * Create, copy and revoke a conversation's read-only link, in a native modal <dialog>: the browser traps focus
@@ -25,10 +26,8 @@ export function ShareDialog({
   const [visibility, setVisibility] = useState<ShareLink["visibility"]>("anyone");
   const [state, setState] = useState<"loading" | "ready" | "working">("loading");
   const [problem, setProblem] = useState<string | null>(null);
-  const dialog = useRef<HTMLDialogElement>(null);
 
   useEffect(() => {
-    dialog.current?.showModal();
     let current = true;
     api.shareLink(conversationId).then(
       (link) => current && (setUrl(link?.url ?? null), link && setVisibility(link.visibility), setState("ready")),
@@ -59,29 +58,11 @@ export function ShareDialog({
   };
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby="share-title"
+    <ModalDialog
+      icon={<Link2 className="size-5 text-emerald-600" aria-hidden />}
+      title="Share this conversation"
       onClose={onClose}
-      // A click on the backdrop lands on the dialog element itself.
-      onClick={(event) => event.target === dialog.current && dialog.current.close()}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-2xl border border-zinc-200 bg-white p-5 text-zinc-900 shadow-2xl backdrop:bg-black/40 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100"
     >
-      <div className="flex items-center gap-2">
-        <Link2 className="size-5 text-emerald-600" aria-hidden />
-        <h2 id="share-title" className="text-base font-semibold">
-          Share this conversation
-        </h2>
-        <Button
-          variant="quiet"
-          size="icon"
-          onClick={() => dialog.current?.close()}
-          aria-label="Close"
-          className="ml-auto"
-        >
-          <X className="size-4" aria-hidden />
-        </Button>
-      </div>
       <p className="mt-3 flex gap-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950/40 dark:text-amber-100">
         <TriangleAlert className="mt-0.5 size-4 shrink-0" aria-hidden />
         <span>
@@ -155,6 +136,6 @@ export function ShareDialog({
           {problem}
         </p>
       )}
-    </dialog>
+    </ModalDialog>
   );
 }

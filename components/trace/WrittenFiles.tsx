@@ -3,16 +3,8 @@
 import { Download, FileText } from "lucide-react";
 import type { WrittenFile } from "@/lib/contract/events";
 import type { ToolCallView } from "@/lib/trace/state";
+import { hasThumbnail, humanSize } from "@/lib/files/display";
 import { useTraceViewer } from "./TraceContext";
-
-const INLINE_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-
-const size = (bytes: number) =>
-  bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1048576
-      ? `${(bytes / 1024).toFixed(1)} KB`
-      : `${(bytes / 1048576).toFixed(1)} MB`;
 
 /** What a call did to the conversation's files: each it wrote with a download link (an image shown), and the rest. */
 export function WrittenFiles({ call }: { call: ToolCallView }) {
@@ -34,16 +26,16 @@ export function WrittenFiles({ call }: { call: ToolCallView }) {
               download={file.name}
               className="inline-flex items-center gap-1.5 rounded-md border border-zinc-200 px-2 py-1 text-[12px] text-sky-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-600 dark:border-zinc-700 dark:text-sky-300"
             >
-              {INLINE_IMAGES.has(file.mimeType) ? (
+              {hasThumbnail(file) ? (
                 <Download className="size-3.5" aria-hidden />
               ) : (
                 <FileText className="size-3.5" aria-hidden />
               )}
               <span className="font-mono">{file.path}</span>
-              <span className="text-zinc-600 dark:text-zinc-400">({size(file.size)})</span>
+              <span className="text-zinc-600 dark:text-zinc-400">({humanSize(file.size)})</span>
               <span className="sr-only">, download</span>
             </a>
-            {INLINE_IMAGES.has(file.mimeType) && (
+            {hasThumbnail(file) && (
               // eslint-disable-next-line @next/next/no-img-element -- a file of the conversation, served by the API
               <img
                 src={urlOf(file)}

@@ -1,4 +1,5 @@
 import type { FileRow } from "@/lib/db/queries/files";
+import { humanSize } from "./display";
 import { readBlob } from "./store";
 
 /** What the model is given of the files a user message attached: a paragraph about them, and the images. */
@@ -10,13 +11,6 @@ export interface MessageAttachments {
 /** Images a model server takes inline; larger ones are only named (OpenAI's and Claude's limits are near 5–20 MB). */
 const MODEL_IMAGE_BYTES = 5 * 1024 * 1024;
 const VISION_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-
-export const humanSize = (bytes: number) =>
-  bytes < 1024
-    ? `${bytes} bytes`
-    : bytes < 1024 * 1024
-      ? `${Math.round(bytes / 102.4) / 10} KB`
-      : `${Math.round(bytes / 1024 / 102.4) / 10} MB`;
 
 /** The attachments of each user message, by message id, for the history the model reads (lib/agent/history.ts). */
 export async function attachmentsForModel(files: FileRow[]): Promise<Map<string, MessageAttachments>> {

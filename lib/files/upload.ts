@@ -4,6 +4,7 @@ import { isUniqueViolation } from "@/lib/db/driver/sql";
 import { deleteFileRows, insertFile, takenPaths, type FileRow } from "@/lib/db/queries/files";
 import { ApiError, badRequest, tooLarge } from "@/lib/platform/errors";
 import { processWide } from "@/lib/platform/process-wide";
+import { Turns } from "@/lib/platform/turns";
 import { config } from "@/lib/settings/config";
 import { roomFor } from "./limits";
 import { plainFileName, uniqueFileName } from "./names";
@@ -54,7 +55,7 @@ export async function receiveUploads(
     for await (const part of parts(Readable.fromWeb(request.body as never), parser)) {
       countUpload();
       // One upload of an identity at a time here: each part's room is counted with the parts before it stored.
-      stored.push(await oneAtATime(ownerId, () => storeUpload(part, conversationId, ownerId)));
+      stored.push(await uploads.run(ownerId, () => storeUpload(part, conversationId, ownerId)));
     }
     if (stored.length === 0) throw badRequest(`The upload holds no file. ${MULTIPART}`);
     return stored;
@@ -137,15 +138,7 @@ const tooManyFiles = () =>
   tooLarge(`An upload holds at most ${config.files.maxPerMessage} files (TOOLSMITH_MESSAGE_MAX_FILES).`);
 
 /** Each identity's uploads on this instance, one after another. */
-const ownersTurns = processWide("uploadTurns", () => new Map<string, Promise<unknown>>());
-function oneAtATime<T>(ownerId: string, work: () => Promise<T>): Promise<T> {
-  const previous = ownersTurns.get(ownerId) ?? Promise.resolve();
-  const turn = previous.then(work, work);
-  const settled = turn.catch(() => {});
-  ownersTurns.set(ownerId, settled);
-  void settled.then(() => ownersTurns.get(ownerId) === settled && ownersTurns.delete(ownerId));
-  return turn;
-}
+const uploads = processWide("uploadTurns", () => new Turns());
 
 /** One part into the store and the conversation's files, under the tightest limit it counts against. */
 async function storeUpload(part: Part, conversationId: string, ownerId: string): Promise<FileRow> {

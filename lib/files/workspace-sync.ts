@@ -14,6 +14,7 @@ import {
 } from "@/lib/db/queries/files";
 import { emptyFolder, sameStamp, stampOf, walkFiles, type FileStamp } from "@/lib/platform/file-tree";
 import { processWide } from "@/lib/platform/process-wide";
+import { Turns } from "@/lib/platform/turns";
 import { config, databaseConfig, workspacesDirectory } from "@/lib/settings/config";
 import { quotaProblem } from "./limits";
 import { showableName } from "./names";
@@ -32,17 +33,9 @@ interface Synced extends FileStamp {
  * anew has none: the first call of a conversation fetches its workspace whole (`openWorkspace`).
  */
 const manifests = processWide("workspaceManifests", () => new Map<string, Map<string, Synced>>());
-const queues = processWide("workspaceQueues", () => new Map<string, Promise<unknown>>());
-
 /** One sync of a conversation's workspace at a time on this instance; calls in parallel take turns at it. */
-function inTurn<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
-  const previous = queues.get(conversationId) ?? Promise.resolve();
-  const turn = previous.then(work, work);
-  const settled = turn.catch(() => {});
-  queues.set(conversationId, settled);
-  void settled.then(() => queues.get(conversationId) === settled && queues.delete(conversationId));
-  return turn;
-}
+const syncs = processWide("workspaceSyncs", () => new Turns());
+const inTurn = <T>(conversationId: string, work: () => Promise<T>) => syncs.run(conversationId, work);
 
 /**
  * The conversation's workspace on this instance, with the files the store holds for it: those uploaded or written

@@ -1,4 +1,6 @@
 import fs from "node:fs/promises";
+import type { ConversationFile } from "@/lib/contract/responses";
+import { humanSize } from "@/lib/files/display";
 import type { Browser, Locator, Page } from "@playwright/test";
 import { expect, expectAccessible, focusedName, sendMessage, tabTo, test } from "./fixtures";
 
@@ -33,22 +35,6 @@ const INPUT = {
 /** What pandas writes for INPUT: the header, then a line per row. */
 const REPORT_CSV = "month,sales\nJan,3\nFeb,5\nMar,8\n";
 
-interface StoredFile {
-  id: string;
-  name: string;
-  path: string;
-  size: number;
-  mimeType: string;
-}
-
-/** The card's way of writing a size. */
-const sizeText = (bytes: number) =>
-  bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1048576
-      ? `${(bytes / 1024).toFixed(1)} KB`
-      : `${(bytes / 1048576).toFixed(1)} MB`;
-
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 async function openPanel(page: Page) {
@@ -59,14 +45,14 @@ async function openPanel(page: Page) {
 const filesOf = (page: Page) => page.getByRole("region", { name: "Files the write_report call wrote" });
 
 /** The section lists both files, each a link to its download under `base`, and shows the chart, decoded. */
-async function expectFiles(page: Page, files: StoredFile[], base: string): Promise<Record<string, Locator>> {
+async function expectFiles(page: Page, files: ConversationFile[], base: string): Promise<Record<string, Locator>> {
   const section = filesOf(page);
   await expect(section).toBeVisible();
   await expect(section).toContainText("Files");
   const links: Record<string, Locator> = {};
   for (const file of files) {
     const link = section.getByRole("link", {
-      name: new RegExp(`^${escape(file.path)} \\(${escape(sizeText(file.size))}\\)\\s*, download$`),
+      name: new RegExp(`^${escape(file.path)} \\(${escape(humanSize(file.size))}\\)\\s*, download$`),
     });
     await expect(link).toBeVisible();
     await expect(link).toHaveAttribute("href", `${base}/${file.id}?download=1`);
@@ -90,7 +76,7 @@ async function expectFiles(page: Page, files: StoredFile[], base: string): Promi
  * by itself (attachment, nosniff, sandboxed): a download is no response event of the page, and Chromium fetches an
  * <a download> outside the page's routes, so the same address is asked again with the same context's cookies.
  */
-async function expectDownload(page: Page, link: Locator, file: StoredFile, content: string) {
+async function expectDownload(page: Page, link: Locator, file: ConversationFile, content: string) {
   const href = (await link.getAttribute("href"))!;
   const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
   expect(download.suggestedFilename()).toBe(file.name);
@@ -108,7 +94,7 @@ async function expectDownload(page: Page, link: Locator, file: StoredFile, conte
 }
 
 /** Tab to each link, from the reasoning panel's close button: focused, and its focus drawn. */
-async function expectKeyboardReachable(page: Page, files: StoredFile[]) {
+async function expectKeyboardReachable(page: Page, files: ConversationFile[]) {
   // In the card's order, each a stop of its own, a few Tabs on from the panel's first control.
   const hrefs = await filesOf(page)
     .getByRole("link")
@@ -118,7 +104,7 @@ async function expectKeyboardReachable(page: Page, files: StoredFile[]) {
   );
   await page.getByRole("button", { name: "Close the reasoning panel" }).focus();
   for (const file of inOrder) {
-    await tabTo(page, new RegExp(`^${escape(file.path)}\\s+\\(${escape(sizeText(file.size))}\\)`));
+    await tabTo(page, new RegExp(`^${escape(file.path)}\\s+\\(${escape(humanSize(file.size))}\\)`));
     const link = filesOf(page).getByRole("link", { name: new RegExp(`^${escape(file.path)} `) });
     await expect(link).toBeFocused();
     expect(await focusedName(page)).toContain(file.path);
@@ -206,7 +192,7 @@ for (const colorScheme of ["light", "dark"] as const) {
     // What the server keeps: the two files, as the tool wrote them.
     const conversation = await page.request.get(`/api/conversations/${conversationId}`);
     expect(conversation.ok()).toBe(true);
-    const stored = ((await conversation.json()).files as StoredFile[]).filter((file) =>
+    const stored = ((await conversation.json()).files as ConversationFile[]).filter((file) =>
       ["report.csv", "chart.png"].includes(file.name),
     );
     expect(stored.map((file) => [file.path, file.mimeType]).sort()).toEqual([

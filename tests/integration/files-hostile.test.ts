@@ -1,7 +1,9 @@
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConversationFile } from "@/lib/contract/responses";
 import { Api, expectJson, ofType, sendJson } from "../support/api";
+import { listed, upload, uploaded } from "../support/files";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { checkAnswer } from "../support/contract";
 import { ModelServer } from "../support/model-server";
@@ -48,29 +50,6 @@ const PDF = [
   "%%EOF",
   "",
 ].join("\n");
-
-interface StoredFile {
-  id: string;
-  name: string;
-  path: string;
-  size: number;
-  mimeType: string;
-  url: string;
-  messageId: string | null;
-}
-
-async function upload(client: Api, conversationId: string, files: [string, BlobPart, string?][]): Promise<Response> {
-  const form = new FormData();
-  for (const [name, bytes, type] of files) form.append("file", new Blob([bytes], { type: type ?? "" }), name);
-  return client.fetch(`/api/conversations/${conversationId}/files`, { method: "POST", body: form });
-}
-
-const uploaded = async (client: Api, conversationId: string, files: [string, BlobPart, string?][]) =>
-  ((await expectJson(await upload(client, conversationId, files), 201)) as { files: StoredFile[] }).files;
-
-const listed = async (client: Api, conversationId: string) =>
-  ((await expectJson(await client.fetch(`/api/conversations/${conversationId}/files`), 200)) as { files: StoredFile[] })
-    .files;
 
 const names = async (client: Api, conversationId: string) =>
   (await listed(client, conversationId)).map((file) => file.name);
@@ -125,9 +104,9 @@ const sendMultipart = (client: Api, conversationId: string, body: Buffer, bounda
   });
 
 /** The one file a hand-written single part is stored as. */
-async function storedAs(client: Api, conversationId: string, part: RawPart): Promise<StoredFile> {
+async function storedAs(client: Api, conversationId: string, part: RawPart): Promise<ConversationFile> {
   const { files } = (await expectJson(await sendMultipart(client, conversationId, multipart([part])), 201)) as {
-    files: StoredFile[];
+    files: ConversationFile[];
   };
   expect(files).toHaveLength(1);
   return files[0];

@@ -1,3 +1,5 @@
+/** How files read to people and models: pure, for the browser and the server alike. */
+
 /** A size as people read it: 512 bytes, 3.4 KB, 1.2 MB. */
 export function humanSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
