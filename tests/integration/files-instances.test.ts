@@ -57,8 +57,6 @@ const callTotals = (name: string, target: string): Reply => ({
   toolCalls: [{ name, args: { source: "sales.csv", target } }],
 });
 
-
-
 const sendWithFiles = (client: Api, conversationId: string, content: string, files: string[]) =>
   sendJson(client, `/api/conversations/${conversationId}/messages`, "POST", { content, files });
 

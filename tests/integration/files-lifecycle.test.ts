@@ -22,12 +22,14 @@ const CHUNK_BYTES = 256 * KB;
 const SALES = "region,amount\nnorth,10\nsouth,32\neast,7\n";
 const NOTES = "Quarterly notes: north leads.\n";
 
-
 const byPath = (files: ConversationFile[]) => [...files].sort((a, b) => a.path.localeCompare(b.path));
 
 const listed = async (client: Api, conversationId: string) =>
-  ((await expectJson(await client.fetch(`/api/conversations/${conversationId}/files`), 200)) as { files: ConversationFile[] })
-    .files;
+  (
+    (await expectJson(await client.fetch(`/api/conversations/${conversationId}/files`), 200)) as {
+      files: ConversationFile[];
+    }
+  ).files;
 
 /**
  * Bytes compared by their SHA-256: toEqual on two 600 KB buffers takes the test's event loop seconds, which let the

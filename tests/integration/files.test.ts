@@ -96,7 +96,9 @@ describe("uploads", () => {
       token: string;
     };
     const reader = new Api(app.url);
-    const trace = (await expectJson(await reader.fetch(`/api/share/${share.token}`), 200)) as { files: ConversationFile[] };
+    const trace = (await expectJson(await reader.fetch(`/api/share/${share.token}`), 200)) as {
+      files: ConversationFile[];
+    };
     expect(trace.files[0].url).toBe(`/api/share/${share.token}/files/${file.id}`);
     expect(await (await reader.fetch(trace.files[0].url)).text()).toBe("shared words");
     expect((await reader.fetch(file.url)).status).toBe(404);
