@@ -8,6 +8,7 @@ import { freshDatabaseUrl } from "../support/database";
 import { Mailbox, signInLink } from "../support/mailbox";
 import { SoftAuthenticator } from "../support/webauthn";
 import { ModelServer } from "../support/model-server";
+import { uploaded } from "../support/files";
 import { readSse } from "../support/sse";
 
 /*
@@ -78,6 +79,11 @@ describe("the API contract", () => {
     expect((await readSse(await api.fetch(`/api/share/${link.token}/events`))).length).toBe(events.length);
     expect(await status("GET", `/api/share/${link.token}/export?format=md`)).toBe(200);
     expect(await status("POST", `/api/share/${link.token}/fork`)).toBe(201);
+    const [file] = await uploaded(api, id, [["notes.txt", "words"]]);
+    expect(await status("GET", `/api/conversations/${id}/files`)).toBe(200);
+    expect(await status("GET", file.url)).toBe(200);
+    expect(await status("GET", `/api/share/${link.token}/files/${file.id}`)).toBe(200);
+    expect(await status("DELETE", file.url)).toBe(204);
     const [step] = events.filter(({ data }) => data.type === "step_started");
     for (const base of [`/api/conversations/${id}`, `/api/share/${link.token}`]) {
       const annotation = await (await call("POST", `${base}/annotations`, { eventId: step.id, label: "good" })).json();
