@@ -33,6 +33,9 @@ export default defineConfig({
             "tests/integration/anthropic.test.ts",
             "tests/integration/token-script.test.ts",
             "tests/integration/python-escapes.test.ts",
+            "tests/integration/python-workspace.test.ts",
+            // The model dialects are the model's side; their runs' storage is the same as every run's.
+            "tests/integration/model-dialects.test.ts",
             "tests/integration/python-runs.test.ts",
             "tests/integration/run-python.test.ts",
             // The MCP client talks to MCP servers; the app's /api/mcp it also reaches runs on both in mcp.test.ts.

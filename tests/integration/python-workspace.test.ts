@@ -493,7 +493,8 @@ describe("one slot, two identities: /mnt/data and /mnt/inbox hold the caller's f
 
     const timedOut: { round: number; ok: boolean; error?: string; ms: number }[] = [];
     const leaks: unknown[] = [];
-    for (const round of [1, 2, 3]) {
+    // Two rounds: one outside a conversation, one in B's.
+    for (const round of [1, 2]) {
       const started = performance.now();
       const call = await callIn(a, conversationA, idle);
       timedOut.push({ round, ok: call.ok, error: call.error, ms: Math.round(performance.now() - started) });
@@ -694,7 +695,7 @@ describe("the copy back into the conversation's files, the policy off", () => {
     expect(files.length + (result.refusedFiles?.length ?? 0)).toBe(names.length + 1);
   });
 
-  it("answers a call that wrote 5,000 empty files, serves the next, and keeps the upload the walk did not reach", async () => {
+  it("answers a call that wrote 2,500 empty files, past the walk's 2,000, serves the next, and keeps the upload the walk did not reach", async () => {
     const { a } = withoutPolicy;
     const conversation = (await a.createConversation()).id;
     // "report.csv" sorts after "many/": past the walk's 2,000 entries.
@@ -712,13 +713,13 @@ describe("the copy back into the conversation's files, the policy off", () => {
         '    return len(os.listdir("/mnt/data/many"))',
       ),
     );
-    const result = await callIn(a, conversation, many, { count: 5000 });
+    const result = await callIn(a, conversation, many, { count: 2500 });
     expect(result.ok, result.error).toBe(true);
-    expect(result.output).toBe(5000);
+    expect(result.output).toBe(2500);
     const files = await listed(a, conversation);
     const kept = files.filter((file) => file.path.startsWith("/many/")).length;
     console.log(
-      `5,000 files: ${kept} kept, deleted ${JSON.stringify(result.deletedFiles)}, report.csv listed:`,
+      `2,500 files: ${kept} kept, deleted ${JSON.stringify(result.deletedFiles)}, report.csv listed:`,
       files.some((file) => file.path === "/report.csv"),
     );
     expect(kept).toBeLessThanOrEqual(2000);
