@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
 import { Api, ofType } from "../tests/support/api";
 import { scriptedApp, type AppServer } from "../tests/support/app-server";
@@ -7,7 +6,9 @@ import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
 import { ModelServer } from "../tests/support/model-server";
 import startPostgres from "../tests/support/postgres";
 import { readSse } from "../tests/support/sse";
-import { summarize } from "./stats";
+import { startS3Server } from "../tests/support/s3-server";
+import { sendWithFiles, uploaded } from "../tests/support/files";
+import { printTable, pythonReady, summarize } from "./stats";
 
 /*
  * Conversation files through a production server, on SQLite and on PostgreSQL, their bytes in the database (chunks)
@@ -94,19 +95,6 @@ const TOOL_SCHEMA = {
   required: ["source", "name", "rows"],
 };
 
-/** The part of tests/support/s3-server.ts used here (imported only where the file exists). */
-interface S3Bucket {
-  env: Record<string, string>;
-  close(): Promise<void>;
-}
-const S3_SUPPORT = new URL("../tests/support/s3-server.ts", import.meta.url);
-
-async function startBucket(): Promise<S3Bucket | undefined> {
-  if (!fs.existsSync(S3_SUPPORT)) return undefined;
-  const { startS3Server } = (await import(S3_SUPPORT.href)) as { startS3Server: () => Promise<S3Bucket> };
-  return startS3Server();
-}
-
 interface Setup {
   provider: "SQLite" | "PostgreSQL";
   store: "database" | "S3 (s3rver)";
@@ -150,7 +138,7 @@ export async function benchFiles(): Promise<void> {
   const model = new ModelServer();
   await model.start();
   const stopPostgres = await startPostgres();
-  const bucket = await startBucket();
+  const bucket = await startS3Server();
   const csv = benchCsv();
   const results: Figures[] = [];
   const started = performance.now();
@@ -203,30 +191,11 @@ export async function benchFiles(): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 // Measuring
 
-interface StoredFile {
-  id: string;
-  name: string;
-  size: number;
-}
-
-async function upload(api: Api, conversationId: string, name: string, file: Blob): Promise<StoredFile> {
-  const form = new FormData();
-  form.append("file", file, name);
-  const response = await api.fetch(`/api/conversations/${conversationId}/files`, { method: "POST", body: form });
-  const text = await response.text();
-  if (response.status !== 201) throw new Error(`upload of ${name}: ${response.status} ${text}`);
-  const [stored] = (JSON.parse(text) as { files: StoredFile[] }).files;
+/** One file uploaded, checked to be stored whole. */
+async function upload(api: Api, conversationId: string, name: string, file: Blob) {
+  const [stored] = await uploaded(api, conversationId, [[name, file]]);
   if (stored.size !== file.size) throw new Error(`upload of ${name}: stored ${stored.size} bytes of ${file.size}`);
   return stored;
-}
-
-/** The server process's VmRSS now, or 0 once it is gone. */
-function rssOf(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
-  } catch {
-    return 0;
-  }
 }
 
 /** Figure 1: 25 MB of random bytes uploaded, one after another, the server's RSS read every 20 ms meanwhile. */
@@ -236,13 +205,12 @@ async function uploadFigures(app: AppServer): Promise<UploadFigures> {
   // The route's code loaded and run once: the memory of a first request is not the upload's.
   await upload(api, id, "warm-up.bin", new Blob([randomBytes(64 * 1024)]));
   const file = new Blob([randomBytes(UPLOAD_BYTES)]);
-  const pid = app.pid!;
   const before = await app.stats();
-  const rssBefore = rssOf(pid);
+  const rssBefore = app.residentBytes();
   let peak = rssBefore;
   let samples = 0;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, rssOf(pid));
+    peak = Math.max(peak, app.residentBytes());
     samples++;
   }, RSS_EVERY_MS);
   const sampling = performance.now();
@@ -250,17 +218,17 @@ async function uploadFigures(app: AppServer): Promise<UploadFigures> {
   const peaks: number[] = [];
   try {
     for (let i = 0; i < UPLOADS; i++) {
-      peak = rssOf(pid);
+      peak = app.residentBytes();
       const started = performance.now();
       await upload(api, id, `random-${i}.bin`, file);
       mbPerSecond.push(UPLOAD_BYTES / MB / ((performance.now() - started) / 1000));
-      peaks.push(Math.max(peak, rssOf(pid)));
+      peaks.push(Math.max(peak, app.residentBytes()));
     }
   } finally {
     clearInterval(sampler);
   }
   const sampledMs = performance.now() - sampling;
-  const rssAfter = rssOf(pid);
+  const rssAfter = app.residentBytes();
   const after = await app.stats();
   const collected = {
     before: { rss: before.rss, heapUsed: before.heapUsed },
@@ -363,26 +331,8 @@ async function pythonFigures(
   return figures;
 }
 
-async function run(api: Api, conversationId: string, content: string, files: string[] = []) {
-  const response = await api.fetch(`/api/conversations/${conversationId}/messages`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ content, files }),
-  });
-  return readSse(response);
-}
-
-/** Until /api/health says every Python process is ready (a minute at most). */
-async function pythonReady(app: AppServer): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { python } = (await (await fetch(`${app.url}/api/health`)).json()) as {
-      python: { processes: number; ready: number };
-    };
-    if (python.processes > 0 && python.ready >= python.processes) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const run = async (api: Api, conversationId: string, content: string, files: string[] = []) =>
+  readSse(await sendWithFiles(api, conversationId, content, files));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Printing
@@ -393,12 +343,6 @@ const millis = (value: number) => `${value.toFixed(0)} ms`;
 const check = (met: boolean) => (met ? "✓" : "✗");
 const range = (values: number[], digits = 0) =>
   `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
-
-function table(headers: string[], rows: string[][]): void {
-  console.log(`| ${headers.join(" | ")} |`);
-  console.log(`| ${headers.map(() => "---").join(" | ")} |`);
-  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-}
 
 function print(results: Figures[], csv: { text: string; rows: number }, withS3: boolean, wallMs: number): void {
   const csvSize = `${(csv.text.length / MB).toFixed(1)} MB`;
@@ -417,7 +361,7 @@ function print(results: Figures[], csv: { text: string; rows: number }, withS3: 
       "(overall, and during each upload in turn), and right after; then the server's own report after a full " +
       "collection (SIGUSR2 with --expose-gc), before the uploads → after: RSS, and the JavaScript heap in use",
   );
-  table(
+  printTable(
     [
       "provider",
       "store",
@@ -454,7 +398,7 @@ function print(results: Figures[], csv: { text: string; rows: number }, withS3: 
     `\n### 2. From sending a message to its run's first model request: with a ${csvSize} CSV attached (uploaded just ` +
       `before), and without; a new conversation each, ${LATENCY_SAMPLES} of each after one not counted`,
   );
-  table(
+  printTable(
     [
       "provider",
       "store",
@@ -490,7 +434,7 @@ function print(results: Figures[], csv: { text: string; rows: number }, withS3: 
       "the jail for the call) against the same CSV the call first writes into the jail's /tmp with numpy and pandas. " +
       "durationMs: the tool_result's; read and write: timed inside the code (datetime: the policy allows no time module)",
   );
-  table(
+  printTable(
     [
       "provider",
       "store",

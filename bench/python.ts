@@ -7,7 +7,7 @@ import { Api } from "../tests/support/api";
 import { cpuMsOf, scriptedApp, type AppServer } from "../tests/support/app-server";
 import { ModelServer } from "../tests/support/model-server";
 import { INPUT, JS_TOOL } from "./sandbox";
-import { ms, summarize, timed } from "./stats";
+import { ms, summarize, timed, printTable, pythonReady } from "./stats";
 
 /** bench/sandbox.ts' word-count tool, and the same in Python. */
 const WORD_COUNT = {
@@ -354,18 +354,6 @@ const sandboxCpuMs = (pid: number) =>
       }
     }, 0);
 
-/** Until /api/health says every Python process is ready (a minute at most: the warm-up calls cover the rest). */
-async function pythonReady(app: AppServer): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { python } = (await (await fetch(`${app.url}/api/health`)).json()) as {
-      python: { processes: number; ready: number };
-    };
-    if (python.processes > 0 && python.ready >= python.processes) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Each child of a process with its descendants: a Python slot's bubblewrap, interpreter and spare child. */
 function childTrees(pid: number): number[][] {
   return childrenOf(pid).map((child) => [child, ...descendantsOf(child)]);
@@ -403,12 +391,6 @@ const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
 const roundTrips = (calls: Call[]) => summarize(calls.map((call) => call.roundTripMs));
 const executionTimes = (calls: Call[]) => summarize(calls.map((call) => (call.body?.execution_time ?? NaN) * 1000));
 
-function table(headers: string[], rows: string[][]): void {
-  console.log(`| ${headers.join(" | ")} |`);
-  console.log(`| ${headers.map(() => "---").join(" | ")} |`);
-  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-}
-
 const cpu = (series: Series) => `${ms(series.serverCpuMs)} + ${ms(series.sandboxCpuMs)}`;
 
 function printWarmCalls(warm: WarmFigures[]): void {
@@ -444,7 +426,7 @@ function printWarmCalls(warm: WarmFigures[]): void {
       row(jsLabel, javascript, js, jsOwn, "(reference)"),
     );
   }
-  table(
+  printTable(
     [
       "runtime",
       "n",
@@ -471,7 +453,7 @@ function printPandas(warm: WarmFigures[]): void {
     `\n### 2. A call that uses pandas (DataFrame of ${ROWS.rows.length} rows, describe() and to_markdown(), through the API)`,
   );
   const [own, total] = [executionTimes(series.calls), roundTrips(series.calls)];
-  table(
+  printTable(
     [
       "runtime",
       "n",
@@ -522,7 +504,10 @@ function printConcurrent(warm: WarmFigures[]): void {
       `all answered 200 ok:true, none failed for want of a process: ${check(answered === calls.length)}`,
     ];
   });
-  table(["runtime", "calls", "200 ok:true", "failed (by error)", "p95 latency", "max", "wall time", "target"], rows);
+  printTable(
+    ["runtime", "calls", "200 ok:true", "failed (by error)", "p95 latency", "max", "wall time", "target"],
+    rows,
+  );
 }
 
 function printFirstCall(fresh: { runtime: Runtime; runs: FreshRun[] }[]): void {
@@ -545,7 +530,7 @@ function printFirstCall(fresh: { runtime: Runtime; runs: FreshRun[] }[]): void {
       `< 3 s: ${check(worst < 3000)}${worst < 3000 ? "" : ` (worst ${ms(worst)})`}`,
     ];
   });
-  table(
+  printTable(
     [
       "runtime",
       "fresh servers",
@@ -579,7 +564,7 @@ function printMemory(warm: WarmFigures[]): void {
     mb(memory.serverPss),
     "— (reported: the issue sets none; TOOLSMITH_PYTHON_WORKERS' text says 150–200 MB per process)",
   ]);
-  table(
+  printTable(
     [
       "runtime",
       "health: per slot = sum",
@@ -611,7 +596,7 @@ function printStops(stops: StopFigures[]): void {
       `abort → answer median and p95 ≤ 100 ms: ${check(stop.median <= 100 && stop.p95 <= 100)}`,
     ];
   });
-  table(
+  printTable(
     [
       "through",
       "n",

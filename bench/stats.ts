@@ -11,3 +11,22 @@ export async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
   const result = await work();
   return [performance.now() - started, result];
 }
+
+/** A Markdown table on standard output. */
+export function printTable(headers: string[], rows: string[][]): void {
+  console.log(`| ${headers.join(" | ")} |`);
+  console.log(`| ${headers.map(() => "---").join(" | ")} |`);
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+}
+
+/** Until the server's /api/health says every Python process is ready (a minute at most). */
+export async function pythonReady(app: { url: string }): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { python } = (await (await fetch(`${app.url}/api/health`)).json()) as {
+      python: { processes: number; ready: number };
+    };
+    if (python.processes > 0 && python.ready >= python.processes) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

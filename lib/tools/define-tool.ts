@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { BuiltinToolName } from "./names";
 import { modelSchema } from "./schema";
-import { workspaceOf as localWorkspace } from "@/lib/files/workspace-path";
+import { workspaceOf } from "@/lib/files/workspace-path";
 import type { AgentTool, ToolContext, ToolResult } from "./types";
 
 interface BuiltinToolSpec<Schema extends z.ZodType> {
@@ -44,8 +44,8 @@ export function conversationOf(context: ToolContext): string {
  * The conversation's workspace folder of a call: the one lib/tools/call.ts synced with the conversation's files, or
  * for a tool called directly, this instance's folder as it is. A call outside a conversation has none.
  */
-export async function workspaceOf(context: ToolContext): Promise<string> {
-  return context.workspace ?? localWorkspace(conversationOf(context));
+export async function callWorkspace(context: ToolContext): Promise<string> {
+  return context.workspace ?? workspaceOf(conversationOf(context));
 }
 
 /** A call a policy refuses (a profile's allowed list, the workspace's bounds): `callTool` audits it as refused. */

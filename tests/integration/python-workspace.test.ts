@@ -233,7 +233,8 @@ type Seen = Record<"/mnt/data" | "/mnt/inbox" | "/tmp", Listing>;
  * unreadable), links into the inbox, /tmp, itself and /, FIFOs, `many` files, a tree `depth` folders deep (of
  * 48-character names: 120 is past what a host path holds), /tmp too, and /mnt/data itself made unreadable last.
  */
-const PLANT = python(
+/** What the policy-off tools start with: os, and a helper that writes a text file. */
+const WITH_WRITE = python(
   "import os",
   "",
   "",
@@ -242,38 +243,43 @@ const PLANT = python(
   "        handle.write(text)",
   "",
   "",
-  "def run(inputs):",
-  '    secret = inputs["secret"]',
-  "    try:",
-  '        with open("/mnt/data/a-secret.csv") as handle:',
-  "            upload = handle.read()",
-  "    except OSError:",
-  '        upload = ""',
-  '    os.makedirs("/mnt/data/zz-stash/locked/inner", exist_ok=True)',
-  '    write("/mnt/data/zz-stash/locked/inner/copy.csv", upload + secret)',
-  '    os.chmod("/mnt/data/zz-stash/locked/inner", 0)',
-  '    os.chmod("/mnt/data/zz-stash/locked", 0)',
-  '    write("/mnt/data/zz-plain.txt", secret)',
-  '    os.chmod("/mnt/data/zz-plain.txt", 0)',
-  '    os.mkfifo("/mnt/data/zz-fifo")',
-  '    os.symlink("/mnt/inbox/a-secret.csv", "/mnt/data/zz-link-inbox")',
-  '    os.symlink("/tmp/zz-a-tmp.txt", "/mnt/data/zz-link-tmp")',
-  '    os.symlink("zz-link-loop", "/mnt/data/zz-link-loop")',
-  '    os.symlink("/", "/mnt/data/zz-link-root")',
-  '    write("/tmp/zz-a-tmp.txt", secret + upload)',
-  '    os.mkfifo("/tmp/zz-a-fifo")',
-  '    os.mkdir("/mnt/data/zz-many")',
-  '    for index in range(inputs["many"]):',
-  '        write(f"/mnt/data/zz-many/{index:05}.txt", secret)',
-  '    os.chdir("/mnt/data")',
-  '    for _ in range(inputs["depth"]):',
-  '        os.mkdir("zz-deep-" + "d" * 40)',
-  '        os.chdir("zz-deep-" + "d" * 40)',
-  '    write("leaf.txt", secret)',
-  '    os.chdir("/")',
-  '    os.chmod("/mnt/data", 0)',
-  '    return "planted"',
 );
+
+const PLANT =
+  WITH_WRITE +
+  python(
+    "def run(inputs):",
+    '    secret = inputs["secret"]',
+    "    try:",
+    '        with open("/mnt/data/a-secret.csv") as handle:',
+    "            upload = handle.read()",
+    "    except OSError:",
+    '        upload = ""',
+    '    os.makedirs("/mnt/data/zz-stash/locked/inner", exist_ok=True)',
+    '    write("/mnt/data/zz-stash/locked/inner/copy.csv", upload + secret)',
+    '    os.chmod("/mnt/data/zz-stash/locked/inner", 0)',
+    '    os.chmod("/mnt/data/zz-stash/locked", 0)',
+    '    write("/mnt/data/zz-plain.txt", secret)',
+    '    os.chmod("/mnt/data/zz-plain.txt", 0)',
+    '    os.mkfifo("/mnt/data/zz-fifo")',
+    '    os.symlink("/mnt/inbox/a-secret.csv", "/mnt/data/zz-link-inbox")',
+    '    os.symlink("/tmp/zz-a-tmp.txt", "/mnt/data/zz-link-tmp")',
+    '    os.symlink("zz-link-loop", "/mnt/data/zz-link-loop")',
+    '    os.symlink("/", "/mnt/data/zz-link-root")',
+    '    write("/tmp/zz-a-tmp.txt", secret + upload)',
+    '    os.mkfifo("/tmp/zz-a-fifo")',
+    '    os.mkdir("/mnt/data/zz-many")',
+    '    for index in range(inputs["many"]):',
+    '        write(f"/mnt/data/zz-many/{index:05}.txt", secret)',
+    '    os.chdir("/mnt/data")',
+    '    for _ in range(inputs["depth"]):',
+    '        os.mkdir("zz-deep-" + "d" * 40)',
+    '        os.chdir("zz-deep-" + "d" * 40)',
+    '    write("leaf.txt", secret)',
+    '    os.chdir("/")',
+    '    os.chmod("/mnt/data", 0)',
+    '    return "planted"',
+  );
 
 /** A's plant with the policy on: what pandas and numpy write (no os, no open). */
 const PLANT_WITH_POLICY = python(
@@ -514,24 +520,18 @@ describe("one slot, two identities: /mnt/data and /mnt/inbox hold the caller's f
 // --- 2. The copy back (policy off) ----------------------------------------------------------------------------
 
 describe("the copy back into the conversation's files, the policy off", () => {
-  const ATTEMPT = python(
-    "import os",
-    "",
-    "",
-    "def attempt(results, name, action):",
-    "    try:",
-    "        action()",
-    '        results[name] = "done"',
-    "    except OSError as error:",
-    '        results[name] = f"{type(error).__name__}: {error}"',
-    "",
-    "",
-    "def write(path, text):",
-    '    with open(path, "w") as handle:',
-    "        handle.write(text)",
-    "",
-    "",
-  );
+  const ATTEMPT =
+    WITH_WRITE +
+    python(
+      "def attempt(results, name, action):",
+      "    try:",
+      "        action()",
+      '        results[name] = "done"',
+      "    except OSError as error:",
+      '        results[name] = f"{type(error).__name__}: {error}"',
+      "",
+      "",
+    );
 
   it("copies nothing of the host through a link: /etc/passwd, the workspaces' folder, /proc/self/environ, a host file", async () => {
     const { a } = withoutPolicy;

@@ -283,7 +283,7 @@ export class PythonPool {
     const wire = { outputChars: limits.outputChars, consoleChars: limits.consoleChars, imageChars: IMAGE_CHARS };
     const job = (inbox = false) =>
       send(connection, { mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire, inbox });
-    if (!workspace || !slot.dataDir) return job();
+    if (!workspace) return job();
     const current = slot.current;
     // Awaited before the inbox is emptied (afterCall): a copy still going when the call ends leaves nothing there.
     const copying = copyTree(workspace, slot.inbox, current.hostRequests.signal);
@@ -497,9 +497,14 @@ export class PythonPool {
         return this.replace(slot);
       }
       if (message.ready) {
-        [slot.dataBytes, slot.addressBytes] = ["VmData", "VmSize"].map((field) => largest(zygote.pid, field));
         const inside = descendants(zygote.pid)[0];
-        slot.dataDir = inside ? `/proc/${inside}/root${DATA_INSIDE}` : undefined;
+        // Without its /mnt/data the slot could not be emptied between callers: it does not serve.
+        if (!inside) {
+          failStart(new Error("The Python sandbox's process could not be found under its bubblewrap."));
+          return this.replace(slot);
+        }
+        slot.dataDir = `/proc/${inside}/root${DATA_INSIDE}`;
+        [slot.dataBytes, slot.addressBytes] = ["VmData", "VmSize"].map((field) => largest(zygote.pid, field));
         this.startFailure = undefined;
         markReady();
         host.listening.then(() => this.fork(slot));
@@ -566,15 +571,16 @@ export class PythonPool {
     slot.collecting = undefined;
     await slot.copying?.catch(() => {});
     slot.copying = undefined;
-    if (!slot.dataDir) return collecting?.answer();
+    // Set once the zygote is ready, which a slot that has had a call is.
+    const dataDir = slot.dataDir!;
     if (collecting) {
-      const failure = await copyBack(slot.dataDir, collecting.workspace, collecting.copied).then(
+      const failure = await copyBack(dataDir, collecting.workspace, collecting.copied).then(
         () => undefined,
         (error: Error) => `The files the code wrote in /mnt/data could not be kept: ${error.message}`,
       );
       collecting.answer(failure);
     }
-    await Promise.all([emptyFolder(slot.dataDir), emptyFolder(slot.inbox)]).catch(() => this.replace(slot));
+    await Promise.all([emptyFolder(dataDir), emptyFolder(slot.inbox)]).catch(() => this.replace(slot));
   }
 
   /** Calls waiting when no slot can serve them are answered with why, rather than left to wait for none. */

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { minimatch } from "minimatch";
 import { z } from "zod";
-import { defineTool, refused, workspaceOf } from "@/lib/tools/define-tool";
+import { callWorkspace, defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolContext, ToolResult } from "@/lib/tools/types";
 import { AllowedPaths, WorkspaceError, workspaceName, workspacePath } from "@/lib/files/workspace-path";
 
@@ -32,7 +32,7 @@ async function inWorkspace(
   work: (target: string, root: string, allowed?: AllowedPaths) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   try {
-    const root = await workspaceOf(context);
+    const root = await callWorkspace(context);
     const listed = context.settings.allowed_paths;
     const allowed = listed && new AllowedPaths(listed);
     return await work(await workspacePath(root, requested, allowed, use), root, allowed);

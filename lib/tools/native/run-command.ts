@@ -5,7 +5,7 @@ import path from "node:path";
 import { parse } from "shell-quote";
 import { z } from "zod";
 import { bubblewrapAvailable, bubblewrapMissing, jailArgs } from "@/lib/sandbox/bubblewrap";
-import { defineTool, refused, workspaceOf } from "@/lib/tools/define-tool";
+import { callWorkspace, defineTool, refused } from "@/lib/tools/define-tool";
 import type { ToolResult } from "@/lib/tools/types";
 import { WorkspaceError, workspaceName, workspacePath } from "@/lib/files/workspace-path";
 
@@ -113,7 +113,7 @@ export const runCommand = defineTool({
       return refused(
         `${words[0]} is not among the commands this profile allows (${settings.allowed_commands.join(", ")}).`,
       );
-    const workspace = await workspaceOf(context);
+    const workspace = await callWorkspace(context);
     const start = await startingFolder(workspace, cwd);
     if (!("folder" in start)) return start;
     const child = spawn("bwrap", [...sandboxArgs(workspace, start.folder), ...words], {
