@@ -10,6 +10,7 @@ const problems: Record<AttemptProblem, string> = {
   name: "The name was refused",
   schema: "The definition was refused",
   uses: "It lists a tool it cannot call",
+  secrets: "It names a secret that is not set",
   policy: "The code policy refused the code",
   compile: "The code did not compile",
   examples: "Its examples failed",

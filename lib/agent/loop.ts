@@ -138,7 +138,10 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
     requestApproval: (tool, toolInput) => run.requestApproval(step, callId, tool, toolInput),
     onNested: (event) => run.emit({ ...event, step }),
   });
-  if (result.ok && result.registered) run.emit({ type: "tool_registered", step, callId, tool: result.registered });
+  if (result.ok && result.registered) {
+    const tool = result.registered;
+    run.emit({ type: "tool_registered", step, callId, tool, tool_name: tool.name, description: tool.description });
+  }
   if (!result.ok && result.rejected) run.emit({ type: "tool_rejected", step, callId, ...result.rejected });
   const observation: ToolResultEvent = {
     type: "tool_result",

@@ -203,6 +203,7 @@ function register(tool: WrittenTool, { ownerId, signal, calls }: GenerationReque
       language: tool.language,
       examples: tool.examples,
       uses: tool.uses,
+      secrets: tool.secrets,
     },
     signal,
     calls,

@@ -70,6 +70,10 @@ export const RegisteredToolView = z.object({
     .optional()
     .describe("Each passed before the version was accepted; none: the tool is untested. Absent in older logs."),
   uses: z.array(z.string()).optional().describe("The tools its code calls with tools.call. Absent in older logs."),
+  secrets: z
+    .array(z.string())
+    .optional()
+    .describe("The secrets its code reads by name (never their values). Absent in older logs."),
   dependents: z
     .array(DependentCheck)
     .optional()
@@ -207,7 +211,14 @@ export const AgentEvent = z.discriminatedUnion("type", [
     durationMs: z.number(),
     server: z.string().optional(),
   }),
-  z.object({ type: z.literal("tool_registered"), step, callId: z.string(), tool: RegisteredToolView }),
+  z.object({
+    type: z.literal("tool_registered"),
+    step,
+    callId: z.string(),
+    tool: RegisteredToolView,
+    tool_name: z.string().describe("`tool.name`, at the top level where the PR's client (messageUtils.js) reads it."),
+    description: z.string().describe("`tool.description`, at the top level for the same client."),
+  }),
   z.object({
     type: z.literal("tool_rejected"),
     step,

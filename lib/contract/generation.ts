@@ -20,11 +20,12 @@ export const WrittenTool = z.object({
   language: ToolLanguage.describe("The language its code is in: the one asked for."),
   examples: z.array(ToolExample),
   uses: z.array(z.string()).optional().describe("The tools its code calls with tools.call."),
+  secrets: z.array(z.string()).optional().describe("The secrets its code reads by name (Settings → Secrets)."),
 });
 export type WrittenTool = z.infer<typeof WrittenTool>;
 
 /** Why an attempt was not accepted; `output` is an answer that was not a tool definition at all. */
-export const AttemptProblem = z.enum(["output", "name", "schema", "uses", "policy", "compile", "examples"]);
+export const AttemptProblem = z.enum(["output", "name", "schema", "uses", "secrets", "policy", "compile", "examples"]);
 export type AttemptProblem = z.infer<typeof AttemptProblem>;
 
 /** The 422 answer when no attempt passed: the last attempt's violations or examples. */

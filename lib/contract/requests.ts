@@ -9,6 +9,7 @@ import { ToolExample } from "./events";
 import { MAX_EVENT_ID } from "./log";
 import { MAX_NOTE_CHARS } from "./review";
 import { HeaderValue, Headers, McpServerName, McpServerUrl } from "@/lib/settings/mcp-servers";
+import { SECRET_LIMITS, SecretHost, SecretName } from "@/lib/settings/tool-secrets";
 
 /** Examples a tool version carries, at most; each runs in the sandbox before the version is accepted. */
 export const MAX_EXAMPLES = 10;
@@ -41,6 +42,17 @@ const toolUses = z
       "(server__tool). Each call must name one of these as a string literal; none when absent.",
   );
 
+const toolSecrets = z
+  .array(SecretName)
+  .max(SECRET_LIMITS.perTool, `a tool may use at most ${SECRET_LIMITS.perTool} secrets`)
+  .refine((names) => new Set(names).size === names.length, "list each secret once")
+  .default([])
+  .describe(
+    "The secrets (API keys) the code uses, by name: the person adds each in Settings → Secrets with the hosts it " +
+      'may be sent to. The code reads secrets.NAME (JavaScript) or secrets["NAME"] (Python) and gets a ' +
+      "placeholder, which requests to those hosts carry as the value. None when absent.",
+  );
+
 /**
  * A tool definition with its code in one language: what the tool writer answers with. register_tool and
  * POST /api/tools take `NewToolDefinition`, which comes to this.
@@ -66,6 +78,7 @@ export const ToolDefinition = z.strictObject({
         "output differs is rejected with the difference. A tool without examples is marked untested.",
     ),
   uses: toolUses,
+  secrets: toolSecrets,
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
@@ -215,6 +228,31 @@ export const NewMcpServer = z
     { path: ["bearerToken"], message: "give the token as bearerToken or as an Authorization header, not both" },
   );
 export type NewMcpServer = z.infer<typeof NewMcpServer>;
+
+export const NewSecret = z
+  .strictObject({
+    name: SecretName.describe("An environment-variable name, as tools read it: secrets.WEATHER_KEY."),
+    value: z
+      .string()
+      .min(
+        8,
+        "a secret's value is at least 8 characters (a shorter one would be found all over the replies it is taken out of)",
+      )
+      .regex(/^[^\u0000-\u001f\u007f]+$/, "a secret's value is one line of text, without control characters")
+      .refine((value) => Buffer.byteLength(value) <= SECRET_LIMITS.valueBytes, {
+        message: `a secret's value is at most ${SECRET_LIMITS.valueBytes / 1024} KB`,
+      })
+      .describe("Stored sealed (AES-256-GCM); never answered, never shown to a tool's code or the model."),
+    hosts: z
+      .array(SecretHost)
+      .min(1, "give at least one host the value may be sent to (api.openweathermap.org)")
+      .max(SECRET_LIMITS.hostsPerSecret, `a secret may name at most ${SECRET_LIMITS.hostsPerSecret} hosts`)
+      .describe(
+        "The hosts a tool's request may carry the value to, each with its subdomains (example.com, *.example.com).",
+      ),
+  })
+  .meta({ id: "NewSecret" });
+export type NewSecret = z.infer<typeof NewSecret>;
 
 export const EmailLinkRequest = z.strictObject({
   email: z.email("email must be an email address").max(320).describe("The address to send the sign-in link to."),

@@ -187,6 +187,7 @@ export const Tool = z
     conversationId: z.string().nullable().describe("Where it was made; null through the API."),
     createdAt: time,
     uses: z.array(z.string()).describe("The tools this version's code calls with tools.call."),
+    secrets: z.array(z.string()).describe("The secrets this version's code reads by name (Settings → Secrets)."),
     usedBy: z
       .array(z.string())
       .optional()
@@ -366,6 +367,24 @@ export const McpServer = z
   .meta({ id: "McpServer" });
 export type McpServer = z.infer<typeof McpServer>;
 export const McpServers = z.array(McpServer);
+
+export const Secret = z
+  .strictObject({
+    name: z
+      .string()
+      .describe('What tools name it by: secrets.WEATHER_KEY (JavaScript), secrets["WEATHER_KEY"] (Python).'),
+    hosts: z.array(z.string()).describe("The hosts (with their subdomains) a tool's request may carry its value to."),
+    source: z
+      .enum(["personal", "everyone"])
+      .describe("Yours, or an admin's for everyone (read-only here; yours wins a name)."),
+    createdAt: time,
+    updatedAt: time,
+    lastUsedAt: time.nullable().describe("When a tool's request last carried it; null: never."),
+  })
+  .describe("A secret, never its value.")
+  .meta({ id: "Secret" });
+export type Secret = z.infer<typeof Secret>;
+export const Secrets = z.array(Secret);
 
 export const Account = z
   .strictObject({

@@ -20,6 +20,7 @@ import {
   NewApiToken,
   NewConversation,
   NewMcpServer,
+  NewSecret,
   NewMessage,
   NewTool,
   NewToolExample,
@@ -53,6 +54,8 @@ import {
   JsonRpcMessage,
   McpServer,
   McpServers,
+  Secret,
+  Secrets,
   NewApiTokenAnswer,
   OtlpTrace,
   Profiles,
@@ -127,6 +130,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   503: "Not confirmed in time; send it again (see Retry-After).",
 };
 const id = z.object({ id: z.string() });
+const secretName = z.object({ name: z.string().describe("The secret's name: WEATHER_KEY.") });
 /** A generation's events, as lib/contract/generation.ts lists them. */
 const generationStream = {
   description:
@@ -581,6 +585,37 @@ const routes: ZodOpenApiPathsObject = {
       responses: { ...noContent, ...errors(401, 404) },
     }),
   },
+  "/api/secrets": {
+    get: operation("The secrets your tools may use", {
+      description:
+        "Yours (`source: personal`) and those an admin keeps for everyone (`source: everyone`, read-only; one " +
+        "that has the name of one of yours is left out, since yours wins the name). Names, hosts and when each " +
+        "was last used: never a value.",
+      responses: { "200": json(Secrets, "Everyone's, then yours, by name."), ...errors(401) },
+    }),
+    post: operation("Keep a secret for your tools (an API key)", {
+      description:
+        "The value is stored sealed (AES-256-GCM, bound to its row) and never answered: not here, not to a tool's " +
+        "code (which reads a placeholder), not to the model, the trace, exports, share links, the audit log or " +
+        "telemetry. A request of a tool that names the secret carries the value only to `hosts` (and their " +
+        "subdomains); to any other host it is refused. Sending a name you have replaces its value and hosts (200).",
+      requestBody: { content: { "application/json": { schema: NewSecret } } },
+      responses: {
+        "201": json(Secret, "Kept."),
+        "200": json(Secret, "Replaced: a secret of yours had that name."),
+        ...errors(400, 401, 413, 415),
+        "409": json(ErrorBody, "You have the most secrets one person may keep."),
+      },
+    }),
+  },
+  "/api/secrets/{name}": {
+    delete: operation("Remove one of your secrets", {
+      description:
+        "Tools that name it fail from then on, saying it is not set (unless an admin keeps one for everyone).",
+      requestParams: { path: secretName },
+      responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
   "/api/account": {
     get: operation("The signed-in account", {
       responses: { "200": json(Account, "The account."), ...errors(401, 404) },
@@ -857,6 +892,32 @@ const seatRoutes: ZodOpenApiPathsObject = {
     delete: operation("Admins: remove an MCP server for everyone", {
       description: "No run is offered it from the next one on.",
       requestParams: { path: id },
+      responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/admin/secrets": {
+    get: operation("Admins: the secrets kept for everyone", {
+      description: "Every person's tools may use them; a person's own secret of the same name wins. Never a value.",
+      responses: { "200": json(Secrets, "Everyone's secrets, by name."), ...errors(401, 404) },
+    }),
+    post: operation("Admins: keep a secret for everyone's tools", {
+      description:
+        "The value is stored sealed (AES-256-GCM, bound to its row) and never answered: not here, not to a tool's " +
+        "code (which reads a placeholder), not to the model, the trace, exports, share links, the audit log or " +
+        "telemetry. A request of a tool that names the secret carries the value only to `hosts` (and their " +
+        "subdomains); to any other host it is refused. Sending a name you have replaces its value and hosts (200).",
+      requestBody: { content: { "application/json": { schema: NewSecret } } },
+      responses: {
+        "201": json(Secret, "Kept for everyone."),
+        "200": json(Secret, "Replaced: a secret for everyone had that name."),
+        ...errors(400, 401, 404, 413, 415),
+        "409": json(ErrorBody, "There are the most secrets for everyone there may be."),
+      },
+    }),
+  },
+  "/api/admin/secrets/{name}": {
+    delete: operation("Admins: remove a secret kept for everyone", {
+      requestParams: { path: secretName },
       responses: { ...noContent, ...errors(401, 404) },
     }),
   },

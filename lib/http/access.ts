@@ -21,6 +21,8 @@ import { ApiError, badRequest, notFound } from "@/lib/platform/errors";
  * opens one conversation, read-only.
  */
 export type RouteParams = { params: Promise<{ id: string }> };
+/** A route's `[name]` segment (a secret's). */
+export type NameParams = { params: Promise<{ name: string }> };
 export type ShareParams = { params: Promise<{ token: string }> };
 
 /**

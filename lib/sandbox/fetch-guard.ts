@@ -4,6 +4,7 @@ import dns from "node:dns";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import type { FetchLimits } from "@/lib/settings/config";
+import type { SecretBoundary } from "@/lib/secrets/boundary";
 import type { FetchRequest } from "./pool";
 
 /** Host names refused before any lookup: they name this machine or a cloud metadata service. */
@@ -42,6 +43,8 @@ export interface GuardOptions {
   signal?: AbortSignal;
   /** A further rule on host names (a profile's allowed or blocked domains), checked on every hop. */
   allowHost?: (host: string) => string | undefined;
+  /** The call's secrets: filled in for their hosts on every hop, and taken out of the reply (lib/secrets/). */
+  secrets?: SecretBoundary;
 }
 
 /** A profile's domains, with the native tools spec's meaning: each is a host and its subdomains. */
@@ -50,8 +53,16 @@ export interface DomainRules {
   blocked_domains?: readonly string[];
 }
 
-/** `host` is `domain` or one of its subdomains. */
-const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
+/** `host` is one of `domains` or a subdomain of one (`*.example.com` means the same as `example.com`). */
+export function hostWithin(host: string, domains: readonly string[]): boolean {
+  return domains.some((domain) => {
+    const normalized = domain
+      .toLowerCase()
+      .replace(/^\*?\./, "")
+      .replace(/\.$/, "");
+    return host === normalized || host.endsWith(`.${normalized}`);
+  });
+}
 
 /** Who a domain rule is for, in its refusals: the settings it is part of, and what they let reach a host. */
 export interface RuleOwner {
@@ -61,14 +72,9 @@ export interface RuleOwner {
 
 /** The rule for a host: why it is refused, or undefined when it may be reached. */
 export function domainRefusal(host: string, { allowed_domains, blocked_domains }: DomainRules, owner: RuleOwner) {
-  const normalized = (domain: string) =>
-    domain
-      .toLowerCase()
-      .replace(/^\*?\./, "")
-      .replace(/\.$/, "");
-  if (blocked_domains?.some((domain) => within(host, normalized(domain))))
+  if (blocked_domains && hostWithin(host, blocked_domains))
     return `${host} is blocked by this profile's ${owner.settings}.`;
-  if (allowed_domains && !allowed_domains.some((domain) => within(host, normalized(domain))))
+  if (allowed_domains && !hostWithin(host, allowed_domains))
     return `${host} is not among the domains this profile allows ${owner.reacher} to reach (${allowed_domains.join(", ")}).`;
   return undefined;
 }
@@ -122,10 +128,7 @@ export function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"], exe
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new FetchBlockedError(`Only http and https URLs are allowed (got ${url.protocol}).`);
   if (url.username || url.password) throw new FetchBlockedError("URLs with credentials are not allowed.");
-  const host = url.hostname
-    .replace(/^\[|\]$/g, "")
-    .toLowerCase()
-    .replace(/\.$/, "");
+  const host = hostOf(url);
   const blocked = BLOCKED_HOSTNAMES.includes(host) || BLOCKED_SUFFIXES.some((suffix) => host.endsWith(suffix));
   if (blocked && !exempt?.(host)) {
     throw new HostRefusedError(`Host ${host} is not allowed: tools may only reach public internet hosts.`);
@@ -134,6 +137,13 @@ export function checkUrl(raw: string, allowHost?: GuardOptions["allowHost"], exe
   if (refusal) throw new HostRefusedError(refusal);
   return url;
 }
+
+/** A URL's host as the rules compare it: lower-case, without an IPv6 literal's brackets or a trailing dot. */
+const hostOf = (url: URL) =>
+  url.hostname
+    .replace(/^\[|\]$/g, "")
+    .toLowerCase()
+    .replace(/\.$/, "");
 
 /**
  * fetch for tool code: http(s) to public addresses only, checked on every connection (so DNS rebinding and
@@ -155,25 +165,50 @@ export async function guardedFetch(request: FetchRequest, options: GuardOptions)
 
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const { secrets } = options;
   try {
     let url = checkUrl(request.url, options.allowHost);
     for (let redirects = 0; ; redirects++) {
-      const response = await send(url, method, headers, body, options, signal);
+      const outgoing = secrets ? filled(secrets, url, headers, body) : { url, headers, body };
+      const response = await send(outgoing.url, method, outgoing.headers, outgoing.body, options, signal);
       const location = response.headers.location;
       if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
         response.resume();
         if (redirects >= limits.maxRedirects)
           throw new FetchBlockedError(`More than ${limits.maxRedirects} redirects.`);
-        url = checkUrl(new URL(location, url).toString(), options.allowHost);
+        const next = new URL(location, url).toString();
+        url = checkUrl(secrets ? secrets.conceal(next) : next, options.allowHost);
         continue;
       }
-      return await readReply(response, url, limits.maxResponseBytes);
+      const reply = await readReply(response, url, limits.maxResponseBytes);
+      return secrets ? redacted(secrets, reply) : reply;
     }
   } catch (error) {
     if (timeout.aborted) throw new Error(`fetch timed out after ${limits.timeoutMs} ms.`);
     if (signal.aborted) throw new Error("fetch was cancelled.");
+    if (secrets && error instanceof Error) error.message = secrets.redact(error.message);
     throw error;
   }
+}
+
+/** One hop of a request with the call's secrets filled in for its host (or refused for it). */
+function filled(secrets: SecretBoundary, url: URL, headers: Record<string, string>, body?: string | Buffer) {
+  const outgoing = secrets.fill({ url: url.toString(), headers, body }, hostOf(url));
+  const filledUrl = new URL(outgoing.url);
+  // A value is percent-encoded into the URL, so it cannot move the request to another host; checked all the same.
+  if (hostOf(filledUrl) !== hostOf(url)) throw new HostRefusedError("A secret may not change the request's host.");
+  return { ...outgoing, url: filledUrl };
+}
+
+/** A reply without the call's secrets' values in it: its body and bytes, headers and URL. */
+function redacted(secrets: SecretBoundary, reply: FetchReply): FetchReply {
+  const bytes = secrets.redactBytes(reply.bytes);
+  return {
+    ...reply,
+    url: secrets.redact(reply.url),
+    headers: Object.fromEntries(Object.entries(reply.headers).map(([name, value]) => [name, secrets.redact(value)])),
+    ...(bytes !== reply.bytes && { bytes, body: bytes.toString("utf8") }),
+  };
 }
 
 function send(

@@ -11,6 +11,7 @@ import {
   type ToolCallHandler,
 } from "./pool";
 import type { ToolSource } from "./languages";
+import type { SecretBoundary } from "@/lib/secrets/boundary";
 import { checkPython, runPython } from "./python";
 
 export { checkCode, type Violation } from "./check";
@@ -44,6 +45,8 @@ export interface SandboxServices {
   network?: DomainRules;
   /** The conversation's workspace: Python's /mnt/data, JavaScript's `files`; none outside a conversation. */
   workspace?: CodeWorkspace;
+  /** The secrets the code may use: it reads placeholders, the guard fills them in for their hosts (lib/secrets/). */
+  secrets?: SecretBoundary;
 }
 
 /**
@@ -56,21 +59,23 @@ export async function runInSandbox(
   source: ToolSource,
   input?: unknown,
   signal?: AbortSignal,
-  { callTool, nested, network = {}, workspace }: SandboxServices = {},
+  { callTool, nested, network = {}, workspace, secrets }: SandboxServices = {},
 ): Promise<SandboxResult> {
   const served = callTool && upTo(config.toolCallsPerCall, "tools.call calls", callTool);
   const guard = domainGuard(network, CODE_NETWORK);
   const fetch = upTo(config.fetch.maxRequestsPerCall, "requests", (request: FetchRequest, fetchSignal: AbortSignal) =>
-    guardedFetch(request, { limits: config.fetch, signal: fetchSignal, ...guard }),
+    guardedFetch(request, { limits: config.fetch, signal: fetchSignal, ...guard, secrets }),
   );
+  const placeholders = secrets?.placeholders();
   if (source.language === "python") {
     const outcome = await runPython(mode, source.code, input, signal, {
       callTool: served,
       fetch,
       nested,
       workspace: workspace?.folder,
+      secrets: placeholders,
     });
-    return "violations" in outcome ? refusedByPolicy(outcome.violations) : outcome;
+    return "violations" in outcome ? refusedByPolicy(outcome.violations) : withoutSecrets(outcome, secrets);
   }
   const { code } = source;
   const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
@@ -78,11 +83,31 @@ export async function runInSandbox(
   // JavaScript reads the body as text: the bytes stay here.
   const textFetch = (request: FetchRequest, fetchSignal: AbortSignal) =>
     fetch(request, fetchSignal).then(({ bytes: _bytes, ...reply }) => reply);
-  return sandboxPool().run(
-    { mode, code, input, limits: config.sandbox, nested },
+  const outcome = await sandboxPool().run(
+    { mode, code, input, limits: config.sandbox, nested, secrets: placeholders },
     { fetch: textFetch, callTool: served, files: workspace?.files },
     signal,
   );
+  return withoutSecrets(outcome, secrets);
+}
+
+/**
+ * An outcome with any secret's value taken out of what the code returned, printed or threw. Replies are redacted
+ * before the code sees them; this holds for a value that came back some other way (an error's text, say).
+ */
+function withoutSecrets(outcome: SandboxOutcome, secrets?: SecretBoundary): SandboxOutcome {
+  if (!secrets) return outcome;
+  const logs = outcome.logs.map((line) => secrets.redact(line));
+  if (!outcome.ok)
+    return { ...outcome, logs, error: { ...outcome.error, message: secrets.redact(outcome.error.message) } };
+  const output = JSON.stringify(outcome.output) ?? "null";
+  const redacted = secrets.redact(output);
+  return {
+    ...outcome,
+    logs,
+    ...(redacted !== output && { output: JSON.parse(redacted) as unknown }),
+    ...(outcome.text !== undefined && { text: secrets.redact(outcome.text) }),
+  };
 }
 
 /** A host service that refuses past `limit` requests in one call. */

@@ -11,6 +11,8 @@ export interface SandboxJob {
   limits: SandboxLimits;
   /** Called by another tool's code (tools.call), whose thread waits for it: it may use a thread beyond the pool's size. */
   nested?: boolean;
+  /** What the code reads as `secrets`: a placeholder per name; the values stay with the host's fetch (lib/secrets/). */
+  secrets?: Record<string, string>;
 }
 
 export type SandboxErrorKind = "error" | "timeout" | "memory" | "stack" | "crash" | "cancelled";

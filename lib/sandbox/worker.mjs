@@ -58,10 +58,22 @@ const TOOLS = `
       return reply.output;
     },
   });`;
+// secrets.WEATHER_KEY is a placeholder, never the value: the host fills it in for the secret's hosts only
+// (lib/secrets/boundary.ts). A name the tool did not declare is an error, not an `undefined` sent in a request.
+const SECRETS = `
+  const placeholders = JSON.parse(secretsJson);
+  globalThis.secrets = new Proxy(Object.freeze(placeholders), {
+    get(target, name) {
+      if (typeof name !== "string" || name in target || name === "toJSON" || name === "then") return target[name];
+      const listed = Object.keys(target).join(", ") || "none";
+      throw new Error(name + " is not among this tool's secrets (" + listed + "): register a new version that lists it in secrets, and ask the person to add it in Settings → Secrets.");
+    },
+  });`;
 const TOOLS_BINDING = "const tools = globalThis.toolsBinding; delete globalThis.toolsBinding;";
 // Code that calls tools.call: other code may have a `tools` of its own, which a global const would collide with.
 const CALLS_TOOLS = /\btools\s*(\?\.|\.)\s*call\b/;
 const USES_FILES = /\bfiles\b/;
+const USES_SECRETS = /\bsecrets\b/;
 const INVOKERS = `
   const serialise = (value) => {
     const json = JSON.stringify(value === undefined ? null : value);
@@ -75,13 +87,19 @@ const INVOKERS = `
   };`;
 const preludes = new Map();
 function preludeFor(code) {
-  const uses = [code.includes("console"), code.includes("fetch"), CALLS_TOOLS.test(code), USES_FILES.test(code)];
+  const uses = [
+    code.includes("console"),
+    code.includes("fetch"),
+    CALLS_TOOLS.test(code),
+    USES_FILES.test(code),
+    USES_SECRETS.test(code),
+  ];
   const key = uses.join();
   if (!preludes.has(key)) {
-    const parts = [uses[0] ? CONSOLE : "", uses[1] ? FETCH : "", uses[2] ? TOOLS : "", uses[3] ? FILES : "", INVOKERS];
+    const parts = [CONSOLE, FETCH, TOOLS, FILES, SECRETS].map((part, index) => (uses[index] ? part : ""));
     preludes.set(
       key,
-      `(function (hostLog, hostFetch, hostTool, hostFiles, limits) {\n  "use strict";${parts.join("")}\n})`,
+      `(function (hostLog, hostFetch, hostTool, hostFiles, limits, secretsJson) {\n  "use strict";${parts.join("")}${INVOKERS}\n})`,
     );
   }
   return preludes.get(key);
@@ -89,7 +107,8 @@ function preludeFor(code) {
 
 /**
  * @param {{ id: number, mode: "tool" | "compile" | "snippet", code: string, input: unknown, limits: {
- *   timeoutMs: number, memoryBytes: number, stackBytes: number, outputChars: number, consoleChars: number } }} job
+ *   timeoutMs: number, memoryBytes: number, stackBytes: number, outputChars: number, consoleChars: number },
+ *   secrets?: Record<string, string> }} job
  */
 async function execute(job) {
   const started = performance.now();
@@ -164,8 +183,11 @@ async function execute(job) {
     for (const name of ["outputChars", "consoleChars"])
       vm.setProp(limitsObject, name, keep(vm.newNumber(job.limits[name])));
     const prelude = keep(vm.unwrapResult(vm.evalCode(preludeFor(job.code), "prelude.js")));
+    const secretsJson = keep(vm.newString(JSON.stringify(job.secrets ?? {})));
     const invokers = keep(
-      vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, hostTool, hostFiles, limitsObject)),
+      vm.unwrapResult(
+        vm.callFunction(prelude, vm.undefined, hostLog, hostFetch, hostTool, hostFiles, limitsObject, secretsJson),
+      ),
     );
 
     const toolsObject = keep(vm.getProp(invokers, "tools"));

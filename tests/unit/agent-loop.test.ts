@@ -356,7 +356,15 @@ describe("the agent loop, with a fake model and fake tools", () => {
       reply(text("ok"), finish()),
     );
     const { events } = await run({ model, tools });
-    expect(events).toContainEqual({ type: "tool_registered", step: 1, callId: "r1", tool: view });
+    // The PR's client reads the name and description at the top level.
+    expect(events).toContainEqual({
+      type: "tool_registered",
+      step: 1,
+      callId: "r1",
+      tool: view,
+      tool_name: view.name,
+      description: view.description,
+    });
     expect(events).toContainEqual({ type: "tool_rejected", step: 1, callId: "r2", ...rejected });
     // Each comes before the call's result.
     expect(types(events).indexOf("tool_registered")).toBe(types(events).indexOf("tool_result") - 1);

@@ -226,7 +226,7 @@ describe("the event log", () => {
     expect(rows.flatMap((row) => packing.unpackRow(row, 0))).toEqual(events);
   });
 
-  it("reads a registered tool stored before `id` meant the tool as today's shape: `id` the tool, `versionId` the version", () => {
+  it("reads a registered tool stored before `id` meant the tool as today's shape: `id` the tool, `versionId` the version, its name and description at the top level too", () => {
     const tool = { name: "double", description: "Doubles", parametersSchema: {}, code: "", version: 2 };
     const before = {
       type: "tool_registered",
@@ -237,9 +237,14 @@ describe("the event log", () => {
       tool: { ...tool, id: "v2", toolId: "t" },
     };
     const [{ event }] = packing.unpackRow({ seq: 3, lastSeq: 3, data: JSON.stringify(before) }, 0);
-    expect(event).toEqual({ ...before, tool: { ...tool, id: "t", versionId: "v2" } });
+    const today = {
+      ...before,
+      tool: { ...tool, id: "t", versionId: "v2" },
+      tool_name: "double",
+      description: "Doubles",
+    };
+    expect(event).toEqual(today);
     // Today's shape is read as it is.
-    const today = { ...before, tool: { ...tool, id: "t", versionId: "v2" } };
     expect(packing.unpackRow({ seq: 3, lastSeq: 3, data: JSON.stringify(today) }, 0)[0].event).toEqual(today);
   });
 

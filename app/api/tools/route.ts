@@ -57,6 +57,7 @@ async function createFromCode(
       code: definition.code,
       examples: definition.examples,
       uses: definition.uses,
+      secrets: definition.secrets,
     },
     signal,
     calls,

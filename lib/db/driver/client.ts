@@ -131,3 +131,18 @@ export function transaction<T>(
 ): Promise<T> {
   return outsideRequests(() => db.$transaction(work, BUSY_TRANSACTION));
 }
+
+/**
+ * Serialise a transaction per owner of `what` (a count and an insert that must not interleave): on SQLite the one
+ * connection runs one transaction at a time (lib/db/driver/one-connection.ts); on PostgreSQL, whose transactions run
+ * side by side, a transaction-scoped advisory lock on (`what`, the owner's hash) makes the next one wait for this
+ * one's commit. `what`: a number of the caller's own.
+ */
+export async function lockOwner(
+  tx: Parameters<Parameters<typeof transaction>[0]>[0],
+  what: number,
+  ownerId: string | null,
+) {
+  if (provider === "postgresql")
+    await sql.within(tx).execute(`SELECT pg_advisory_xact_lock(${what}, hashtext(?))`, [ownerId ?? ""]);
+}

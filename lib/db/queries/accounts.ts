@@ -58,7 +58,7 @@ export async function signInMethods(accountId: string) {
  * Everything the identity `from` owns becomes `to`'s, in one transaction: an anonymous identity's things when it
  * signs in. Where both have one of a kind that must be unique (a review of the same run, a document of the same
  * name), the account keeps its own and the moved one is renamed or, for a verdict, dropped as the older word, or
- * for an MCP server of the same name, dropped.
+ * for an MCP server or a secret of the same name, dropped.
  */
 export async function moveOwnership(from: string, to: string): Promise<void> {
   if (from === to) return;
@@ -72,7 +72,15 @@ export async function moveOwnership(from: string, to: string): Promise<void> {
     await moveKeyValues(tx, from, to);
     await moveReviews(tx, from, to);
     await moveMcpServers(tx, from, to);
+    await moveSecrets(tx, from, to);
   });
+}
+
+/** A secret of a name the account has already: the account's is kept, the anonymous one dropped (its value too). */
+async function moveSecrets(tx: Tx, from: string, to: string) {
+  const names = (await tx.secret.findMany({ where: { ownerId: to }, select: { name: true } })).map((row) => row.name);
+  await tx.secret.deleteMany({ where: { ownerId: from, name: { in: names } } });
+  await tx.secret.updateMany({ where: { ownerId: from }, data: { ownerId: to } });
 }
 
 /** A server of a name the account has already: the account's is kept, the anonymous one dropped. */
@@ -162,6 +170,7 @@ export async function deleteAccount(id: string): Promise<void> {
     await tx.reviewer.deleteMany({ where: { identityId: id } });
     await tx.displayName.deleteMany({ where: { identityId: id } });
     await tx.mcpServer.deleteMany({ where: { ownerId: id } });
+    await tx.secret.deleteMany({ where: { ownerId: id } });
     await tx.account.deleteMany({ where: { id } });
   });
 }

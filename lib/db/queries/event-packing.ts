@@ -78,10 +78,12 @@ export function unpackRow(row: Pick<EventRow, "seq" | "lastSeq" | "data">, store
 
 /**
  * An event as the contract says it today. Logs before 2026-11-28 stored a registered tool with `id` = the version and
- * `toolId` = the tool; `id` now means the tool everywhere, as in the /api/tools routes.
+ * `toolId` = the tool; `id` now means the tool everywhere, as in the /api/tools routes. Logs before 2026-12-02 had no
+ * top-level `tool_name` and `description`.
  */
 function upgraded(event: LoggedEvent): LoggedEvent {
-  if (event.type !== "tool_registered" || !("toolId" in event.tool)) return event;
-  const { toolId, id, ...tool } = event.tool as typeof event.tool & { toolId: string };
-  return { ...event, tool: { ...tool, id: toolId, versionId: id } };
+  if (event.type !== "tool_registered") return event;
+  const { toolId, id, ...rest } = event.tool as typeof event.tool & { toolId?: string };
+  const tool = toolId ? { ...rest, id: toolId, versionId: id } : event.tool;
+  return { ...event, tool, tool_name: tool.name, description: tool.description };
 }

@@ -1,4 +1,4 @@
-import { db, provider, sql, transaction } from "@/lib/db/driver/client";
+import { db, lockOwner, transaction } from "@/lib/db/driver/client";
 import { isUniqueViolation } from "@/lib/db/driver/sql";
 
 /** What a server shows: never its sealed headers. */
@@ -39,9 +39,7 @@ export type NotCreated = "name_taken" | "limit_reached";
 
 /**
  * Store a server unless its owner has one of that name or `most` servers already. The count and the insert are one
- * transaction serialised per owner, so that concurrent additions cannot all pass the count: on SQLite the one
- * connection runs one transaction at a time (lib/db/driver/one-connection.ts); on PostgreSQL, whose transactions run
- * side by side, a transaction-scoped advisory lock on the owner makes the next one wait for this one's commit.
+ * transaction serialised per owner (`lockOwner`), so that concurrent additions cannot all pass the count.
  */
 export async function createMcpServer(
   { headerNames, ...row }: NewMcpServerRow,
@@ -49,10 +47,7 @@ export async function createMcpServer(
 ): Promise<McpServerRow | NotCreated> {
   try {
     return await transaction(async (tx) => {
-      if (provider === "postgresql")
-        await sql
-          .within(tx)
-          .execute(`SELECT pg_advisory_xact_lock(${MCP_SERVERS_LOCK}, hashtext(?))`, [row.ownerId ?? ""]);
+      await lockOwner(tx, MCP_SERVERS_LOCK, row.ownerId);
       if ((await tx.mcpServer.count({ where: { ownerId: row.ownerId } })) >= most) return "limit_reached" as const;
       return withNames(
         await tx.mcpServer.create({ data: { ...row, headerNames: JSON.stringify(headerNames) }, select: listed }),

@@ -24,6 +24,8 @@ export interface NewToolVersion {
   examples: ToolExample[];
   /** The tools its code calls with tools.call; none when absent. */
   uses?: string[];
+  /** The secrets its code reads by name; none when absent. */
+  secrets?: string[];
 }
 
 /** A new version's code and its language: JavaScript when it does not say, as every tool was before Python. */
@@ -49,6 +51,7 @@ const view = {
   examples: true,
   failingExamples: true,
   uses: true,
+  secrets: true,
   version: true,
   status: true,
   createdAt: true,
@@ -74,6 +77,8 @@ export interface ToolRow {
   failingExamples: string;
   /** JSON: string[], the tools its code calls with tools.call. */
   uses: string;
+  /** JSON: string[], the secrets its code reads by name. */
+  secrets: string;
   version: number;
   status: string;
   createdAt: Date;
@@ -138,12 +143,13 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
       examples: JSON.stringify(tool.examples),
       failingExamples: "[]",
       uses: JSON.stringify(tool.uses ?? []),
+      secrets: JSON.stringify(tool.secrets ?? []),
       version: (previous ? toInt(previous.version) : 0) + 1,
       status: "active",
       createdAt: databaseClock.now(),
     };
     await statements.execute(
-      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "language", "code", "examples", "uses", "version", "status", "createdAt", "nameWords", "parameterWords") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO "Tool" ("id", "lineageId", "ownerId", "conversationId", "runId", "scope", "deprecated", "name", "description", "parametersSchema", "language", "code", "examples", "uses", "secrets", "version", "status", "createdAt", "nameWords", "parameterWords") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.id,
         row.lineageId,
@@ -159,6 +165,7 @@ export function saveToolVersion(tool: NewToolVersion): Promise<ToolRow> {
         row.code,
         row.examples,
         row.uses,
+        row.secrets,
         row.version,
         row.status,
         row.createdAt,

@@ -167,6 +167,40 @@ class ToolCallError(Exception):
 _OMITTED = object()
 
 
+class _Secrets:
+    """What tool code sees as `secrets`: secrets["WEATHER_KEY"] is a placeholder, never the value. The host puts the
+    value in where a request to one of the secret's hosts carries the placeholder (lib/secrets/boundary.ts)."""
+
+    __slots__ = ("_placeholders",)
+
+    def __init__(self, placeholders):
+        self._placeholders = dict(placeholders)
+
+    def __getitem__(self, name):
+        if name not in self._placeholders:
+            listed = ", ".join(self._placeholders) or "none"
+            raise KeyError(
+                f"{name!r} is not among this tool's secrets ({listed}): register a new version that lists it in "
+                "`secrets`, and ask the person to add it in Settings → Secrets."
+            )
+        return self._placeholders[name]
+
+    def get(self, name, default=None):
+        return self._placeholders.get(name, default)
+
+    def __contains__(self, name):
+        return name in self._placeholders
+
+    def __iter__(self):
+        return iter(list(self._placeholders))
+
+    def __len__(self):
+        return len(self._placeholders)
+
+    def __repr__(self):
+        return f"secrets({', '.join(self._placeholders)})"
+
+
 class _Tools:
     """What tool code sees as `tools`: tools.call(name, input) waits for another tool's output and returns it as
     Python values, or raises tools.ToolCallError with its error. The host decides whether the call may run."""
@@ -266,7 +300,8 @@ def call(job):
     printed = _Printed(limits["consoleChars"])
     sys.stdout = sys.stderr = printed
     try:
-        value = _evaluate(mode, tree, verdict["entry"], job.get("input", {}), job.get("skipPolicy", False))
+        secrets = _Secrets(job.get("secrets") or {})
+        value = _evaluate(mode, tree, verdict["entry"], job.get("input", {}), job.get("skipPolicy", False), secrets)
         try:
             text = _dumps(_to_json(value), ensure_ascii=False)
         except NotJson as error:
@@ -283,9 +318,9 @@ def call(job):
     return result
 
 
-def _evaluate(mode, tree, entry, inputs, unrestricted):
+def _evaluate(mode, tree, entry, inputs, unrestricted, secrets):
     # The test-only switch turns the first layer off whole: all builtins and any import, so the jail alone holds.
-    namespace = {"__name__": "tool", "tools": _TOOLS} if unrestricted else _namespace()
+    namespace = {"__name__": "tool", "tools": _TOOLS, "secrets": secrets} if unrestricted else _namespace(secrets)
     if mode == "snippet":
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         exec(compile(tree, "<tool>", "exec"), namespace)
@@ -299,7 +334,7 @@ def _evaluate(mode, tree, entry, inputs, unrestricted):
     return function(**inputs) if _takes_keywords(function, entry, inputs) else function(inputs)
 
 
-def _namespace():
+def _namespace(secrets):
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         # C code imports through the builtins of the frame it runs in (datetime.strptime imports _strptime, numpy's
         # tofile imports os) with a list for fromlist, where an import statement passes None or a tuple: a module
@@ -312,6 +347,7 @@ def _namespace():
     own_builtins = dict(_SAFE_BUILTINS)
     own_builtins["__import__"] = guarded_import
     own_builtins["tools"] = _TOOLS
+    own_builtins["secrets"] = secrets
     return {"__builtins__": own_builtins, "__name__": "tool"}
 
 

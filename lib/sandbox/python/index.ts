@@ -45,7 +45,7 @@ export async function runPython(
   code: string,
   input?: unknown,
   signal?: AbortSignal,
-  services: Pick<PythonJob, "callTool" | "fetch" | "nested" | "workspace"> = {},
+  services: Pick<PythonJob, "callTool" | "fetch" | "nested" | "workspace" | "secrets"> = {},
 ): Promise<PythonOutcome> {
   return (
     before(code) ??

@@ -50,6 +50,8 @@ export interface PythonJob {
    * copied back before its outcome is answered. Without one, /mnt/data starts empty and nothing of it is kept.
    */
   workspace?: string;
+  /** What the code reads as `secrets`: a placeholder per name; the values stay with `fetch` (lib/secrets/). */
+  secrets?: Record<string, string>;
 }
 
 /** A call's outcome, or the policy's verdict when the code was refused before it ran. */
@@ -279,10 +281,10 @@ export class PythonPool {
       hostRequests: new AbortController(),
       connection,
     };
-    const { mode, code, input, requireEntryPoint, skipPolicy, uses, workspace } = pending.job;
+    const { mode, code, input, requireEntryPoint, skipPolicy, uses, workspace, secrets } = pending.job;
     const wire = { outputChars: limits.outputChars, consoleChars: limits.consoleChars, imageChars: IMAGE_CHARS };
     const job = (inbox = false) =>
-      send(connection, { mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire, inbox });
+      send(connection, { mode, code, input, requireEntryPoint, skipPolicy, uses, limits: wire, inbox, secrets });
     if (!workspace) return job();
     const current = slot.current;
     // Awaited before the inbox is emptied (afterCall): a copy still going when the call ends leaves nothing there.

@@ -45,7 +45,11 @@ export const registerTool = defineTool({
     "runs before the tool is accepted, and a mismatch rejects it, showing the input, the expected and the actual " +
     "output.\n" +
     "Build on tools that exist rather than rewriting what they do: list the tools the code calls in `uses`. When a " +
-    "tool others use gets a new version, their examples run again and any that now fail are reported.",
+    "tool others use gets a new version, their examples run again and any that now fail are reported.\n" +
+    "API keys: list the names in `secrets` (each must be set by the person in Settings → Secrets first; ask them, " +
+    'never for the key in the chat). The code reads `secrets.NAME` (JavaScript) or `secrets["NAME"]` (Python): ' +
+    "a placeholder that requests to the secret's hosts carry as the key, in the URL, a header or the body; to " +
+    "other hosts they are refused, and a key in a reply comes back as [secret NAME].",
   changesToolset: true,
   inputSchema: NewToolDefinition,
   async execute(definition, context) {
@@ -64,6 +68,7 @@ export const registerTool = defineTool({
         code,
         examples,
         uses: definition.uses,
+        secrets: definition.secrets,
       },
       context.signal,
       // Its examples may call other tools (tools.call), as the tool will; the run then offers it.

@@ -14,7 +14,7 @@ import type { DependentCheck, ExampleOutcome } from "@/lib/contract/events";
 import { describeFailures } from "./examples";
 import { sandboxFailure } from "@/lib/tools/output";
 import { inlineRefs, SchemaReferenceError } from "@/lib/tools/schema";
-import { runExamples, runStoredExamples, storedTool } from "./stored-tool";
+import { boundaryFor, runExamples, runStoredExamples, storedTool } from "./stored-tool";
 import { toolInUse, toolUses } from "./wire";
 import { isBuiltinName } from "@/lib/tools/names";
 import type { CodeCalls } from "@/lib/tools/types";
@@ -22,7 +22,7 @@ import type { CodeCalls } from "@/lib/tools/types";
 const MAX_SCHEMA_CHARS = 16 * 1024;
 
 export type Refusal =
-  | { ok: false; problem: "schema" | "compile" | "uses"; message: string; cancelled?: boolean }
+  | { ok: false; problem: "schema" | "compile" | "uses" | "secrets"; message: string; cancelled?: boolean }
   | { ok: false; problem: "policy"; message: string; violations: Violation[] }
   | { ok: false; problem: "examples"; message: string; outcomes: ExampleOutcome[]; cancelled?: boolean };
 
@@ -103,12 +103,12 @@ export function dependentsReport(dependents: DependentCheck[]): string {
 }
 
 /**
- * Why a tool version cannot be accepted, if it cannot: its parameters schema must be usable, its code must pass
- * its language's policy and load in its sandbox (defining its entry point), and each of its examples must give the
- * expected output.
+ * Why a tool version cannot be accepted, if it cannot: its parameters schema must be usable, the secrets it names
+ * set for its owner, its code must pass its language's policy and load in its sandbox (defining its entry point),
+ * and each of its examples must give the expected output.
  */
 export async function checkToolVersion(
-  tool: Omit<NewToolVersion, "ownerId" | "conversationId" | "runId">,
+  tool: Omit<NewToolVersion, "ownerId" | "conversationId" | "runId"> & { ownerId?: string },
   signal?: AbortSignal,
   calls?: CodeCalls,
 ): Promise<Refusal | undefined> {
@@ -117,6 +117,8 @@ export async function checkToolVersion(
   const uses = tool.uses ?? [];
   const usesProblem = await checkUses(tool.name, uses, calls);
   if (usesProblem) return { ok: false, problem: "uses", message: `Invalid uses: ${usesProblem}` };
+  const secrets = await boundaryFor({ secrets: tool.secrets ?? [] }, tool.ownerId);
+  if (typeof secrets === "string") return { ok: false, problem: "secrets", message: `Invalid secrets: ${secrets}` };
 
   const source = versionSource(tool);
   const check = await checkSource(source, { uses });
@@ -130,13 +132,12 @@ export async function checkToolVersion(
   }
   // Loading the code and running the examples are independent sandbox calls: side by side, the pool takes both.
   const [compiled, outcomes] = await Promise.all([
-    runInSandbox("compile", source, undefined, signal, { network: calls?.network }),
+    runInSandbox("compile", source, undefined, signal, { network: calls?.network, secrets }),
     runExamples(
-      { ...source, uses, parametersSchema: tool.parametersSchema },
+      { ...source, uses, secrets: tool.secrets ?? [], parametersSchema: tool.parametersSchema },
       tool.examples,
       signal,
-      calls?.callsAs(tool.name),
-      calls?.network,
+      { callTool: calls?.callsAs(tool.name), network: calls?.network, ownerId: tool.ownerId },
     ),
   ]);
   if (!compiled.ok) {

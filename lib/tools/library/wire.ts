@@ -19,6 +19,9 @@ export const toolSource = (row: ToolRow): ToolSource => ({ language: row.languag
 /** The tools a version's code calls with tools.call. */
 export const toolUses = (row: ToolRow): string[] => JSON.parse(row.uses) as string[];
 
+/** The secrets a version's code reads by name. */
+export const toolSecrets = (row: ToolRow): string[] => JSON.parse(row.secrets) as string[];
+
 /** A tool version as the trace shows it (`tool_registered`) and the conversation's tool list. */
 export function toolView(row: ToolRow): RegisteredToolView {
   return {
@@ -31,6 +34,7 @@ export function toolView(row: ToolRow): RegisteredToolView {
     version: row.version,
     examples: JSON.parse(row.examples) as ToolExample[],
     uses: toolUses(row),
+    secrets: toolSecrets(row),
   };
 }
 
@@ -55,6 +59,7 @@ export function toolJson(row: ToolRow, stats?: ToolStats): Tool {
     conversationId: row.conversationId,
     createdAt: row.createdAt.toISOString(),
     uses: toolUses(row),
+    secrets: toolSecrets(row),
     ...(stats ? { stats: { ...stats, lastUsedAt: stats.lastUsedAt?.toISOString() ?? null } } : {}),
     ...(stats ? { statistics: seatStatistics(stats) } : {}),
   };

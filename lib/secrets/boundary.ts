@@ -1,0 +1,169 @@
+/**
+ * Where a secret's value meets a tool's request (docs/secrets.md): the code holds a placeholder; the host side of
+ * each request (lib/sandbox/fetch-guard.ts) puts the value in for the secret's hosts only, refuses to send it
+ * anywhere else, and takes it out of what comes back. Pure, so every rule is tested without a network.
+ */
+import { randomBytes } from "node:crypto";
+import { hostWithin } from "@/lib/sandbox/fetch-guard";
+
+/** A secret a call may use, its value opened (lib/secrets/store.ts): held here, never handed to the code. */
+export interface CallSecret {
+  id: string;
+  name: string;
+  value: string;
+  hosts: readonly string[];
+}
+
+/** A request as the code wrote it, or as it goes out. */
+export interface OutgoingRequest {
+  url: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** A request that would carry a secret to a host it is not for: nothing was sent. */
+export class SecretHostError extends Error {}
+
+interface Sealed extends CallSecret {
+  placeholder: string;
+  /** What stands for the value in what comes back: the tool sees this, never the value. */
+  redaction: string;
+  /** The value as a URL carries it, when that differs. */
+  encoded?: string;
+  /** The value as it is written raw, in a URL and in JSON text: each is taken out of what comes back. */
+  forms: string[];
+}
+
+const BASIC = /^(basic\s+)([A-Za-z0-9+/=]+)$/i;
+
+/** One call's secrets: a fresh placeholder each (a leaked one names nothing another call would fill). */
+export class SecretBoundary {
+  private readonly sealed: Sealed[];
+  private readonly used = new Set<string>();
+
+  constructor(secrets: readonly CallSecret[]) {
+    this.sealed = secrets.map((secret) => {
+      const encoded = encodeURIComponent(secret.value);
+      const forms = [...new Set([secret.value, encoded, JSON.stringify(secret.value).slice(1, -1)])];
+      return {
+        ...secret,
+        placeholder: `TOOLSMITH_SECRET_${secret.name}_${randomBytes(9).toString("hex")}`,
+        redaction: `[secret ${secret.name}]`,
+        ...(encoded !== secret.value && { encoded }),
+        forms,
+      };
+    });
+  }
+
+  /** What the code reads as `secrets`: a placeholder per name. */
+  placeholders(): Record<string, string> {
+    return Object.fromEntries(this.sealed.map(({ name, placeholder }) => [name, placeholder]));
+  }
+
+  /** The ids of the secrets a request carried so far (their "last used"). */
+  usedIds(): string[] {
+    return this.sealed.filter(({ name }) => this.used.has(name)).map(({ id }) => id);
+  }
+
+  /**
+   * The request as it goes to `host`: each placeholder in the URL (percent-encoded there), the headers (a Basic
+   * credential's base64 too) and the body replaced with its value. Throws SecretHostError, sending nothing, when a
+   * placeholder is bound for a host outside its secret's hosts.
+   */
+  fill(request: OutgoingRequest, host: string): OutgoingRequest {
+    const carried = this.sealed.filter((secret) => carries(request, secret.placeholder));
+    const refused = carried.find((secret) => !hostWithin(host, secret.hosts));
+    if (refused)
+      throw new SecretHostError(
+        `This request to ${host} carries the secret ${refused.name}, which may only be sent to ` +
+          `${refused.hosts.join(", ")}: it was not sent. Send it to one of those hosts, or ask the person to add ` +
+          `${host} to ${refused.name}'s hosts in Settings → Secrets.`,
+      );
+    if (carried.length === 0) return request;
+    for (const secret of carried) this.used.add(secret.name);
+    const inText = (text: string) =>
+      carried.reduce((filled, secret) => filled.replaceAll(secret.placeholder, secret.value), text);
+    const inUrl = carried.reduce(
+      (filled, secret) => filled.replaceAll(secret.placeholder, secret.encoded ?? secret.value),
+      request.url,
+    );
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, inText(inBasic(value, inText))]),
+    );
+    const body = Buffer.isBuffer(request.body)
+      ? carried.reduce((filled, secret) => replaceBytes(filled, secret.placeholder, secret.value), request.body)
+      : request.body === undefined
+        ? undefined
+        : inText(request.body);
+    return { url: inUrl, headers, body };
+  }
+
+  /** `text` with each value (in each of its forms) as `[secret NAME]`: what a tool may see of a reply or an error. */
+  redact(text: string): string {
+    let redacted = text;
+    for (const secret of this.sealed) {
+      for (const form of secret.forms)
+        if (redacted.includes(form)) redacted = redacted.replaceAll(form, secret.redaction);
+    }
+    return redacted;
+  }
+
+  /** `bytes` with each value as `[secret NAME]`; the same buffer when none is in it. */
+  redactBytes(bytes: Buffer): Buffer {
+    let redacted = bytes;
+    for (const secret of this.sealed)
+      for (const form of secret.forms) redacted = replaceBytes(redacted, form, secret.redaction);
+    return redacted;
+  }
+
+  /**
+   * A redirect's next URL with each value put back as its placeholder: a server that echoes a key into a Location
+   * cannot have it carried to another host, since the next hop is filled (and refused) like the first.
+   */
+  conceal(url: string): string {
+    let concealed = url;
+    for (const secret of this.sealed)
+      for (const form of secret.forms) concealed = concealed.replaceAll(form, secret.placeholder);
+    return concealed;
+  }
+}
+
+function carries(request: OutgoingRequest, placeholder: string): boolean {
+  if (request.url.includes(placeholder)) return true;
+  if (
+    Object.values(request.headers).some((value) => value.includes(placeholder) || inBasic(value).includes(placeholder))
+  )
+    return true;
+  if (request.body === undefined) return false;
+  return Buffer.isBuffer(request.body) ? request.body.includes(placeholder) : request.body.includes(placeholder);
+}
+
+/**
+ * A Basic credential (`Basic base64(user:password)`) decoded, its text filled by `fill`, and encoded again: code
+ * that builds one from a placeholder gets the value inside the base64. Any other header value is returned as it is.
+ */
+function inBasic(value: string, fill?: (text: string) => string): string {
+  const match = BASIC.exec(value);
+  if (!match) return value;
+  const decoded = Buffer.from(match[2], "base64").toString("utf8");
+  if (!fill) return decoded;
+  const filled = fill(decoded);
+  return filled === decoded ? value : `${match[1]}${Buffer.from(filled, "utf8").toString("base64")}`;
+}
+
+/** `bytes` with every `from` replaced by `to`; the same buffer when there is none. */
+function replaceBytes(bytes: Buffer, from: string, to: string): Buffer {
+  const needle = Buffer.from(from, "utf8");
+  let found = bytes.indexOf(needle);
+  if (found === -1) return bytes;
+  const replacement = Buffer.from(to, "utf8");
+  const parts: Buffer[] = [];
+  let start = 0;
+  while (found !== -1) {
+    parts.push(bytes.subarray(start, found), replacement);
+    start = found + needle.length;
+    found = bytes.indexOf(needle, start);
+  }
+  parts.push(bytes.subarray(start));
+  return Buffer.concat(parts);
+}

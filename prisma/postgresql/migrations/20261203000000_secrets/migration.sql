@@ -1,0 +1,20 @@
+-- Secrets tools use by name (lib/secrets/), and the secrets each tool version names.
+ALTER TABLE "Tool" ADD COLUMN "secrets" TEXT NOT NULL DEFAULT '[]';
+
+-- CreateTable
+CREATE TABLE "Secret" (
+    "id" TEXT NOT NULL,
+    "ownerId" TEXT,
+    "name" TEXT NOT NULL,
+    "hosts" TEXT NOT NULL,
+    "value" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "lastUsedAt" TIMESTAMP(3),
+    CONSTRAINT "Secret_pkey" PRIMARY KEY ("id")
+);
+CREATE UNIQUE INDEX "Secret_ownerId_name_key" ON "Secret"("ownerId", "name");
+
+-- The unique index on ("ownerId", "name") counts no two NULL owners as equal: everyone's secrets' names are unique
+-- through this one.
+CREATE UNIQUE INDEX "Secret_everyone_name_key" ON "Secret"("name") WHERE "ownerId" IS NULL;
