@@ -3,6 +3,8 @@ import { headers } from "next/headers";
 import { AccountSettings, SignInInvitation } from "@/components/account/AccountSettings";
 import { ApiTokens } from "@/components/settings/ApiTokens";
 import { McpServers } from "@/components/settings/McpServers";
+import { Secrets } from "@/components/settings/Secrets";
+import { secretViews } from "@/lib/secrets/store";
 import { profileChoiceFor } from "@/lib/accounts/admin";
 import { mcpServersWithStatus } from "@/lib/tools/mcp-tools";
 import { findProfile } from "@/lib/settings/profiles";
@@ -25,6 +27,7 @@ export default async function SettingsPage() {
   const mcpServers = identity
     ? await mcpServersWithStatus(identity, findProfile((await profileChoiceFor(identity)).defaultProfile))
     : [];
+  const secrets = identity ? await secretViews(identity) : [];
   const current = account ? await signedInOf({ headers: await headers() }) : undefined;
   return (
     <PageShell current="/settings">
@@ -49,6 +52,7 @@ export default async function SettingsPage() {
           lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
         }))}
       />
+      <Secrets initial={secrets} />
       <McpServers initial={mcpServers} />
     </PageShell>
   );

@@ -2,7 +2,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Annotation, ToolExample, Verdict } from "@/lib/contract/events";
 import type { GenerationEvent } from "@/lib/contract/generation";
 import type { SegmentStart } from "@/lib/contract/log";
-import type { NewMcpServer, ToolDescription } from "@/lib/contract/requests";
+import type { NewMcpServer, NewSecret, ToolDescription } from "@/lib/contract/requests";
 import type { ToolLanguage } from "@/lib/sandbox/languages";
 import type {
   Account,
@@ -19,6 +19,7 @@ import type {
   McpServer,
   NewApiTokenAnswer,
   Passkey,
+  Secret,
   ShareLink,
   Tool,
   ToolPage,
@@ -28,6 +29,7 @@ import type {
 
 export type {
   McpServer,
+  Secret,
   Account,
   AccountSession,
   ApiToken,
@@ -167,6 +169,7 @@ async function readFileStart(
 }
 
 const mcpServersPath = (forEveryone: boolean) => (forEveryone ? "/api/admin/mcp-servers" : "/api/mcp-servers");
+const secretsPath = (forEveryone: boolean) => (forEveryone ? "/api/admin/secrets" : "/api/secrets");
 
 export const api = {
   listConversations: (cursor?: string, thumbsDown = false) => {
@@ -297,6 +300,10 @@ export const api = {
     json<McpServer>(mcpServersPath(forEveryone), { method: "POST", ...jsonBody(server) }),
   removeMcpServer: async (id: string, forEveryone = false) =>
     void (await call(`${mcpServersPath(forEveryone)}/${encodeURIComponent(id)}`, { method: "DELETE" })),
+  keepSecret: (secret: NewSecret, forEveryone = false) =>
+    json<Secret>(secretsPath(forEveryone), { method: "POST", ...jsonBody(secret) }),
+  removeSecret: async (name: string, forEveryone = false) =>
+    void (await call(`${secretsPath(forEveryone)}/${encodeURIComponent(name)}`, { method: "DELETE" })),
   signOut: async (everywhere = false) =>
     void (await call("/api/auth/signout", { method: "POST", ...jsonBody({ everywhere }) })),
   revokeSession: async (id: string) =>
