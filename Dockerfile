@@ -26,6 +26,6 @@ RUN npm run build && mkdir -p data
 
 EXPOSE 3000
 # npm start migrates the database, finds the build up to date and serves on PORT (3000). npm is the container's
-# first process: it passes `docker stop`'s SIGTERM on to the server, which hands its runs over (README, "Several
-# instances").
+# first process: it passes `docker stop`'s SIGTERM on to the server, which hands its runs over (docs/configuration.md,
+# "Several instances").
 CMD ["npm", "start"]

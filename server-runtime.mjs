@@ -1,6 +1,7 @@
 // The production server's Node flags, which server.mjs restarts itself with (process.execve) when they are missing:
 // async context frames, so that Next's request stores do not put V8 promise hooks on every promise (the default from
-// Node 24), and a heap cap (TOOLSMITH_HEAP_MB), past which garbage piles up under load. The README has the figures.
+// Node 24), and a heap cap (TOOLSMITH_HEAP_MB), past which garbage piles up under load. docs/performance.md has the
+// figures.
 
 import { createServer } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";

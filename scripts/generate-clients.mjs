@@ -1,7 +1,7 @@
 // Generates the Prisma client of each provider from the one schema, prisma/schema.prisma (written for SQLite):
 // lib/generated/sqlite and lib/generated/postgresql. The PostgreSQL schema is derived, never edited by hand: the
 // same models with `provider = "postgresql"`; it is written to lib/generated/postgresql.prisma, where
-// `prisma migrate diff` can read it to write PostgreSQL migrations (see the README).
+// `prisma migrate diff` can read it to write PostgreSQL migrations (see docs/configuration.md, "Migrations").
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";

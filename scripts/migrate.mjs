@@ -1,4 +1,4 @@
-// Applies pending migrations to the database that DATABASE_URL names (see the README):
+// Applies pending migrations to the database that DATABASE_URL names (see docs/configuration.md, "Migrations"):
 // - SQLite (`file:`, the default): `prisma migrate deploy` over prisma/sqlite/migrations, after creating the
 //   file's directory, holding the lock that keeps it from a running server (lib/db/driver/sqlite-lock.mjs);
 // - PostgreSQL (`postgresql://`): the files of prisma/postgresql/migrations, here. Prisma 6's JS schema engine

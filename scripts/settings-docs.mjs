@@ -1,6 +1,6 @@
-// .env.example and the README's configuration table, generated from the settings' schema
+// .env.example and the configuration table of docs/configuration.md, generated from the settings' schema
 // (lib/settings/environment.mjs): `node scripts/settings-docs.mjs` rewrites both, and tests/unit/settings.test.ts
-// fails while either differs from what this makes.
+// fails while either differs from what this makes. The table goes between its two markers, wherever they are.
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -10,6 +10,8 @@ const GENERATED = "generated from lib/settings/environment.mjs by `node scripts/
 const TABLE_START = `<!-- The table is ${GENERATED}. -->`;
 const TABLE_END = "<!-- End of the generated table. -->";
 const WIDTH = 120;
+/** The file whose markers hold the table. */
+export const CONFIGURATION_DOC = "docs/configuration.md";
 
 /** @typedef {{ name: string, description: string, shown: string, value: string }} Documented */
 
@@ -66,7 +68,7 @@ export function envExample() {
   ].join("\n");
 }
 
-/** The README's configuration table, between its markers. */
+/** The configuration table, between its markers. */
 function table() {
   const rows = documentedSections.flatMap(({ variables }) =>
     variables.map(({ name, description, shown }) => `| \`${name}\` | ${shown}${shown && " "}| ${description} |`),
@@ -76,16 +78,16 @@ function table() {
   );
 }
 
-/** The README with its configuration table as the schema has it. */
-export function readmeWithTable(/** @type {string} */ readme) {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start === -1 || end === -1) throw new Error(`README.md has lost its table markers: ${TABLE_START}`);
-  return readme.slice(0, start) + table() + readme.slice(end + TABLE_END.length);
+/** The configuration doc with its table as the schema has it. */
+export function withTable(/** @type {string} */ doc) {
+  const start = doc.indexOf(TABLE_START);
+  const end = doc.indexOf(TABLE_END);
+  if (start === -1 || end === -1) throw new Error(`${CONFIGURATION_DOC} has lost its table markers: ${TABLE_START}`);
+  return doc.slice(0, start) + table() + doc.slice(end + TABLE_END.length);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   fs.writeFileSync(".env.example", envExample());
-  fs.writeFileSync("README.md", readmeWithTable(fs.readFileSync("README.md", "utf8")));
-  console.log("Wrote .env.example and the README's configuration table.");
+  fs.writeFileSync(CONFIGURATION_DOC, withTable(fs.readFileSync(CONFIGURATION_DOC, "utf8")));
+  console.log(`Wrote .env.example and the configuration table of ${CONFIGURATION_DOC}.`);
 }

@@ -34,7 +34,7 @@ export const thinking = (budgetTokens: number) =>
     : { thinking: { type: "disabled" as const } };
 
 /**
- * The client for the configured dialect (TOOLSMITH_MODEL_API, whose meanings the README's table gives), with
+ * The client for the configured dialect (TOOLSMITH_MODEL_API, whose meanings docs/configuration.md's table gives), with
  * `<think>…</think>` routed to reasoning (R1 distills, Qwen3 without a reasoning parser). `onBytes` hears every chunk.
  */
 export function languageModel(model: ModelConfig, onBytes: () => void): LanguageModel {

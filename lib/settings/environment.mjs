@@ -1,5 +1,5 @@
 // Every environment variable the app reads, in one zod schema: its type and range, its default, and what it means.
-// .env.example and the README's configuration table are generated from it (scripts/settings-docs.mjs).
+// .env.example and the configuration table of docs/configuration.md are generated from it (scripts/settings-docs.mjs).
 // Plain JavaScript, for server.mjs and the scripts, which run under plain Node; TypeScript infers the types.
 import os from "node:os";
 import { z } from "zod";
@@ -362,7 +362,7 @@ const telemetry = {
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl("http://localhost:4318")
     .optional()
     .describe(
-      "an OTLP/HTTP receiver (a collector, Langfuse, Phoenix), e.g. `http://localhost:4318`; `/v1/traces` is added. Set, every finished run is exported as a trace (see the README's OpenTelemetry)",
+      "an OTLP/HTTP receiver (a collector, Langfuse, Phoenix), e.g. `http://localhost:4318`; `/v1/traces` is added. Set, every finished run is exported as a trace (see docs/observability.md)",
     ),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl("http://localhost:4318/v1/traces")
     .optional()

@@ -67,7 +67,7 @@ async function createTool(token: string, tool: object): Promise<string> {
   return created.body.id;
 }
 
-/** The three kinds of client the README promises to serve. */
+/** The three kinds of client docs/mcp.md promises to serve. */
 const REVISIONS = ["2026-07-28", "2025-11-25", "2025-06-18"] as const;
 type Revision = (typeof REVISIONS)[number];
 

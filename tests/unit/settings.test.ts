@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { environment, sections } from "@/lib/settings/environment.mjs";
-import { envExample, readmeWithTable } from "@/scripts/settings-docs.mjs";
+import { CONFIGURATION_DOC, envExample, withTable } from "@/scripts/settings-docs.mjs";
 
 const names = Object.values(sections).flatMap((variables) => Object.keys(variables));
 type Name = keyof ReturnType<typeof environment>;
@@ -257,33 +257,36 @@ describe("SEAT's names", () => {
   });
 });
 
-describe(".env.example and the README's configuration table", () => {
+describe(".env.example and the configuration table of docs/configuration.md", () => {
   const envFile = fs.readFileSync(".env.example", "utf8");
-  const readme = fs.readFileSync("README.md", "utf8");
-  const configuration = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## Using it"));
+  const doc = fs.readFileSync(CONFIGURATION_DOC, "utf8");
+  const table = doc.slice(
+    doc.indexOf("<!-- The table is generated"),
+    doc.indexOf("<!-- End of the generated table. -->"),
+  );
   const envValues = new Map([...envFile.matchAll(/^# ([A-Z0-9_]+)=(.*)$/gm)].map(([, name, value]) => [name, value]));
-  const readmeDefaults = new Map(
-    [...configuration.matchAll(/^\| `([A-Z0-9_]+)` \| ?(.*?) ?\|/gm)].map(([, name, shown]) => [name, shown]),
+  const docDefaults = new Map(
+    [...table.matchAll(/^\| `([A-Z0-9_]+)` \| ?(.*?) ?\|/gm)].map(([, name, shown]) => [name, shown]),
   );
 
   it("list every variable of the schema, and no other", () => {
     expect([...envValues.keys()]).toEqual(names);
-    expect([...readmeDefaults.keys()]).toEqual(names);
+    expect([...docDefaults.keys()]).toEqual(names);
   });
 
   it("show the schema's defaults", () => {
     const defaults = environment({});
     for (const name of names as Name[]) {
-      // Empty: no default, or one worked out when the app runs, which the README says in words.
+      // Empty: no default, or one worked out when the app runs, which the table says in words.
       const value = envValues.get(name)!;
       if (!value) continue;
       expect(environment({ [name]: value })[name], name).toEqual(defaults[name]);
-      expect(readmeDefaults.get(name), name).toBe(`\`${value}\``);
+      expect(docDefaults.get(name), name).toBe(`\`${value}\``);
     }
   });
 
   it("are what scripts/settings-docs.mjs makes of the schema (run it after changing the schema)", () => {
     expect(envFile).toBe(envExample());
-    expect(readme).toBe(readmeWithTable(readme));
+    expect(doc).toBe(withTable(doc));
   });
 });

@@ -82,7 +82,8 @@ export const liveSql: Sql = connection.liveSql;
 /**
  * PostgreSQL: a live-path statement sent by name, parsed and planned once per connection, on the live pool itself
  * (Prisma's adapter cannot name statements). `text` numbers its placeholders ($1); pass no dates and read no
- * timestamps, which pg converts in this process's time zone. Needs a session per connection (see the README).
+ * timestamps, which pg converts in this process's time zone. Needs a session per connection (see
+ * docs/configuration.md, "Several instances").
  */
 export async function livePrepared<Row extends object>(name: string, text: string, values: unknown[]): Promise<Row[]> {
   const { pools } = connection;
