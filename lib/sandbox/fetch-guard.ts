@@ -4,7 +4,7 @@ import dns from "node:dns";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import type { FetchLimits } from "@/lib/settings/config";
-import type { SecretBoundary } from "@/lib/secrets/boundary";
+import type { FilledRequest, SecretBoundary } from "@/lib/secrets/boundary";
 import type { FetchRequest } from "./pool";
 
 /** Host names refused before any lookup: they name this machine or a cloud metadata service. */
@@ -192,7 +192,7 @@ export async function guardedFetch(request: FetchRequest, options: GuardOptions)
 }
 
 /** One hop of a request with the call's secrets filled in for its host (or refused for it). */
-function filled(secrets: SecretBoundary, url: URL, headers: Record<string, string>, body?: string | Buffer) {
+function filled(secrets: SecretBoundary, url: URL, headers: Record<string, string>, body?: string | Buffer): Hop {
   const outgoing = secrets.fill({ url: url.toString(), headers, body }, hostOf(url));
   const filledUrl = new URL(outgoing.url);
   // A value is percent-encoded into the URL, so it cannot move the request to another host; checked all the same.
@@ -211,11 +211,18 @@ function redacted(secrets: SecretBoundary, reply: FetchReply): FetchReply {
   };
 }
 
+/** One hop's request as it is sent. */
+interface Hop {
+  url: URL;
+  headers: Record<string, string>;
+  body?: FilledRequest["body"];
+}
+
 function send(
   url: URL,
   method: string,
   headers: Record<string, string>,
-  body: string | Buffer | undefined,
+  body: Hop["body"],
   options: GuardOptions,
   signal: AbortSignal,
 ): Promise<http.IncomingMessage> {
@@ -235,7 +242,8 @@ function send(
       resolvePromise,
     );
     req.on("error", reject);
-    req.end(body);
+    if (Array.isArray(body)) for (const piece of body) req.write(piece);
+    req.end(Array.isArray(body) ? undefined : body);
   });
 }
 

@@ -14,11 +14,16 @@ export interface CallSecret {
   hosts: readonly string[];
 }
 
-/** A request as the code wrote it, or as it goes out. */
+/** A request as the code wrote it. */
 export interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body?: string | Buffer;
+}
+
+/** A request as it goes out: a body of bytes with values in it is its pieces, written in turn, never copied whole. */
+export interface FilledRequest extends Omit<OutgoingRequest, "body"> {
+  body?: string | Buffer | Buffer[];
 }
 
 /** A request that would carry a secret to a host it is not for: nothing was sent. */
@@ -70,7 +75,7 @@ export class SecretBoundary {
    * credential's base64 too) and the body replaced with its value. Throws SecretHostError, sending nothing, when a
    * placeholder is bound for a host outside its secret's hosts.
    */
-  fill(request: OutgoingRequest, host: string): OutgoingRequest {
+  fill(request: OutgoingRequest, host: string): FilledRequest {
     const carried = this.sealed.filter((secret) => carries(request, secret.placeholder));
     const refused = carried.find((secret) => !hostWithin(host, secret.hosts));
     if (refused)
@@ -91,7 +96,10 @@ export class SecretBoundary {
       Object.entries(request.headers).map(([name, value]) => [name, inText(inBasic(value, inText))]),
     );
     const body = Buffer.isBuffer(request.body)
-      ? carried.reduce((filled, secret) => replaceBytes(filled, secret.placeholder, secret.value), request.body)
+      ? carried.reduce<Buffer[]>(
+          (pieces, secret) => pieces.flatMap((piece) => splitAt(piece, secret.placeholder, secret.value)),
+          [request.body],
+        )
       : request.body === undefined
         ? undefined
         : inText(request.body);
@@ -112,7 +120,10 @@ export class SecretBoundary {
   redactBytes(bytes: Buffer): Buffer {
     let redacted = bytes;
     for (const secret of this.sealed)
-      for (const form of secret.forms) redacted = replaceBytes(redacted, form, secret.redaction);
+      for (const form of secret.forms) {
+        const pieces = splitAt(redacted, form, secret.redaction);
+        if (pieces.length > 1) redacted = Buffer.concat(pieces);
+      }
     return redacted;
   }
 
@@ -151,19 +162,19 @@ function inBasic(value: string, fill?: (text: string) => string): string {
   return filled === decoded ? value : `${match[1]}${Buffer.from(filled, "utf8").toString("base64")}`;
 }
 
-/** `bytes` with every `from` replaced by `to`; the same buffer when there is none. */
-function replaceBytes(bytes: Buffer, from: string, to: string): Buffer {
-  const needle = Buffer.from(from, "utf8");
-  let found = bytes.indexOf(needle);
-  if (found === -1) return bytes;
+/** `bytes` as pieces with every `from` replaced by `to` (views of `bytes` between them); `[bytes]` when none is. */
+function splitAt(bytes: Buffer, from: string, to: string): Buffer[] {
+  let found = bytes.indexOf(from);
+  if (found === -1) return [bytes];
+  const needle = Buffer.byteLength(from);
   const replacement = Buffer.from(to, "utf8");
-  const parts: Buffer[] = [];
+  const pieces: Buffer[] = [];
   let start = 0;
   while (found !== -1) {
-    parts.push(bytes.subarray(start, found), replacement);
-    start = found + needle.length;
-    found = bytes.indexOf(needle, start);
+    pieces.push(bytes.subarray(start, found), replacement);
+    start = found + needle;
+    found = bytes.indexOf(from, start);
   }
-  parts.push(bytes.subarray(start));
-  return Buffer.concat(parts);
+  pieces.push(bytes.subarray(start));
+  return pieces;
 }
