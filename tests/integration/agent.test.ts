@@ -69,6 +69,9 @@ describe("the agent loop over HTTP", () => {
       step: 1,
       tool: { name: "word_count", version: 1, code: WORD_COUNT, parametersSchema: WORD_COUNT_SCHEMA },
     });
+    // The PR's client (messageUtils.js) reads the name and the description at the top level of the event's data.
+    expect(registered.tool_name).toBe("word_count");
+    expect(registered.description).toBe((registered.tool as { description: string }).description);
     const results = ofType(events, "tool_result");
     expect(results[0]).toMatchObject({ name: "register_tool", ok: true });
     expect(results[1]).toMatchObject({ name: "word_count", ok: true, output: { words: 4 }, step: 2 });
