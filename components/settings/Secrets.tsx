@@ -4,7 +4,7 @@ import { LockKeyhole } from "lucide-react";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { api, problemText, type Secret } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
-import { Problem } from "@/components/ui/Problem";
+import { FormOutcome } from "@/components/ui/Problem";
 
 const FIELD =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900";
@@ -165,10 +165,7 @@ export function Secrets({ initial, forEveryone = false }: { initial: Secret[]; f
           </Button>
         </div>
       </form>
-      <Problem text={problem} />
-      <p role="status" className="sr-only">
-        {status}
-      </p>
+      <FormOutcome problem={problem} status={status} />
     </section>
   );
 }

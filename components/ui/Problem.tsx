@@ -6,3 +6,15 @@ export function Problem({ text }: { text: string | null }) {
     </p>
   ) : null;
 }
+
+/** A form's outcome: what went wrong, announced at once, and what was done, for screen readers only. */
+export function FormOutcome({ problem, status }: { problem: string | null; status: string }) {
+  return (
+    <>
+      <Problem text={problem} />
+      <p role="status" className="sr-only">
+        {status}
+      </p>
+    </>
+  );
+}

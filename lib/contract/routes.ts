@@ -131,6 +131,12 @@ const ERROR_MEANINGS: Record<number, string> = {
 };
 const id = z.object({ id: z.string() });
 const secretName = z.object({ name: z.string().describe("The secret's name: WEATHER_KEY.") });
+/** Where a secret's value goes, and where it never does: both routes that keep one say it. */
+const SECRET_VALUE_RULES =
+  "The value is stored sealed (AES-256-GCM, bound to its row) and never answered: not here, not to a tool's code " +
+  "(which reads a placeholder), not to the model, the trace, exports, share links, the audit log or telemetry. A " +
+  "request of a tool that names the secret carries the value only to `hosts` (and their subdomains); to any other " +
+  "host it is refused. Sending a name that is kept already replaces its value and hosts (200).";
 /** A generation's events, as lib/contract/generation.ts lists them. */
 const generationStream = {
   description:
@@ -594,11 +600,7 @@ const routes: ZodOpenApiPathsObject = {
       responses: { "200": json(Secrets, "Everyone's, then yours, by name."), ...errors(401) },
     }),
     post: operation("Keep a secret for your tools (an API key)", {
-      description:
-        "The value is stored sealed (AES-256-GCM, bound to its row) and never answered: not here, not to a tool's " +
-        "code (which reads a placeholder), not to the model, the trace, exports, share links, the audit log or " +
-        "telemetry. A request of a tool that names the secret carries the value only to `hosts` (and their " +
-        "subdomains); to any other host it is refused. Sending a name you have replaces its value and hosts (200).",
+      description: SECRET_VALUE_RULES,
       requestBody: { content: { "application/json": { schema: NewSecret } } },
       responses: {
         "201": json(Secret, "Kept."),
@@ -901,11 +903,7 @@ const seatRoutes: ZodOpenApiPathsObject = {
       responses: { "200": json(Secrets, "Everyone's secrets, by name."), ...errors(401, 404) },
     }),
     post: operation("Admins: keep a secret for everyone's tools", {
-      description:
-        "The value is stored sealed (AES-256-GCM, bound to its row) and never answered: not here, not to a tool's " +
-        "code (which reads a placeholder), not to the model, the trace, exports, share links, the audit log or " +
-        "telemetry. A request of a tool that names the secret carries the value only to `hosts` (and their " +
-        "subdomains); to any other host it is refused. Sending a name you have replaces its value and hosts (200).",
+      description: SECRET_VALUE_RULES,
       requestBody: { content: { "application/json": { schema: NewSecret } } },
       responses: {
         "201": json(Secret, "Kept for everyone."),

@@ -163,12 +163,26 @@ describe("secrets through the guard and the sandboxes", () => {
   const network = { allowed_domains: ["127.0.0.1"] };
   const local = (name = "WEATHER_KEY"): CallSecret => ({ id: "s2", name, value: KEY, hosts: ["127.0.0.1"] });
 
-  it("JavaScript reads a placeholder, its fetch carries the value, and the reply comes back redacted", async () => {
-    const code = `async function run() {
+  it.each([
+    [
+      "JavaScript reads secrets.NAME, its fetch",
+      "javascript" as const,
+      () => `async function run() {
       const reply = await fetch("http://127.0.0.1:${port}/now?appid=" + encodeURIComponent(secrets.WEATHER_KEY));
       return { held: secrets.WEATHER_KEY.slice(0, 17), body: await reply.json() };
-    }`;
-    const outcome = await sandbox.runInSandbox("tool", { language: "javascript", code }, {}, undefined, {
+    }`,
+    ],
+    [
+      "Python reads secrets[NAME], requests",
+      "python" as const,
+      () => `import requests
+def run(inputs):
+    reply = requests.get("http://127.0.0.1:${port}/now", headers={"X-Api-Key": secrets["WEATHER_KEY"]})
+    print(reply.text)
+    return {"held": secrets["WEATHER_KEY"][:17], "body": reply.json()}`,
+    ],
+  ])("%s carries the value, and the reply comes back redacted", async (_, language, code) => {
+    const outcome = await sandbox.runInSandbox("tool", { language, code: code() }, {}, undefined, {
       network,
       secrets: new SecretBoundary([local()]),
     });
@@ -187,23 +201,6 @@ describe("secrets through the guard and the sandboxes", () => {
     expect(outcome.ok === false && outcome.error.message).toMatch(
       /OTHER_KEY is not among this tool's secrets \(WEATHER_KEY\)/,
     );
-  });
-
-  it("Python reads secrets[...] as a placeholder, requests carries the value, and the reply comes back redacted", async () => {
-    const code = `import requests
-def run(inputs):
-    reply = requests.get("http://127.0.0.1:${port}/now", headers={"X-Api-Key": secrets["WEATHER_KEY"]})
-    print(reply.text)
-    return {"held": secrets["WEATHER_KEY"][:17], "body": reply.json()}`;
-    const outcome = await sandbox.runInSandbox("tool", { language: "python", code }, {}, undefined, {
-      network,
-      secrets: new SecretBoundary([local()]),
-    });
-    expect(outcome).toMatchObject({
-      ok: true,
-      output: { held: "TOOLSMITH_SECRET_", body: { ok: true, echoed: "[secret WEATHER_KEY]" } },
-    });
-    expect(JSON.stringify(outcome)).not.toContain(KEY);
   });
 
   it("Python: a request to a host outside the secret's is refused, and an undeclared name says what to do", async () => {
