@@ -202,7 +202,7 @@ function filled(secrets: SecretBoundary, url: URL, headers: Record<string, strin
 
 /** A reply without the call's secrets' values in it: its body and bytes, headers and URL. */
 function redacted(secrets: SecretBoundary, reply: FetchReply): FetchReply {
-  const bytes = secrets.redactBytes(reply.bytes);
+  const bytes = secrets.redactBytes(reply.bytes, reply.truncated);
   return {
     ...reply,
     url: secrets.redact(reply.url),

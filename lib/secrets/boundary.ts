@@ -116,13 +116,17 @@ export class SecretBoundary {
     return redacted;
   }
 
-  /** `bytes` with each value as `[secret NAME]`; the same buffer when none is in it. */
-  redactBytes(bytes: Buffer): Buffer {
+  /**
+   * `bytes` with each value as `[secret NAME]`; the same buffer when none is in it. A reply cut at the size limit
+   * (`truncated`) may end inside a value: such an end is dropped too, so not even a value's first characters pass.
+   */
+  redactBytes(bytes: Buffer, truncated = false): Buffer {
     let redacted = bytes;
     for (const secret of this.sealed)
       for (const form of secret.forms) {
         const pieces = splitAt(redacted, form, secret.redaction);
         if (pieces.length > 1) redacted = Buffer.concat(pieces);
+        if (truncated) redacted = withoutStartOf(redacted, form);
       }
     return redacted;
   }
@@ -160,6 +164,15 @@ function inBasic(value: string, fill?: (text: string) => string): string {
   if (!fill) return decoded;
   const filled = fill(decoded);
   return filled === decoded ? value : `${match[1]}${Buffer.from(filled, "utf8").toString("base64")}`;
+}
+
+/** `bytes` without an end that is the start of `form` (a reply cut inside it). */
+function withoutStartOf(bytes: Buffer, form: string): Buffer {
+  const start = Buffer.from(form, "utf8");
+  for (let length = Math.min(start.length - 1, bytes.length); length > 0; length--)
+    if (bytes.subarray(bytes.length - length).equals(start.subarray(0, length)))
+      return bytes.subarray(0, bytes.length - length);
+  return bytes;
 }
 
 /** `bytes` as pieces with every `from` replaced by `to` (views of `bytes` between them); `[bytes]` when none is. */

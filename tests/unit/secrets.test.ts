@@ -78,6 +78,11 @@ describe("a call's secrets at the boundary", () => {
     expect(boundary.redactBytes(Buffer.from(echoed)).toString()).toBe(redacted);
     const clean = Buffer.from("nothing here");
     expect(boundary.redactBytes(clean)).toBe(clean);
+    // A reply cut at the size limit inside the value keeps none of it.
+    expect(boundary.redactBytes(Buffer.from(`key: ${KEY.slice(0, 5)}`), true).toString()).toBe("key: ");
+    expect(boundary.redactBytes(Buffer.from(`key: ${KEY.slice(0, 5)}`), false).toString()).toBe(
+      `key: ${KEY.slice(0, 5)}`,
+    );
   });
 
   it("accepts only names, values and hosts a person can act on", () => {
