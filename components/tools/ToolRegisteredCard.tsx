@@ -41,6 +41,20 @@ export function ToolRegisteredCard({ tool, codeOpen = false }: { tool: Registere
           Uses <ToolNames names={tool.uses} />
         </p>
       )}
+      {tool.secrets && tool.secrets.length > 0 && (
+        <p className="mt-1 text-sm text-emerald-950 dark:text-emerald-50" data-testid="tool-secrets">
+          Uses the secrets{" "}
+          {tool.secrets.map((name, index) => (
+            <span key={name}>
+              {index > 0 && ", "}
+              <a href="/settings#secrets" className="font-mono underline">
+                {name}
+              </a>
+            </span>
+          ))}{" "}
+          (their values never reach the code)
+        </p>
+      )}
       {examples.length > 0 && (
         <div className="mt-2 text-emerald-950 dark:text-emerald-50">
           <ExampleList examples={examples} />
