@@ -145,6 +145,18 @@ describe("the API contract", () => {
     expect(await status("DELETE", `/api/mcp-servers/${server.id}`)).toBe(204);
     expect(await status("DELETE", `/api/mcp-servers/${server.id}`)).toBe(404);
 
+    const secret = { name: "CONTRACT_KEY", value: "contract-secret-value", hosts: ["api.example.com"] };
+    expect(await status("POST", "/api/secrets", secret)).toBe(201);
+    expect(await status("POST", "/api/secrets", { ...secret, hosts: ["*.example.com"] })).toBe(200);
+    expect(await status("POST", "/api/secrets", { ...secret, name: "contract_key" })).toBe(400);
+    expect(await status("GET", "/api/secrets")).toBe(200);
+    const keyed = { ...TOOL, name: "keyed_words", secrets: ["CONTRACT_KEY"] };
+    expect(await status("POST", "/api/tools", keyed)).toBe(201);
+    expect(await status("DELETE", "/api/secrets/CONTRACT_KEY")).toBe(204);
+    expect(await status("DELETE", "/api/secrets/CONTRACT_KEY")).toBe(404);
+    // Without the secret, a tool naming it is refused.
+    expect(await status("POST", "/api/tools", { ...keyed, name: "keyed_again" })).toBe(422);
+
     const token = await (await call("POST", "/api/tokens", { name: "ci" })).json();
     expect(await status("GET", "/api/tokens")).toBe(200);
     const mcp = (headers: Record<string, string>) =>
@@ -196,6 +208,12 @@ describe("the API contract", () => {
     expect(await status("GET", "/api/admin/mcp-servers")).toBe(404);
     expect(await status("POST", "/api/admin/mcp-servers", { name: "x", url: "https://x.example.com/mcp" })).toBe(404);
     expect(await status("DELETE", `/api/admin/mcp-servers/${id}`)).toBe(404);
+    // tests/integration/secrets.test.ts calls these as an admin.
+    expect(await status("GET", "/api/admin/secrets")).toBe(404);
+    expect(
+      await status("POST", "/api/admin/secrets", { name: "X_KEY", value: "x-secret-value", hosts: ["x.example.com"] }),
+    ).toBe(404);
+    expect(await status("DELETE", "/api/admin/secrets/X_KEY")).toBe(404);
   });
 
   it("answers the account routes as their schemas say", async () => {
