@@ -20,24 +20,26 @@ const hostsOf = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 export function Secrets({ initial, forEveryone = false }: { initial: Secret[]; forEveryone?: boolean }) {
   const [secrets, setSecrets] = useState(initial);
   const [name, setName] = useState("");
-  const [value, setValue] = useState("");
   const [hosts, setHosts] = useState("");
   const [status, setStatus] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const titleId = useId();
   const title = useRef<HTMLHeadingElement>(null);
+  // Not React state: a controlled field would write the value into a `value` attribute, readable in the markup.
+  const valueField = useRef<HTMLInputElement>(null);
   const own = forEveryone ? "everyone" : "personal";
 
   const keep = async (event: FormEvent) => {
     event.preventDefault();
     setProblem(null);
     try {
+      const value = valueField.current?.value ?? "";
       const secret = await api.keepSecret({ name: name.trim(), value, hosts: hostsOf(hosts) }, forEveryone);
       // Yours of a name hides everyone's of it, as in runs.
       setSecrets((list) => [...list.filter((other) => other.name !== secret.name), secret]);
       setStatus(`Saved ${secret.name}.`);
       setName("");
-      setValue("");
+      if (valueField.current) valueField.current.value = "";
       setHosts("");
     } catch (error) {
       setProblem(problemText(error));
@@ -120,7 +122,7 @@ export function Secrets({ initial, forEveryone = false }: { initial: Secret[]; f
 
       <form onSubmit={(event) => void keep(event)} className="mt-4 grid max-w-2xl gap-3 sm:grid-cols-2">
         <label className="text-sm">
-          <span className="block font-medium">Name</span>
+          <span className="block font-medium">Secret name</span>
           <input
             value={name}
             onChange={(event) => setName(event.target.value.toUpperCase())}
@@ -134,16 +136,8 @@ export function Secrets({ initial, forEveryone = false }: { initial: Secret[]; f
           />
         </label>
         <label className="text-sm">
-          <span className="block font-medium">Value</span>
-          <input
-            type="password"
-            autoComplete="off"
-            value={value}
-            onChange={(event) => setValue(event.target.value)}
-            required
-            minLength={8}
-            className={FIELD}
-          />
+          <span className="block font-medium">Secret value</span>
+          <input ref={valueField} type="password" autoComplete="off" required minLength={8} className={FIELD} />
         </label>
         <label className="text-sm sm:col-span-2">
           <span className="block font-medium">Hosts it may be sent to</span>

@@ -379,7 +379,9 @@ export const Secret = z
       .describe("Yours, or an admin's for everyone (read-only here; yours wins a name)."),
     createdAt: time,
     updatedAt: time,
-    lastUsedAt: time.nullable().describe("When a tool's request last carried it; null: never."),
+    lastUsedAt: time
+      .nullable()
+      .describe("When a tool's request last carried it; null: never, or an admin's secret in a person's list."),
   })
   .describe("A secret, never its value.")
   .meta({ id: "Secret" });

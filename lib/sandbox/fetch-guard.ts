@@ -176,8 +176,8 @@ export async function guardedFetch(request: FetchRequest, options: GuardOptions)
         response.resume();
         if (redirects >= limits.maxRedirects)
           throw new FetchBlockedError(`More than ${limits.maxRedirects} redirects.`);
-        const next = new URL(location, url).toString();
-        url = checkUrl(secrets ? secrets.conceal(next) : next, options.allowHost);
+        url = checkUrl(new URL(location, url).toString(), options.allowHost);
+        secrets?.checkRedirect(url.toString(), hostOf(url));
         continue;
       }
       const reply = await readReply(response, url, limits.maxResponseBytes);

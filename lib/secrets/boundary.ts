@@ -4,6 +4,7 @@
  * anywhere else, and takes it out of what comes back. Pure, so every rule is tested without a network.
  */
 import { randomBytes } from "node:crypto";
+import ipaddr from "ipaddr.js";
 import { hostWithin } from "@/lib/sandbox/fetch-guard";
 
 /** A secret a call may use, its value opened (lib/secrets/store.ts): held here, never handed to the code. */
@@ -35,8 +36,11 @@ interface Sealed extends CallSecret {
   redaction: string;
   /** The value as a URL carries it, when that differs. */
   encoded?: string;
-  /** The value as it is written raw, in a URL and in JSON text: each is taken out of what comes back. */
-  forms: string[];
+  /**
+   * The value as a reply may carry it back: raw, percent-encoded once and twice, JSON-escaped, in base64, and each
+   * Basic credential this call built with it. Each is taken out of what comes back.
+   */
+  forms: Set<string>;
 }
 
 const BASIC = /^(basic\s+)([A-Za-z0-9+/=]+)$/i;
@@ -49,7 +53,16 @@ export class SecretBoundary {
   constructor(secrets: readonly CallSecret[]) {
     this.sealed = secrets.map((secret) => {
       const encoded = encodeURIComponent(secret.value);
-      const forms = [...new Set([secret.value, encoded, JSON.stringify(secret.value).slice(1, -1)])];
+      const base64 = Buffer.from(secret.value).toString("base64");
+      const forms = new Set([
+        secret.value,
+        encoded,
+        encodeURIComponent(encoded),
+        JSON.stringify(secret.value).slice(1, -1),
+        base64,
+        base64.replace(/=+$/, ""),
+        Buffer.from(secret.value).toString("base64url"),
+      ]);
       return {
         ...secret,
         placeholder: `TOOLSMITH_SECRET_${secret.name}_${randomBytes(9).toString("hex")}`,
@@ -85,6 +98,11 @@ export class SecretBoundary {
           `${host} to ${refused.name}'s hosts in Settings → Secrets.`,
       );
     if (carried.length === 0) return request;
+    if (request.url.startsWith("http:") && !ipaddr.isValid(host))
+      throw new SecretHostError(
+        `This request carries the secret ${carried[0].name} over plain http, where anyone on the way could read it: ` +
+          `it was not sent. Use https://${host}.`,
+      );
     for (const secret of carried) this.used.add(secret.name);
     const inText = (text: string) =>
       carried.reduce((filled, secret) => filled.replaceAll(secret.placeholder, secret.value), text);
@@ -93,7 +111,12 @@ export class SecretBoundary {
       request.url,
     );
     const headers = Object.fromEntries(
-      Object.entries(request.headers).map(([name, value]) => [name, inText(inBasic(value, inText))]),
+      Object.entries(request.headers).map(([name, value]) => {
+        const filled = inBasic(value, inText);
+        // A credential built with a value is a form of it a server may echo back.
+        if (filled !== value) for (const secret of carried) secret.forms.add(filled.replace(BASIC, "$2"));
+        return [name, inText(filled)];
+      }),
     );
     const body = Buffer.isBuffer(request.body)
       ? carried.reduce<Buffer[]>(
@@ -110,7 +133,7 @@ export class SecretBoundary {
   redact(text: string): string {
     let redacted = text;
     for (const secret of this.sealed) {
-      for (const form of secret.forms)
+      for (const form of longestFirst(secret.forms))
         if (redacted.includes(form)) redacted = redacted.replaceAll(form, secret.redaction);
     }
     return redacted;
@@ -123,7 +146,7 @@ export class SecretBoundary {
   redactBytes(bytes: Buffer, truncated = false): Buffer {
     let redacted = bytes;
     for (const secret of this.sealed)
-      for (const form of secret.forms) {
+      for (const form of longestFirst(secret.forms)) {
         const pieces = splitAt(redacted, form, secret.redaction);
         if (pieces.length > 1) redacted = Buffer.concat(pieces);
         if (truncated) redacted = withoutStartOf(redacted, form);
@@ -132,15 +155,43 @@ export class SecretBoundary {
   }
 
   /**
-   * A redirect's next URL with each value put back as its placeholder: a server that echoes a key into a Location
-   * cannot have it carried to another host, since the next hop is filled (and refused) like the first.
+   * Refuses a redirect whose next URL carries a value (in any of its forms, however often percent-encoded) to a
+   * host outside its secret's: a server that echoes a key into a Location cannot have it carried elsewhere.
    */
-  conceal(url: string): string {
-    let concealed = url;
-    for (const secret of this.sealed)
-      for (const form of secret.forms) concealed = concealed.replaceAll(form, secret.placeholder);
-    return concealed;
+  checkRedirect(url: string, host: string): void {
+    const revealed = this.sealed.find(
+      (secret) => !hostWithin(host, secret.hosts) && decodings(url).some((text) => this.holds(text, secret)),
+    );
+    if (revealed)
+      throw new SecretHostError(
+        `A redirect to ${host} would carry the secret ${revealed.name}, which may only be sent to ` +
+          `${revealed.hosts.join(", ")}: it was not followed.`,
+      );
   }
+
+  private holds(text: string, secret: Sealed): boolean {
+    for (const form of secret.forms) if (text.includes(form)) return true;
+    return false;
+  }
+}
+
+/** A credential holds the value's base64: the whole credential is replaced before what is inside it. */
+const longestFirst = (forms: Set<string>) => [...forms].sort((a, b) => b.length - a.length);
+
+/** `text` and what percent-decoding it gives, again and again until nothing changes (at most 8 times). */
+function decodings(text: string): string[] {
+  const found = [text];
+  for (let round = 0; round < 8; round++) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(found.at(-1)!);
+    } catch {
+      break;
+    }
+    if (decoded === found.at(-1)) break;
+    found.push(decoded);
+  }
+  return found;
 }
 
 function carries(request: OutgoingRequest, placeholder: string): boolean {

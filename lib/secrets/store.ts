@@ -29,7 +29,8 @@ export async function secretViews(ownerId: string): Promise<Secret[]> {
   const [everyone, own] = await Promise.all([listSecrets(EVERYONE), listSecrets(ownerId)]);
   const ownNames = new Set(own.map((row) => row.name));
   return [
-    ...everyone.filter((row) => !ownNames.has(row.name)).map((row) => view(row, "everyone")),
+    // When anyone last used everyone's secret is the admin's to see, not every person's.
+    ...everyone.filter((row) => !ownNames.has(row.name)).map((row) => ({ ...view(row, "everyone"), lastUsedAt: null })),
     ...own.map((row) => view(row, "personal")),
   ];
 }

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 /**
@@ -33,8 +34,12 @@ export const SecretHost = z
   .trim()
   .toLowerCase()
   .max(SECRET_LIMITS.hostChars)
-  .regex(
-    /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?$|^\[?[0-9a-f:.]+\]?$/,
-    "each host is a host name like api.openweathermap.org (its subdomains count too), without scheme, port or path",
-  )
-  .transform((host) => host.replace(/^\*\./, "").replace(/^\[|\]$/g, ""));
+  .transform((host) => host.replace(/^\*\./, "").replace(/^\[(.*)\]$/, "$1"))
+  .refine(
+    (host) => HOST_NAME.test(host) || ipaddr.isValid(host),
+    "each host is a host name like api.openweathermap.org (its subdomains count too) or an IP address, without " +
+      "scheme, port or path",
+  );
+
+/** A DNS name of labels (letters, digits, inner hyphens) with at least one dot: `localhost` names no API. */
+const HOST_NAME = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;

@@ -37,9 +37,9 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expectAccessible(page, "the settings page without secrets");
 
       // The name is made upper case as it is typed.
-      await section.getByLabel("Name", { exact: true }).focus();
+      await section.getByLabel("Secret name", { exact: true }).focus();
       await page.keyboard.type("weather_key");
-      await tab(page, "Value");
+      await tab(page, "Secret value");
       await page.keyboard.type(value);
       await tab(page, /^Hosts it may be sent to$/);
       await page.keyboard.type("api.weather.test, *.Weather.Example");
@@ -54,7 +54,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expect(item).toContainText("Never used");
       await expect(page.getByRole("status").filter({ hasText: "Saved WEATHER_KEY." })).toBeAttached();
       // The form is empty again, and the value is nowhere on the page or in its DOM: not in a field, not in an attribute.
-      await expect(section.getByLabel("Value", { exact: true })).toHaveValue("");
+      await expect(section.getByLabel("Secret value", { exact: true })).toHaveValue("");
       const html = await page.content();
       for (const form of [value, encodeURIComponent(value)]) expect(html).not.toContain(form);
       expect(await page.evaluate(() => document.documentElement.outerHTML)).not.toContain(value);
@@ -65,9 +65,9 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expectAccessible(page, "the settings page with a secret");
 
       // A host with a scheme: the server's sentence, announced as an alert.
-      await section.getByLabel("Name", { exact: true }).focus();
+      await section.getByLabel("Secret name", { exact: true }).focus();
       await page.keyboard.type("REFUSED_KEY");
-      await tab(page, "Value");
+      await tab(page, "Secret value");
       await page.keyboard.type(refusedValue);
       await tab(page, /^Hosts it may be sent to$/);
       await page.keyboard.type("https://api.weather.test");
@@ -79,7 +79,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expectAccessible(page, "the settings page with a refused secret");
 
       // Removal, by Tab from the form back to the secret's button.
-      await section.getByLabel("Name", { exact: true }).focus();
+      await section.getByLabel("Secret name", { exact: true }).focus();
       await tab(page, "Remove WEATHER_KEY", "Shift+Tab");
       await page.keyboard.press("Enter");
       await expect(section.getByText("No secrets yet.")).toBeVisible();
@@ -99,16 +99,16 @@ test("the value typed but refused by the server stays only in its field, not in 
   const value = `sk-typed-${randomBytes(16).toString("hex")}`;
   await page.goto("/settings");
   const section = page.getByRole("region", { name: "Secrets", exact: true });
-  await section.getByLabel("Name", { exact: true }).focus();
+  await section.getByLabel("Secret name", { exact: true }).focus();
   await page.keyboard.type("TYPED_KEY");
-  await tab(page, "Value");
+  await tab(page, "Secret value");
   await page.keyboard.type(value);
   await tab(page, /^Hosts it may be sent to$/);
   await page.keyboard.type("https://api.weather.test");
   await page.keyboard.press("Enter");
   await expect(section.getByRole("alert")).toBeVisible();
   // The person may correct the hosts and send again: the field keeps the value, as a password field does.
-  await expect(section.getByLabel("Value", { exact: true })).toHaveValue(value);
+  await expect(section.getByLabel("Secret value", { exact: true })).toHaveValue(value);
   // A password field's value is its property, not a `value` attribute that markup (or a CSS selector) can read.
   const html = await page.content();
   const at = html.indexOf(value);

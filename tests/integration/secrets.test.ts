@@ -600,7 +600,10 @@ describe("a tool that tries to carry the key elsewhere", () => {
     expect(out.query).toBe(refusal("127.0.0.2"));
     expect(out.header).toBe(refusal("127.0.0.2"));
     expect(out.body).toBe(refusal("127.0.0.2"));
-    expect(out.redirect).toBe(refusal("127.0.0.2"));
+    expect(out.redirect).toBe(
+      "refused: A redirect to 127.0.0.2 would carry the secret WEATHER_KEY, which may only be sent to 127.0.0.1: it " +
+        "was not followed.",
+    );
     expect(out.relay).toMatch(/^200 /);
     // The attacker's host got the relay alone, with the key redacted in it.
     expect(attacker.received.map((request) => `${request.method} ${request.url}`)).toEqual(["POST /relay"]);
@@ -641,7 +644,7 @@ describe("a tool that tries to carry the key elsewhere", () => {
       returned.map((back) => new URL(back).searchParams.get("key")),
       `the attacker's host received ${landed.map((request) => request.url).join(", ")}`,
     ).toEqual([]);
-    expect(result.output).toMatch(/^refused: .*carries the secret WEATHER_KEY/);
+    expect(result.output).toMatch(/^refused: A redirect to 127\.0\.0\.2 would carry the secret WEATHER_KEY/);
   });
 
   it("keeps the key out of what a failing example and a thrown error show", async () => {

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretBoundary, SecretHostError, type CallSecret } from "@/lib/secrets/boundary";
-import { guardedFetch, isPublicAddress } from "@/lib/sandbox/fetch-guard";
+import { guardedFetch } from "@/lib/sandbox/fetch-guard";
 import * as sandbox from "@/lib/sandbox";
 import { NewSecret } from "@/lib/contract/requests";
 
@@ -130,19 +130,19 @@ describe("secrets through the guard and the sandboxes", () => {
     maxRequestBytes: 1024,
     maxRequestsPerCall: 5,
   };
-  // api.weather.test and evil.test stand for public hosts: the resolver sends both to the local server.
+  // 127.0.0.1 stands for the API and 127.0.0.2 for another host (nothing listens there: a request to it fails).
   const guard = (secrets: SecretBoundary) => ({
     limits,
     secrets,
-    resolve: async () => ["127.0.0.1"],
-    isAllowed: (address: string, host: string) => host.endsWith(".test") || isPublicAddress(address),
+    isAllowed: (address: string) => address.startsWith("127."),
   });
+  const api: CallSecret = { ...weather, hosts: ["127.0.0.1"] };
 
   it("sends the value to its host and shows the reply without it", async () => {
-    const boundary = new SecretBoundary([weather]);
+    const boundary = new SecretBoundary([api]);
     const { WEATHER_KEY } = boundary.placeholders();
     const reply = await guardedFetch(
-      { url: `http://api.weather.test:${port}/now`, headers: { "x-api-key": WEATHER_KEY } },
+      { url: `http://127.0.0.1:${port}/now`, headers: { "x-api-key": WEATHER_KEY } },
       guard(boundary),
     );
     expect(seen.at(-1)?.key).toBe(KEY);
@@ -151,18 +151,46 @@ describe("secrets through the guard and the sandboxes", () => {
     expect(reply.bytes.toString()).not.toContain(KEY);
   });
 
-  it("does not follow a redirect that would carry the value to another host, whether in a header or echoed into the Location", async () => {
+  it("does not send a value over plain http to a host name", async () => {
     const boundary = new SecretBoundary([weather]);
     const { WEATHER_KEY } = boundary.placeholders();
-    const before = seen.length;
-    const viaHeader = `http://api.weather.test:${port}/redirect?to=${encodeURIComponent(`http://evil.test:${port}/steal`)}`;
     await expect(
-      guardedFetch({ url: viaHeader, headers: { "x-api-key": WEATHER_KEY } }, guard(boundary)),
+      guardedFetch({ url: `http://api.weather.test:${port}/now?appid=${WEATHER_KEY}` }, guard(boundary)),
+    ).rejects.toThrow(/over plain http.*Use https:\/\/api\.weather\.test/);
+  });
+
+  it("does not follow a redirect that would carry the value to another host: in a header, or echoed into the Location however often encoded", async () => {
+    const boundary = new SecretBoundary([api]);
+    const { WEATHER_KEY } = boundary.placeholders();
+    const before = seen.length;
+    const redirect = (to: string) => `http://127.0.0.1:${port}/redirect?to=${encodeURIComponent(to)}`;
+    await expect(
+      guardedFetch(
+        { url: redirect(`http://127.0.0.2:${port}/steal`), headers: { "x-api-key": WEATHER_KEY } },
+        guard(boundary),
+      ),
     ).rejects.toThrow(/carries the secret WEATHER_KEY/);
-    // The API itself puts the key into the next URL (an open redirect that keeps the query).
-    const echoing = `http://api.weather.test:${port}/redirect?to=${encodeURIComponent(`http://evil.test:${port}/steal?appid=`)}${encodeURIComponent(WEATHER_KEY)}`;
-    await expect(guardedFetch({ url: echoing, headers: {} }, guard(boundary))).rejects.toThrow(/carries the secret/);
-    expect(seen.slice(before).map((request) => request.url.split("?")[0])).toEqual(["/redirect", "/redirect"]);
+    // The API itself puts the key into the next URL (an open redirect that keeps the query), once or twice encoded.
+    for (const echoed of [
+      `http://127.0.0.2:${port}/steal?appid=${WEATHER_KEY}`,
+      `http://127.0.0.2:${port}/next?return=${encodeURIComponent(`http://x.test/?key=${encodeURIComponent(WEATHER_KEY)}`)}`,
+    ])
+      await expect(guardedFetch({ url: redirect(echoed), headers: {} }, guard(boundary))).rejects.toThrow(
+        /A redirect to 127\.0\.0\.2 would carry the secret WEATHER_KEY/,
+      );
+    expect(seen.slice(before).map((request) => request.url.split("?")[0])).toEqual([
+      "/redirect",
+      "/redirect",
+      "/redirect",
+    ]);
+  });
+
+  it("takes a Basic credential it built out of a reply that echoes it", () => {
+    const boundary = new SecretBoundary([api]);
+    const header = `Basic ${Buffer.from(`me:${boundary.placeholders().WEATHER_KEY}`).toString("base64")}`;
+    const sent = boundary.fill({ url: "http://127.0.0.1/", headers: { authorization: header } }, "127.0.0.1");
+    expect(boundary.redact(`you sent ${sent.headers.authorization}`)).toBe("you sent Basic [secret WEATHER_KEY]");
+    expect(boundary.redact(Buffer.from(KEY).toString("base64"))).toBe("[secret WEATHER_KEY]");
   });
 
   const network = { allowed_domains: ["127.0.0.1"] };
