@@ -111,9 +111,10 @@ const resumeQuery = z.object({
       "With `segment` (then at most `after`): that event's `segment` field, and the event at `segment` is checked too. Two segments can begin at the same id (one shown but never stored); the token tells them apart.",
   }),
 });
-const errors = (...statuses: number[]) =>
+/** Error answers by status, each described by its meaning in the table below (OpenAPI requires a description). */
+const errors = (...statuses: ErrorStatus[]) =>
   Object.fromEntries(statuses.map((status) => [String(status), json(ErrorBody, ERROR_MEANINGS[status])]));
-const ERROR_MEANINGS: Record<number, string> = {
+const ERROR_MEANINGS = {
   400: "The request is malformed; the message says how.",
   401: "The API token is not valid or was revoked.",
   403: "A browser write from another site.",
@@ -125,7 +126,9 @@ const ERROR_MEANINGS: Record<number, string> = {
   429: "Too many requests; see Retry-After.",
   500: "The server failed (its database, say); the error was logged.",
   503: "Not confirmed in time; send it again (see Retry-After).",
-};
+} as const satisfies Record<number, string>;
+/** A status the table gives a meaning to: another one is a compile error, never an answer without a description. */
+type ErrorStatus = keyof typeof ERROR_MEANINGS;
 const id = z.object({ id: z.string() });
 /** A generation's events, as lib/contract/generation.ts lists them. */
 const generationStream = {
@@ -490,7 +493,11 @@ const routes: ZodOpenApiPathsObject = {
     }),
     delete: operation("Delete every version", {
       requestParams: { path: id },
-      responses: { ...noContent, ...errors(401, 404, 409) },
+      responses: {
+        ...noContent,
+        ...errors(401, 404),
+        "409": json(ErrorBody, "Other tools of yours call it (their `uses` name it); the message names them."),
+      },
     }),
   },
   "/api/tools/{id}/versions": {
@@ -740,19 +747,20 @@ const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
  * server fails (lib/http/route.ts `route`).
  */
 function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
-  const common = [
+  const common: ErrorStatus[] = [
     400,
-    ...(WRITES.has(method) ? [403] : []),
-    ...(operation.requestBody ? [413, 415] : []),
-    ...(operation.security?.length === 0 ? [] : [401]),
+    ...(WRITES.has(method) ? ([403] as const) : []),
+    ...(operation.requestBody ? ([413, 415] as const) : []),
+    ...(operation.security?.length === 0 ? [] : ([401] as const)),
     500,
   ];
   return { ...operation, responses: { ...errors(...common), ...operation.responses } };
 }
 
-const SEAT_ERROR_MEANINGS: Record<number, string> = {
+const SEAT_ERROR_MEANINGS = {
   401: "No API token, or one that is not valid or was revoked.",
   404: "No such tool of yours.",
+  409: "Other tools of yours call it (their `uses` name it); `detail` names them.",
   413: "Too large.",
   415: "The body is not declared as JSON.",
   422: "The request failed validation (each problem in `detail`, as FastAPI lists them), or no written tool passed its checks.",
@@ -760,8 +768,8 @@ const SEAT_ERROR_MEANINGS: Record<number, string> = {
   500: "The server failed; the error was logged.",
   502: "The model server failed; `detail` names how.",
   503: "No model is configured.",
-};
-const seatErrors = (...statuses: number[]) =>
+} as const satisfies Record<number, string>;
+const seatErrors = (...statuses: (keyof typeof SEAT_ERROR_MEANINGS)[]) =>
   Object.fromEntries(statuses.map((status) => [String(status), json(SeatError, SEAT_ERROR_MEANINGS[status])]));
 /** A SEAT route: tagged SEAT, its errors in FastAPI's `{ detail }`, a token needed unless `security` says not. */
 const seatOperation = (summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">) =>
@@ -769,7 +777,10 @@ const seatOperation = (summary: string, spec: Omit<ZodOpenApiOperationObject, "s
     tags: ["SEAT"],
     security: [{ bearer: [] }],
     ...spec,
-    responses: { ...seatErrors(...(spec.security?.length === 0 ? [500] : [401, 500])), ...spec.responses },
+    responses: {
+      ...seatErrors(...(spec.security?.length === 0 ? ([500] as const) : ([401, 500] as const))),
+      ...spec.responses,
+    },
   });
 const seatBody = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 
