@@ -6,7 +6,7 @@ import { PageShell } from "@/components/ui/PageShell";
 import { adminAccountJson, adminOf } from "@/lib/accounts/admin";
 import { listAccounts } from "@/lib/db/queries/accounts";
 import { memberPageIdentity } from "@/lib/http/access";
-import { everyoneServerViews } from "@/lib/mcp-servers/servers";
+import { everyoneServersWithStatus } from "@/lib/tools/mcp-tools";
 import { profileChoice } from "@/lib/settings/profiles";
 
 export const dynamic = "force-dynamic";
@@ -18,7 +18,7 @@ export const metadata: Metadata = { title: "Admin · Toolsmith" };
  */
 export default async function AdminPage() {
   if (!(await adminOf(await memberPageIdentity()))) notFound();
-  const [accounts, servers] = await Promise.all([listAccounts(), everyoneServerViews()]);
+  const [accounts, servers] = await Promise.all([listAccounts(), everyoneServersWithStatus()]);
   return (
     <PageShell current="/admin">
       <AdminAccounts initial={accounts.map(adminAccountJson)} profiles={profileChoice().names} />

@@ -160,6 +160,20 @@ const FORK_DESCRIPTION =
   "then; its run ends there as cancelled. 404 when the id names no step or tool call; 409 for a whole copy while " +
   "a run is in progress. An empty body copies it whole.";
 const noContent = { "204": { description: "Done; no body." } };
+/** Adding an MCP server connects to it (lib/tools/mcp-tools.ts), and one that cannot be reached is kept. */
+const CONNECTS_AS_ADDED =
+  "Once stored, the server is connected to and its tools listed, each within TOOLSMITH_MCP_CONNECT_TIMEOUT_MS. " +
+  "One that cannot be reached (refused, timed out, its credentials refused…) is stored all the same, its `status` " +
+  "failed with why, so that it can be fixed and refreshed (POST …/{id}/refresh); an invalid URL is 400 and stores " +
+  "nothing.";
+const CONNECTION = "`status` is connected, with its `tools`, or failed, with why in `message`.";
+const REFRESH =
+  "A new connection to the server and a new tools/list, each within TOOLSMITH_MCP_CONNECT_TIMEOUT_MS, on the " +
+  "instance that answers; calls in flight on the old connection finish on it.";
+const UNREADABLE_HEADERS = json(
+  ErrorBody,
+  "Its stored headers no longer open (sealed under another secret, or altered): remove it and add it again.",
+);
 
 function operation(summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">): ZodOpenApiOperationObject {
   return { summary, ...spec };
@@ -570,10 +584,10 @@ const routes: ZodOpenApiPathsObject = {
       description:
         "Its headers and bearer token are stored sealed (AES-256-GCM). stdio servers (command, args, env) are " +
         "refused: the operator configures those in the profiles file. 409 for a name you, an admin's server for " +
-        "everyone or the file already use, or past the limit of servers per person.",
+        `everyone or the file already use, or past the limit of servers per person. ${CONNECTS_AS_ADDED}`,
       requestBody: { content: { "application/json": { schema: NewMcpServer } } },
       responses: {
-        "201": json(McpServer, "Connected."),
+        "201": json(McpServer, `Stored; ${CONNECTION}`),
         ...errors(400, 401, 413, 415),
         "409": json(
           ErrorBody,
@@ -586,6 +600,13 @@ const routes: ZodOpenApiPathsObject = {
     delete: operation("Remove one of your MCP servers", {
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/mcp-servers/{id}/refresh": {
+    post: operation("Connect to one of your MCP servers again and list its tools again", {
+      description: REFRESH,
+      requestParams: { path: id },
+      responses: { "200": json(McpServer, CONNECTION), ...errors(401, 404), "409": UNREADABLE_HEADERS },
     }),
   },
   "/api/account": {
@@ -855,10 +876,11 @@ const seatRoutes: ZodOpenApiPathsObject = {
       description:
         "As a person's server: its headers and bearer token stored sealed, never answered; on a private address " +
         "only where TOOLSMITH_MCP_PRIVATE_HOSTS lists it. 409 for a name the profiles file or another server for " +
-        "everyone has, or past the limit; a person who already has a server of that name keeps using their own.",
+        "everyone has, or past the limit; a person who already has a server of that name keeps using their own. " +
+        CONNECTS_AS_ADDED,
       requestBody: { content: { "application/json": { schema: NewMcpServer } } },
       responses: {
-        "201": json(McpServer, "Connected for everyone."),
+        "201": json(McpServer, `Stored for everyone; ${CONNECTION}`),
         ...errors(400, 401, 404, 413, 415),
         "409": json(ErrorBody, "The name is taken (everyone's or the file's), or there are the most servers allowed."),
       },
@@ -869,6 +891,13 @@ const seatRoutes: ZodOpenApiPathsObject = {
       description: "No run is offered it from the next one on.",
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/admin/mcp-servers/{id}/refresh": {
+    post: operation("Admins: connect to an MCP server for everyone again and list its tools again", {
+      description: REFRESH,
+      requestParams: { path: id },
+      responses: { "200": json(McpServer, CONNECTION), ...errors(401, 404), "409": UNREADABLE_HEADERS },
     }),
   },
   "/api/admin/accounts/{id}/profiles": {
