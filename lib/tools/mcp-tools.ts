@@ -78,11 +78,26 @@ export interface McpServerTools {
 export class McpCatalog {
   private readonly byName = new Map<string, AgentTool>();
 
+  /** `unavailable`: why each server that could not be listed is missing, by its name. */
   constructor(
     private readonly servers: McpServerTools[],
-    readonly problems: string[] = [],
+    private readonly unavailable = new Map<string, string>(),
   ) {
     for (const server of servers) for (const tool of server.offered.values()) this.byName.set(tool.name, tool);
+  }
+
+  /** What went wrong with the servers that could not be listed, as search_tools says it. */
+  get problems(): string[] {
+    return [...this.unavailable.values()];
+  }
+
+  /**
+   * Why `name` (`server__tool`) cannot be called when its server could not be listed for the run, rather than "no
+   * tool of that name": the model, and the person reading the trace, learn that it is the server, and why.
+   */
+  unavailableTool(name: string): string | undefined {
+    const problem = this.unavailable.get(name.split("__")[0]);
+    return problem && `"${name}" cannot be called now: its MCP server is unavailable. ${problem}`;
   }
 
   get size(): number {
@@ -152,7 +167,7 @@ function toolFor(spec: McpServerSpec, info: McpToolInfo, asksApproval: boolean):
  * its problem kept for search_tools to say.
  */
 export async function loadMcpCatalog(ownerId: string, profile: AgentProfile): Promise<McpCatalog> {
-  const problems: string[] = [];
+  const unavailable = new Map<string, string>();
   const listed = await Promise.all(
     (await serversForRun(ownerId, profile)).map(async (spec): Promise<McpServerTools[]> => {
       try {
@@ -163,12 +178,12 @@ export async function loadMcpCatalog(ownerId: string, profile: AgentProfile): Pr
         );
         return [{ spec, listed: tools, offered: new Map(allowed.map((info, index) => [info.name, offered[index]])) }];
       } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
+        unavailable.set(spec.name, error instanceof Error ? error.message : String(error));
         return [];
       }
     }),
   );
-  return new McpCatalog(listed.flat(), problems);
+  return new McpCatalog(listed.flat(), unavailable);
 }
 
 /** How this instance's pool names a connection's state, in the API's words. */
