@@ -8,7 +8,7 @@ import { PageShell } from "@/components/ui/PageShell";
 import { adminAccountJson, adminOf } from "@/lib/accounts/admin";
 import { listAccounts } from "@/lib/db/queries/accounts";
 import { memberPageIdentity } from "@/lib/http/access";
-import { everyoneServerViews } from "@/lib/mcp-servers/servers";
+import { everyoneServersWithStatus } from "@/lib/tools/mcp-tools";
 import { profileChoice } from "@/lib/settings/profiles";
 
 export const dynamic = "force-dynamic";
@@ -22,7 +22,7 @@ export default async function AdminPage() {
   if (!(await adminOf(await memberPageIdentity()))) notFound();
   const [accounts, servers, secrets] = await Promise.all([
     listAccounts(),
-    everyoneServerViews(),
+    everyoneServersWithStatus(),
     everyoneSecretViews(),
   ]);
   return (

@@ -1,6 +1,6 @@
 "use client";
 
-import { Plus, Server, X } from "lucide-react";
+import { Plus, RefreshCw, Server, X } from "lucide-react";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { api, problemText, type McpServer } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
@@ -14,8 +14,9 @@ type HeaderRow = { key: number; name: string; value: string };
 /**
  * The MCP servers the agent may use: the person's own (added by URL, with a bearer token or headers that are stored
  * sealed and never shown again; removable), an admin's for everyone and the profiles file's (read-only). A server's
- * status and tools show when the answer carries them (the MCP client layer fills them). With `forEveryone`, the
- * admin's page: the servers for everyone, added and removed through the admin's routes.
+ * status and tools show when the answer carries them (the MCP client layer fills them): adding one connects to it,
+ * and Refresh connects again. With `forEveryone`, the admin's page: the servers for everyone, added, refreshed and
+ * removed through the admin's routes.
  */
 export function McpServers({ initial, forEveryone = false }: { initial: McpServer[]; forEveryone?: boolean }) {
   const [servers, setServers] = useState(initial);
@@ -26,6 +27,9 @@ export function McpServers({ initial, forEveryone = false }: { initial: McpServe
   const [nextKey, setNextKey] = useState(0);
   const [status, setStatus] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
+  const [adding, setAdding] = useState(false);
+  /** The ids of the servers being refreshed. */
+  const [refreshing, setRefreshing] = useState<ReadonlySet<string>>(new Set());
   const titleId = useId();
   const title = useRef<HTMLHeadingElement>(null);
   const addHeaderButton = useRef<HTMLButtonElement>(null);
@@ -34,7 +38,10 @@ export function McpServers({ initial, forEveryone = false }: { initial: McpServe
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
+    if (adding) return;
     setProblem(null);
+    setAdding(true);
+    setStatus(`Adding ${name.trim()} and connecting to it…`);
     try {
       const named = headers.filter((header) => header.name.trim() !== "");
       const server = await api.addMcpServer(
@@ -49,13 +56,33 @@ export function McpServers({ initial, forEveryone = false }: { initial: McpServe
         forEveryone,
       );
       setServers((list) => [...list, server]);
-      setStatus(`Added ${server.name}.`);
+      setStatus(`Added ${server.name}. ${connectionSummary(server)}`);
       setName("");
       setUrl("");
       setToken("");
       setHeaders([]);
     } catch (error) {
+      setStatus("");
       setProblem(problemText(error));
+    } finally {
+      setAdding(false);
+    }
+  };
+  const refresh = async (server: McpServer) => {
+    const id = server.id!;
+    if (refreshing.has(id)) return;
+    setProblem(null);
+    setRefreshing((ids) => new Set(ids).add(id));
+    setStatus(`Refreshing ${server.name}…`);
+    try {
+      const refreshed = await api.refreshMcpServer(id, forEveryone);
+      setServers((list) => list.map((other) => (other.id === id ? refreshed : other)));
+      setStatus(`Refreshed ${server.name}. ${connectionSummary(refreshed)}`);
+    } catch (error) {
+      setStatus("");
+      setProblem(problemText(error));
+    } finally {
+      setRefreshing((ids) => new Set([...ids].filter((other) => other !== id)));
     }
   };
   const remove = async (server: McpServer) => {
@@ -110,6 +137,8 @@ export function McpServers({ initial, forEveryone = false }: { initial: McpServe
               key={`${server.source}:${server.name}`}
               server={server}
               removable={server.source === (forEveryone ? "everyone" : "personal") && server.id !== null}
+              refreshing={server.id !== null && refreshing.has(server.id)}
+              onRefresh={refresh}
               onRemove={remove}
             />
           ))}
@@ -199,8 +228,9 @@ export function McpServers({ initial, forEveryone = false }: { initial: McpServe
           </Button>
         </fieldset>
         <div className="sm:col-span-2">
-          <Button type="submit" variant="primary">
-            Add server
+          {/* aria-disabled rather than disabled: the button keeps the focus while the server is connected to. */}
+          <Button type="submit" variant="primary" aria-disabled={adding || undefined}>
+            {adding ? "Adding…" : "Add server"}
           </Button>
         </div>
       </form>
@@ -214,13 +244,24 @@ export function McpServers({ initial, forEveryone = false }: { initial: McpServe
 
 const SOURCE_WORDS = { file: "profiles file, read-only", everyone: "for everyone, read-only", personal: "yours" };
 
+/** What a status line announces of a server's connection once it was added or refreshed. */
+function connectionSummary(server: McpServer): string {
+  if (server.status?.state === "connected") return `Connected, ${server.tools?.length ?? 0} tools.`;
+  return `It could not connect${server.status?.message ? `: ${server.status.message}` : "."}`;
+}
+
 function McpServerItem({
   server,
   removable,
+  refreshing,
+  onRefresh,
   onRemove,
 }: {
   server: McpServer;
+  /** Yours to refresh and remove (on the admin's page, everyone's). */
   removable: boolean;
+  refreshing: boolean;
+  onRefresh: (server: McpServer) => Promise<void>;
   onRemove: (server: McpServer) => Promise<void>;
 }) {
   const credentials = [...(server.bearer ? ["a bearer token"] : []), ...server.headerNames];
@@ -239,12 +280,19 @@ function McpServerItem({
         {credentials.length > 0 && (
           <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">Sends {credentials.join(", ")}</p>
         )}
-        <McpServerStatus server={server} />
+        <McpServerStatus server={server} refreshable={removable} />
       </div>
       {removable && (
-        <Button variant="quiet" onClick={() => void onRemove(server)} className="text-rose-800 dark:text-rose-300">
-          Remove <span className="sr-only">{server.name}</span>
-        </Button>
+        <div className="flex gap-1">
+          {/* aria-disabled rather than disabled while it works, so that the focus stays on it. */}
+          <Button variant="quiet" onClick={() => void onRefresh(server)} aria-disabled={refreshing || undefined}>
+            <RefreshCw className={`size-3.5 ${refreshing ? "animate-spin" : ""}`} aria-hidden /> Refresh{" "}
+            <span className="sr-only">{server.name}</span>
+          </Button>
+          <Button variant="quiet" onClick={() => void onRemove(server)} className="text-rose-800 dark:text-rose-300">
+            Remove <span className="sr-only">{server.name}</span>
+          </Button>
+        </div>
       )}
     </li>
   );
@@ -258,12 +306,13 @@ const STATE_WORDS = {
 } as const;
 
 /** This instance's connection to the server, and the tools it listed last. */
-function McpServerStatus({ server }: { server: McpServer }) {
+function McpServerStatus({ server, refreshable }: { server: McpServer; refreshable: boolean }) {
   if (!server.status) return null;
+  const { state } = server.status;
   return (
     <div className="mt-1 text-xs text-zinc-700 dark:text-zinc-300" data-testid="mcp-server-status">
-      <p className={server.status.state === "failed" ? "text-rose-700 dark:text-rose-300" : undefined}>
-        {STATE_WORDS[server.status.state]}
+      <p className={state === "failed" ? "text-rose-700 dark:text-rose-300" : undefined}>
+        {state === "idle" && refreshable ? "Not connected yet: Refresh connects it" : STATE_WORDS[state]}
         {server.status.message ? `: ${server.status.message}` : ""}
       </p>
       {server.tools && (

@@ -298,6 +298,9 @@ export const api = {
   /** A person's own server, or with `forEveryone` an admin's for everyone. */
   addMcpServer: (server: NewMcpServer, forEveryone = false) =>
     json<McpServer>(mcpServersPath(forEveryone), { method: "POST", ...jsonBody(server) }),
+  /** Connects to the server again and lists its tools: the server with its status then. */
+  refreshMcpServer: (id: string, forEveryone = false) =>
+    json<McpServer>(`${mcpServersPath(forEveryone)}/${encodeURIComponent(id)}/refresh`, { method: "POST" }),
   removeMcpServer: async (id: string, forEveryone = false) =>
     void (await call(`${mcpServersPath(forEveryone)}/${encodeURIComponent(id)}`, { method: "DELETE" })),
   keepSecret: (secret: NewSecret, forEveryone = false) =>

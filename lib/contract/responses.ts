@@ -358,11 +358,15 @@ export const McpServer = z
         message: z.string().optional(),
       })
       .optional()
-      .describe("This instance's connection: idle until a run first uses the server; failed says why."),
+      .describe(
+        "This instance's connection to it: connected (with `tools`), or failed with `message`, a sentence that says " +
+          "why (refused, timed out, its credentials refused…). Adding a server and Refresh (POST …/{id}/refresh) " +
+          "connect to it; until one of them or a run does on this instance, idle.",
+      ),
     tools: z
       .array(z.strictObject({ name: z.string(), description: z.string().optional() }))
       .optional()
-      .describe("Its tools as the server listed them last, once a run has used it."),
+      .describe("Its tools as the server listed them on this instance's last connection to it."),
   })
   .meta({ id: "McpServer" });
 export type McpServer = z.infer<typeof McpServer>;

@@ -114,9 +114,10 @@ const resumeQuery = z.object({
       "With `segment` (then at most `after`): that event's `segment` field, and the event at `segment` is checked too. Two segments can begin at the same id (one shown but never stored); the token tells them apart.",
   }),
 });
-const errors = (...statuses: number[]) =>
+/** Error answers by status, each described by its meaning in the table below (OpenAPI requires a description). */
+const errors = (...statuses: ErrorStatus[]) =>
   Object.fromEntries(statuses.map((status) => [String(status), json(ErrorBody, ERROR_MEANINGS[status])]));
-const ERROR_MEANINGS: Record<number, string> = {
+const ERROR_MEANINGS = {
   400: "The request is malformed; the message says how.",
   401: "The API token is not valid or was revoked.",
   403: "A browser write from another site.",
@@ -128,7 +129,9 @@ const ERROR_MEANINGS: Record<number, string> = {
   429: "Too many requests; see Retry-After.",
   500: "The server failed (its database, say); the error was logged.",
   503: "Not confirmed in time; send it again (see Retry-After).",
-};
+} as const satisfies Record<number, string>;
+/** A status the table gives a meaning to: another one is a compile error, never an answer without a description. */
+type ErrorStatus = keyof typeof ERROR_MEANINGS;
 const id = z.object({ id: z.string() });
 const secretName = z.object({ name: z.string().describe("The secret's name: WEATHER_KEY.") });
 /** Where a secret's value goes, and where it never does: both routes that keep one say it. */
@@ -167,6 +170,20 @@ const FORK_DESCRIPTION =
   "then; its run ends there as cancelled. 404 when the id names no step or tool call; 409 for a whole copy while " +
   "a run is in progress. An empty body copies it whole.";
 const noContent = { "204": { description: "Done; no body." } };
+/** Adding an MCP server connects to it (lib/tools/mcp-tools.ts), and one that cannot be reached is kept. */
+const CONNECTS_AS_ADDED =
+  "Once stored, the server is connected to and its tools listed, each within TOOLSMITH_MCP_CONNECT_TIMEOUT_MS. " +
+  "One that cannot be reached (refused, timed out, its credentials refused…) is stored all the same, its `status` " +
+  "failed with why, so that it can be fixed and refreshed (POST …/{id}/refresh); an invalid URL is 400 and stores " +
+  "nothing.";
+const CONNECTION = "`status` is connected, with its `tools`, or failed, with why in `message`.";
+const REFRESH =
+  "A new connection to the server and a new tools/list, each within TOOLSMITH_MCP_CONNECT_TIMEOUT_MS, on the " +
+  "instance that answers; calls in flight on the old connection finish on it.";
+const UNREADABLE_HEADERS = json(
+  ErrorBody,
+  "Its stored headers no longer open (sealed under another secret, or altered): remove it and add it again.",
+);
 
 function operation(summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">): ZodOpenApiOperationObject {
   return { summary, ...spec };
@@ -500,7 +517,11 @@ const routes: ZodOpenApiPathsObject = {
     }),
     delete: operation("Delete every version", {
       requestParams: { path: id },
-      responses: { ...noContent, ...errors(401, 404, 409) },
+      responses: {
+        ...noContent,
+        ...errors(401, 404),
+        "409": json(ErrorBody, "Other tools of yours call it (their `uses` name it); the message names them."),
+      },
     }),
   },
   "/api/tools/{id}/versions": {
@@ -573,10 +594,10 @@ const routes: ZodOpenApiPathsObject = {
       description:
         "Its headers and bearer token are stored sealed (AES-256-GCM). stdio servers (command, args, env) are " +
         "refused: the operator configures those in the profiles file. 409 for a name you, an admin's server for " +
-        "everyone or the file already use, or past the limit of servers per person.",
+        `everyone or the file already use, or past the limit of servers per person. ${CONNECTS_AS_ADDED}`,
       requestBody: { content: { "application/json": { schema: NewMcpServer } } },
       responses: {
-        "201": json(McpServer, "Connected."),
+        "201": json(McpServer, `Stored; ${CONNECTION}`),
         ...errors(400, 401, 413, 415),
         "409": json(
           ErrorBody,
@@ -589,6 +610,13 @@ const routes: ZodOpenApiPathsObject = {
     delete: operation("Remove one of your MCP servers", {
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/mcp-servers/{id}/refresh": {
+    post: operation("Connect to one of your MCP servers again and list its tools again", {
+      description: REFRESH,
+      requestParams: { path: id },
+      responses: { "200": json(McpServer, CONNECTION), ...errors(401, 404), "409": UNREADABLE_HEADERS },
     }),
   },
   "/api/secrets": {
@@ -777,19 +805,20 @@ const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
  * server fails (lib/http/route.ts `route`).
  */
 function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
-  const common = [
+  const common: ErrorStatus[] = [
     400,
-    ...(WRITES.has(method) ? [403] : []),
-    ...(operation.requestBody ? [413, 415] : []),
-    ...(operation.security?.length === 0 ? [] : [401]),
+    ...(WRITES.has(method) ? ([403] as const) : []),
+    ...(operation.requestBody ? ([413, 415] as const) : []),
+    ...(operation.security?.length === 0 ? [] : ([401] as const)),
     500,
   ];
   return { ...operation, responses: { ...errors(...common), ...operation.responses } };
 }
 
-const SEAT_ERROR_MEANINGS: Record<number, string> = {
+const SEAT_ERROR_MEANINGS = {
   401: "No API token, or one that is not valid or was revoked.",
   404: "No such tool of yours.",
+  409: "Other tools of yours call it (their `uses` name it); `detail` names them.",
   413: "Too large.",
   415: "The body is not declared as JSON.",
   422: "The request failed validation (each problem in `detail`, as FastAPI lists them), or no written tool passed its checks.",
@@ -797,8 +826,8 @@ const SEAT_ERROR_MEANINGS: Record<number, string> = {
   500: "The server failed; the error was logged.",
   502: "The model server failed; `detail` names how.",
   503: "No model is configured.",
-};
-const seatErrors = (...statuses: number[]) =>
+} as const satisfies Record<number, string>;
+const seatErrors = (...statuses: (keyof typeof SEAT_ERROR_MEANINGS)[]) =>
   Object.fromEntries(statuses.map((status) => [String(status), json(SeatError, SEAT_ERROR_MEANINGS[status])]));
 /** A SEAT route: tagged SEAT, its errors in FastAPI's `{ detail }`, a token needed unless `security` says not. */
 const seatOperation = (summary: string, spec: Omit<ZodOpenApiOperationObject, "summary">) =>
@@ -806,7 +835,10 @@ const seatOperation = (summary: string, spec: Omit<ZodOpenApiOperationObject, "s
     tags: ["SEAT"],
     security: [{ bearer: [] }],
     ...spec,
-    responses: { ...seatErrors(...(spec.security?.length === 0 ? [500] : [401, 500])), ...spec.responses },
+    responses: {
+      ...seatErrors(...(spec.security?.length === 0 ? ([500] as const) : ([401, 500] as const))),
+      ...spec.responses,
+    },
   });
 const seatBody = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 
@@ -881,10 +913,11 @@ const seatRoutes: ZodOpenApiPathsObject = {
       description:
         "As a person's server: its headers and bearer token stored sealed, never answered; on a private address " +
         "only where TOOLSMITH_MCP_PRIVATE_HOSTS lists it. 409 for a name the profiles file or another server for " +
-        "everyone has, or past the limit; a person who already has a server of that name keeps using their own.",
+        "everyone has, or past the limit; a person who already has a server of that name keeps using their own. " +
+        CONNECTS_AS_ADDED,
       requestBody: { content: { "application/json": { schema: NewMcpServer } } },
       responses: {
-        "201": json(McpServer, "Connected for everyone."),
+        "201": json(McpServer, `Stored for everyone; ${CONNECTION}`),
         ...errors(400, 401, 404, 413, 415),
         "409": json(ErrorBody, "The name is taken (everyone's or the file's), or there are the most servers allowed."),
       },
@@ -895,6 +928,13 @@ const seatRoutes: ZodOpenApiPathsObject = {
       description: "No run is offered it from the next one on.",
       requestParams: { path: id },
       responses: { ...noContent, ...errors(401, 404) },
+    }),
+  },
+  "/api/admin/mcp-servers/{id}/refresh": {
+    post: operation("Admins: connect to an MCP server for everyone again and list its tools again", {
+      description: REFRESH,
+      requestParams: { path: id },
+      responses: { "200": json(McpServer, CONNECTION), ...errors(401, 404), "409": UNREADABLE_HEADERS },
     }),
   },
   "/api/admin/secrets": {

@@ -72,6 +72,20 @@ export class McpClientPool {
     }
   }
 
+  /**
+   * A new connection to the server and a new listing, as adding a server and Refresh ask, within the connect
+   * timeout: its status then, connected or why not. Never throws. Calls in flight on the old connection finish on it.
+   */
+  async refresh(spec: McpServerSpec): Promise<McpServerStatus> {
+    const key = specKey(spec);
+    const previous = this.connections.get(key);
+    this.connections.delete(key);
+    void previous?.retire();
+    // A failure is what the status says.
+    await this.tools(spec).catch(() => undefined);
+    return this.status(spec);
+  }
+
   status(spec: McpServerSpec): McpServerStatus {
     const problem = specProblem(spec);
     if (problem) return { state: "failed", error: problem };
@@ -142,6 +156,9 @@ class Connection {
   private listFailed = false;
   /** The session being opened, so that `close` can end it too. */
   private pending?: Session;
+  private callsInFlight = 0;
+  /** Replaced by a refresh: closed once its last call in flight ends. */
+  private retired = false;
 
   constructor(
     private readonly spec: McpServerSpec,
@@ -191,6 +208,21 @@ class Connection {
   }
 
   async call(tool: string, args: object, options: McpCallOptions): Promise<McpCallResult> {
+    this.callsInFlight++;
+    try {
+      return await this.attempt(tool, args, options);
+    } finally {
+      if (--this.callsInFlight === 0 && this.retired) void this.close();
+    }
+  }
+
+  /** Closes now, or once the calls in flight have ended. */
+  retire(): Promise<void> {
+    this.retired = true;
+    return this.callsInFlight === 0 ? this.close() : Promise.resolve();
+  }
+
+  private async attempt(tool: string, args: object, options: McpCallOptions): Promise<McpCallResult> {
     const reused = Boolean(this.session && !this.session.ended);
     const started = Date.now();
     // The call's time limit and signal cover connecting too; the attempt goes on for the next use.
@@ -206,7 +238,7 @@ class Connection {
       if (options.signal?.aborted) return { ok: false, error: `The call to ${this.label} was cancelled.` };
       if (reused && lostSession(error)) {
         this.end(session, describeFailure(this.spec, error));
-        return this.call(tool, args, options);
+        return this.attempt(tool, args, options);
       }
       let message = describeFailure(this.spec, error, reasonOf(session, error), options.timeoutMs);
       if (session.malformed && error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)

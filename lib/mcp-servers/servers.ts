@@ -2,7 +2,8 @@
  * The MCP servers a person may use (issue 40): their own, connected over HTTP through the API and kept with their
  * headers sealed; those an admin connected for everyone, kept the same way without an owner; and the profiles
  * file's, which only the operator changes. `serversForRun` is what a run's MCP client layer (lib/mcp-client/)
- * connects to; the rest serves GET/POST/DELETE /api/mcp-servers, /api/admin/mcp-servers and their pages.
+ * connects to; the rest serves /api/mcp-servers, /api/admin/mcp-servers and their pages (lib/tools/mcp-tools.ts adds
+ * the connections, which this layer does not reach).
  */
 import { randomUUID } from "node:crypto";
 import type { NewMcpServer } from "@/lib/contract/requests";
@@ -12,6 +13,7 @@ import {
   deleteMcpServer,
   listMcpServers,
   mcpServersWithHeaders,
+  mcpServerWithHeaders,
   type McpServerOwner,
   type McpServerRow,
 } from "@/lib/db/queries/mcp-servers";
@@ -54,23 +56,43 @@ export async function serversForRun(ownerId: string, profile: McpProfile): Promi
   return [...fromFile, ...everyone.filter((server) => !taken.has(server.name)), ...personal];
 }
 
+/** A stored server as people see it, and as the client connects to it. */
+export interface StoredServer {
+  view: McpServer;
+  spec: McpServerSpec;
+}
+
+/** No spec when its headers no longer open. */
+type ListedServer = Omit<StoredServer, "spec"> & { spec?: McpServerSpec };
+
+type HeaderedRow = NonNullable<Awaited<ReturnType<typeof mcpServerWithHeaders>>>;
+
 /** An owner's stored servers as specs, their headers opened: untrusted, so reached only where a person's may be. */
 async function storedSpecs(ownerId: McpServerOwner): Promise<McpServerSpec[]> {
-  const specs: McpServerSpec[] = [];
-  for (const row of await mcpServersWithHeaders(ownerId)) {
-    try {
-      const headers =
-        row.headers === null
-          ? undefined
-          : (JSON.parse(headersSeal.open(row.headers, row.id)) as Record<string, string>);
-      specs.push({ name: row.name, trusted: false, url: row.url, ...(headers && { headers }) });
-    } catch (error) {
-      if (!(error instanceof UnsealError)) throw error;
-      console.warn(`The MCP server "${row.name}" (${row.id}) is left out of a run: its headers ${error.message}.`);
-    }
-  }
-  return specs;
+  return (await mcpServersWithHeaders(ownerId)).flatMap((row) => stored(row, ownerId).spec ?? []);
 }
+
+/** A row as the API shows it and as the client connects to it; a row whose headers do not open is logged, never dialled. */
+function stored(row: HeaderedRow, ownerId: McpServerOwner): ListedServer {
+  const view = storedView(row, ownerId === EVERYONE ? "everyone" : "personal");
+  try {
+    const headers =
+      row.headers === null ? undefined : (JSON.parse(headersSeal.open(row.headers, row.id)) as Record<string, string>);
+    return { view, spec: storedSpec(row, headers) };
+  } catch (error) {
+    if (!(error instanceof UnsealError)) throw error;
+    console.warn(`The MCP server "${row.name}" (${row.id}) is not connected to: its headers ${error.message}.`);
+    return { view };
+  }
+}
+
+/** The same content whether made as the server is added or from its row, so that both are one connection. */
+const storedSpec = ({ name, url }: { name: string; url: string }, headers?: Record<string, string>): McpServerSpec => ({
+  name,
+  trusted: false,
+  url,
+  ...(headers && { headers }),
+});
 
 /**
  * The servers a person sees: the file's their profile may use, everyone's (read-only; one their own server's name
@@ -87,12 +109,30 @@ export async function mcpServerViews(ownerId: string, profile: McpProfile | unde
 }
 
 /** The servers an admin connected for everyone, as the admin's routes show them (with ids, to remove them). */
-export async function everyoneServerViews(): Promise<McpServer[]> {
-  return (await listMcpServers(EVERYONE)).map((row) => storedView(row, "everyone"));
+export async function everyoneServers(): Promise<ListedServer[]> {
+  return (await mcpServersWithHeaders(EVERYONE)).map((row) => stored(row, EVERYONE));
 }
 
-/** Connect a server for `ownerId`: 201's body, or a 400/409 that says what to change. */
-export async function addMcpServer(ownerId: string, server: NewMcpServer): Promise<McpServer> {
+/** One of `ownerId`'s servers, to connect to it again: 404 for any other id (another's, everyone's, or the file's). */
+export const ownServer = (ownerId: string, id: string) => storedServer(id, ownerId);
+
+/** One of the servers for everyone, to connect to it again: 404 for any other id. */
+export const everyoneServer = (id: string) => storedServer(id, EVERYONE);
+
+async function storedServer(id: string, ownerId: McpServerOwner): Promise<StoredServer> {
+  const row = await mcpServerWithHeaders(id, ownerId);
+  if (!row) throw notFound("The MCP server");
+  const { view, spec } = stored(row, ownerId);
+  if (!spec)
+    throw conflict(
+      `The headers of the MCP server "${row.name}" no longer open (they were sealed under another secret, or ` +
+        `altered); remove it and add it again.`,
+    );
+  return { view, spec };
+}
+
+/** Store a server for `ownerId`: what 201 shows and what to connect to, or a 400/409 that says what to change. */
+export async function addMcpServer(ownerId: string, server: NewMcpServer): Promise<StoredServer> {
   if ((await listMcpServers(EVERYONE)).some((row) => row.name === server.name))
     throw conflict(
       `"${server.name}" is the name of an MCP server an admin connected for everyone, which you can use already; ` +
@@ -101,8 +141,8 @@ export async function addMcpServer(ownerId: string, server: NewMcpServer): Promi
   return addServer(ownerId, server);
 }
 
-/** An admin connects a server for everyone: 201's body, or a 400/409 that says what to change. */
-export const addEveryoneServer = (server: NewMcpServer): Promise<McpServer> => addServer(EVERYONE, server);
+/** An admin stores a server for everyone: as `addMcpServer`. */
+export const addEveryoneServer = (server: NewMcpServer): Promise<StoredServer> => addServer(EVERYONE, server);
 
 /** What refuses an addition past an owner's limit, or of a name it has, in its owner's words. */
 const REFUSALS = {
@@ -121,7 +161,7 @@ const REFUSALS = {
   },
 };
 
-async function addServer(ownerId: McpServerOwner, server: NewMcpServer): Promise<McpServer> {
+async function addServer(ownerId: McpServerOwner, server: NewMcpServer): Promise<StoredServer> {
   if (fileMcpServers().some((entry) => entry.name === server.name))
     throw conflict(
       `"${server.name}" is the name of a server this instance's profiles file configures; choose another.`,
@@ -147,7 +187,7 @@ async function addServer(ownerId: McpServerOwner, server: NewMcpServer): Promise
   );
   if (row === "limit_reached") throw new ApiError(409, "limit_reached", refusals.full);
   if (row === "name_taken") throw conflict(refusals.taken(server.name));
-  return storedView(row, source);
+  return { view: storedView(row, source), spec: storedSpec(server, Object.keys(headers).length ? headers : undefined) };
 }
 
 /** Remove one of `ownerId`'s servers: 404 for any other id (another's, everyone's, or the file's). */

@@ -103,7 +103,10 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
     decision,
   });
   if (call.problem) return refuse(call.problem);
-  if (!tool) return refuse(call.unknownTool?.(name) ?? `There is no tool named "${name}".`);
+  if (!tool)
+    return refuse(
+      call.registry?.mcp?.unavailableTool(name) ?? call.unknownTool?.(name) ?? `There is no tool named "${name}".`,
+    );
   const builtin = isBuiltinName(name) ? name : undefined;
   const settings: ToolSettings = (builtin && profile?.tool_config[builtin]) || {};
   // An MCP tool counts against its own entry, else its server's (`server__*`); a built-in against its settings.

@@ -1,8 +1,18 @@
 import type { JSONSchema7 } from "ai";
 import { ToolImage } from "@/lib/contract/events";
+import type { NewMcpServer } from "@/lib/contract/requests";
 import type { McpServer } from "@/lib/contract/responses";
 import { mcpClients, resultForModel, type McpCallResult, type McpServerSpec, type McpToolInfo } from "@/lib/mcp-client";
-import { mcpServerViews, serversForRun } from "@/lib/mcp-servers/servers";
+import {
+  addEveryoneServer,
+  addMcpServer,
+  everyoneServer,
+  everyoneServers,
+  mcpServerViews,
+  ownServer,
+  serversForRun,
+  type StoredServer,
+} from "@/lib/mcp-servers/servers";
 import { rankInMemory } from "@/lib/retrieval/in-memory";
 import { config } from "@/lib/settings/config";
 import { mcpCallNeedsApproval, mcpToolAllowed } from "@/lib/settings/mcp-servers";
@@ -68,11 +78,26 @@ export interface McpServerTools {
 export class McpCatalog {
   private readonly byName = new Map<string, AgentTool>();
 
+  /** `unavailable`: why each server that could not be listed is missing, by its name. */
   constructor(
     private readonly servers: McpServerTools[],
-    readonly problems: string[] = [],
+    private readonly unavailable = new Map<string, string>(),
   ) {
     for (const server of servers) for (const tool of server.offered.values()) this.byName.set(tool.name, tool);
+  }
+
+  /** What went wrong with the servers that could not be listed, as search_tools says it. */
+  get problems(): string[] {
+    return [...this.unavailable.values()];
+  }
+
+  /**
+   * Why `name` (`server__tool`) cannot be called when its server could not be listed for the run, rather than "no
+   * tool of that name": the model, and the person reading the trace, learn that it is the server, and why.
+   */
+  unavailableTool(name: string): string | undefined {
+    const problem = this.unavailable.get(name.split("__")[0]);
+    return problem && `"${name}" cannot be called now: its MCP server is unavailable. ${problem}`;
   }
 
   get size(): number {
@@ -142,7 +167,7 @@ function toolFor(spec: McpServerSpec, info: McpToolInfo, asksApproval: boolean):
  * its problem kept for search_tools to say.
  */
 export async function loadMcpCatalog(ownerId: string, profile: AgentProfile): Promise<McpCatalog> {
-  const problems: string[] = [];
+  const unavailable = new Map<string, string>();
   const listed = await Promise.all(
     (await serversForRun(ownerId, profile)).map(async (spec): Promise<McpServerTools[]> => {
       try {
@@ -153,35 +178,69 @@ export async function loadMcpCatalog(ownerId: string, profile: AgentProfile): Pr
         );
         return [{ spec, listed: tools, offered: new Map(allowed.map((info, index) => [info.name, offered[index]])) }];
       } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error));
+        unavailable.set(spec.name, error instanceof Error ? error.message : String(error));
         return [];
       }
     }),
   );
-  return new McpCatalog(listed.flat(), problems);
+  return new McpCatalog(listed.flat(), unavailable);
 }
 
 /** How this instance's pool names a connection's state, in the API's words. */
 const STATES = { idle: "idle", connecting: "connecting", ready: "connected", failed: "failed" } as const;
 
+/** A server as the API shows it, with this instance's connection to it and the tools it listed last. */
+function withStatus(view: McpServer, spec: McpServerSpec | undefined): McpServer {
+  if (!spec) return view;
+  const { state, error } = mcpClients.status(spec);
+  const tools = mcpClients.listed(spec);
+  return {
+    ...view,
+    status: { state: STATES[state], ...(error && { message: error }) },
+    ...(tools && { tools: tools.map(({ name, description }) => ({ name, ...(description && { description }) })) }),
+  };
+}
+
 /**
  * The servers as GET /api/mcp-servers and Settings show them, with this instance's connection to each and the tools
- * it listed last. Nothing is dialled for it: a server is connected when a run first uses it.
+ * it listed last. Nothing is dialled for it, so that a list never waits on a server: adding one and Refresh connect,
+ * and so does a run's first use.
  */
 export async function mcpServersWithStatus(ownerId: string, profile: AgentProfile | undefined): Promise<McpServer[]> {
   const [views, specs] = await Promise.all([
     mcpServerViews(ownerId, profile),
     profile ? serversForRun(ownerId, { ...profile, personal_mcp_servers: true }) : Promise.resolve([]),
   ]);
-  return views.map((view) => {
-    const spec = specs.find((candidate) => candidate.name === view.name);
-    if (!spec) return view;
-    const { state, error } = mcpClients.status(spec);
-    const tools = mcpClients.listed(spec);
-    return {
-      ...view,
-      status: { state: STATES[state], ...(error && { message: error }) },
-      ...(tools && { tools: tools.map(({ name, description }) => ({ name, ...(description && { description }) })) }),
-    };
-  });
+  const specOf = (name: string) => specs.find((spec) => spec.name === name);
+  return views.map((view) => withStatus(view, specOf(view.name)));
 }
+
+/** The servers for everyone as the admin's routes and page show them, each with its connection as above. */
+export async function everyoneServersWithStatus(): Promise<McpServer[]> {
+  return (await everyoneServers()).map(({ view, spec }) => withStatus(view, spec));
+}
+
+/**
+ * Connects to a stored server anew and lists its tools (within TOOLSMITH_MCP_CONNECT_TIMEOUT_MS for each): the server
+ * as the API shows it, connected with its tools, or failed with why.
+ */
+async function connected({ view, spec }: StoredServer): Promise<McpServer> {
+  await mcpClients.refresh(spec);
+  return withStatus(view, spec);
+}
+
+/**
+ * POST /api/mcp-servers: the server is stored, then connected to. One that cannot be reached is kept, shown with
+ * why, so that it can be fixed and refreshed; what the request itself gets wrong is a 400 and stores nothing.
+ */
+export const addMcpServerAndConnect = async (ownerId: string, server: NewMcpServer) =>
+  connected(await addMcpServer(ownerId, server));
+
+/** POST /api/admin/mcp-servers: as `addMcpServerAndConnect`, for everyone. */
+export const addEveryoneServerAndConnect = async (server: NewMcpServer) => connected(await addEveryoneServer(server));
+
+/** Refresh: a new connection to one of the person's servers, and its tools listed again. */
+export const refreshMcpServer = async (ownerId: string, id: string) => connected(await ownServer(ownerId, id));
+
+/** Refresh of a server for everyone (the admin's). */
+export const refreshEveryoneServer = async (id: string) => connected(await everyoneServer(id));

@@ -82,7 +82,8 @@ for (const colorScheme of ["light", "dark"] as const) {
     await servers.getByLabel("Server name").focus();
     await page.keyboard.type(`wiki-${colorScheme}`);
     await page.keyboard.press("Tab");
-    await page.keyboard.type("https://wiki.example.com/mcp");
+    // Adding connects to it; a host under .internal is refused before any lookup, so nothing is dialled.
+    await page.keyboard.type("https://wiki.example.internal/mcp");
     await page.keyboard.press("Tab");
     await page.keyboard.type("an-everyone-token");
     await page.keyboard.press("Enter");

@@ -145,6 +145,7 @@ const probes = (things: Things): Probe[] => {
     ["SEAT execute", `${seatTool}/execute`, json({ input_data: { text: "hi" } }), "token"],
     ["SEAT delete", seatTool, { method: "DELETE" }, "token"],
     ["revoke token", `/api/tokens/${things.tokenId}`, { method: "DELETE" }],
+    ["refresh MCP server", `/api/mcp-servers/${things.mcpServerId}/refresh`, { method: "POST" }],
     ["remove MCP server", `/api/mcp-servers/${things.mcpServerId}`, { method: "DELETE" }],
   ];
   if (things.passkeyId) {
@@ -222,8 +223,8 @@ async function person(server: AppServer, database: string, name: string, email?:
     toolId: (await post("/api/tools", { ...SHOUT, name: "yell" })).id,
     seatToolId: (await post("/api/tools", { ...SHOUT, name: "holler" })).id,
     tokenId: (await api.createToken("probed")).id,
-    // Only stored here: nothing dials it.
-    mcpServerId: (await post("/api/mcp-servers", { name: "notes", url: "https://notes.example.com/mcp" })).id,
+    // Adding it connects to it, but a host under .internal is refused before any lookup: nothing dials it.
+    mcpServerId: (await post("/api/mcp-servers", { name: "notes", url: "https://notes.example.internal/mcp" })).id,
   };
   // A standing link, so that reading another's would show its token.
   await post(`/api/conversations/${conversation}/share`);

@@ -130,20 +130,24 @@ describe("the API contract", () => {
     expect(await status("GET", "/api/audit/export?format=jsonl")).toBe(200);
     expect(await status("DELETE", `/api/tools/${tool.id}`)).toBe(204);
 
+    // Adding connects to it; a host under .internal is refused before any lookup, so nothing is dialled.
     const server = await (
       await call("POST", "/api/mcp-servers", {
         name: "tickets",
-        url: "https://tickets.example.com/mcp",
+        url: "https://tickets.example.internal/mcp",
         bearerToken: "t",
       })
     ).json();
+    expect(server.status.state).toBe("failed");
     expect(await status("POST", "/api/mcp-servers", { name: "shell", command: "bash" })).toBe(400);
-    expect(await status("POST", "/api/mcp-servers", { name: "tickets", url: "https://tickets.example.com/mcp" })).toBe(
-      409,
-    );
+    expect(
+      await status("POST", "/api/mcp-servers", { name: "tickets", url: "https://tickets.example.internal/mcp" }),
+    ).toBe(409);
     expect(await status("GET", "/api/mcp-servers")).toBe(200);
+    expect(await status("POST", `/api/mcp-servers/${server.id}/refresh`)).toBe(200);
     expect(await status("DELETE", `/api/mcp-servers/${server.id}`)).toBe(204);
     expect(await status("DELETE", `/api/mcp-servers/${server.id}`)).toBe(404);
+    expect(await status("POST", `/api/mcp-servers/${server.id}/refresh`)).toBe(404);
 
     const secret = { name: "CONTRACT_KEY", value: "contract-secret-value", hosts: ["api.example.com"] };
     expect(await status("POST", "/api/secrets", secret)).toBe(201);
@@ -208,6 +212,7 @@ describe("the API contract", () => {
     expect(await status("GET", "/api/admin/mcp-servers")).toBe(404);
     expect(await status("POST", "/api/admin/mcp-servers", { name: "x", url: "https://x.example.com/mcp" })).toBe(404);
     expect(await status("DELETE", `/api/admin/mcp-servers/${id}`)).toBe(404);
+    expect(await status("POST", `/api/admin/mcp-servers/${id}/refresh`)).toBe(404);
     // tests/integration/secrets.test.ts calls these as an admin.
     expect(await status("GET", "/api/admin/secrets")).toBe(404);
     expect(

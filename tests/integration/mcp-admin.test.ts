@@ -113,6 +113,9 @@ describe("MCP servers an admin connects for everyone", () => {
       headerNames: ["X-Team-Key"],
       bearer: true,
       createdAt: expect.any(String),
+      // Connected to as it is added: its tools are listed at once.
+      status: { state: "connected" },
+      tools: expect.arrayContaining([expect.objectContaining({ name: "echo" })]),
     });
     everythingId = created.id;
     const [row] = await queryDatabase<Record<string, unknown>>(
@@ -124,6 +127,20 @@ describe("MCP servers an admin connects for everyone", () => {
     expect(row.headers).toMatch(/^v1\.[\w-]+$/);
     expect(JSON.stringify(row)).not.toMatch(/everyone-(bearer|key)-secret/);
     expect(await read(await admin.fetch("/api/admin/mcp-servers"), 200)).toEqual([created]);
+  });
+
+  it("are refreshed by the admin: connected again, its tools listed again; 404 for anyone else", async () => {
+    const refreshed = await read(await sendJson(admin, `/api/admin/mcp-servers/${everythingId}/refresh`, "POST"), 200);
+    expect(refreshed).toMatchObject({ id: everythingId, name: "everything", status: { state: "connected" } });
+    expect(refreshed.tools.map((tool: { name: string }) => tool.name)).toEqual(
+      expect.arrayContaining(["echo", "get-sum"]),
+    );
+    for (const who of [member, new Api(app.url)]) {
+      expect((await sendJson(who, `/api/admin/mcp-servers/${everythingId}/refresh`, "POST")).status).toBe(404);
+      // Nor is it theirs to refresh as their own.
+      expect((await sendJson(who, `/api/mcp-servers/${everythingId}/refresh`, "POST")).status).toBe(404);
+    }
+    expect((await sendJson(admin, "/api/admin/mcp-servers/no-such-id/refresh", "POST")).status).toBe(404);
   });
 
   it("are not there for anyone else: a member's and an anonymous identity's every admin route is 404", async () => {
@@ -195,22 +212,28 @@ describe("MCP servers an admin connects for everyone", () => {
       '"everything" is the name of an MCP server an admin connected for everyone, which you can use already; choose another.',
     );
 
-    // The member had "wiki" first; the admin's later "wiki" is everyone else's.
+    // The member had "wiki" first; the admin's later "wiki" is everyone else's. Adding a server connects to it: a
+    // host under .internal is refused before any lookup (neither public nor listed), so nothing is dialled.
     await read(
-      await sendJson(member, "/api/mcp-servers", "POST", { name: "wiki", url: "https://mine.example.com/mcp" }),
+      await sendJson(member, "/api/mcp-servers", "POST", { name: "wiki", url: "https://mine.example.internal/mcp" }),
       201,
     );
-    const wiki = await read(await addForEveryone(admin, { name: "wiki", url: "https://wiki.example.com/mcp" }), 201);
+    const wiki = await read(
+      await addForEveryone(admin, { name: "wiki", url: "https://wiki.example.internal/mcp" }),
+      201,
+    );
     const own = await listOf(member);
     expect(names(own)).toEqual(["everyone:everything", "personal:wiki"]);
-    expect(own.find((server: { name: string }) => server.name === "wiki").url).toBe("https://mine.example.com/mcp");
+    expect(own.find((server: { name: string }) => server.name === "wiki").url).toBe(
+      "https://mine.example.internal/mcp",
+    );
     expect(names(await listOf(new Api(app.url)))).toEqual(["everyone:everything", "everyone:wiki"]);
     const { serversForRun } = await import("@/lib/mcp-servers/servers");
     const { findProfile } = await import("@/lib/settings/profiles");
     const specs = await serversForRun(memberId, findProfile("connected")!);
     expect(specs.map((spec) => [spec.name, "url" in spec && spec.url])).toEqual([
       ["everything", everything.url],
-      ["wiki", "https://mine.example.com/mcp"],
+      ["wiki", "https://mine.example.internal/mcp"],
     ]);
     expect((await sendJson(admin, `/api/admin/mcp-servers/${wiki.id}`, "DELETE")).status).toBe(204);
   });
@@ -233,10 +256,10 @@ describe("MCP servers an admin connects for everyone", () => {
   it("past the limit, 409: of many added at once with 19 there, exactly one more is stored", async () => {
     const existing = (await read(await admin.fetch("/api/admin/mcp-servers"), 200)).length;
     for (let i = existing; i < 19; i++)
-      await read(await addForEveryone(admin, { name: `filler${i}`, url: `https://f${i}.example.com/mcp` }), 201);
+      await read(await addForEveryone(admin, { name: `filler${i}`, url: `https://f${i}.example.internal/mcp` }), 201);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        addForEveryone(admin, { name: `race${i}`, url: "https://r.example.com/mcp" }),
+        addForEveryone(admin, { name: `race${i}`, url: "https://r.example.internal/mcp" }),
       ),
     );
     const statuses = answers.map((answer) => answer.status).sort();

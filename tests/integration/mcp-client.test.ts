@@ -311,28 +311,56 @@ describe("the fixture server over stdio", () => {
     expect(pool.status(spec).state).toBe("ready");
   });
 
+  /** The process id of the fixture server that answers `spec`'s calls. */
+  const pidOf = async (spec: McpServerSpec) => {
+    const result = await call(spec, "pid");
+    return Number(result.ok && result.content[0].type === "text" ? result.content[0].text : NaN);
+  };
+  const alive = (id: number) => {
+    try {
+      process.kill(id, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   it("ends a server's process on close, and starts another at the next use", async () => {
     const spec = fixtureStdio("closable");
-    const pid = async () => {
-      const result = await call(spec, "pid");
-      return Number(result.ok && result.content[0].type === "text" ? result.content[0].text : NaN);
-    };
-    const alive = (id: number) => {
-      try {
-        process.kill(id, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const first = await pid();
+    const first = await pidOf(spec);
     expect(alive(first)).toBe(true);
     await pool.close(spec);
     expect(pool.status(spec)).toEqual({ state: "idle" });
     await vi.waitFor(() => expect(alive(first)).toBe(false));
-    const second = await pid();
+    const second = await pidOf(spec);
     expect(second).not.toBe(first);
     expect(pool.status(spec)).toMatchObject({ state: "ready" });
+  });
+
+  it("refreshes a connection: a new one, listed, while a call in flight finishes on the old one, which then ends", async () => {
+    const spec = fixtureStdio("refreshed", { FIXTURE_TOOLS: "1" });
+    const first = await pidOf(spec);
+    const sleeping = call(spec, "sleep", { ms: 500 });
+    expect(await pool.refresh(spec)).toMatchObject({ state: "ready", toolCount: 12 });
+    expect(pool.listed(spec)?.map((tool) => tool.name)).toContain("tool_000");
+    expect(await sleeping).toMatchObject({ ok: true, content: [{ text: "slept" }] });
+    const second = await pidOf(spec);
+    expect(second).not.toBe(first);
+    await vi.waitFor(() => expect(alive(first)).toBe(false));
+    expect(alive(second)).toBe(true);
+  });
+
+  it("refreshes a server that cannot start into its failure, and a refused spec into its problem", async () => {
+    const missing: McpServerSpec = { name: "missing", trusted: true, command: "/nonexistent/mcp-server" };
+    expect(await pool.refresh(missing)).toEqual({
+      state: "failed",
+      error: 'MCP server "missing" could not be started: its command was not found (/nonexistent/mcp-server).',
+    });
+    const untrusted: McpServerSpec = { ...missing, trusted: false };
+    expect(await pool.refresh(untrusted)).toMatchObject({
+      state: "failed",
+      error: expect.stringMatching(/is a command/),
+    });
   });
 
   it("counts connecting against a call's time limit, and close ends a server that never answers", async () => {

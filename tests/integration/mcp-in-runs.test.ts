@@ -3,8 +3,8 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolCallTraceparent } from "@/lib/platform/trace-ids";
-import { Api, ofType } from "../support/api";
-import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
+import { Api, expectJson, ofType, sendJson } from "../support/api";
+import { freePort, scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 import { readSse } from "../support/sse";
 
@@ -151,6 +151,36 @@ describe("MCP servers' tools in a run", () => {
       expect((await api.fetch(`/api/mcp-servers/${(await added.json()).id}`, { method: "DELETE" })).status).toBe(204);
     } finally {
       silent.close();
+    }
+  });
+
+  it("says a tool's server is unavailable, and why, when the model calls a tool of a server that is down", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const gone = await expectJson(await sendJson(api, "/api/mcp-servers", "POST", { name: "gone", url }), 201);
+    try {
+      const id = await conversation("connected");
+      const prompt = "Echo 'hi' through the servers that are down.";
+      model.script(prompt, [
+        { toolCalls: [{ name: "gone__echo", args: { text: "hi" } }] },
+        { toolCalls: [{ name: "broken__run", args: {} }] },
+        { text: "Neither server is up." },
+      ]);
+      const [refused, unstarted] = ofType(await api.run(id, prompt), "tool_result");
+      expect(refused).toMatchObject({
+        ok: false,
+        error:
+          `"gone__echo" cannot be called now: its MCP server is unavailable. ` +
+          `MCP server "gone" refused the connection (nothing listens there) (${url}).`,
+      });
+      expect(unstarted).toMatchObject({
+        ok: false,
+        error:
+          `"broken__run" cannot be called now: its MCP server is unavailable. ` +
+          `MCP server "broken" could not be started: its command was not found (/nonexistent/mcp-server).`,
+      });
+    } finally {
+      expect((await sendJson(api, `/api/mcp-servers/${gone.id}`, "DELETE")).status).toBe(204);
     }
   });
 

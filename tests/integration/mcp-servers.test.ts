@@ -1,7 +1,9 @@
 // MCP servers a person connects (issue 40): GET/POST/DELETE /api/mcp-servers through the built app, their headers
 // sealed in the database (read back from the row), the profiles file's servers beside them, what a run gets
 // (serversForRun, in-process on the same database, secret and file), and how signing in, the export and deleting
-// an account treat them. No MCP server is dialled here: this is configuration and storage.
+// an account treat them. Adding a server connects to it (mcp-server-connection.test.ts dials real ones): those here
+// are under .internal, which the client refuses before any lookup (neither public nor listed in
+// TOOLSMITH_MCP_PRIVATE_HOSTS), so nothing is dialled. This is configuration and storage.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api, expectJson, sendJson } from "../support/api";
 import { scriptedApp, type AppServer } from "../support/app-server";
@@ -72,7 +74,7 @@ describe("a person's MCP servers", () => {
     const created = await expectJson(
       await add(alice, {
         name: "notes",
-        url: "https://notes.example.com/mcp",
+        url: "https://notes.example.internal/mcp",
         bearerToken: "alice-bearer-secret",
         headers: { "X-Api-Key": "alice-key-secret" },
       }),
@@ -83,10 +85,11 @@ describe("a person's MCP servers", () => {
       name: "notes",
       source: "personal",
       transport: "http",
-      url: "https://notes.example.com/mcp",
+      url: "https://notes.example.internal/mcp",
       headerNames: ["X-Api-Key"],
       bearer: true,
       createdAt: expect.any(String),
+      status: { state: "failed", message: expect.stringContaining('MCP server "notes" may not be reached: ') },
     });
 
     const [row] = await rowsOf("notes");
@@ -121,7 +124,8 @@ describe("a person's MCP servers", () => {
         createdAt: null,
         status: { state: "idle" },
       },
-      { ...created, status: { state: "idle" } },
+      // As adding it left it.
+      created,
     ]);
     const text = JSON.stringify(servers);
     for (const secret of ["operator-env-secret", "operator-header-secret", "support", "npx", "alice-"])
@@ -151,7 +155,7 @@ describe("a person's MCP servers", () => {
       {
         name: "notes",
         trusted: false,
-        url: "https://notes.example.com/mcp",
+        url: "https://notes.example.internal/mcp",
         headers: { "X-Api-Key": "alice-key-secret", Authorization: "Bearer alice-bearer-secret" },
       },
     ]);
@@ -171,6 +175,12 @@ describe("a person's MCP servers", () => {
     const specs = await serversForRun(bobId, findProfile("everyday")!);
     expect(specs.map((spec) => spec.name)).toEqual(["files", "tickets"]);
     expect(JSON.stringify(specs)).not.toContain("alice");
+    // Refresh cannot connect to it either, and says what to do.
+    const refresh = await sendJson(bob, `/api/mcp-servers/${(await rowsOf("plain"))[0].id}/refresh`, "POST");
+    expect((await expectJson(refresh, 409)).error.message).toBe(
+      'The headers of the MCP server "plain" no longer open (they were sealed under another secret, or altered); ' +
+        "remove it and add it again.",
+    );
     expect((await sendJson(bob, `/api/mcp-servers/${(await rowsOf("plain"))[0].id}`, "DELETE")).status).toBe(204);
   });
 
@@ -181,7 +191,7 @@ describe("a person's MCP servers", () => {
     expect(await problem(alice, { name: "shell", command: "bash", args: ["-c", "id"] }, 400)).toBe(
       `command: ${refusal}`,
     );
-    expect(await problem(alice, { name: "shell", url: "https://x.example.com/mcp", env: { A: "b" } }, 400)).toBe(
+    expect(await problem(alice, { name: "shell", url: "https://x.example.internal/mcp", env: { A: "b" } }, 400)).toBe(
       `env: ${refusal}`,
     );
     expect(await problem(alice, { name: "shell", url: "file:///bin/sh" }, 400)).toMatch(
@@ -246,16 +256,16 @@ describe("a person's MCP servers", () => {
   });
 
   it("refuse a name the person or the profiles file has, and more than 20 servers", async () => {
-    expect(await problem(alice, { name: "notes", url: "https://other.example.com/mcp" }, 409)).toBe(
+    expect(await problem(alice, { name: "notes", url: "https://other.example.internal/mcp" }, 409)).toBe(
       'You already have an MCP server named "notes"; remove it first, or choose another name.',
     );
-    expect(await problem(alice, { name: "tickets", url: "https://other.example.com/mcp" }, 409)).toBe(
+    expect(await problem(alice, { name: "tickets", url: "https://other.example.internal/mcp" }, 409)).toBe(
       '"tickets" is the name of a server this instance\'s profiles file configures; choose another.',
     );
     const carol = new Api(app.url);
     for (let i = 1; i <= 20; i++)
-      await expectJson(await add(carol, { name: `s${i}`, url: `https://s${i}.example.com/mcp` }), 201);
-    expect(await problem(carol, { name: "s21", url: "https://s21.example.com/mcp" }, 409)).toBe(
+      await expectJson(await add(carol, { name: `s${i}`, url: `https://s${i}.example.internal/mcp` }), 201);
+    expect(await problem(carol, { name: "s21", url: "https://s21.example.internal/mcp" }, 409)).toBe(
       "You have 20 MCP servers, the most one person may connect; remove one first.",
     );
     expect((await list(carol)).filter((server: { source: string }) => server.source === "personal")).toHaveLength(20);
@@ -264,9 +274,9 @@ describe("a person's MCP servers", () => {
   it("past the limit even when added at once: of many concurrent additions to 19, exactly one is stored", async () => {
     const dave = new Api(app.url);
     for (let i = 1; i <= 19; i++)
-      await expectJson(await add(dave, { name: `s${i}`, url: `https://s${i}.example.com/mcp` }), 201);
+      await expectJson(await add(dave, { name: `s${i}`, url: `https://s${i}.example.internal/mcp` }), 201);
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => add(dave, { name: `race${i}`, url: "https://race.example.com/mcp" })),
+      Array.from({ length: 20 }, (_, i) => add(dave, { name: `race${i}`, url: "https://race.example.internal/mcp" })),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array(19).fill(409)]);
     for (const answer of answers.filter((answer) => answer.status === 409))
@@ -284,9 +294,12 @@ describe("a person's MCP servers", () => {
     // In this process too, where nothing spaces the additions out (on SQLite, the app's requests come in one by one).
     const { addMcpServer } = await import("@/lib/mcp-servers/servers");
     const erin = `erin-${Date.now()}`;
-    for (let i = 1; i <= 19; i++) await addMcpServer(erin, { name: `s${i}`, url: `https://s${i}.example.com/mcp` });
+    for (let i = 1; i <= 19; i++)
+      await addMcpServer(erin, { name: `s${i}`, url: `https://s${i}.example.internal/mcp` });
     const settled = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => addMcpServer(erin, { name: `race${i}`, url: "https://r.example.com/mcp" })),
+      Array.from({ length: 20 }, (_, i) =>
+        addMcpServer(erin, { name: `race${i}`, url: "https://r.example.internal/mcp" }),
+      ),
     );
     expect(settled.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
     const counted = await queryDatabase<{ count: unknown }>(
@@ -304,7 +317,10 @@ describe("a person's MCP servers", () => {
         404,
       );
     expect(await rowsOf("notes")).toHaveLength(1);
-    const temporary = await expectJson(await add(alice, { name: "temporary", url: "https://t.example.com/mcp" }), 201);
+    const temporary = await expectJson(
+      await add(alice, { name: "temporary", url: "https://t.example.internal/mcp" }),
+      201,
+    );
     expect((await sendJson(alice, `/api/mcp-servers/${temporary.id}`, "DELETE")).status).toBe(204);
     expect((await sendJson(alice, `/api/mcp-servers/${temporary.id}`, "DELETE")).status).toBe(404);
     expect(await rowsOf("temporary")).toEqual([]);
@@ -330,20 +346,24 @@ describe("accounts and a person's MCP servers", () => {
   it("moves them on signing in (the account's kept on a clash), exports them without secrets, deletes them with it", async () => {
     const first = new Api(app.url);
     await expectJson(
-      await add(first, { name: "wiki", url: "https://wiki-a.example.com/mcp", bearerToken: "wiki-a-secret" }),
+      await add(first, { name: "wiki", url: "https://wiki-a.example.internal/mcp", bearerToken: "wiki-a-secret" }),
       201,
     );
     await signIn(first, "mia@example.com");
     const second = new Api(app.url);
-    await expectJson(await add(second, { name: "wiki", url: "https://wiki-b.example.com/mcp" }), 201);
+    await expectJson(await add(second, { name: "wiki", url: "https://wiki-b.example.internal/mcp" }), 201);
     await expectJson(
-      await add(second, { name: "crm", url: "https://crm.example.com/mcp", headers: { "X-Crm-Key": "crm-secret" } }),
+      await add(second, {
+        name: "crm",
+        url: "https://crm.example.internal/mcp",
+        headers: { "X-Crm-Key": "crm-secret" },
+      }),
       201,
     );
     await signIn(second, "mia@example.com");
     expect(await personal(second)).toEqual([
-      ["crm", "https://crm.example.com/mcp", ["X-Crm-Key"]],
-      ["wiki", "https://wiki-a.example.com/mcp", []],
+      ["crm", "https://crm.example.internal/mcp", ["X-Crm-Key"]],
+      ["wiki", "https://wiki-a.example.internal/mcp", []],
     ]);
     // Moved, they still open: the sealed headers are bound to the row, not to its owner.
     const { serversForRun } = await import("@/lib/mcp-servers/servers");
@@ -354,11 +374,11 @@ describe("accounts and a person's MCP servers", () => {
     );
     const specs = await serversForRun(accountId, findProfile("everyday")!);
     expect(specs.slice(2)).toEqual([
-      { name: "crm", trusted: false, url: "https://crm.example.com/mcp", headers: { "X-Crm-Key": "crm-secret" } },
+      { name: "crm", trusted: false, url: "https://crm.example.internal/mcp", headers: { "X-Crm-Key": "crm-secret" } },
       {
         name: "wiki",
         trusted: false,
-        url: "https://wiki-a.example.com/mcp",
+        url: "https://wiki-a.example.internal/mcp",
         headers: { Authorization: "Bearer wiki-a-secret" },
       },
     ]);
@@ -368,7 +388,7 @@ describe("accounts and a person's MCP servers", () => {
       {
         id: expect.any(String),
         name: "crm",
-        url: "https://crm.example.com/mcp",
+        url: "https://crm.example.internal/mcp",
         headerNames: ["X-Crm-Key"],
         bearer: false,
         createdAt: expect.any(String),
@@ -376,7 +396,7 @@ describe("accounts and a person's MCP servers", () => {
       {
         id: expect.any(String),
         name: "wiki",
-        url: "https://wiki-a.example.com/mcp",
+        url: "https://wiki-a.example.internal/mcp",
         headerNames: [],
         bearer: true,
         createdAt: expect.any(String),

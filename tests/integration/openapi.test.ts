@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import SwaggerParser from "@apidevtools/swagger-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptedApp, type AppServer } from "../support/app-server";
 
@@ -39,6 +40,14 @@ describe("the OpenAPI document", () => {
     const served = [...apiRoutes(), ...apiRoutes(path.join("app", "seat"))];
     expect(served.length).toBeGreaterThan(25);
     expect(described.sort()).toEqual(served.sort());
+  });
+
+  it("is valid OpenAPI 3.1 by a validator of its own: every operation, answer and schema (SEAT's, which /seat points to, too)", async () => {
+    const document = await (await fetch(`${app.url}/api/openapi.json`)).json();
+    // The only document the app serves: SEAT's index and /docs name this one.
+    expect((await (await fetch(`${app.url}/seat`)).json()).docs).toBe("/api/openapi.json");
+    // Throws, failing the test, with each place that breaks the specification.
+    await SwaggerParser.validate(document);
   });
 
   it("takes its request schemas from the routes' own: the tool definition's rules are in it, and SEAT's shapes", async () => {

@@ -4,8 +4,7 @@ import { profileChoiceFor } from "@/lib/accounts/admin";
 import { requireIdentity } from "@/lib/http/access";
 import { readJson } from "@/lib/http/body";
 import { answer, route } from "@/lib/http/route";
-import { addMcpServer } from "@/lib/mcp-servers/servers";
-import { mcpServersWithStatus } from "@/lib/tools/mcp-tools";
+import { addMcpServerAndConnect, mcpServersWithStatus } from "@/lib/tools/mcp-tools";
 import { findProfile } from "@/lib/settings/profiles";
 
 /** Your servers, and the profiles file's that your default profile may use (read-only), each with its status and tools. */
@@ -15,8 +14,11 @@ export const GET = route(async (request) => {
   return answer(McpServers, await mcpServersWithStatus(identity, findProfile(defaultProfile)));
 });
 
-/** Connect a server over Streamable HTTP; its headers and token are stored sealed and never answered. */
+/**
+ * Store a server (Streamable HTTP; its headers and token sealed, never answered), then connect to it: 201 whether or
+ * not it could be reached, its status saying which.
+ */
 export const POST = route(async (request) => {
   const identity = await requireIdentity(request);
-  return answer(McpServer, await addMcpServer(identity, await readJson(request, NewMcpServer)), 201);
+  return answer(McpServer, await addMcpServerAndConnect(identity, await readJson(request, NewMcpServer)), 201);
 });

@@ -69,12 +69,19 @@ export async function deleteMcpServer(id: string, ownerId: McpServerOwner): Prom
 }
 
 /** An owner's servers with their sealed headers, for a run's connections (lib/mcp-servers/servers.ts). */
-export function mcpServersWithHeaders(ownerId: McpServerOwner) {
-  return db.mcpServer.findMany({
+export async function mcpServersWithHeaders(ownerId: McpServerOwner) {
+  const rows = await db.mcpServer.findMany({
     where: { ownerId },
     orderBy: { name: "asc" },
-    select: { id: true, name: true, url: true, headers: true },
+    select: { ...listed, headers: true },
   });
+  return rows.map(withNames);
+}
+
+/** One of an owner's servers with its sealed headers, to connect to it again; undefined for any other id. */
+export async function mcpServerWithHeaders(id: string, ownerId: McpServerOwner) {
+  const row = await db.mcpServer.findFirst({ where: { id, ownerId }, select: { ...listed, headers: true } });
+  return row ? withNames(row) : undefined;
 }
 
 function withNames<Row extends { headerNames: string }>(row: Row) {
