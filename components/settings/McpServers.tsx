@@ -4,7 +4,7 @@ import { Plus, RefreshCw, Server, X } from "lucide-react";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { api, problemText, type McpServer } from "@/lib/api/client";
 import { Button } from "@/components/ui/Button";
-import { Problem } from "@/components/ui/Problem";
+import { FormOutcome } from "@/components/ui/Problem";
 
 const FIELD =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900";
@@ -234,10 +234,7 @@ export function McpServers({ initial, forEveryone = false }: { initial: McpServe
           </Button>
         </div>
       </form>
-      <Problem text={problem} />
-      <p role="status" className="sr-only">
-        {status}
-      </p>
+      <FormOutcome problem={problem} status={status} />
     </section>
   );
 }
