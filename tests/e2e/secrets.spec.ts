@@ -73,7 +73,8 @@ for (const colorScheme of ["light", "dark"] as const) {
       await page.keyboard.type("https://api.weather.test");
       await page.keyboard.press("Enter");
       await expect(section.getByRole("alert")).toHaveText(
-        "hosts.0: each host is a host name like api.openweathermap.org (its subdomains count too), without scheme, port or path",
+        "hosts.0: each host is a host name like api.openweathermap.org (its subdomains count too) or an IP address, " +
+          "without scheme, port or path",
       );
       await expect(section.getByTestId("secret")).toHaveCount(1);
       await expectAccessible(page, "the settings page with a refused secret");
