@@ -1,4 +1,4 @@
-import { SecretBoundary } from "@/lib/secrets/boundary";
+import { SecretBoundary } from "@/lib/sandbox/secret-boundary";
 import { ms, printTable, summarize } from "./stats";
 
 const ROUNDS = 200;

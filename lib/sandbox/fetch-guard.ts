@@ -4,7 +4,7 @@ import dns from "node:dns";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import type { FetchLimits } from "@/lib/settings/config";
-import type { FilledRequest, SecretBoundary } from "@/lib/secrets/boundary";
+import type { FilledRequest, SecretBoundary } from "./secret-boundary";
 import type { FetchRequest } from "./pool";
 
 /** Host names refused before any lookup: they name this machine or a cloud metadata service. */

@@ -11,7 +11,7 @@ import {
   type ToolCallHandler,
 } from "./pool";
 import type { ToolSource } from "./languages";
-import type { SecretBoundary } from "@/lib/secrets/boundary";
+import type { SecretBoundary } from "./secret-boundary";
 import { checkPython, runPython } from "./python";
 
 export { checkCode, type Violation } from "./check";

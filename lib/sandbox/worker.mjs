@@ -59,7 +59,7 @@ const TOOLS = `
     },
   });`;
 // secrets.WEATHER_KEY is a placeholder, never the value: the host fills it in for the secret's hosts only
-// (lib/secrets/boundary.ts). A name the tool did not declare is an error, not an `undefined` sent in a request.
+// (lib/sandbox/secret-boundary.ts). A name the tool did not declare is an error, not an `undefined` sent in a request.
 const SECRETS = `
   const placeholders = JSON.parse(secretsJson);
   globalThis.secrets = new Proxy(Object.freeze(placeholders), {

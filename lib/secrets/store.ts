@@ -16,7 +16,7 @@ import {
 import { ApiError, notFound } from "@/lib/platform/errors";
 import { sealer, UnsealError } from "@/lib/settings/secret";
 import { SECRET_LIMITS } from "@/lib/settings/tool-secrets";
-import type { CallSecret } from "./boundary";
+import type { CallSecret } from "@/lib/sandbox/secret-boundary";
 
 /** Its own key: secrets' values are sealed under nothing else's. */
 const valueSeal = sealer("toolsmith/tool-secrets");

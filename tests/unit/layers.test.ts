@@ -15,7 +15,7 @@ const LEVELS = [
   ["sandbox", "librarian"],
   ["contract"],
   ["db"],
-  ["http", "events", "retrieval", "share", "mcp-client", "mcp-servers", "files"],
+  ["http", "events", "retrieval", "share", "mcp-client", "mcp-servers", "files", "secrets"],
   ["tools"],
   ["agent", "trace"],
   ["runs", "telemetry", "api", "seat"],

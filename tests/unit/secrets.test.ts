@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SecretBoundary, SecretHostError, type CallSecret } from "@/lib/secrets/boundary";
+import { SecretBoundary, SecretHostError, type CallSecret } from "@/lib/sandbox/secret-boundary";
 import { guardedFetch } from "@/lib/sandbox/fetch-guard";
 import * as sandbox from "@/lib/sandbox";
 import { NewSecret } from "@/lib/contract/requests";

@@ -169,7 +169,7 @@ _OMITTED = object()
 
 class _Secrets:
     """What tool code sees as `secrets`: secrets["WEATHER_KEY"] is a placeholder, never the value. The host puts the
-    value in where a request to one of the secret's hosts carries the placeholder (lib/secrets/boundary.ts)."""
+    value in where a request to one of the secret's hosts carries the placeholder (lib/sandbox/secret-boundary.ts)."""
 
     __slots__ = ("_placeholders",)
 

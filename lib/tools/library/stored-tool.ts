@@ -11,7 +11,7 @@ import type { DomainRules } from "@/lib/sandbox/fetch-guard";
 import { offeredSchema } from "@/lib/tools/schema";
 import type { AgentTool, CallTool, CodeCalls, InputCheck, ToolContext, ToolResult } from "@/lib/tools/types";
 import { callTool, type CallContext } from "@/lib/tools/call";
-import { SecretBoundary } from "@/lib/secrets/boundary";
+import { SecretBoundary } from "@/lib/sandbox/secret-boundary";
 import { missingSecrets, secretsForCall } from "@/lib/secrets/store";
 import { touchSecrets } from "@/lib/db/queries/secrets";
 

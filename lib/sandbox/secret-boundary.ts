@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
-import { hostWithin } from "@/lib/sandbox/fetch-guard";
+import { hostWithin } from "./fetch-guard";
 
 /** A secret a call may use, its value opened (lib/secrets/store.ts): held here, never handed to the code. */
 export interface CallSecret {
