@@ -240,6 +240,31 @@ test("a long trace is on the page once while React reveals it, and while a run s
   await running;
 });
 
+test("a permalink landed on before the page has been parsed keeps the focus when the browser scrolls to it", async ({
+  page,
+  servers,
+}) => {
+  const prompt = "One sum to link to.";
+  servers.model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "1 + 1" } }] }, { text: "2." }]);
+  const { id, events } = await runConversation(page, prompt);
+  const call = events.find((event) => event.type === "tool_call")!.id;
+  // A script at the end of the page, held back 2 s: the page hydrates and finds the card meanwhile, and the browser
+  // scrolls to the address's #e… (clearing the focus: it is not focusable) only once it has parsed the page.
+  await page.route("**/hold-parsing.js", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await route.fulfill({ contentType: "text/javascript", body: "" });
+  });
+  await page.route(`**/c/${id}`, async (route) => {
+    const response = await route.fetch();
+    const html = await response.text();
+    const nonce = /nonce="([^"]+)"/.exec(html)![1];
+    const held = `<script nonce="${nonce}" src="/hold-parsing.js"></script></body>`;
+    await route.fulfill({ response, body: html.replace("</body>", held) });
+  });
+  await page.goto(`/c/${id}#e${call}`);
+  await expectLandedOn(page, call);
+});
+
 test("a permalink to a card of a run still streaming waits for the card, then lands on it", async ({
   page,
   servers,
