@@ -1,9 +1,10 @@
 "use client";
 
 import { Activity, Menu, PanelRightClose, PanelRightOpen, Paperclip } from "lucide-react";
-import { Suspense, type ReactNode } from "react";
+import { useMemo, type ReactNode } from "react";
 import type { ModelPrices } from "@/lib/trace/timing";
 import { Button } from "@/components/ui/Button";
+import { HydrationBoundary } from "@/components/ui/HydrationBoundary";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
 import { ModelPricesContext } from "@/components/trace/ModelPrices";
@@ -156,6 +157,7 @@ function ChatColumn({
     `${trace.lastEventId}:${messages.length}`,
   );
   const drop = useFileDrop(onDropFiles);
+  const list = useMemo(() => ({ messages, runs: trace.runs, runStarts }), [messages, trace.runs, runStarts]);
   return (
     <section aria-label="Chat" className="relative flex min-w-0 flex-1 flex-col" {...drop.handlers}>
       {drop.over && (
@@ -177,10 +179,8 @@ function ChatColumn({
         {messages.length === 0 ? (
           <EmptyState onPick={(prompt) => void send(prompt)} />
         ) : (
-          // Its own hydration boundary, so the composer and controls respond first.
-          <Suspense>
-            <MessageList messages={messages} runs={trace.runs} runStarts={runStarts} />
-          </Suspense>
+          // The composer and controls respond before a long conversation has hydrated.
+          <HydrationBoundary content={MessageList} props={list} />
         )}
       </div>
       {showJump && <JumpToLatest onClick={jumpToLatest} />}

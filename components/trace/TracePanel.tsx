@@ -1,10 +1,11 @@
 "use client";
 
 import { Activity, Wrench, X } from "lucide-react";
-import { Suspense, useState, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import type { RegisteredToolView } from "@/lib/contract/events";
-import type { TraceState } from "@/lib/trace/state";
+import type { RunView, TraceState } from "@/lib/trace/state";
 import { Button } from "@/components/ui/Button";
+import { HydrationBoundary } from "@/components/ui/HydrationBoundary";
 import { JumpToLatest } from "@/components/ui/JumpToLatest";
 import { ScrollRootContext } from "@/components/ui/LazyMount";
 import { useStickToBottom } from "@/components/ui/useStickToBottom";
@@ -35,6 +36,7 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
       if (target.focus) card.focus({ preventScroll: true });
     },
   });
+  const timelines = useMemo(() => ({ runs: trace.runs, runStarts }), [trace.runs, runStarts]);
 
   return (
     <aside
@@ -76,18 +78,8 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
           ) : (
             <ScrollRootContext.Provider value={ref}>
               <FindStoreContext.Provider value={find.store}>
-                {/* Its own hydration boundary: the panel's controls respond before a long trace has hydrated. */}
-                <Suspense>
-                  {trace.runs.map((run, index) => (
-                    <RunTimeline
-                      key={run.runId}
-                      run={run}
-                      index={index}
-                      startedAt={runStarts[run.runId]}
-                      latest={index === trace.runs.length - 1}
-                    />
-                  ))}
-                </Suspense>
+                {/* The panel's controls respond before a long trace has hydrated. */}
+                <HydrationBoundary content={RunTimelines} props={timelines} />
               </FindStoreContext.Provider>
             </ScrollRootContext.Provider>
           )}
@@ -96,6 +88,19 @@ export function TracePanel({ trace, tools, runStarts, onClose }: TracePanelProps
       </div>
     </aside>
   );
+}
+
+/** Every run's timeline, the latest last. */
+function RunTimelines({ runs, runStarts }: { runs: RunView[]; runStarts: Record<string, string> }) {
+  return runs.map((run, index) => (
+    <RunTimeline
+      key={run.runId}
+      run={run}
+      index={index}
+      startedAt={runStarts[run.runId]}
+      latest={index === runs.length - 1}
+    />
+  ));
 }
 
 function PanelTab({ selected, onSelect, children }: { selected: boolean; onSelect: () => void; children: ReactNode }) {

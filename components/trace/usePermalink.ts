@@ -38,7 +38,8 @@ export const usePermalinkOpensPanel = (open: () => void) => usePermalink(open);
 const LANDING_WAIT_MS = 30_000;
 
 /**
- * Land on `target` once its card is on the page: built (LazyMount), hydrated (it has aria-current) and displayed.
+ * Land on `target` once its card is on the page (built by LazyMount, hydrated: it has aria-current, and displayed)
+ * and the page has been parsed.
  * A card the trace does not have yet is waited for while a run streams; when none runs, `onMissing` says so.
  */
 export function useLanding(
@@ -65,7 +66,9 @@ export function useLanding(
     const deadline = performance.now() + LANDING_WAIT_MS;
     const attempt = () => {
       const element = document.querySelector<HTMLElement>(`[data-find-card="${target.eventId}"][aria-current]`);
-      if (element && element.getClientRects().length > 0) {
+      // When it has parsed the page, the browser scrolls to the address's #e… and clears the focus (that anchor is
+      // not focusable): the focus of a landing before then would be lost.
+      if (element && element.getClientRects().length > 0 && document.readyState !== "loading") {
         landed.current = target.seq;
         arrive(element, target);
       } else if (performance.now() < deadline) {

@@ -29,8 +29,7 @@ async function runConversation(page: Page, message: string) {
   return { id: id as string, events: await eventsOf(response) };
 }
 
-// Visible: while the page streams in, React keeps a hidden copy of the trace's boundary for a moment.
-const card = (page: Page, eventId: number) => page.locator(`[data-find-card="${eventId}"]:visible`);
+const card = (page: Page, eventId: number) => page.locator(`[data-find-card="${eventId}"]`);
 
 /** The panel landed on the card: built, scrolled into view, current, focused and ringed. */
 async function expectLandedOn(page: Page, eventId: number) {
@@ -161,6 +160,7 @@ test("a permalink to a card deep in a 2,000-event trace scrolls to it and highli
 
   // Opened without a link: the card is not built yet.
   await page.goto(`/c/${id}`);
+  await expect(page.getByTestId("trace-run")).toHaveCount(1);
   await expect(page.getByTestId("trace-run")).toBeVisible();
   await expect(page.locator(`#e${deep}`)).toHaveCount(0);
   await expect(card(page, deep)).not.toBeInViewport();
@@ -193,6 +193,76 @@ test("a permalink to a card deep in a 2,000-event trace scrolls to it and highli
   await page.goto(`/c/${id}#e${deep}`);
   await expect(page.getByTestId("panel")).toBeVisible();
   await expectLandedOn(page, deep);
+});
+
+test("a long trace is on the page once while React reveals it, and while a run streams into it", async ({
+  page,
+  servers,
+}) => {
+  const prompt = "A long trace to open.";
+  servers.model.script(prompt, bigTraceScript());
+  const { id } = await runConversation(page, prompt);
+  const streaming = "Then stream slowly.";
+  servers.model.script(streaming, [{ deltas: 120, numbered: true, delayMs: 100 }]);
+  const running = page.request.post(`/api/conversations/${id}/messages`, { data: { content: streaming } });
+  await expect.poll(() => servers.model.requestsFor(streaming).length).toBe(1);
+
+  // React streams a large Suspense boundary hidden and reveals it 300 ms after a paint (its $RT); a busy machine
+  // hydrates the page and applies the first live events before that. Holding the reveal makes that order certain.
+  await page.addInitScript(() => {
+    Object.defineProperty(window, "$RT", { get: () => performance.now() + 5_000, set: () => {} });
+    const seen: { copies: number; hydratedFirst?: boolean } = { copies: 0 };
+    Object.assign(window, { seen });
+    new MutationObserver(() => {
+      // The most copies of one run, one message or one card's id the page held at once.
+      const names = [
+        ...[...document.querySelectorAll('[data-testid="trace-run"]')].map((run) => run.getAttribute("aria-label")),
+        ...[...document.querySelectorAll('[data-testid="user-message"]')].map((message) => message.textContent),
+        ...[...document.querySelectorAll("[id]")].map((element) => element.id).filter((name) => /^e\d+$/.test(name)),
+      ];
+      const copies = new Map<string | null, number>();
+      for (const name of names) copies.set(name, (copies.get(name) ?? 0) + 1);
+      seen.copies = Math.max(seen.copies, ...copies.values());
+      // Whether the page had hydrated (the composer takes the focus then) when the trace was first shown.
+      const revealed = document.querySelector('[data-testid="trace-run"]:not([hidden] *)');
+      if (revealed) seen.hydratedFirst ??= document.activeElement?.tagName === "TEXTAREA";
+    }).observe(document, { subtree: true, childList: true });
+  });
+  await page.goto(`/c/${id}`);
+  await expect(page.getByTestId("trace-run")).toHaveCount(2);
+  await expect(page.getByTestId("trace-run").last()).toBeVisible();
+  await expect(page.getByTestId("assistant-message").last()).toContainText("119,");
+  const seen = await page.evaluate(
+    () => (window as unknown as { seen: { copies: number; hydratedFirst?: boolean } }).seen,
+  );
+  expect(seen.hydratedFirst, "the page hydrated before React revealed the trace").toBe(true);
+  expect(seen.copies, "copies of a run, a message or a card's id at once").toBe(1);
+  await running;
+});
+
+test("a permalink landed on before the page has been parsed keeps the focus when the browser scrolls to it", async ({
+  page,
+  servers,
+}) => {
+  const prompt = "One sum to link to.";
+  servers.model.script(prompt, [{ toolCalls: [{ name: "calculate", args: { expression: "1 + 1" } }] }, { text: "2." }]);
+  const { id, events } = await runConversation(page, prompt);
+  const call = events.find((event) => event.type === "tool_call")!.id;
+  // A script at the end of the page, held back 2 s: the page hydrates and finds the card meanwhile, and the browser
+  // scrolls to the address's #e… (clearing the focus: it is not focusable) only once it has parsed the page.
+  await page.route("**/hold-parsing.js", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await route.fulfill({ contentType: "text/javascript", body: "" });
+  });
+  await page.route(`**/c/${id}`, async (route) => {
+    const response = await route.fetch();
+    const html = await response.text();
+    const nonce = /nonce="([^"]+)"/.exec(html)![1];
+    const held = `<script nonce="${nonce}" src="/hold-parsing.js"></script></body>`;
+    await route.fulfill({ response, body: html.replace("</body>", held) });
+  });
+  await page.goto(`/c/${id}#e${call}`);
+  await expectLandedOn(page, call);
 });
 
 test("a permalink to a card of a run still streaming waits for the card, then lands on it", async ({
