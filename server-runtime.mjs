@@ -79,15 +79,42 @@ export async function listen(handler, { port, host, sockets = LISTENING_SOCKETS 
   const address = alone.address();
   await new Promise((resolve) => alone.close(resolve));
   const shared = { port: typeof address === "object" && address ? address.port : port, host };
-  const sharing = () => listening(createServer(handler), { ...shared, reusePort: true });
+  const serving = () => keepIdleConnections(createServer(handler));
+  const sharing = () => listening(serving(), { ...shared, reusePort: true });
   // Where the system cannot share a port, the first socket takes it alone and the second is refused.
-  const servers = [await sharing().catch(() => listening(createServer(handler), shared))];
+  const servers = [await sharing().catch(() => listening(serving(), shared))];
   while (servers.length < sockets) {
     const server = await sharing().catch(() => undefined);
     if (!server) break;
     servers.push(server);
   }
   return servers;
+}
+
+/** How long the server tells clients it keeps an idle connection (`Keep-Alive: timeout=5`, Node's own default). */
+export const KEEP_ALIVE_HINT_SECONDS = 5;
+/**
+ * How long it really keeps one: past the longest idle timeout of the proxies in front of it (nginx's and AWS's are
+ * 60 s), and far past the hint, so that the client always closes an idle connection first.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
+/**
+ * Keep idle connections for KEEP_ALIVE_MS while telling clients KEEP_ALIVE_HINT_SECONDS. A server that closes an idle
+ * connection races the client's next request on it, which then meets a reset (ECONNRESET, or undici's "other side
+ * closed"): clients time the hint by their own clock (undici closes 2 s before it), and an event loop seconds late,
+ * theirs or the server's, under load, lets them send past it. (Node 24.6 added keepAliveTimeoutBuffer for this: 1 s.)
+ * @template {import("node:http").Server} S
+ * @param {S} server
+ * @returns {S}
+ */
+export function keepIdleConnections(server) {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Node would announce the timeout it enforces; a header of the answer's own replaces its hint.
+  server.prependListener("request", (_request, response) =>
+    response.setHeader("keep-alive", `timeout=${KEEP_ALIVE_HINT_SECONDS}`),
+  );
+  return server;
 }
 
 /**

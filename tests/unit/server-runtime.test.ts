@@ -2,7 +2,14 @@ import type { Server } from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
-import { listen, missingServerFlags, refuseUndecodableUrl, undecodablePath } from "@/server-runtime.mjs";
+import {
+  KEEP_ALIVE_HINT_SECONDS,
+  KEEP_ALIVE_MS,
+  listen,
+  missingServerFlags,
+  refuseUndecodableUrl,
+  undecodablePath,
+} from "@/server-runtime.mjs";
 
 const node22 = new Set(["--experimental-async-context-frame", "--max-old-space-size"]);
 const node20 = new Set(["--max-old-space-size"]);
@@ -113,6 +120,20 @@ describe("the server's listening sockets", () => {
       expect(await (await fetch(`http://127.0.0.1:${(servers[0].address() as net.AddressInfo).port}/`)).text()).toBe(
         "ok",
       );
+    } finally {
+      await close(servers);
+    }
+  });
+
+  it("tells clients to keep an idle connection 5 s and keeps it far longer, so that a client always closes first", async () => {
+    const servers = await listen(ok, { port: 0, host: "127.0.0.1" });
+    try {
+      // undici keeps it 2 s less than it is told; a late event loop, the client's or the server's, eats the rest.
+      expect(KEEP_ALIVE_MS - KEEP_ALIVE_HINT_SECONDS * 1000).toBeGreaterThanOrEqual(60_000);
+      for (const server of servers) expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_MS);
+      const response = await fetch(`http://127.0.0.1:${(servers[0].address() as net.AddressInfo).port}/`);
+      expect(response.headers.get("keep-alive")).toBe(`timeout=${KEEP_ALIVE_HINT_SECONDS}`);
+      expect(await response.text()).toBe("ok");
     } finally {
       await close(servers);
     }
