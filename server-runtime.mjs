@@ -2,7 +2,7 @@
 // async context frames, so that Next's request stores do not put V8 promise hooks on every promise (the default from
 // Node 24), and a heap cap (TOOLSMITH_HEAP_MB), past which garbage piles up under load. The README has the figures.
 
-import { createServer } from "node:http";
+import { createServer, STATUS_CODES } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import nextEnv from "@next/env";
 import { environment } from "./lib/settings/environment.mjs";
@@ -224,14 +224,55 @@ export function refuseUndecodableUrl(request, response, { secure }) {
   const message =
     `The address's path cannot be decoded: a "%" must start an escape of two hex digits (write "%25" for "%"), ` +
     "and the escaped bytes must be UTF-8.";
+  answerBeforeTheApp(request, response, { status: 400, code: "bad_request", message, secure });
+  return true;
+}
+
+/**
+ * Serve at most `max` requests at once, event streams included (a client following a run holds one): a request
+ * beyond them is answered 503 with Retry-After before the app reads it, worded as the API words its errors, and its
+ * connection stays open for the retry (Node's `maxConnections` would destroy it: a reset). Returns the check of a
+ * request, which says whether it answered.
+ * @param {number} max
+ * @returns {(request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse, options: { secure: boolean }) => boolean}
+ */
+export function refuseBeyondCapacity(max) {
+  let inFlight = 0;
+  return (request, response, { secure }) => {
+    if (inFlight >= max) {
+      const message = `This instance is serving as many requests as it can (${max}); try again in a second.`;
+      answerBeforeTheApp(request, response, {
+        status: 503,
+        code: "unavailable",
+        message,
+        secure,
+        headers: { "retry-after": "1" },
+      });
+      return true;
+    }
+    inFlight++;
+    // "close" comes once per response, whether it finished or its client left.
+    response.once("close", () => inFlight--);
+    return false;
+  };
+}
+
+/**
+ * An error answered by the server itself: a JSON error under /api, a line of text elsewhere, with the app's
+ * security headers (HSTS when `secure`).
+ * @param {import("node:http").IncomingMessage} request
+ * @param {import("node:http").ServerResponse} response
+ * @param {{ status: number, code: string, message: string, secure: boolean, headers?: Record<string, string> }} answer
+ */
+function answerBeforeTheApp(request, response, { status, code, message, secure, headers = {} }) {
   const api = /^\/api(\/|\?|$)/.test(request.url ?? "");
-  const body = api ? JSON.stringify({ error: { code: "bad_request", message } }) : `400 Bad Request: ${message}\n`;
-  response.writeHead(400, {
+  const body = api ? JSON.stringify({ error: { code, message } }) : `${status} ${STATUS_CODES[status]}: ${message}\n`;
+  response.writeHead(status, {
     ...SECURITY_HEADERS,
     ...(secure && { "strict-transport-security": STRICT_TRANSPORT_SECURITY }),
+    ...headers,
     "content-type": api ? "application/json" : "text/plain; charset=utf-8",
     "content-length": Buffer.byteLength(body),
   });
   response.end(request.method === "HEAD" ? undefined : body);
-  return true;
 }

@@ -338,6 +338,36 @@ describe("behind a configured public URL", () => {
   });
 });
 
+describe("an instance at capacity", () => {
+  it("answers past TOOLSMITH_MAX_REQUESTS 503 with Retry-After, never a reset, and serves again once a request ends", async () => {
+    await withApp({ TOOLSMITH_MAX_REQUESTS: "2" }, async (full, client) => {
+      const { id } = await client.createConversation();
+      // Two event streams that stay open (?watch=1) take both places.
+      const watch = () => client.fetch(`/api/conversations/${id}/events?watch=1`);
+      const open = [await watch(), await watch()];
+      expect(open.map((response) => response.status)).toEqual([200, 200]);
+      // New connections each (the client's two are busy): answered, not reset, whatever they ask.
+      const refused = await Promise.all([
+        client.fetch("/api/health"),
+        client.fetch("/api/conversations", { method: "POST" }),
+        fetch(`${full.url}/`),
+      ]);
+      for (const response of refused) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get("retry-after")).toBe("1");
+        expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      }
+      expect(((await refused[0].json()) as { error: { code: string } }).error.code).toBe("unavailable");
+      expect(await errorMessage(refused[1])).toMatch(/serving as many requests as it can \(2\)/);
+      expect(await refused[2].text()).toMatch(/^503 Service Unavailable: /);
+
+      await open[0].body!.cancel();
+      await expect.poll(async () => (await client.fetch("/api/health")).status).toBe(200);
+      await open[1].body!.cancel();
+    });
+  });
+});
+
 describe("event streams", () => {
   it("limits the event streams open at once, per person and per address, and frees a place as one closes", async () => {
     await withApp({ TOOLSMITH_MAX_OPEN_STREAMS: "2" }, async (limited, client) => {
