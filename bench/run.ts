@@ -14,7 +14,7 @@ import { benchScaleOut } from "./scale-out";
 import { benchSeat } from "./seat";
 import { benchThroughput } from "./throughput";
 import { benchStream } from "./stream";
-import { benchTools } from "./tools";
+import { benchExecute, benchTools } from "./tools";
 import { benchUi } from "./ui";
 
 const only = process.argv[2];
@@ -27,6 +27,7 @@ if (!only || only === "cancel") await benchCancel();
 if (!only || only === "generation") await benchGeneration();
 if (!only || only === "stream") await benchStream();
 if (!only || only === "tools") await benchTools();
+if (only === "execute") await benchExecute();
 if (!only || only === "native") await benchNativeTools();
 if (!only || only === "rate-limits") await benchRateLimits();
 if (!only || only === "librarian") await benchLibrarian();
