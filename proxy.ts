@@ -1,34 +1,27 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { ApiError } from "@/lib/platform/errors";
 import { isForeignRequest, publicOrigin } from "@/lib/http/origin";
-import { contentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
+import { contentSecurityPolicy } from "@/lib/http/security-headers";
 import { identityCookieName, identityCookieOptions, identityOf, newIdentityCookie } from "@/lib/http/identity";
-import { sessionSecretOf, signInRequired } from "@/lib/http/session-cookie";
+import { apiRefusal, crossSiteRefusal, hasBearerToken, newNonce, setAnswerHeaders } from "@/lib/http/proxy-checks";
+import { sessionSecretOf } from "@/lib/http/session-cookie";
 import { authConfig } from "@/lib/settings/config";
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Pages a stranger may open when accounts are required: signing in, and what a share link opens. */
 const OPEN_PAGES = /^\/(signin|s|docs)(\/|$)/;
 
 /**
  * Every request passes here first: a cross-site write is refused (403), and so is an API write without credentials
  * (401); any other request without a valid identity gets one, on the request and the response, unless another site
- * sent it; every response gets a CSP with a fresh nonce.
+ * sent it; every response gets a CSP with a fresh nonce. The checks are lib/http/proxy-checks.ts's, which the routes
+ * the matcher leaves out apply themselves.
  */
 export function proxy(request: NextRequest) {
-  // A bearer token is not sent by the browser on its own, so another site cannot borrow it: no CSRF check, and
-  // no cookie either (the route checks the token).
-  if (request.headers.get("authorization")?.toLowerCase().startsWith("bearer ")) return NextResponse.next();
-  const foreign = isForeignRequest(request);
-  if (foreign && !SAFE_METHODS.has(request.method)) {
-    return new ApiError(
-      403,
-      "cross_site",
-      "This request came from another site; the app only accepts changes from its own pages.",
-    ).toResponse();
-  }
-
+  // A bearer token is checked by the route, and takes no cookie.
+  if (hasBearerToken(request)) return NextResponse.next();
   const page = !request.nextUrl.pathname.startsWith("/api/");
+  const refusal = page ? crossSiteRefusal(request) : apiRefusal(request);
+  if (refusal) return refusal.toResponse();
+
   const cookie = request.headers.get("cookie");
   const signedIn = sessionSecretOf(cookie) !== undefined;
   const required = authConfig().mode === "required";
@@ -39,18 +32,8 @@ export function proxy(request: NextRequest) {
   }
   // The session is checked by the route (lib/http/access.ts); here its cookie only counts as credentials.
   const identified = identityOf(cookie) !== undefined || signedIn;
-  // A script that sends no credentials would make things under a new identity that its next call cannot reach.
-  if (!page && !identified && !SAFE_METHODS.has(request.method)) {
-    if (required) return signInRequired().toResponse();
-    return new ApiError(
-      401,
-      "no_credentials",
-      "This request carries neither an identity cookie nor an API token. Create a token on the Settings page " +
-        "(/settings), or with POST /api/tokens from the browser, and send it as `Authorization: Bearer <token>`.",
-    ).toResponse();
-  }
   // Accounts required: an anonymous identity would own nothing, so none is made.
-  const minted = identified || foreign || required ? undefined : newIdentityCookie();
+  const minted = identified || isForeignRequest(request) || required ? undefined : newIdentityCookie();
   const secure = publicOrigin(request).startsWith("https:");
   // The JSON API needs no script nonce: with a valid identity, the request goes on untouched (the hot path).
   if (!page && !minted && !secure) return NextResponse.next();
@@ -59,7 +42,7 @@ export function proxy(request: NextRequest) {
   const name = identityCookieName(secure);
   if (minted)
     headers.set("cookie", [request.headers.get("cookie"), `${name}=${minted.value}`].filter(Boolean).join("; "));
-  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const nonce = newNonce();
   const policy = contentSecurityPolicy(nonce);
   if (page) {
     // Next reads the nonce for its scripts from the request's policy header.
@@ -68,8 +51,7 @@ export function proxy(request: NextRequest) {
   }
 
   const response = NextResponse.next({ request: { headers } });
-  response.headers.set("content-security-policy", policy);
-  if (secure) response.headers.set("strict-transport-security", STRICT_TRANSPORT_SECURITY);
+  setAnswerHeaders(response.headers, policy, secure);
   if (minted) response.cookies.set(name, minted.value, identityCookieOptions(secure));
   return response;
 }
@@ -80,7 +62,8 @@ export const config = {
   // Each ends at a path segment: /api/mcp-servers is the app's own route, and goes through here.
   // The files' routes check a cross-site write themselves (lib/http/access.ts refuseForeignWrite): Next would hold
   // an upload's body here whole (and cut it at 10 MB), and a download's headers are its own (its sandbox CSP).
+  // A tool call through the API checks itself as this does (proxyChecked): Next's pass through here doubled its cost.
   matcher: [
-    "/((?!_next/static|_next/image|favicon.ico|api/health(?:/|$)|api/mcp(?:/|$)|seat(?:/|$)|api/files/|api/conversations/[^/]+/files(?:/|$)|api/share/[^/]+/files/).*)",
+    "/((?!_next/static|_next/image|favicon.ico|api/health(?:/|$)|api/mcp(?:/|$)|seat(?:/|$)|api/files/|api/conversations/[^/]+/files(?:/|$)|api/share/[^/]+/files/|api/tools/[^/]+/execute(?:/|$)).*)",
   ],
 };

@@ -3,7 +3,7 @@
 // Node 24), and a heap cap (TOOLSMITH_HEAP_MB), past which garbage piles up under load. docs/performance.md has the
 // figures.
 
-import { createServer } from "node:http";
+import { createServer, STATUS_CODES } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import nextEnv from "@next/env";
 import { environment } from "./lib/settings/environment.mjs";
@@ -80,15 +80,42 @@ export async function listen(handler, { port, host, sockets = LISTENING_SOCKETS 
   const address = alone.address();
   await new Promise((resolve) => alone.close(resolve));
   const shared = { port: typeof address === "object" && address ? address.port : port, host };
-  const sharing = () => listening(createServer(handler), { ...shared, reusePort: true });
+  const serving = () => keepIdleConnections(createServer(handler));
+  const sharing = () => listening(serving(), { ...shared, reusePort: true });
   // Where the system cannot share a port, the first socket takes it alone and the second is refused.
-  const servers = [await sharing().catch(() => listening(createServer(handler), shared))];
+  const servers = [await sharing().catch(() => listening(serving(), shared))];
   while (servers.length < sockets) {
     const server = await sharing().catch(() => undefined);
     if (!server) break;
     servers.push(server);
   }
   return servers;
+}
+
+/** How long the server tells clients it keeps an idle connection (`Keep-Alive: timeout=5`, Node's own default). */
+export const KEEP_ALIVE_HINT_SECONDS = 5;
+/**
+ * How long it really keeps one: past the longest idle timeout of the proxies in front of it (nginx's and AWS's are
+ * 60 s), and far past the hint, so that the client always closes an idle connection first.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
+/**
+ * Keep idle connections for KEEP_ALIVE_MS while telling clients KEEP_ALIVE_HINT_SECONDS. A server that closes an idle
+ * connection races the client's next request on it, which then meets a reset (ECONNRESET, or undici's "other side
+ * closed"): clients time the hint by their own clock (undici closes 2 s before it), and an event loop seconds late,
+ * theirs or the server's, under load, lets them send past it. (Node 24.6 added keepAliveTimeoutBuffer for this: 1 s.)
+ * @template {import("node:http").Server} S
+ * @param {S} server
+ * @returns {S}
+ */
+export function keepIdleConnections(server) {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Node would announce the timeout it enforces; a header of the answer's own replaces its hint.
+  server.prependListener("request", (_request, response) =>
+    response.setHeader("keep-alive", `timeout=${KEEP_ALIVE_HINT_SECONDS}`),
+  );
+  return server;
 }
 
 /**
@@ -198,14 +225,55 @@ export function refuseUndecodableUrl(request, response, { secure }) {
   const message =
     `The address's path cannot be decoded: a "%" must start an escape of two hex digits (write "%25" for "%"), ` +
     "and the escaped bytes must be UTF-8.";
+  answerBeforeTheApp(request, response, { status: 400, code: "bad_request", message, secure });
+  return true;
+}
+
+/**
+ * Serve at most `max` requests at once, event streams included (a client following a run holds one): a request
+ * beyond them is answered 503 with Retry-After before the app reads it, worded as the API words its errors, and its
+ * connection stays open for the retry (Node's `maxConnections` would destroy it: a reset). Returns the check of a
+ * request, which says whether it answered.
+ * @param {number} max
+ * @returns {(request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse, options: { secure: boolean }) => boolean}
+ */
+export function refuseBeyondCapacity(max) {
+  let inFlight = 0;
+  return (request, response, { secure }) => {
+    if (inFlight >= max) {
+      const message = `This instance is serving as many requests as it can (${max}); try again in a second.`;
+      answerBeforeTheApp(request, response, {
+        status: 503,
+        code: "unavailable",
+        message,
+        secure,
+        headers: { "retry-after": "1" },
+      });
+      return true;
+    }
+    inFlight++;
+    // "close" comes once per response, whether it finished or its client left.
+    response.once("close", () => inFlight--);
+    return false;
+  };
+}
+
+/**
+ * An error answered by the server itself: a JSON error under /api, a line of text elsewhere, with the app's
+ * security headers (HSTS when `secure`).
+ * @param {import("node:http").IncomingMessage} request
+ * @param {import("node:http").ServerResponse} response
+ * @param {{ status: number, code: string, message: string, secure: boolean, headers?: Record<string, string> }} answer
+ */
+function answerBeforeTheApp(request, response, { status, code, message, secure, headers = {} }) {
   const api = /^\/api(\/|\?|$)/.test(request.url ?? "");
-  const body = api ? JSON.stringify({ error: { code: "bad_request", message } }) : `400 Bad Request: ${message}\n`;
-  response.writeHead(400, {
+  const body = api ? JSON.stringify({ error: { code, message } }) : `${status} ${STATUS_CODES[status]}: ${message}\n`;
+  response.writeHead(status, {
     ...SECURITY_HEADERS,
     ...(secure && { "strict-transport-security": STRICT_TRANSPORT_SECURITY }),
+    ...headers,
     "content-type": api ? "application/json" : "text/plain; charset=utf-8",
     "content-length": Buffer.byteLength(body),
   });
   response.end(request.method === "HEAD" ? undefined : body);
-  return true;
 }

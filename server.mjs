@@ -6,6 +6,7 @@ import {
   eventLoopProbe,
   listen,
   loadSettings,
+  refuseBeyondCapacity,
   refuseUndecodableUrl,
   restartWithServerFlags,
 } from "./server-runtime.mjs";
@@ -24,6 +25,7 @@ const { default: next } = await import("next");
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"];
 const { PORT: port, TOOLSMITH_LISTEN_HOST: host, TOOLSMITH_TRUST_PROXY: trustProxy } = settings;
 const watchForStall = disconnectStalledClients(settings.TOOLSMITH_CLIENT_STALL_MS);
+const refuseWhenFull = refuseBeyondCapacity(settings.TOOLSMITH_MAX_REQUESTS);
 /** As lib/http/origin.ts's publicOrigin decides it: the public URL's protocol, or a trusted proxy's. */
 const servedOverHttps = (request) =>
   settings.TOOLSMITH_PUBLIC_URL
@@ -45,8 +47,11 @@ const appStarted = new Promise((resolve, reject) => (globalThis.toolsmithStarted
 const servers = await listen(
   (request, response) => {
     if (!trustProxy) for (const name of FORWARDED) delete request.headers[name];
+    const secure = servedOverHttps(request);
+    // A full instance answers 503 (Retry-After) before it does any work for the request.
+    if (refuseWhenFull(request, response, { secure })) return;
     // Next answers an address it cannot decode with a bare 500 of its own: refused here, 400, with why.
-    if (refuseUndecodableUrl(request, response, { secure: servedOverHttps(request) })) return;
+    if (refuseUndecodableUrl(request, response, { secure })) return;
     watchForStall(response);
     void ready.then(() => handle(request, response));
   },

@@ -15,7 +15,7 @@ import { benchSeat } from "./seat";
 import { benchSecrets } from "./secrets";
 import { benchThroughput } from "./throughput";
 import { benchStream } from "./stream";
-import { benchTools } from "./tools";
+import { benchExecute, benchTools } from "./tools";
 import { benchUi } from "./ui";
 
 const only = process.argv[2];
@@ -28,6 +28,7 @@ if (!only || only === "cancel") await benchCancel();
 if (!only || only === "generation") await benchGeneration();
 if (!only || only === "stream") await benchStream();
 if (!only || only === "tools") await benchTools();
+if (only === "execute") await benchExecute();
 if (!only || only === "native") await benchNativeTools();
 if (!only || only === "rate-limits") await benchRateLimits();
 if (!only || only === "librarian") await benchLibrarian();

@@ -2,11 +2,11 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { runInSandbox, sandboxPool } from "@/lib/sandbox";
-import { Api } from "../tests/support/api";
+import { Api, sendJson } from "../tests/support/api";
 import { scriptedApp } from "../tests/support/app-server";
 import { freshPostgresUrl, freshSqliteUrl } from "../tests/support/database";
 import startPostgres from "../tests/support/postgres";
-import { ms, summarize, timed } from "./stats";
+import { ms, printTable, summarize, timed } from "./stats";
 
 /** Library sizes the search is timed at, on each provider. */
 const SEARCH_SIZES = [500, 5000];
@@ -84,11 +84,7 @@ async function searchAtSizes(databaseUrl: string): Promise<SearchFigures[]> {
   }
 }
 
-/**
- * The tool library over HTTP, from a client: search over 500 and 5,000 tools on SQLite and PostgreSQL, and what
- * POST /api/tools/{id}/execute adds to the sandbox's own warm call (measured in this process on the same code and
- * input).
- */
+/** The tool library over HTTP, from a client: search over 500 and 5,000 tools on SQLite and PostgreSQL, then execute. */
 export async function benchTools(): Promise<void> {
   console.log(`\n## Tool library over HTTP (loopback client)`);
   console.log(
@@ -107,42 +103,107 @@ export async function benchTools(): Promise<void> {
   } finally {
     await stopPostgres();
   }
+  await benchExecute();
+}
 
-  const app = scriptedApp("http://127.0.0.1:9/v1");
-  await app.start();
+/** Calls timed per server, after WARM_UP that are not. */
+const EXECUTES = 300;
+const WARM_UP = 50;
+
+/**
+ * What POST /api/tools/{id}/execute adds to the sandbox's own warm call (measured in this process on the same code and
+ * input), beside a GET /api/health round trip, the app's cheapest route (target: no more than it), and the server's
+ * main-thread CPU per call of each. With TOOLSMITH_BENCH_BASELINE naming another built checkout, its server is
+ * measured too, the calls to both taken in turn so that both meet the same load.
+ */
+export async function benchExecute(): Promise<void> {
+  const baseline = process.env.TOOLSMITH_BENCH_BASELINE;
+  const servers = [
+    { label: "this checkout", app: scriptedApp("http://127.0.0.1:9/v1") },
+    ...(baseline
+      ? [
+          {
+            label: `baseline (${baseline})`,
+            app: scriptedApp("http://127.0.0.1:9/v1", {}, undefined, { cwd: baseline }),
+          },
+        ]
+      : []),
+  ];
+  const input = { text: "the quick brown fox jumps over the lazy dog" };
+  const sandbox = () => runInSandbox("tool", { language: "javascript", code: CODE }, input);
   try {
-    const api = new Api(app.url);
-    const post = (path: string, body: unknown) =>
-      api.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const response = await post("/api/tools", { ...libraryTool(0), parameters_schema: SCHEMA, code: CODE });
-    if (response.status !== 201) throw new Error(`create failed: ${response.status} ${await response.text()}`);
-    const firstId = ((await response.json()) as { id: string }).id;
-
-    const input = { text: "the quick brown fox jumps over the lazy dog" };
-    const execute = async () => {
-      const response = await post(`/api/tools/${firstId}/execute`, { input });
-      if (!((await response.json()) as { ok: boolean }).ok) throw new Error("execute failed");
-    };
-    await sandboxPool().warm();
-    for (let i = 0; i < 50; i++)
-      await Promise.all([execute(), runInSandbox("tool", { language: "javascript", code: CODE }, input)]);
-    const executeTimes: number[] = [];
-    const sandboxTimes: number[] = [];
-    for (let i = 0; i < 300; i++) {
-      executeTimes.push((await timed(execute))[0]);
-      sandboxTimes.push((await timed(() => runInSandbox("tool", { language: "javascript", code: CODE }, input)))[0]);
-    }
-
-    const executeStats = summarize(executeTimes);
-    const sandboxStats = summarize(sandboxTimes);
-    console.log(
-      `POST /api/tools/{id}/execute: median ${ms(executeStats.median)}, p95 ${ms(executeStats.p95)}; the sandbox's own warm call: median ${ms(sandboxStats.median)}`,
+    const clients = await Promise.all(
+      servers.map(async ({ app }) => {
+        await app.start();
+        const api = new Api(app.url);
+        const created = await sendJson(api, "/api/tools", "POST", {
+          ...libraryTool(0),
+          parameters_schema: SCHEMA,
+          code: CODE,
+        });
+        if (created.status !== 201) throw new Error(`create failed: ${created.status} ${await created.text()}`);
+        const { id } = (await created.json()) as { id: string };
+        const execute = async () => {
+          const response = await sendJson(api, `/api/tools/${id}/execute`, "POST", { input });
+          if (!((await response.json()) as { ok: boolean }).ok) throw new Error("execute failed");
+        };
+        const health = async () => {
+          const response = await api.fetch("/api/health");
+          if (!response.ok) throw new Error(`health failed: ${response.status}`);
+          await response.json();
+        };
+        /** The server's main-thread CPU per call of `call`, over EXECUTES calls in a row: less at the mercy of the load. */
+        const cpuPerCall = async (call: () => Promise<void>) => {
+          const before = app.cpuMs().mainThread;
+          for (let i = 0; i < EXECUTES; i++) await call();
+          return (app.cpuMs().mainThread - before) / EXECUTES;
+        };
+        return { execute, health, cpuPerCall, executeTimes: [] as number[], healthTimes: [] as number[] };
+      }),
     );
+    await sandboxPool().warm();
+    const sandboxTimes: number[] = [];
+    for (let i = 0; i < WARM_UP + EXECUTES; i++) {
+      // Each server first every other time: neither gains from following the other.
+      for (const client of i % 2 ? [...clients].reverse() : clients) {
+        client.executeTimes.push((await timed(client.execute))[0]);
+        client.healthTimes.push((await timed(client.health))[0]);
+      }
+      sandboxTimes.push((await timed(sandbox))[0]);
+    }
+    const measured = (times: number[]) => summarize(times.slice(WARM_UP));
+    const cpu: { execute: number; health: number }[] = [];
+    for (const client of clients)
+      cpu.push({ execute: await client.cpuPerCall(client.execute), health: await client.cpuPerCall(client.health) });
+    const sandboxMedian = measured(sandboxTimes).median;
     console.log(
-      `execute adds ${ms(executeStats.median - sandboxStats.median)} at the median (target < 5 ms), HTTP round trip included`,
+      `\nPOST /api/tools/{id}/execute, ${EXECUTES} calls per server in turn with GET /api/health and the sandbox's own warm call (median ${ms(sandboxMedian)}); target: execute adds no more than a health round trip`,
+    );
+    printTable(
+      [
+        "server",
+        "execute median",
+        "execute p95",
+        "execute − sandbox",
+        "GET /api/health median",
+        "server CPU per execute",
+        "per health",
+      ],
+      servers.map(({ label }, index) => {
+        const execute = measured(clients[index].executeTimes);
+        return [
+          label,
+          ms(execute.median),
+          ms(execute.p95),
+          ms(execute.median - sandboxMedian),
+          ms(measured(clients[index].healthTimes).median),
+          ms(cpu[index].execute),
+          ms(cpu[index].health),
+        ];
+      }),
     );
   } finally {
-    await app.stop();
+    await Promise.all(servers.map(({ app }) => app.stop()));
   }
 }
 

@@ -801,8 +801,8 @@ const WRITES: ReadonlySet<string> = new Set(["post", "put", "patch", "delete"]);
 /**
  * The answers every route of a kind may give, whatever it does: an address that cannot be percent-decoded is 400
  * (server-runtime.mjs), a write from another site is refused (proxy.ts), a JSON body can be too large or not JSON
- * (lib/http/body.ts), a route that asks who is calling refuses a bad API token, and any route answers 500 when the
- * server fails (lib/http/route.ts `route`).
+ * (lib/http/body.ts), a route that asks who is calling refuses a bad API token, any route answers 500 when the
+ * server fails (lib/http/route.ts `route`), and 503 when the instance is full (server-runtime.mjs).
  */
 function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject): ZodOpenApiOperationObject {
   const common: ErrorStatus[] = [
@@ -812,8 +812,13 @@ function withCommonAnswers(method: string, operation: ZodOpenApiOperationObject)
     ...(operation.security?.length === 0 ? [] : ([401] as const)),
     500,
   ];
-  return { ...operation, responses: { ...errors(...common), ...operation.responses } };
+  return { ...operation, responses: { ...errors(...common), "503": AT_CAPACITY, ...operation.responses } };
 }
+
+const AT_CAPACITY = json(
+  ErrorBody,
+  "The instance serves as many requests as it can (TOOLSMITH_MAX_REQUESTS); send it again after Retry-After.",
+);
 
 const SEAT_ERROR_MEANINGS = {
   401: "No API token, or one that is not valid or was revoked.",

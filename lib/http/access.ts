@@ -6,7 +6,7 @@ import { findSharedConversation } from "@/lib/db/queries/share-links";
 import { accountById } from "@/lib/db/queries/accounts";
 import { findOwnedTool } from "@/lib/db/queries/tools";
 import { findFile } from "@/lib/db/queries/files";
-import { isForeignRequest } from "@/lib/http/origin";
+import { crossSiteRefusal, hasBearerToken } from "@/lib/http/proxy-checks";
 import { identityOfToken } from "@/lib/db/queries/api-tokens";
 import { identityOf } from "@/lib/http/identity";
 import { signedInOf } from "@/lib/http/session";
@@ -234,10 +234,6 @@ export async function requireFile(request: Request, { params }: RouteParams) {
  * whose headers are the route's own): a browser write from another site is a 403.
  */
 export function refuseForeignWrite(request: Request): void {
-  if (isForeignRequest(request) && !request.headers.get("authorization")?.toLowerCase().startsWith("bearer "))
-    throw new ApiError(
-      403,
-      "cross_site",
-      "This request came from another site; the app only accepts changes from its own pages.",
-    );
+  const refusal = hasBearerToken(request) ? undefined : crossSiteRefusal(request);
+  if (refusal) throw refusal;
 }

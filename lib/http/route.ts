@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { ApiError } from "@/lib/platform/errors";
 
-type Handler<Context> = (request: Request, context: Context) => Promise<Response>;
+export type Handler<Context> = (request: Request, context: Context) => Promise<Response>;
 
 /**
  * Wrap a route handler: an ApiError becomes its response, anything else a 500 that leaks no internals. `present`

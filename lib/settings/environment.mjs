@@ -320,6 +320,11 @@ const server = {
     .describe(
       "event streams (`/events`, share links) open at once per identity on an instance, three times that per client address; 429 past it",
     ),
+  TOOLSMITH_MAX_REQUESTS: integer(1, 1_000_000)
+    .prefault("1000")
+    .describe(
+      "requests one instance serves at once, event streams included (a client following a run holds one); past it, 503 with `Retry-After: 1`, never a reset connection. At about 150 KB live per run in flight, the default `TOOLSMITH_HEAP_MB` holds that many with room to spare",
+    ),
   TOOLSMITH_CLIENT_STALL_MS: integer(100, 600_000)
     .prefault("10000")
     .describe(

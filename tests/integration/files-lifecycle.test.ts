@@ -31,10 +31,7 @@ const listed = async (client: Api, conversationId: string) =>
     }
   ).files;
 
-/**
- * Bytes compared by their SHA-256: toEqual on two 600 KB buffers takes the test's event loop seconds, which let the
- * server close its idle keep-alive connections unseen, and the next request on one fails with "other side closed".
- */
+/** Bytes compared by their SHA-256: toEqual on two 600 KB buffers takes the test's event loop seconds. */
 const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 
 /** The SHA-256 of what `url` serves `client`. */

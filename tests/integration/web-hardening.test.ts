@@ -86,6 +86,8 @@ describe("requests from other sites", () => {
     ["continue from a step", () => `/api/conversations/${conversationId}/fork`],
     // /api/mcp-servers once slipped past the proxy, whose matcher left out every path starting /api/mcp.
     ["connect an MCP server", () => "/api/mcp-servers"],
+    // The proxy leaves this one out; the route checks itself as the proxy would (lib/http/proxy-checks.ts).
+    ["run a tool", () => "/api/tools/any-tool/execute"],
   ])("a cross-site form that tries to %s gets 403 and no identity cookie", async (_action, path) => {
     const response = await raw(path(), { method: "POST", headers: crossSiteForm, body: "content=hi" });
     expect(response.status).toBe(403);
@@ -120,6 +122,33 @@ describe("requests from other sites", () => {
     expect(own.status).toBe(200);
     const script = await visitor.fetch("/api/conversations", { method: "POST" });
     expect(script.status).toBe(201);
+  });
+
+  it("answers a tool call through the API, which the proxy leaves out, as the proxy answers the routes it serves", async () => {
+    const call = (headers: Record<string, string>) =>
+      raw("/api/tools/no-such-tool/execute", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ input: {} }),
+      });
+    const cookie = `toolsmith_id=${await visitor.identity()}`;
+    for (const [headers, status, code] of [
+      [{ cookie, "sec-fetch-site": "same-site" }, 403, "cross_site"],
+      [{ cookie, origin: "http://evil.test" }, 403, "cross_site"],
+      [{}, 401, "no_credentials"],
+      [{ cookie: "toolsmith_id=forged.value" }, 401, "no_credentials"],
+      // Past the checks, the route's own answer: the tool is not the visitor's.
+      [{ cookie, "sec-fetch-site": "same-origin" }, 404, "not_found"],
+      [{ authorization: "Bearer not-a-token", "sec-fetch-site": "cross-site" }, 401, "invalid_token"],
+    ] as const) {
+      const response = await call(headers);
+      expect(response.status, JSON.stringify(headers)).toBe(status);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+      expect(cookieOf(response)).toBe("");
+    }
+    // The same refusals as a route behind the proxy gives.
+    const proxied = await raw("/api/tools", { method: "POST", headers: { "content-type": "application/json" } });
+    expect(await proxied.json()).toEqual(await (await call({})).json());
   });
 
   it("serves a page opened from another site without minting an identity", async () => {
@@ -319,6 +348,18 @@ describe("behind a configured public URL", () => {
       expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/toolsmith\.example\/s\//);
       // the __Host- cookie is read back like the plain one
       expect((await client.fetch(`/api/conversations/${id}`)).status).toBe(200);
+      // a tool call, which the proxy leaves out, gets the proxy's headers all the same
+      const proxied = await client.fetch(`/api/conversations/${id}`);
+      const call = await client.fetch("/api/tools/no-such-tool/execute", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: {} }),
+      });
+      expect(call.status).toBe(404);
+      expect(call.headers.get("strict-transport-security")).toBe(first.headers.get("strict-transport-security"));
+      const policy = (response: Response) =>
+        response.headers.get("content-security-policy")?.replace(/'nonce-[^']+'/, "");
+      expect(policy(call)).toBe(policy(proxied));
       // an address refused before the app gets HSTS too
       const undecodable = await client.fetch("/c/%");
       expect(undecodable.status).toBe(400);
@@ -334,6 +375,36 @@ describe("behind a configured public URL", () => {
         headers: { "x-forwarded-host": "chat.example", "x-forwarded-proto": "https" },
       });
       expect(((await share.json()) as { url: string }).url).toMatch(/^https:\/\/chat\.example\/s\//);
+    });
+  });
+});
+
+describe("an instance at capacity", () => {
+  it("answers past TOOLSMITH_MAX_REQUESTS 503 with Retry-After, never a reset, and serves again once a request ends", async () => {
+    await withApp({ TOOLSMITH_MAX_REQUESTS: "2" }, async (full, client) => {
+      const { id } = await client.createConversation();
+      // Two event streams that stay open (?watch=1) take both places.
+      const watch = () => client.fetch(`/api/conversations/${id}/events?watch=1`);
+      const open = [await watch(), await watch()];
+      expect(open.map((response) => response.status)).toEqual([200, 200]);
+      // New connections each (the client's two are busy): answered, not reset, whatever they ask.
+      const refused = await Promise.all([
+        client.fetch("/api/health"),
+        client.fetch("/api/conversations", { method: "POST" }),
+        fetch(`${full.url}/`),
+      ]);
+      for (const response of refused) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get("retry-after")).toBe("1");
+        expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      }
+      expect(((await refused[0].json()) as { error: { code: string } }).error.code).toBe("unavailable");
+      expect(await errorMessage(refused[1])).toMatch(/serving as many requests as it can \(2\)/);
+      expect(await refused[2].text()).toMatch(/^503 Service Unavailable: /);
+
+      await open[0].body!.cancel();
+      await expect.poll(async () => (await client.fetch("/api/health")).status).toBe(200);
+      await open[1].body!.cancel();
     });
   });
 });

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { keepIdleConnections } from "@/server-runtime.mjs";
 
 /**
  * A scripted OpenAI-compatible server: streaming Chat Completions, with tool-call arguments split across chunks,
@@ -117,9 +118,9 @@ export abstract class ScriptedServer<Request, R> {
   }
 
   async start(): Promise<void> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
-    // As hosted APIs do, connections stay open between a run's steps (Node's default of 5 s closes some under load).
-    this.server.keepAliveTimeout = 30_000;
+    // As the app's own server does, so that the app never sends a step's request on a connection this is closing:
+    // with Node's 5 s (or 30 s) that happened under load, and the run failed with "other side closed".
+    this.server = keepIdleConnections(http.createServer((req, res) => void this.handle(req, res)));
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }

@@ -2,7 +2,15 @@ import type { Server } from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
-import { listen, missingServerFlags, refuseUndecodableUrl, undecodablePath } from "@/server-runtime.mjs";
+import {
+  KEEP_ALIVE_HINT_SECONDS,
+  KEEP_ALIVE_MS,
+  listen,
+  missingServerFlags,
+  refuseBeyondCapacity,
+  refuseUndecodableUrl,
+  undecodablePath,
+} from "@/server-runtime.mjs";
 
 const node22 = new Set(["--experimental-async-context-frame", "--max-old-space-size"]);
 const node20 = new Set(["--max-old-space-size"]);
@@ -118,6 +126,20 @@ describe("the server's listening sockets", () => {
     }
   });
 
+  it("tells clients to keep an idle connection 5 s and keeps it far longer, so that a client always closes first", async () => {
+    const servers = await listen(ok, { port: 0, host: "127.0.0.1" });
+    try {
+      // undici keeps it 2 s less than it is told; a late event loop, the client's or the server's, eats the rest.
+      expect(KEEP_ALIVE_MS - KEEP_ALIVE_HINT_SECONDS * 1000).toBeGreaterThanOrEqual(60_000);
+      for (const server of servers) expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_MS);
+      const response = await fetch(`http://127.0.0.1:${(servers[0].address() as net.AddressInfo).port}/`);
+      expect(response.headers.get("keep-alive")).toBe(`timeout=${KEEP_ALIVE_HINT_SECONDS}`);
+      expect(await response.text()).toBe("ok");
+    } finally {
+      await close(servers);
+    }
+  });
+
   // Another Toolsmith on the port shares it (SO_REUSEPORT): binding the port alone first is what refuses it.
   it.each([
     ["a server", false],
@@ -187,6 +209,52 @@ describe("addresses Next cannot decode", () => {
       expect(await (await fetch(`${base}/c/abc?q=%`)).text()).toBe("app");
       expect(reached).toBe(1);
     } finally {
+      await close([server]);
+    }
+  });
+});
+
+describe("an instance at capacity", () => {
+  it("answers a request past its capacity 503 with Retry-After before the app, and serves again once one ends", async () => {
+    const refuseWhenFull = refuseBeyondCapacity(2);
+    const held: (() => void)[] = [];
+    const [server] = await listen(
+      (request, response) => {
+        if (refuseWhenFull(request, response, { secure: false })) return;
+        // Each admitted request is held open, as an event stream is, until the test lets it end.
+        response.writeHead(200, { "content-type": "text/plain" });
+        response.write("open");
+        held.push(() => response.end());
+      },
+      { port: 0, host: "127.0.0.1", sockets: 1 },
+    );
+    const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    try {
+      // Paths outside the API: the contract (tests/support/check-contract.ts) checks every answer under /api.
+      const open = await Promise.all([fetch(`${base}/c/a`), fetch(`${base}/c/b`)]);
+      expect(open.map((response) => response.status)).toEqual([200, 200]);
+
+      const api = await fetch(`${base}/api/health`);
+      expect(api.status).toBe(503);
+      expect(api.headers.get("retry-after")).toBe("1");
+      // Kept open for the retry: a full instance resets no connection.
+      expect(api.headers.get("connection")).toBe("keep-alive");
+      expect(api.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(await api.json()).toEqual({
+        error: { code: "unavailable", message: expect.stringContaining("as many requests as it can (2)") },
+      });
+      const page = await fetch(`${base}/`, { method: "POST", body: "a body it never reads" });
+      expect(page.status).toBe(503);
+      expect(await page.text()).toMatch(/^503 Service Unavailable: This instance is serving as many requests/);
+
+      held.shift()!();
+      await open[0].text();
+      // The count goes down as the response closes, which the client may hear of first.
+      await expect.poll(async () => (await fetch(`${base}/c/c`)).status).toBe(200);
+    } finally {
+      held.forEach((end) => end());
+      // The answers left unread would keep their connections, and close() waiting.
+      server.closeAllConnections();
       await close([server]);
     }
   });

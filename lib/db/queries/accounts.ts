@@ -1,14 +1,27 @@
 import { randomUUID } from "node:crypto";
-import { db, transaction } from "@/lib/db/driver/client";
+import { db, sql, transaction } from "@/lib/db/driver/client";
+import { toDate } from "@/lib/db/driver/sql";
 
 type Tx = Parameters<Parameters<typeof transaction>[0]>[0];
 
-export type AccountRow = NonNullable<Awaited<ReturnType<typeof accountById>>>;
+export interface AccountRow {
+  id: string;
+  email: string;
+  name: string | null;
+  /** JSON ["name", ...], or null: every profile. */
+  profiles: string | null;
+  createdAt: Date;
+}
 
 const listed = { id: true, email: true, name: true, profiles: true, createdAt: true } as const;
 
-export function accountById(id: string) {
-  return db.account.findUnique({ where: { id }, select: listed });
+/** SQL (lib/db/driver/sql.ts): every call through the API asks it for the caller's profiles, an account or not. */
+export async function accountById(id: string): Promise<AccountRow | null> {
+  const [row] = await sql.rows<Record<keyof AccountRow, unknown>>(
+    `SELECT "id", "email", "name", "profiles", "createdAt" FROM "Account" WHERE "id" = ?`,
+    [id],
+  );
+  return row ? { ...(row as AccountRow), createdAt: toDate(row.createdAt) } : null;
 }
 
 export function accountByEmail(email: string) {
