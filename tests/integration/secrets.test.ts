@@ -190,6 +190,33 @@ async function runOf(who: Api, conversationId: string, prompt: string, replies: 
 }
 const resultOf = (events: SseMessage[], name: string) => ofType(events, "tool_result").filter((r) => r.name === name);
 
+/** The tool the run registered first, kept to look for the value in its library entry later. */
+function keepRegistered(events: SseMessage[]): void {
+  toolIds.add((ofType(events, "tool_registered")[0].tool as { id: string }).id);
+}
+
+/**
+ * A run in `conversationId` whose model registers a JavaScript tool named `name` that uses WEATHER_KEY, then calls it
+ * without input: the call's result.
+ */
+async function registerAndCall(conversationId: string, prompt: string, name: string, code: string) {
+  const parameters_schema = { type: "object", properties: {} };
+  const events = await runOf(ana, conversationId, prompt, [
+    {
+      toolCalls: [
+        {
+          name: "register_tool",
+          args: { name, description: prompt, parameters_schema, secrets: ["WEATHER_KEY"], code },
+        },
+      ],
+    },
+    { toolCalls: [{ name, args: {} }] },
+    { text: "Done." },
+  ]);
+  keepRegistered(events);
+  return resultOf(events, name)[0];
+}
+
 /** Everything that is not a secret's value, for the secrets' forms to be looked for in. */
 function expectNoValue(where: string, text: string) {
   for (const form of ALL_FORMS) expect(text.includes(form), `a secret's value (${form}) in ${where}`).toBe(false);
@@ -484,7 +511,7 @@ def run(inputs):
       ]);
       const [registered] = resultOf(events, "register_tool");
       expect(registered, JSON.stringify(registered)).toMatchObject({ ok: true });
-      toolIds.add((ofType(events, "tool_registered")[0].tool as { id: string }).id);
+      keepRegistered(events);
       const [result] = resultOf(events, "weather_py");
       expect(result).toMatchObject({
         ok: true,
@@ -590,7 +617,7 @@ describe("a tool that tries to carry the key elsewhere", () => {
       { toolCalls: [{ name: "exfiltrate", args: {} }] },
       { text: "Checked." },
     ]);
-    toolIds.add((ofType(events, "tool_registered")[0].tool as { id: string }).id);
+    keepRegistered(events);
     const [result] = resultOf(events, "exfiltrate");
     expect(result).toMatchObject({ ok: true });
     const out = result.output as Record<string, string>;
@@ -616,26 +643,7 @@ describe("a tool that tries to carry the key elsewhere", () => {
   try { const reply = await fetch("${weather.url}/login?key=" + secrets.WEATHER_KEY); return reply.status + " " + (await reply.text()); }
   catch (error) { return "refused: " + error.message; }
 }`;
-    const events = await runOf(ana, conversationId, "Sign in to the weather API.", [
-      {
-        toolCalls: [
-          {
-            name: "register_tool",
-            args: {
-              name: "weather_login",
-              description: "Sign in to the weather API.",
-              parameters_schema: { type: "object", properties: {} },
-              secrets: ["WEATHER_KEY"],
-              code,
-            },
-          },
-        ],
-      },
-      { toolCalls: [{ name: "weather_login", args: {} }] },
-      { text: "Signed in." },
-    ]);
-    toolIds.add((ofType(events, "tool_registered")[0].tool as { id: string }).id);
-    const [result] = resultOf(events, "weather_login");
+    const result = await registerAndCall(conversationId, "Sign in to the weather API.", "weather_login", code);
     expect(result).toMatchObject({ ok: true });
     // The weather API got the key; the attacker's host, outside its hosts, must not get it in any form.
     const landed = attacker.received.filter((request) => request.url.startsWith("/next"));
@@ -684,7 +692,7 @@ describe("a tool that tries to carry the key elsewhere", () => {
     expect(failure.actual_output).toMatchObject({ city: "Oslo", key_received: REDACTED });
     const [refusal] = resultOf(events, "register_tool").filter((result) => !result.ok);
     expect(String(refusal.error)).toContain(REDACTED);
-    toolIds.add((ofType(events, "tool_registered")[0].tool as { id: string }).id);
+    keepRegistered(events);
     const [thrown] = resultOf(events, "oslo_throws");
     expect(thrown).toMatchObject({ ok: false, error: expect.stringContaining(`"key_received":"${REDACTED}"`) });
     expectNoValue("the run's events", JSON.stringify(events));
@@ -718,7 +726,7 @@ def run(inputs):
         { toolCalls: [{ name: "echo_headers", args: {} }] },
         { text: "Shown." },
       ]);
-      toolIds.add((ofType(events, "tool_registered")[0].tool as { id: string }).id);
+      keepRegistered(events);
       const [result] = resultOf(events, "echo_headers");
       expect(result).toMatchObject({ ok: true });
       // The server got the key inside the credential the guard filled in.
@@ -738,26 +746,7 @@ def run(inputs):
   const body = await reply.text();
   return { truncated: reply.truncated, tail: body.slice(-60) };
 }`;
-    const events = await runOf(ana, conversationId, "Read the padded endpoint.", [
-      {
-        toolCalls: [
-          {
-            name: "register_tool",
-            args: {
-              name: "padded",
-              description: "The end of a long reply of the weather API.",
-              parameters_schema: { type: "object", properties: {} },
-              secrets: ["WEATHER_KEY"],
-              code,
-            },
-          },
-        ],
-      },
-      { toolCalls: [{ name: "padded", args: {} }] },
-      { text: "Read." },
-    ]);
-    toolIds.add((ofType(events, "tool_registered")[0].tool as { id: string }).id);
-    const [result] = resultOf(events, "padded");
+    const result = await registerAndCall(conversationId, "Read the padded endpoint.", "padded", code);
     expect(result).toMatchObject({ ok: true, output: { truncated: true } });
     const { tail } = result.output as { tail: string };
     // The reply was cut 6 characters before the key's end: what came back must hold no such piece of it.
