@@ -13,6 +13,8 @@ const TABLE_HEADER_CHARS = Math.floor(PREVIEW_CHARS / 3);
 const TEXT_LINES = 20;
 
 const PDF_TIMEOUT_MS = 3000;
+// Loading pdf.js into a new thread is our own code, not the PDF's: a loaded machine may take seconds, so it has its own bound.
+const PDF_LOAD_TIMEOUT_MS = 30_000;
 // pdf.js's heap for the first page of a large PDF; the file's bytes and decoded streams are outside it.
 const PDF_HEAP_MB = 256;
 
@@ -123,7 +125,7 @@ export interface PdfTextOptions {
   signal?: AbortSignal;
   /** The longest text returned; PREVIEW_CHARS by default. */
   maxChars?: number;
-  /** How long pdf.js may take, from the start of its thread; 3 s by default. */
+  /** How long pdf.js may take on the PDF, once it is loaded in its thread; 3 s by default. */
   timeoutMs?: number;
 }
 
@@ -187,6 +189,7 @@ const { bytes, pdfjsDirectory, maxRawChars } = workerData;
 async function firstPageText() {
   await import(pathToFileURL(pdfjsDirectory + "/legacy/build/pdf.worker.mjs").href);
   const pdfjs = await import(pathToFileURL(pdfjsDirectory + "/legacy/build/pdf.mjs").href);
+  parentPort.postMessage({ loaded: true });
   const document = await pdfjs.getDocument({
     data: bytes,
     isEvalSupported: false,
@@ -208,8 +211,8 @@ async function firstPageText() {
   return text.slice(0, maxRawChars);
 }
 firstPageText().then(
-  (text) => parentPort.postMessage(text),
-  () => parentPort.postMessage(null),
+  (text) => parentPort.postMessage({ text }),
+  () => parentPort.postMessage({ text: null }),
 );
 `;
 
@@ -238,9 +241,13 @@ function parseInThread(
       resolve(text);
     };
     const giveUp = () => finish(undefined);
-    const timer = setTimeout(giveUp, timeoutMs);
+    let timer = setTimeout(giveUp, PDF_LOAD_TIMEOUT_MS);
     signal?.addEventListener("abort", giveUp, { once: true });
-    worker.on("message", (text: string | null) => finish(text ?? undefined));
+    worker.on("message", (message: { loaded: true } | { text: string | null }) => {
+      if ("text" in message) return finish(message.text ?? undefined);
+      clearTimeout(timer);
+      timer = setTimeout(giveUp, timeoutMs);
+    });
     // Out of heap, or a crash of pdf.js: no text, as for a PDF that does not parse.
     worker.on("error", giveUp);
     worker.on("exit", giveUp);
