@@ -5,6 +5,7 @@ import type { RunCall } from "@/lib/tools/toolset";
 import { stepMessages } from "./history";
 import type { ModelSession } from "./model";
 import { ModelFailure, streamStep, type ModelCall } from "./model-step";
+import { PLAN_TOOL, PLANNING_INSTRUCTION, type RunPlan } from "./plan";
 import { SYSTEM_PROMPT } from "./system-prompt";
 
 type ToolCallEvent = Extract<AgentEvent, { type: "tool_call" }>;
@@ -36,6 +37,8 @@ export interface AgentRun {
   signal: AbortSignal;
   /** Ask the conversation's owner whether a call may run; resolves with their answer (a cancel denies). */
   requestApproval: (step: number, callId: string, tool: string, input: unknown) => Promise<boolean>;
+  /** Plan first (lib/agent/plan.ts): absent, the run has no plan. */
+  plan?: RunPlan;
   /** A run taken over from an instance that died: the steps it had finished are in the history; go on after them. */
   resumeAfterStep?: number;
 }
@@ -66,12 +69,14 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       emit({ type: "step_started", step });
 
       // Plan: one model call, streamed as it arrives. The tool list is rebuilt each step, so a tool registered
-      // in step N is offered from step N+1 on.
+      // in step N is offered from step N+1 on. With plan first, the first step offers plan alone, and requires it.
+      const planning = run.plan?.planning ?? false;
       const plan = await streamStep({
         model,
-        system: SYSTEM_PROMPT,
+        system: planning ? SYSTEM_PROMPT + PLANNING_INSTRUCTION : SYSTEM_PROMPT,
         messages,
-        tools: tools.forModel(),
+        tools: planning ? run.plan!.tools() : { ...tools.forModel(), ...run.plan?.tools() },
+        ...(planning && { toolChoice: { type: "tool", toolName: PLAN_TOOL } as const }),
         step,
         maxRetries,
         idle,
@@ -128,7 +133,9 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
 }
 
 /** One call through the tool-call path; its outcome becomes the step's events. */
-async function executeCall({ callId, name, input, problem }: ModelCall, step: number, run: AgentRun) {
+async function executeCall(call: ModelCall, step: number, run: AgentRun) {
+  if (run.plan?.handles(call.name)) return planCall(call, step, run, run.plan);
+  const { callId, name, input, problem } = call;
   const startedAt = run.now();
   const { result, durationMs, server } = await run.tools.call(name, {
     input,
@@ -163,6 +170,25 @@ async function executeCall({ callId, name, input, problem }: ModelCall, step: nu
           ...(result.refusedFiles && { refusedFiles: result.refusedFiles }),
         }
       : { error: result.error }),
+  };
+  run.emit(observation);
+  return observation;
+}
+
+/** A call of plan or update_plan: the loop's own, answered at once; a valid one becomes the plan's event. */
+function planCall({ callId, name, input, problem }: ModelCall, step: number, run: AgentRun, plan: RunPlan) {
+  const startedAt = run.now();
+  const outcome = problem ? { ok: false as const, error: problem } : plan.call(name, input, step, callId);
+  if (outcome.ok) run.emit(outcome.event);
+  const observation: ToolResultEvent = {
+    type: "tool_result",
+    step,
+    callId,
+    name,
+    ok: outcome.ok,
+    durationMs: Math.round(run.now() - startedAt),
+    startedAt,
+    ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }),
   };
   run.emit(observation);
   return observation;

@@ -34,4 +34,7 @@ Work in steps: plan, call tools, read their results, and continue until you can 
   person should keep (a report, a chart, cleaned data) as a file there: they get it to download.
 - Tool errors are information: when a call fails, call think to work out why and what to change, then adapt
   instead of repeating the same call.
+- When update_plan is offered, you planned first and the person follows your plan as a checklist: mark an item
+  in_progress as you start it and done as it is done (in the same step as the work), skip with a note what turned
+  out unneeded, and add what the plan lacked. Your answer says which items were skipped and why.
 - When you are done, answer without calling tools. Use Markdown.`;

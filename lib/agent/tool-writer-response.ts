@@ -7,7 +7,7 @@ import { answer } from "@/lib/http/route";
 import { ApiError } from "@/lib/platform/errors";
 import { config, modelConfig } from "@/lib/settings/config";
 import { reservedName } from "@/lib/tools/library/wire";
-import { isBuiltinName } from "@/lib/tools/names";
+import { isReservedName } from "@/lib/tools/names";
 import type { CodeCalls } from "@/lib/tools/types";
 import { openModel } from "./model";
 import { generateTool } from "./tool-writer";
@@ -47,7 +47,7 @@ export function startGeneration(
       "No model is configured to write tools: set OPENAI_API_KEY, or OPENAI_BASE_URL and TOOLSMITH_MODEL, then restart.",
     );
   }
-  if (name && isBuiltinName(name)) throw reservedName(name);
+  if (name && isReservedName(name)) throw reservedName(name);
   limitRate("generations", identity, request);
   return generateTool({
     ownerId: identity,

@@ -11,7 +11,7 @@ import type { ToolLanguage } from "@/lib/sandbox";
 import type { ModelConfig } from "@/lib/settings/config";
 import { PYTHON_TOOL_CODE_RULES } from "@/lib/tools/code-rules";
 import { toolJson } from "@/lib/tools/library/wire";
-import { isBuiltinName } from "@/lib/tools/names";
+import { isReservedName } from "@/lib/tools/names";
 import { modelSchema } from "@/lib/tools/schema";
 import type { CodeCalls } from "@/lib/tools/types";
 import { TOOL_CODE_RULES } from "@/lib/tools/library/register-tool";
@@ -169,7 +169,7 @@ async function* tryAnswer(
   if (!answer.ok) return failure("output", answer.message);
   const written = { ...answer.tool, name: request.name ?? answer.tool.name, language: request.language };
   yield { type: "attempt_written", attempt, tool: written };
-  if (isBuiltinName(written.name)) {
+  if (isReservedName(written.name)) {
     return failure("name", `"${written.name}" is a built-in tool's name; choose another name.`);
   }
   const registration = await register(written, request);

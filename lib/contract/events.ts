@@ -138,12 +138,33 @@ export const Verdict = z
   .meta({ id: "Verdict" });
 export type Verdict = z.infer<typeof Verdict>;
 
+export const PlanItemStatus = z.enum(["pending", "in_progress", "done", "skipped"]);
+export type PlanItemStatus = z.infer<typeof PlanItemStatus>;
+
+export const PlanItem = z
+  .object({
+    id: z.string().describe("Its id in the plan (p1, p2, …): what update_plan names."),
+    title: z.string(),
+    detail: z.string().optional(),
+    status: PlanItemStatus,
+    note: z.string().optional().describe("What the model said when it last changed the item (why it was skipped)."),
+    step: step.optional().describe("The step that last changed it: the plan's step, or an update_plan's."),
+  })
+  .meta({ id: "PlanItem" });
+export type PlanItem = z.infer<typeof PlanItem>;
+
+export const Plan = z
+  .object({ steps: z.array(PlanItem).describe("In the order the model wrote them; added ones at the end.") })
+  .meta({ id: "Plan" });
+export type Plan = z.infer<typeof Plan>;
+
 export const AgentEvent = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("run_started"),
     messageId: z.string(),
     model: z.string(),
     profile: z.string().optional(),
+    plan: z.boolean().optional().describe("Plan first: the run's first step writes a plan. Absent: it does not."),
     segment: z.string().optional(),
   }),
   z.object({ type: z.literal("step_started"), step }),
@@ -218,6 +239,18 @@ export const AgentEvent = z.discriminatedUnion("type", [
     tool: RegisteredToolView,
     tool_name: z.string().describe("`tool.name`, at the top level where the PR's client (messageUtils.js) reads it."),
     description: z.string().describe("`tool.description`, at the top level for the same client."),
+  }),
+  z.object({
+    type: z.literal("plan_created"),
+    step,
+    callId: z.string().describe("The plan call's: its tool_call and tool_result carry the same."),
+    plan: Plan,
+  }),
+  z.object({
+    type: z.literal("plan_updated"),
+    step,
+    callId: z.string().describe("The update_plan call's."),
+    plan: Plan.describe("The whole plan after the update."),
   }),
   z.object({
     type: z.literal("tool_rejected"),

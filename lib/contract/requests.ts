@@ -180,6 +180,12 @@ export const NewMessage = z.object({
     .max(100)
     .optional()
     .describe("Files of the conversation (uploaded with POST /api/conversations/{id}/files) this message attaches."),
+  plan: z
+    .boolean({ error: 'plan is true or false: {"content": "…", "plan": true}' })
+    .optional()
+    .describe(
+      "Plan first: the run's first step writes a plan, a checklist it keeps current. Absent: as the profile says.",
+    ),
 });
 
 export const ApprovalAnswer = z.strictObject({

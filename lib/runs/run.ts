@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { conversationHistory } from "@/lib/agent/history";
 import { runAgent, type AgentOutcome } from "@/lib/agent/loop";
+import { RunPlan } from "@/lib/agent/plan";
 import { openModel } from "@/lib/agent/model";
 import { databaseClock } from "@/lib/db/driver/clock";
 import { storeWhileUnreachable } from "@/lib/db/driver/sql";
@@ -106,23 +107,28 @@ export class Run {
     conversation: { id: string; title: string; profile: string | null },
     ownerId: string,
     content: string,
-    fileIds: string[] = [],
+    { fileIds = [], plan }: { fileIds?: string[]; plan?: boolean } = {},
   ): Promise<Run> {
     const run = new Run(conversation.id, ownerId, profileOf(conversation.profile));
     await run.claimConversation();
-    run.starting = run.open(conversation, content, fileIds);
+    run.starting = run.open(conversation, content, fileIds, plan ?? run.profile.planner);
     await run.starting;
     return run;
   }
 
   /** After the claim: the log's next seq, the user's message, then the loop, in the background. */
-  private async open(conversation: { id: string; title: string }, content: string, fileIds: string[]): Promise<void> {
+  private async open(
+    conversation: { id: string; title: string },
+    content: string,
+    fileIds: string[],
+    planFirst: boolean,
+  ): Promise<void> {
     try {
       this.channel.begin((await awaitLogEnd(conversation.id)) + 1);
       const message = await createMessage({ conversationId: conversation.id, runId: this.id, role: "user", content });
       await attachFiles(conversation.id, message.id, fileIds);
       if (conversation.title === "New chat") await updateConversation(conversation.id, { title: titleFrom(content) });
-      this.execution = this.execute({ userMessageId: message.id });
+      this.execution = this.execute({ userMessageId: message.id, planFirst });
     } catch (error) {
       await finishRun(this.id, "error", 0, this.claim).catch(() => {});
       // Followers that came meanwhile end, and find the log as it is stored.
@@ -291,7 +297,9 @@ export class Run {
     if (!(await claims.claim(this, model))) throw new RunConflictError("Another run of this conversation is active.");
   }
 
-  private async execute(start: { userMessageId: string } | { resumeAfter: RunProgress }): Promise<void> {
+  private async execute(
+    start: { userMessageId: string; planFirst: boolean } | { resumeAfter: RunProgress },
+  ): Promise<void> {
     const model = modelConfig();
     const emit = this.channel.emit.bind(this.channel);
     const resumed = "resumeAfter" in start ? start.resumeAfter : undefined;
@@ -303,6 +311,7 @@ export class Run {
           messageId: start.userMessageId,
           model: model?.model ?? "none",
           profile: this.profile.name,
+          ...(start.planFirst && { plan: true }),
           segment: this.segment,
         });
         this.reviewable = true;
@@ -355,6 +364,10 @@ export class Run {
         signal: this.controller.signal,
         requestApproval: (step, callId, tool, input) => this.requestApproval(step, callId, tool, input),
         resumeAfterStep: resumed?.finishedSteps,
+        plan:
+          "resumeAfter" in start
+            ? new RunPlan(start.resumeAfter.planFirst, start.resumeAfter.plan)
+            : new RunPlan(start.planFirst),
       });
     } catch (error) {
       console.error(`Run ${this.id} failed:`, error);

@@ -180,6 +180,10 @@ function configFile(toolNames?: readonly string[]) {
     description: z.string().max(500).optional(),
     tools: ToolNames,
     think: z.boolean().default(true).describe("Offer think, the planning tool, listed or not; false leaves it out."),
+    planner: z
+      .boolean()
+      .default(false)
+      .describe("Plan first: a run's first step writes a checklist (plan), later steps keep it current (update_plan)."),
     network: z
       .strictObject({ allowed_domains: AllowedDomains, blocked_domains: BlockedDomains })
       .default({})
@@ -253,25 +257,28 @@ function configFile(toolNames?: readonly string[]) {
       path: ["allowed_tools"],
       message: "give the listener's tools as tools or as allowed_tools, not both",
     })
-    .transform(({ name, description, think, network, tool_config, approval, confirm_actions, ...listener }) => {
-      const listed = listener.tools ?? listener.allowed_tools ?? DEFAULT_TOOLS;
-      const tools = [...new Set(listed)].filter((tool) => !listener.blocked_tools.includes(tool));
-      const { mcp_servers, personal_mcp_servers, mcp_tools, approve_mcp_tools } = listener;
-      return {
-        name,
-        description,
-        think: think && !listener.blocked_tools.includes("think"),
-        network,
-        tools,
-        tool_config,
-        approval: confirm_actions ? tools.filter((tool) => tool !== "think") : approval,
-        mcp_servers,
-        personal_mcp_servers,
-        mcp_tools,
-        // confirm_actions asks before every tool, MCP ones too.
-        approve_mcp_tools: confirm_actions ? ("always" as const) : approve_mcp_tools,
-      };
-    });
+    .transform(
+      ({ name, description, think, planner, network, tool_config, approval, confirm_actions, ...listener }) => {
+        const listed = listener.tools ?? listener.allowed_tools ?? DEFAULT_TOOLS;
+        const tools = [...new Set(listed)].filter((tool) => !listener.blocked_tools.includes(tool));
+        const { mcp_servers, personal_mcp_servers, mcp_tools, approve_mcp_tools } = listener;
+        return {
+          name,
+          description,
+          think: think && !listener.blocked_tools.includes("think"),
+          planner,
+          network,
+          tools,
+          tool_config,
+          approval: confirm_actions ? tools.filter((tool) => tool !== "think") : approval,
+          mcp_servers,
+          personal_mcp_servers,
+          mcp_tools,
+          // confirm_actions asks before every tool, MCP ones too.
+          approve_mcp_tools: confirm_actions ? ("always" as const) : approve_mcp_tools,
+        };
+      },
+    );
 
   /** The profiles' names are unique, and the default one of them. */
   const checkNames =

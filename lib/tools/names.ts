@@ -28,7 +28,14 @@ export const BUILTIN_TOOL_NAMES = [
 
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
-const reserved: ReadonlySet<string> = new Set(BUILTIN_TOOL_NAMES);
+const builtin: ReadonlySet<string> = new Set(BUILTIN_TOOL_NAMES);
 
-/** Whether the name is a built-in tool's, and so reserved. */
-export const isBuiltinName = (name: string): name is BuiltinToolName => reserved.has(name);
+/** Whether the name is a built-in tool's. */
+export const isBuiltinName = (name: string): name is BuiltinToolName => builtin.has(name);
+
+/** The tools of a run that plans first (lib/agent/plan.ts): the loop answers them, so no tool may take their names. */
+export const RUN_PLAN_TOOL_NAMES = ["plan", "update_plan"] as const;
+
+/** Whether no registered tool may take the name: a built-in's, or a plan tool's. */
+export const isReservedName = (name: string): boolean =>
+  isBuiltinName(name) || (RUN_PLAN_TOOL_NAMES as readonly string[]).includes(name);

@@ -2,6 +2,7 @@ import type {
   Annotation,
   ExampleOutcome,
   LoggedEvent,
+  Plan,
   RegisteredToolView,
   RunStatus,
   ToolImage,
@@ -94,6 +95,10 @@ export interface RunView {
   model?: string;
   /** The agent profile the run used; absent in logs written before profiles. */
   profile?: string;
+  /** The run plans first (run_started said so). */
+  planFirst?: boolean;
+  /** Its plan as the latest plan_created or plan_updated left it; `eventId` is that event's. */
+  plan?: Plan & { eventId: number };
   status: "running" | RunStatus;
   steps: StepView[];
   /** `eventId`: its error event's, the permalink of the run's failure. */
@@ -150,6 +155,7 @@ function applyEvent(runs: RunView[], event: TraceEvent): RunView[] {
         messageId: event.messageId,
         model: event.model,
         profile: event.profile,
+        ...(event.plan && { planFirst: true }),
         status: "running",
         steps: [],
         startedAt: event.at,
@@ -225,6 +231,9 @@ function updateRun(run: RunView, event: TraceEvent): RunView {
       return updateCall(run, event.step, event.callId, (call) => finishedCall(call, event));
     case "tool_registered":
       return updateCall(run, event.step, event.callId, (call) => ({ ...call, registered: event.tool }));
+    case "plan_created":
+    case "plan_updated":
+      return { ...run, plan: { ...event.plan, eventId: event.id } };
     case "tool_rejected":
       return updateCall(run, event.step, event.callId, (call) => ({
         ...call,

@@ -68,17 +68,18 @@ export class Api {
     return response.json();
   }
 
-  send(conversationId: string, content: string): Promise<Response> {
+  /** `options`: the message's other fields (`plan`). */
+  send(conversationId: string, content: string, options: { plan?: boolean } = {}): Promise<Response> {
     return this.fetch(`/api/conversations/${conversationId}/messages`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ content }),
+      body: JSON.stringify({ content, ...options }),
     });
   }
 
   /** Send a message and read the run's whole event stream. */
-  async run(conversationId: string, content: string): Promise<SseMessage[]> {
-    return readSse(await this.send(conversationId, content));
+  async run(conversationId: string, content: string, options: { plan?: boolean } = {}): Promise<SseMessage[]> {
+    return readSse(await this.send(conversationId, content, options));
   }
 
   /** Answer a call waiting for approval (`approved` as sent: a test may send something that is not a boolean). */

@@ -37,6 +37,7 @@ export interface ChatRequest {
   model: string;
   messages: { role: string; content?: unknown; tool_calls?: { function: { name: string; arguments: string } }[] }[];
   tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
+  tool_choice?: unknown;
   stream?: boolean;
 }
 

@@ -100,6 +100,7 @@ const profile = (overrides: Partial<AgentProfile> = {}): AgentProfile => ({
   approval: [],
   mcp_servers: [],
   personal_mcp_servers: true,
+  planner: false,
   approve_mcp_tools: "unless_read_only",
   ...overrides,
 });

@@ -9,7 +9,7 @@ import { acceptsEventStream, generationResponse } from "@/lib/agent/tool-writer-
 import { readQuery } from "@/lib/http/query";
 import { toolPage } from "@/lib/tools/library/list";
 import { reservedName, toolJson, toolRefused } from "@/lib/tools/library/wire";
-import { isBuiltinName } from "@/lib/tools/names";
+import { isReservedName } from "@/lib/tools/names";
 import { registerToolVersion } from "@/lib/tools/library/versions";
 import { apiCodeCallsOf } from "@/lib/accounts/admin";
 import type { CodeCalls } from "@/lib/tools/types";
@@ -44,7 +44,7 @@ async function createFromCode(
   signal: AbortSignal,
   calls: CodeCalls | undefined,
 ) {
-  if (isBuiltinName(definition.name)) throw reservedName(definition.name);
+  if (isReservedName(definition.name)) throw reservedName(definition.name);
   const registration = await registerToolVersion(
     {
       ownerId: identity,

@@ -2,7 +2,7 @@ import { NewToolDefinition } from "@/lib/contract/requests";
 import { config } from "@/lib/settings/config";
 import { PYTHON_TOOL_CODE_RULES } from "@/lib/tools/code-rules";
 import { toolView } from "./wire";
-import { isBuiltinName } from "@/lib/tools/names";
+import { isReservedName } from "@/lib/tools/names";
 import { conversationOf, defineTool } from "@/lib/tools/define-tool";
 import { dependentsReport, registerToolVersion, type Registration } from "./versions";
 import type { ToolRejection } from "@/lib/tools/types";
@@ -54,7 +54,7 @@ export const registerTool = defineTool({
   inputSchema: NewToolDefinition,
   async execute(definition, context) {
     const { name, language, code, examples } = definition;
-    if (isBuiltinName(name)) return { ok: false, error: `"${name}" is a built-in tool; choose another name.` };
+    if (isReservedName(name)) return { ok: false, error: `"${name}" is a built-in tool; choose another name.` };
 
     const registration = await registerToolVersion(
       {

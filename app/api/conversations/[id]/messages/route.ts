@@ -17,13 +17,13 @@ export const POST = route(async (request, context: RouteParams) => {
   limitRate("messages", identity, request);
   // The conversation's profile, or the default one, must still be one its owner's account may use.
   await requireProfileAllowed(identity, conversation.profile ?? listProfiles().defaultProfile);
-  const { content, files = [] } = await readJson(request, NewMessage);
+  const { content, files = [], plan } = await readJson(request, NewMessage);
   if (content.length > config.maxMessageChars) {
     throw tooLarge(`The message is ${content.length} characters; the limit is ${config.maxMessageChars}.`);
   }
   const attached = await filesToAttach(conversation.id, files);
   try {
-    const run = await Run.start(conversation, identity, content, attached);
+    const run = await Run.start(conversation, identity, content, { fileIds: attached, plan });
     return conversationEventStream(conversation.id, { after: run.channel.firstSeq - 1 }, { live: run.channel });
   } catch (error) {
     if (error instanceof RunConflictError) throw conflict(`${error.message} Wait for it to finish or cancel it.`);
