@@ -193,6 +193,12 @@ export const ApprovalAnswer = z.strictObject({
 });
 
 /** A fork: the whole conversation, or up to the end of one step ("continue from here"). */
+export const RerunRequest = z.strictObject({
+  plan: z
+    .boolean({ error: 'plan is true (run again planning first) or false (without a plan): {"plan": true}' })
+    .describe("The mode of the new run: true plans first, false does not."),
+});
+
 export const ForkRequest = z.strictObject({
   eventId: z
     .number({ error: "eventId must be the id of a step's step_started or a tool call's tool_call event, a number" })

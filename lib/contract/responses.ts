@@ -138,6 +138,15 @@ export const SharedLinks = z.array(
 );
 export type SharedLink = z.infer<typeof SharedLinks>[number];
 export const Fork = z.strictObject({ id: z.string(), title: z.string(), url: z.string() });
+
+/** A run sent again in the other mode, in a fork of its conversation up to its message. */
+export const Rerun = z
+  .strictObject({
+    conversationId: z.string().describe("The fork's id."),
+    runId: z.string().describe("The new run's id; it goes on in the background (follow the fork's events)."),
+    compareUrl: z.string().describe("The compare page with the two runs side by side: /c/{id}/compare?a=…&b=…"),
+  })
+  .meta({ id: "Rerun" });
 export type Fork = z.infer<typeof Fork>;
 
 export const ToolStats = z
