@@ -281,8 +281,14 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
     }
   };
 
-  /** A profile's MCP keys when it sets none (tests/unit/profiles-mcp.test.ts has them). */
-  const NO_MCP = { mcp_servers: [], personal_mcp_servers: true, approve_mcp_tools: "unless_read_only", network: {} };
+  /** A profile's MCP keys and plan first when it sets none (tests/unit/profiles-mcp.test.ts has the MCP ones). */
+  const UNSET = {
+    mcp_servers: [],
+    personal_mcp_servers: true,
+    approve_mcp_tools: "unless_read_only",
+    network: {},
+    planner: false,
+  };
 
   it("reads the spec's example: its listeners are the profiles, the first the default", () => {
     const file = parse(SPEC_ORGANISM);
@@ -297,7 +303,7 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
           read_file: { allowed_paths: ["/data/research/**"] },
         },
         approval: [],
-        ...NO_MCP,
+        ...UNSET,
       },
       {
         name: "writer",
@@ -307,7 +313,7 @@ describe("an organism.yaml (the native tools spec's config file)", () => {
           send_email: { allowed_recipients: ["team@example.com"] },
         },
         approval: [],
-        ...NO_MCP,
+        ...UNSET,
       },
     ]);
     // "*.github.com" reaches github.com's subdomains, as the spec means.

@@ -27,7 +27,12 @@ const runStarted: AgentEvent = { type: "run_started", messageId: "m", model: "te
 
 describe("progressOf: how far a run got, from its stored events", () => {
   it("a run with no step yet", () => {
-    expect(progressOf(logged(runStarted))).toEqual({ finishedSteps: 0, step: 0, toolsStarted: false });
+    expect(progressOf(logged(runStarted))).toEqual({
+      finishedSteps: 0,
+      step: 0,
+      toolsStarted: false,
+      planFirst: false,
+    });
   });
 
   it("counts the finished steps, and the step it was in", () => {
