@@ -69,14 +69,15 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       emit({ type: "step_started", step });
 
       // Plan: one model call, streamed as it arrives. The tool list is rebuilt each step, so a tool registered
-      // in step N is offered from step N+1 on. With plan first, the first step offers plan alone, and requires it.
+      // in step N is offered from step N+1 on. With plan first, the first step offers plan alone and requires it
+      // (by tool choice where the model takes one; the system prompt says so too).
       const planning = run.plan?.planning ?? false;
       const plan = await streamStep({
         model,
         system: planning ? SYSTEM_PROMPT + PLANNING_INSTRUCTION : SYSTEM_PROMPT,
         messages,
         tools: planning ? run.plan!.tools() : { ...tools.forModel(), ...run.plan?.tools() },
-        ...(planning && { toolChoice: { type: "tool", toolName: PLAN_TOOL } as const }),
+        ...(planning && !run.model.refusesToolChoice && { toolChoice: { type: "tool", toolName: PLAN_TOOL } as const }),
         step,
         maxRetries,
         idle,

@@ -12,6 +12,8 @@ export interface ModelSession {
   maxRetries: number;
   /** What the agent's steps ask of the dialect beyond the messages: Claude's extended thinking. */
   providerOptions?: StepRequest["providerOptions"];
+  /** A step may not require a tool call (tool choice): Anthropic refuses it while thinking, so it is said instead. */
+  refusesToolChoice?: boolean;
 }
 
 export function openModel(config: ModelConfig, idleTimeoutMs: number): ModelSession {
@@ -21,6 +23,7 @@ export function openModel(config: ModelConfig, idleTimeoutMs: number): ModelSess
     idle,
     maxRetries: config.maxRetries,
     providerOptions: config.api === "anthropic" ? { anthropic: thinking(config.thinkingTokens ?? 0) } : undefined,
+    refusesToolChoice: config.api === "anthropic" && (config.thinkingTokens ?? 0) > 0,
   };
 }
 

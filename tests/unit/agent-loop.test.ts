@@ -5,6 +5,7 @@ import type { AgentEvent } from "@/lib/contract/events";
 import { conversationHistory } from "@/lib/agent/history";
 import { runAgent, type AgentRun, type LoopToolset } from "@/lib/agent/loop";
 import { IdleTimeout } from "@/lib/agent/model-step";
+import { PLANNING_INSTRUCTION, RunPlan } from "@/lib/agent/plan";
 import { SYSTEM_PROMPT } from "@/lib/agent/system-prompt";
 import type { CallOutcome } from "@/lib/tools/call";
 import type { RunCall } from "@/lib/tools/toolset";
@@ -106,10 +107,11 @@ async function run(
     model: MockLanguageModelV4 | undefined;
     tools: LoopToolset;
     idleMs?: number;
+    refusesToolChoice?: boolean;
   },
 ) {
   const events: AgentEvent[] = [];
-  const { model, idleMs = 60_000, ...rest } = options;
+  const { model, idleMs = 60_000, refusesToolChoice, ...rest } = options;
   // A clock that ticks at each reading: the times in the events show when the loop read it.
   let clock = 1_000;
   const outcome = await runAgent({
@@ -122,7 +124,7 @@ async function run(
     signal: new AbortController().signal,
     requestApproval: async () => true,
     ...rest,
-    model: model && { model, idle: new IdleTimeout(idleMs), maxRetries: 0 },
+    model: model && { model, idle: new IdleTimeout(idleMs), maxRetries: 0, refusesToolChoice },
   });
   return { outcome, events };
 }
@@ -802,5 +804,62 @@ describe("the history rebuilt from the log (a later turn, a run taken over)", ()
 describe("the loop's module graph", () => {
   it("makes this file's database client fail to load (so the mock above is a real check)", async () => {
     await expect(import("@/lib/db/queries/runs")).rejects.toThrow();
+  });
+});
+
+describe("the agent loop planning first", () => {
+  const planned = { steps: [{ title: "Add them" }, { title: "Answer" }] };
+
+  it("offers plan alone in the first step and requires it, then update_plan beside the run's tools", async () => {
+    const model = modelReplying(
+      reply(toolCall("p", "plan", { steps: [] }), finish("tool-calls")),
+      reply(toolCall("p2", "plan", planned), finish("tool-calls")),
+      reply(toolCall("u", "update_plan", { updates: [{ id: "p1", status: "done" }] }), finish("tool-calls")),
+      reply(text("4."), finish()),
+    );
+    const tools = new FakeToolset({ calculate: {} });
+    const { outcome, events } = await run({ model, tools, plan: new RunPlan(true) });
+
+    expect(outcome).toEqual({ status: "completed", steps: 4, answer: "4." });
+    const [bad, planning, following] = model.doStreamCalls;
+    // A plan that breaks the schema is an observation, and the planning step comes again.
+    for (const request of [bad, planning]) {
+      expect(request.tools?.map((offered) => offered.name)).toEqual(["plan"]);
+      expect(request.toolChoice).toEqual({ type: "tool", toolName: "plan" });
+      expect(request.prompt[0]).toEqual({ role: "system", content: SYSTEM_PROMPT + PLANNING_INSTRUCTION });
+    }
+    expect(following.tools?.map((offered) => offered.name)).toEqual(["calculate", "update_plan"]);
+    expect(following.toolChoice).toEqual({ type: "auto" });
+    expect(following.prompt[0]).toEqual({ role: "system", content: SYSTEM_PROMPT });
+    expect(
+      events
+        .filter((event) => event.type.startsWith("plan_"))
+        .map((event) => [event.type, "step" in event && event.step]),
+    ).toEqual([
+      ["plan_created", 2],
+      ["plan_updated", 3],
+    ]);
+    expect(events.find((event) => event.type === "tool_result" && event.callId === "p")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("Invalid input for plan: steps"),
+    });
+    // The loop answers the plan's calls itself: the run's tools never see them.
+    expect(tools.calls).toEqual([]);
+  });
+
+  it("says it in the request, without tool choice, for a model that refuses one", async () => {
+    const model = modelReplying(
+      reply(toolCall("p", "plan", planned), finish("tool-calls")),
+      reply(text("4."), finish()),
+    );
+    await run({ model, tools: new FakeToolset({}), plan: new RunPlan(true), refusesToolChoice: true });
+    expect(model.doStreamCalls[0].toolChoice).toEqual({ type: "auto" });
+    expect(model.doStreamCalls[0].prompt[0]).toEqual({ role: "system", content: SYSTEM_PROMPT + PLANNING_INSTRUCTION });
+  });
+
+  it("counts the planning step against the step ceiling", async () => {
+    const model = modelReplying(reply(toolCall("p", "plan", planned), finish("tool-calls")));
+    const { outcome } = await run({ model, tools: new FakeToolset({}), plan: new RunPlan(true), maxSteps: 1 });
+    expect(outcome).toMatchObject({ status: "max_steps", steps: 1 });
   });
 });
