@@ -72,11 +72,12 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       // in step N is offered from step N+1 on. With plan first, the first step offers plan alone and requires it
       // (by tool choice where the model takes one; the system prompt says so too).
       const planning = run.plan?.planning ?? false;
+      const planTools = run.plan?.tools() ?? {};
       const plan = await streamStep({
         model,
         system: planning ? SYSTEM_PROMPT + PLANNING_INSTRUCTION : SYSTEM_PROMPT,
         messages,
-        tools: planning ? run.plan!.tools() : { ...tools.forModel(), ...run.plan?.tools() },
+        tools: planning ? planTools : { ...tools.forModel(), ...planTools },
         ...(planning && !run.model.refusesToolChoice && { toolChoice: { type: "tool", toolName: PLAN_TOOL } as const }),
         step,
         maxRetries,
