@@ -216,7 +216,13 @@ describe("a rerun in the other mode", () => {
     expect(started.at(-1)).toMatchObject({ plan: true });
     expect(ofType(events, "plan_created")).toHaveLength(1);
 
-    expect((await api.fetch(answer.compareUrl)).status).toBe(200);
+    const compare = await api.fetch(answer.compareUrl);
+    expect(compare.status).toBe(200);
+    // Both runs with their figures; the rerun says it planned first.
+    const html = await compare.text();
+    expect(html.match(/data-testid="compare-run-figures"/g)).toHaveLength(2);
+    expect(html).toContain("planned first");
+    expect(html).toMatch(/2 steps · 1 tool call · [\d.]+ (ms|s) · 20 → 10 tokens/);
     expect((await new Api(app.url).fetch(answer.compareUrl)).status).toBe(404);
   });
 
