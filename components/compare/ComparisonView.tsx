@@ -10,7 +10,8 @@ import {
   type PairKind,
   type StepPair,
 } from "@/lib/trace/compare";
-import type { ComparedRun, ComparisonPage } from "@/lib/conversations/comparison";
+import type { ComparedRun, ComparisonPage, RunFigures } from "@/lib/conversations/comparison";
+import { formatMs, formatTokens, formatUsd } from "@/lib/trace/timing";
 import type { ToolCallView } from "@/lib/trace/state";
 import { DiffersBadge, FieldDiff } from "./FieldDiff";
 import { RunPicker } from "./RunPicker";
@@ -84,9 +85,26 @@ function RunHeading({ run, side }: { run: ComparedRun; side: Side }) {
         {" · "}
         {run.view.status}
         {run.view.model && ` · ${run.view.model}`}
+        {run.view.planFirst && " · planned first"}
+      </p>
+      <p data-testid="compare-run-figures" className="text-zinc-600 dark:text-zinc-400">
+        {runFigures(run.figures)}
       </p>
     </div>
   );
+}
+
+/** "3 steps · 2 tool calls · 1.20 s · 1,800 → 120 tokens · $0.0042": time once it ended, cost when priced. */
+function runFigures({ steps, calls, durationMs, tokens, costUsd }: RunFigures): string {
+  return [
+    `${steps} ${steps === 1 ? "step" : "steps"}`,
+    `${calls} tool ${calls === 1 ? "call" : "calls"}`,
+    durationMs !== undefined && formatMs(durationMs),
+    `${formatTokens(tokens.input)} → ${formatTokens(tokens.output)} tokens`,
+    costUsd !== undefined && formatUsd(costUsd),
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 function StepRow({ step, left, right }: { step: StepPair; left: ComparedRun; right: ComparedRun }) {

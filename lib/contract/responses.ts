@@ -315,6 +315,7 @@ export const Profiles = z.strictObject({
       name: z.string(),
       description: z.string().optional(),
       tools: z.array(z.string()),
+      planner: z.boolean().describe("Its runs plan first unless a message says plan: false."),
       tool_config: z.record(z.string(), z.record(z.string(), z.unknown())),
       network: z
         .strictObject({

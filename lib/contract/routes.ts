@@ -16,6 +16,7 @@ import {
   ShareRequest,
   AccountProfilesBody,
   ForkRequest,
+  RerunRequest,
   NewAnnotation,
   NewApiToken,
   NewConversation,
@@ -50,6 +51,7 @@ import {
   ErrorBody,
   Executions,
   Fork,
+  Rerun,
   Health,
   JsonRpcMessage,
   McpServer,
@@ -329,6 +331,19 @@ const routes: ZodOpenApiPathsObject = {
       responses: {
         "201": json(Fork, "The copy."),
         ...errors(400, 404, 409, 415, 429),
+      },
+    }),
+  },
+  "/api/conversations/{id}/runs/{runId}/rerun": {
+    post: operation("Run one of your runs again in a fork, planning first or not, to compare the two", {
+      description:
+        "Copies the conversation up to (not including) the run's message into a new conversation of yours, then " +
+        "sends that message (and its files) again there in the mode asked. The compare page shows both runs.",
+      requestParams: { path: z.object({ id: z.string(), runId: z.string() }) },
+      requestBody: { content: { "application/json": { schema: RerunRequest } } },
+      responses: {
+        "201": json(Rerun, "The fork and its new run, which goes on in the background."),
+        ...errors(400, 403, 404, 409, 415, 429),
       },
     }),
   },

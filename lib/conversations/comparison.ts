@@ -4,6 +4,8 @@ import { conversationOfRun, listRuns } from "@/lib/db/queries/runs";
 import { compareRuns, type RunComparison } from "@/lib/trace/compare";
 import { loadTrace } from "./trace";
 import { applyEvents, emptyTrace, type RunView } from "@/lib/trace/state";
+import { costOf, runTokens, type RunTokens } from "@/lib/trace/timing";
+import { config } from "@/lib/settings/config";
 
 /*
  * What the compare pages (/c/{id}/compare and /s/{token}/compare, `?a={runId}&b={runId}`) show: the two runs
@@ -46,6 +48,29 @@ export interface ComparedRun {
   /** Where the run's cards are: its steps link to them (#e{eventId}). */
   pagePath: string;
   view: RunView;
+  figures: RunFigures;
+}
+
+/** What the run's heading sums up, beside its status. */
+export interface RunFigures {
+  steps: number;
+  calls: number;
+  /** From its start to its end; absent while it runs. */
+  durationMs?: number;
+  tokens: RunTokens;
+  /** In US dollars, when its model has a price. */
+  costUsd?: number;
+}
+
+function figuresOf(view: RunView): RunFigures {
+  const tokens = runTokens(view);
+  return {
+    steps: view.steps.length,
+    calls: view.steps.reduce((sum, step) => sum + step.calls.length, 0),
+    ...(view.endedAt !== undefined && { durationMs: view.endedAt - view.startedAt }),
+    tokens,
+    costUsd: costOf(tokens, view.model === undefined ? undefined : config.modelPrices[view.model]),
+  };
 }
 
 export interface ComparisonPage {
@@ -119,7 +144,9 @@ export async function comparisonPage(
       traces.set(index, applyEvents(emptyTrace, (await loadTrace(source.conversation)).events).runs);
     const view = traces.get(index)!.find((run) => run.runId === runId);
     const choice = groups[index].runs.find((run) => run.runId === runId)!;
-    return view && { choice, conversationLabel: source.label, pagePath: source.pagePath, view };
+    return (
+      view && { choice, conversationLabel: source.label, pagePath: source.pagePath, view, figures: figuresOf(view) }
+    );
   };
   const left = await load(leftId);
   const right = rightId === undefined ? undefined : await load(rightId);

@@ -1,7 +1,7 @@
 import { badRequest } from "@/lib/platform/errors";
 import { describeFailures } from "@/lib/tools/library/examples";
 import { signatureText } from "@/lib/tools/signature";
-import type { Annotation } from "@/lib/contract/events";
+import type { Annotation, Plan, PlanItem } from "@/lib/contract/events";
 import { listApiTokens } from "@/lib/db/queries/api-tokens";
 import { listConversations } from "@/lib/db/queries/conversations";
 import { listMcpServers } from "@/lib/db/queries/mcp-servers";
@@ -55,6 +55,7 @@ function traceToMarkdown(trace: Trace): string {
 
 function runMarkdown(run: RunView): string[] {
   const out = ["", `## Agent · ${run.status.replace("_", " ")}${run.model ? ` · ${run.model}` : ""}`];
+  if (run.plan) out.push(...planMarkdown(run.plan));
   for (const step of run.steps) {
     out.push("", `### Step ${step.step}`);
     out.push(...annotationsMarkdown(run.annotations[step.eventId]));
@@ -77,6 +78,16 @@ function runMarkdown(run: RunView): string[] {
       ),
     );
   return out;
+}
+
+/** A plan-first run's plan as it ended, a checklist: done items ticked, skipped ones struck through with why. */
+function planMarkdown(plan: Plan): string[] {
+  const line = ({ title, detail, status, note }: PlanItem) => {
+    const text = status === "skipped" ? `~~${title}~~ (skipped${note ? `: ${note}` : ""})` : title;
+    const tail = status === "in_progress" ? " (in progress)" : status === "done" && note ? ` (${note})` : "";
+    return `- [${status === "done" ? "x" : " "}] ${text}${tail}${detail ? ` — ${detail}` : ""}`;
+  };
+  return ["", "### Plan", "", ...plan.steps.map(line)];
 }
 
 /** Reviewers' notes on a step or a call, under it. */

@@ -112,7 +112,10 @@ async function loadRunSpans(conversationId: string, runId: string): Promise<Span
     toolLanguagesOfRun(conversationId, runId),
   ]);
   const provider = modelProvider(modelConfig());
-  return runSpans(run, { conversationId, provider, captureContent, userMessage, toolLanguages });
+  const planChanges = events.flatMap(({ event }) =>
+    event.type === "plan_created" || event.type === "plan_updated" ? [event] : [],
+  );
+  return runSpans(run, { conversationId, provider, captureContent, userMessage, toolLanguages, planChanges });
 }
 
 /** Make the SDK's spans of a run, each with its own times; synchronous, so the ids given are the span's own. */
@@ -136,6 +139,7 @@ function record(provider: TracerProvider, ids: RunIds, runId: string, descriptio
       span.setAttribute(ATTR_ERROR_TYPE, description.error.type);
       span.setStatus({ code: SpanStatusCode.ERROR, message: description.error.message });
     }
+    for (const event of description.events ?? []) span.addEvent(event.name, event.attributes, new Date(event.time));
     spans.set(description.key, span);
   }
   // The children end before their parent, as they did.

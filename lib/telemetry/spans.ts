@@ -1,6 +1,7 @@
 import { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ERROR_TYPE_VALUE_OTHER } from "@opentelemetry/semantic-conventions";
 import { toolSpanKey } from "@/lib/platform/trace-ids";
 import type { ModelConfig } from "@/lib/settings/config";
+import type { AgentEvent } from "@/lib/contract/events";
 import type { RunView, StepView, ToolCallView } from "@/lib/trace/state";
 
 /*
@@ -24,7 +25,19 @@ export interface SpanDescription {
   attributes: Record<string, AttributeValue>;
   /** Set when the operation failed: `error.type` and the span's status message. */
   error?: { type: string; message?: string };
+  /** Span events, at their own times. */
+  events?: SpanEventDescription[];
 }
+
+export interface SpanEventDescription {
+  name: string;
+  /** Epoch ms, as the span's times. */
+  time: number;
+  attributes: Record<string, AttributeValue>;
+}
+
+/** A plan written or changed in the run, as its log has it. */
+export type PlanChange = Extract<AgentEvent, { type: "plan_created" | "plan_updated" }> & { at: number };
 
 /** Who answered the model calls, as the conventions name it, and where. */
 export interface ModelProvider {
@@ -42,7 +55,12 @@ export interface RunContext {
   userMessage?: string;
   /** The language of the stored tool each call ran, by call id; built-ins have none. */
   toolLanguages?: ReadonlyMap<string, string>;
+  /** A plan-first run's plan_created and plan_updated, in order: span events of the run's span. */
+  planChanges?: PlanChange[];
 }
+
+/** A plan's JSON in a span event is cut to this many characters: a backend's attribute limits are often about 4 KiB. */
+export const PLAN_ATTRIBUTE_CHARS = 4_000;
 
 const AGENT = "toolsmith";
 
@@ -105,6 +123,7 @@ export function runSpans(run: RunView, context: RunContext): SpanDescription[] {
       run.status === "error"
         ? { type: run.error?.code ?? ERROR_TYPE_VALUE_OTHER, message: run.error?.message }
         : undefined,
+    ...(context.planChanges?.length && { events: context.planChanges.map(planEvent) }),
   };
   const unfinished = run.status === "running" ? undefined : (run.error?.code ?? run.status);
   return [
@@ -263,6 +282,21 @@ function outputFinish(step: StepView): string {
 /** Structured values go as JSON text: span attributes hold only strings, numbers, booleans and their arrays. */
 const json = (value: unknown): string => JSON.stringify(value);
 const content = (value: unknown): string => (typeof value === "string" ? value : json(value ?? null));
+
+/** A plan_created or plan_updated as a span event: its size, its progress, and the plan itself (bounded). */
+function planEvent({ type, at, step, plan }: PlanChange): SpanEventDescription {
+  const text = JSON.stringify(plan);
+  return {
+    name: type,
+    time: at,
+    attributes: {
+      "toolsmith.step": step,
+      "toolsmith.plan.steps": plan.steps.length,
+      "toolsmith.plan.done": plan.steps.filter(({ status }) => status === "done").length,
+      "toolsmith.plan": text.length > PLAN_ATTRIBUTE_CHARS ? `${text.slice(0, PLAN_ATTRIBUTE_CHARS - 1)}…` : text,
+    },
+  };
+}
 
 /** The latest time a run's events tell, for a run that has not ended. */
 function lastMoment(run: RunView): number {

@@ -46,3 +46,15 @@ export function forkedLog(log: SequencedEvent[], throughEventId?: number): Forke
 }
 
 const runsOf = (events: SequencedEvent[]) => new Set(events.map(({ event }) => event.runId));
+
+/**
+ * The events a rerun's fork copies: every run before `runId`, whole, and nothing of that run (its user message
+ * stays out, to be sent again). Undefined when the log has no such run.
+ */
+export function logBeforeRun(log: SequencedEvent[], runId: string): ForkedLog | undefined {
+  const events = log.filter(({ event }) => !isReviewEvent(event));
+  const first = events.findIndex(({ event }) => event.runId === runId);
+  if (first === -1) return undefined;
+  const copied = events.slice(0, first);
+  return { whole: false, events: copied.map(({ event }) => event), runIds: runsOf(copied) };
+}

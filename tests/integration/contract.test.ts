@@ -68,6 +68,9 @@ describe("the API contract", () => {
     expect(await status("GET", `/api/conversations/${id}/export?format=json`)).toBe(200);
     expect(await status("GET", `/api/conversations/${id}/runs/${events[0].data.runId}/otlp`)).toBe(200);
     expect(await status("GET", `/api/conversations/${id}/runs/none/otlp`)).toBe(404);
+    expect(await status("POST", `/api/conversations/${id}/runs/${events[0].data.runId}/rerun`, { plan: true })).toBe(
+      201,
+    );
     expect(await status("POST", `/api/conversations/${id}/cancel`)).toBe(409);
     expect(await status("POST", `/api/conversations/${id}/approvals/none`, { approved: true })).toBe(409);
 

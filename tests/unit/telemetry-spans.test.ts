@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "@/lib/contract/events";
 import { otlpJson } from "@/lib/telemetry/export";
-import { modelProvider, runSpans, type RunContext } from "@/lib/telemetry/spans";
+import { modelProvider, PLAN_ATTRIBUTE_CHARS, runSpans, type PlanChange, type RunContext } from "@/lib/telemetry/spans";
 import { applyEvents, emptyTrace, type TraceEvent } from "@/lib/trace/state";
 
 /** 2020-01-01T00:00:00Z: long before this process started, as any run is that is downloaded later. */
@@ -105,6 +105,43 @@ describe("a run's spans", () => {
       spans.find((span) => span.name === `execute_tool ${name}`)!.attributes["toolsmith.tool.language"];
     expect(language("mean")).toBe("python");
     expect(language("calculate")).toBeUndefined();
+  });
+
+  it("give the run's span a span event per plan_created and plan_updated, at its time, the plan's JSON bounded", () => {
+    const item = (id: string, status: "pending" | "done", title = "Read the CSV") => ({ id, title, status });
+    const created: PlanChange = {
+      type: "plan_created",
+      step: 1,
+      callId: "p",
+      plan: { steps: [item("p1", "pending"), item("p2", "pending")] },
+      at: T0 + 15,
+    };
+    const long = "x".repeat(PLAN_ATTRIBUTE_CHARS);
+    const updated: PlanChange = {
+      type: "plan_updated",
+      step: 2,
+      callId: "u",
+      plan: { steps: [item("p1", "done"), item("p2", "pending", long)] },
+      at: T0 + 25,
+    };
+    const run = runOf([
+      { type: "run_started", messageId: "m1", model: "gpt", plan: true },
+      { type: "step_started", step: 1 },
+      { type: "step_finished", step: 1, finishReason: "tool-calls" },
+      { type: "run_finished", status: "completed", steps: 1 },
+    ]);
+    const [root, chat] = runSpans(run, { ...context, planChanges: [created, updated] });
+    expect(chat.events).toBeUndefined();
+    expect(
+      root.events?.map(({ name, time, attributes }) => [name, time - T0, attributes["toolsmith.plan.done"]]),
+    ).toEqual([
+      ["plan_created", 15, 0],
+      ["plan_updated", 25, 1],
+    ]);
+    expect(root.events?.[0].attributes).toMatchObject({ "toolsmith.step": 1, "toolsmith.plan.steps": 2 });
+    expect(JSON.parse(root.events?.[0].attributes["toolsmith.plan"] as string)).toEqual(created.plan);
+    expect(root.events?.[1].attributes["toolsmith.plan"]).toHaveLength(PLAN_ATTRIBUTE_CHARS);
+    expect(runSpans(run, context)[0].events).toBeUndefined();
   });
 
   it("name the provider: OpenAI's dialects, a well-known API host, else a compatible server", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, LoggedEvent, SequencedEvent } from "@/lib/contract/events";
 import { CUT_RUN_STATUS } from "@/lib/contract/log";
-import { forkedLog } from "@/lib/trace/fork";
+import { forkedLog, logBeforeRun } from "@/lib/trace/fork";
 
 type Event = AgentEvent & { runId: string; at?: number };
 
@@ -121,5 +121,17 @@ describe("what a fork copies of the log", () => {
 
   it("names no step from any other event", () => {
     for (const eventId of [0, 1, 4, 7, 14, 15, 99]) expect(forkedLog(log, eventId)).toBeUndefined();
+  });
+});
+
+describe("the log a rerun's fork copies", () => {
+  it("holds every run before the one run again, whole, and nothing of it or of reviews", () => {
+    const copied = logBeforeRun(log, "r2")!;
+    expect(copied.whole).toBe(false);
+    expect(copied.cut).toBeUndefined();
+    expect(copied.runIds).toEqual(new Set(["r1"]));
+    expect(copied.events.map(({ type }) => type)).toEqual(log.slice(0, 14).map(({ event }) => event.type));
+    expect(logBeforeRun(log, "r1")).toEqual({ whole: false, events: [], runIds: new Set() });
+    expect(logBeforeRun(log, "r9")).toBeUndefined();
   });
 });
