@@ -15,17 +15,19 @@ export interface ProfileChoice {
 interface ComposerProps {
   /** The agent profile the conversation's runs use, shown and chosen here. */
   profile?: ProfileChoice;
+  /** The "Plan first" switch: the run writes a plan first, a checklist it keeps current. */
+  planFirst?: { on: boolean; onChange: (on: boolean) => void };
   running: boolean;
   disabled?: boolean;
   /** The files the message attaches: chosen with the paperclip, pasted, or dropped on the chat. */
   attachments: Attachments;
-  onSend: (content: string, files: ConversationFile[]) => Promise<boolean>;
+  onSend: (content: string, files: ConversationFile[], plan?: boolean) => Promise<boolean>;
   onStop: () => void;
 }
 
 /** Enter sends, Shift+Enter starts a new line; a message waits for its files to be uploaded. */
 export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer(
-  { profile, running, disabled, attachments, onSend, onStop },
+  { profile, planFirst, running, disabled, attachments, onSend, onStop },
   ref,
 ) {
   const [text, setText] = useState("");
@@ -37,7 +39,7 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
     const content = text.trim();
     if (!canSend || running) return;
     setText("");
-    if (await onSend(content, attachments.ready)) attachments.clear();
+    if (await onSend(content, attachments.ready, planFirst?.on)) attachments.clear();
     else setText(content);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -142,6 +144,19 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
                 </option>
               ))}
             </select>
+          </label>
+        )}
+        {planFirst && (
+          <label className="inline-flex items-center gap-1.5">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={planFirst.on}
+              onChange={(event) => planFirst.onChange(event.target.checked)}
+              data-testid="plan-first"
+              className="size-3.5 accent-violet-700"
+            />
+            Plan first
           </label>
         )}
         <p>

@@ -19,6 +19,7 @@ import { useAttachments } from "./useAttachments";
 import { useConversationList } from "./useConversationList";
 import { useConversationRun } from "./useConversationRun";
 import { useConversationViewer } from "./useConversationViewer";
+import { usePlanFirst } from "./usePlanFirst";
 
 interface OwnerChatViewProps {
   /** The conversation, or null on / before the first message creates one. */
@@ -46,6 +47,7 @@ export function OwnerChatView({
   const list = useConversationList(firstPage);
   const [profile, setProfile] = useState(initial?.profile ?? profiles.defaultProfile);
   const run = useConversationRun({ initial, profile, onSent: list.refresh });
+  const [planFirst, choosePlanFirst] = usePlanFirst(conversationId);
   const chooseProfile = useCallback(
     (name: string) => {
       setProfile(name);
@@ -104,6 +106,7 @@ export function OwnerChatView({
             <Composer
               ref={composer}
               profile={{ names: profiles.names, current: profile, onChange: chooseProfile }}
+              planFirst={{ on: planFirst, onChange: choosePlanFirst }}
               running={run.running}
               attachments={attachments}
               onSend={run.send}

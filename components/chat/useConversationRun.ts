@@ -146,7 +146,7 @@ export function useConversationRun({
   }, [follow]);
 
   const send = useCallback(
-    async (content: string, files: ConversationFile[] = []): Promise<boolean> => {
+    async (content: string, files: ConversationFile[] = [], plan?: boolean): Promise<boolean> => {
       setProblem(null);
       const optimistic: ChatMessage = { id: `local-${Date.now()}`, runId: null, role: "user", content, files };
       try {
@@ -159,7 +159,7 @@ export function useConversationRun({
         }
         setMessages((list) => [...list, optimistic]);
         const fileIds = files.map((file) => file.id);
-        const response = await api.sendMessage(id, content, fileIds).catch((error) => {
+        const response = await api.sendMessage(id, content, fileIds, plan).catch((error) => {
           setMessages((list) => list.filter((message) => message !== optimistic));
           throw error;
         });

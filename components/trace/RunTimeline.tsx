@@ -4,6 +4,8 @@ import { CompareLink } from "@/components/compare/CompareLink";
 import { cardAnchor } from "./CardActions";
 import { useFindCard, useRunHidden } from "./findStore";
 import { Marked } from "./Marked";
+import { PlanChecklist } from "./PlanChecklist";
+import { RerunButton } from "./RerunButton";
 import { RunOtlpLink } from "./RunOtlpLink";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { StepView } from "./StepView";
@@ -53,6 +55,7 @@ export const RunTimeline = memo(function RunTimeline({
           </span>
         )}
         <CompareLink runId={run.runId} index={index} />
+        <RerunButton run={run} index={index} />
         <span className="ml-auto flex items-center gap-2">
           {!live && <RunOtlpLink runId={run.runId} index={index} />}
           <RunStatusBadge run={run} startedAt={startedAt} />
@@ -61,6 +64,7 @@ export const RunTimeline = memo(function RunTimeline({
           <RunVerdicts run={run} runLabel={`run ${index + 1}`} />
         </div>
       </header>
+      <PlanChecklist run={run} index={index} />
       <Waterfall run={run} index={index} />
       {run.steps.length > 0 && (
         <ol className="space-y-4 border-l border-dashed border-zinc-200 pl-0 dark:border-zinc-800 [&>li]:-ml-2">

@@ -19,6 +19,7 @@ import type {
   McpServer,
   NewApiTokenAnswer,
   Passkey,
+  Rerun,
   Secret,
   ShareLink,
   Tool,
@@ -191,13 +192,14 @@ export const api = {
   deleteConversation: async (id: string) =>
     void (await call(`/api/conversations/${encodeURIComponent(id)}`, { method: "DELETE" })),
   /**
-   * Starts a run, the message attaching `files` (ids of the conversation's uploads); the answer streams its events
+   * Starts a run, the message attaching `files` (ids of the conversation's uploads), planning first or not (`plan`;
+   * absent: as the profile says); the answer streams its events
    * (read it with lib/api/event-stream.ts).
    */
-  sendMessage: (id: string, content: string, files: string[] = []) =>
+  sendMessage: (id: string, content: string, files: string[] = [], plan?: boolean) =>
     call(`/api/conversations/${encodeURIComponent(id)}/messages`, {
       method: "POST",
-      ...jsonBody({ content, ...(files.length > 0 && { files }) }),
+      ...jsonBody({ content, ...(files.length > 0 && { files }), ...(plan !== undefined && { plan }) }),
     }),
   uploadFiles,
   readFileStart,
@@ -321,6 +323,12 @@ export const api = {
   /** A copy of the conversation up to the end of the step of this step_started or tool_call event, the viewer's. */
   continueFrom: (source: ConversationSource, eventId: number) =>
     json<Fork>(`${base(source)}/fork`, { method: "POST", ...jsonBody({ eventId }) }),
+  /** The run sent again in a fork, planning first or not: the answer names the compare page of the two. */
+  rerun: (conversationId: string, runId: string, plan: boolean) =>
+    json<Rerun>(`/api/conversations/${encodeURIComponent(conversationId)}/runs/${encodeURIComponent(runId)}/rerun`, {
+      method: "POST",
+      ...jsonBody({ plan }),
+    }),
   // Passkeys (issue 39): options and answers are WebAuthn JSON, passed to and from @simplewebauthn/browser.
   passkeySignInOptions: () => json<Record<string, unknown>>("/api/auth/passkey/signin/options", { method: "POST" }),
   passkeys: () => json<Passkey[]>("/api/account/passkeys"),

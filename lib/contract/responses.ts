@@ -147,6 +147,7 @@ export const Rerun = z
     compareUrl: z.string().describe("The compare page with the two runs side by side: /c/{id}/compare?a=…&b=…"),
   })
   .meta({ id: "Rerun" });
+export type Rerun = z.infer<typeof Rerun>;
 export type Fork = z.infer<typeof Fork>;
 
 export const ToolStats = z
