@@ -74,6 +74,8 @@ test("plan first, by keyboard: a checklist pinned at the top of the run ticks as
 
   // The switch is the conversation's: it is still on after a reload.
   await page.reload();
+  // Hydrated: the page focuses the message box then.
+  await expect(composer).toBeFocused();
   await expect(page.getByRole("switch", { name: "Plan first" })).toBeChecked();
 
   // The other mode, to compare: a fork runs the message again without a plan, and the compare page shows both.
