@@ -36,7 +36,7 @@ export function RerunButton({ run, index }: { run: RunView; index: number }) {
         type="button"
         onClick={() => void rerun()}
         disabled={busy}
-        aria-label={`Run ${index + 1} again ${plan ? "with" : "without"} a plan, and compare`}
+        aria-label={`Run again ${plan ? "with" : "without"} a plan: run ${index + 1}, then compare`}
         className="inline-flex items-center gap-1 rounded-md px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-200/70 hover:text-zinc-900 disabled:opacity-60 dark:text-zinc-400 dark:hover:bg-zinc-700/60 dark:hover:text-zinc-100"
       >
         <Icon className={`size-3.5 ${busy ? "animate-spin" : ""}`} aria-hidden />

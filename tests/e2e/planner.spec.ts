@@ -79,7 +79,7 @@ test("plan first, by keyboard: a checklist pinned at the top of the run ticks as
   await expect(page.getByRole("switch", { name: "Plan first" })).toBeChecked();
 
   // The other mode, to compare: a fork runs the message again without a plan, and the compare page shows both.
-  const rerun = panel.getByRole("button", { name: "Run 1 again without a plan, and compare" });
+  const rerun = panel.getByRole("button", { name: "Run again without a plan: run 1, then compare" });
   await expect(rerun).toHaveText("Run again without a plan");
   await rerun.focus();
   await page.keyboard.press("Enter");
