@@ -123,7 +123,9 @@ export function runSpans(run: RunView, context: RunContext): SpanDescription[] {
       run.status === "error"
         ? { type: run.error?.code ?? ERROR_TYPE_VALUE_OTHER, message: run.error?.message }
         : undefined,
-    ...(context.planChanges?.length && { events: context.planChanges.map(planEvent) }),
+    ...(context.planChanges?.length && {
+      events: context.planChanges.map((change) => planEvent(change, context.captureContent)),
+    }),
   };
   const unfinished = run.status === "running" ? undefined : (run.error?.code ?? run.status);
   return [
@@ -283,9 +285,12 @@ function outputFinish(step: StepView): string {
 const json = (value: unknown): string => JSON.stringify(value);
 const content = (value: unknown): string => (typeof value === "string" ? value : json(value ?? null));
 
-/** A plan_created or plan_updated as a span event: its size, its progress, and the plan itself (bounded). */
-function planEvent({ type, at, step, plan }: PlanChange): SpanEventDescription {
-  const text = JSON.stringify(plan);
+/**
+ * A plan_created or plan_updated as a span event: its size and progress, and with content captured the plan itself
+ * (bounded): its titles are the model's words about the person's task, content like the messages.
+ */
+function planEvent({ type, at, step, plan }: PlanChange, captureContent: boolean): SpanEventDescription {
+  const text = json(plan);
   return {
     name: type,
     time: at,
@@ -293,7 +298,9 @@ function planEvent({ type, at, step, plan }: PlanChange): SpanEventDescription {
       "toolsmith.step": step,
       "toolsmith.plan.steps": plan.steps.length,
       "toolsmith.plan.done": plan.steps.filter(({ status }) => status === "done").length,
-      "toolsmith.plan": text.length > PLAN_ATTRIBUTE_CHARS ? `${text.slice(0, PLAN_ATTRIBUTE_CHARS - 1)}…` : text,
+      ...(captureContent && {
+        "toolsmith.plan": text.length > PLAN_ATTRIBUTE_CHARS ? `${text.slice(0, PLAN_ATTRIBUTE_CHARS - 1)}…` : text,
+      }),
     },
   };
 }

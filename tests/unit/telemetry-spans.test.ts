@@ -107,7 +107,7 @@ describe("a run's spans", () => {
     expect(language("calculate")).toBeUndefined();
   });
 
-  it("give the run's span a span event per plan_created and plan_updated, at its time, the plan's JSON bounded", () => {
+  it("give the run's span a span event per plan_created and plan_updated, at its time, the plan's JSON bounded and only with content captured", () => {
     const item = (id: string, status: "pending" | "done", title = "Read the CSV") => ({ id, title, status });
     const created: PlanChange = {
       type: "plan_created",
@@ -130,7 +130,7 @@ describe("a run's spans", () => {
       { type: "step_finished", step: 1, finishReason: "tool-calls" },
       { type: "run_finished", status: "completed", steps: 1 },
     ]);
-    const [root, chat] = runSpans(run, { ...context, planChanges: [created, updated] });
+    const [root, chat] = runSpans(run, { ...context, captureContent: true, planChanges: [created, updated] });
     expect(chat.events).toBeUndefined();
     expect(
       root.events?.map(({ name, time, attributes }) => [name, time - T0, attributes["toolsmith.plan.done"]]),
@@ -142,6 +142,13 @@ describe("a run's spans", () => {
     expect(JSON.parse(root.events?.[0].attributes["toolsmith.plan"] as string)).toEqual(created.plan);
     expect(root.events?.[1].attributes["toolsmith.plan"]).toHaveLength(PLAN_ATTRIBUTE_CHARS);
     expect(runSpans(run, context)[0].events).toBeUndefined();
+    // Without content: the counts, never the titles.
+    const [uncaptured] = runSpans(run, { ...context, planChanges: [created] });
+    expect(uncaptured.events?.[0].attributes).toEqual({
+      "toolsmith.step": 1,
+      "toolsmith.plan.steps": 2,
+      "toolsmith.plan.done": 0,
+    });
   });
 
   it("name the provider: OpenAI's dialects, a well-known API host, else a compatible server", () => {
