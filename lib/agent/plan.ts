@@ -2,6 +2,7 @@ import { jsonSchema, tool, type ToolSet } from "ai";
 import { z } from "zod";
 import type { AgentEvent, Plan, PlanItem } from "@/lib/contract/events";
 import { PLAN_LIMITS } from "@/lib/settings/plan-limits";
+import { invalidInput, schemaProblems } from "@/lib/tools/define-tool";
 import { RUN_PLAN_TOOL_NAMES } from "@/lib/tools/names";
 import { modelSchema } from "@/lib/tools/schema";
 
@@ -88,13 +89,12 @@ export class RunPlan {
     const current = this.plan?.steps ?? [];
     const { updates, add = [] } = parsed.data;
     const unknown = updates.filter((update) => !current.some((existing) => existing.id === update.id));
-    if (unknown.length > 0)
-      return {
-        ok: false,
-        error: `Invalid input for ${name}: no item ${unknown.map((update) => update.id).join(", ")}; the plan's ids are ${current.map((existing) => existing.id).join(", ")}.`,
-      };
+    if (unknown.length > 0) {
+      const ids = (items: { id: string }[]) => items.map(({ id }) => id).join(", ");
+      return refused(name, `no item ${ids(unknown)}; the plan's ids are ${ids(current)}`);
+    }
     if (current.length + add.length > PLAN_LIMITS.items)
-      return { ok: false, error: `Invalid input for ${name}: a plan holds at most ${PLAN_LIMITS.items} items.` };
+      return refused(name, `a plan holds at most ${PLAN_LIMITS.items} items`);
     const steps = current.map((existing) => {
       const update = updates.findLast((candidate) => candidate.id === existing.id);
       if (!update) return existing;
@@ -120,10 +120,13 @@ function forModel(plan: Plan) {
   return { plan: plan.steps.map(({ id, title, status, note }) => ({ id, title, status, ...(note && { note }) })) };
 }
 
-function invalid(name: string, error: z.ZodError): PlanCallOutcome {
-  const problems = error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`)
-    .join("; ");
-  return { ok: false, error: `Invalid input for ${name}: ${problems}. Call ${name} again with a valid one.` };
-}
+/** A call that breaks the schema: the tools' own wording, and what to do. */
+const invalid = (name: string, error: z.ZodError): PlanCallOutcome => ({
+  ok: false,
+  error: `${invalidInput(name, schemaProblems(error))} Call ${name} again with a valid one.`,
+});
+
+const refused = (name: string, problem: string): PlanCallOutcome => ({
+  ok: false,
+  error: invalidInput(name, [problem]),
+});

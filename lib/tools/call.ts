@@ -9,6 +9,7 @@ import { mcpRateLimit, type RateLimit } from "@/lib/settings/mcp-servers";
 import type { AgentProfile, ToolSettings } from "@/lib/settings/profiles";
 import type { WorkspaceChanges } from "@/lib/files/workspace-sync";
 import { writtenFile } from "@/lib/files/views";
+import { invalidInput } from "./define-tool";
 import { isBuiltinName } from "./names";
 import { capResult } from "./output";
 import type { AgentTool, CallTool, CodeCalls, ToolRegistry, ToolResult } from "./types";
@@ -77,9 +78,6 @@ export interface CallOutcome {
   server?: string;
 }
 
-/** Schema problems shown per call: enough to fix the call, not a dump. */
-const MAX_INPUT_PROBLEMS = 5;
-
 /**
  * The one way a tool is called, from chat, the REST API and any other caller: check the input against the tool's
  * schema, apply the profile's rate limit and approval, run the tool, and record the audit entry and the execution.
@@ -127,9 +125,8 @@ async function decideAndRun(call: ToolCall): Promise<Omit<CallOutcome, "duration
   }
   const parsed = tool.parse(call.input);
   if (!parsed.ok) {
-    const problems = parsed.problems.slice(0, MAX_INPUT_PROBLEMS).join("; ");
     return {
-      ...refuse(`Invalid input for ${name}: ${problems || "does not match its schema"}.`),
+      ...refuse(invalidInput(name, parsed.problems)),
       invalidInput: parsed.problems,
     };
   }

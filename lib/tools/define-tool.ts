@@ -25,14 +25,22 @@ export function defineTool<Schema extends z.ZodType>(spec: BuiltinToolSpec<Schem
     parse(input) {
       const parsed = spec.inputSchema.safeParse(input);
       if (parsed.success) return { ok: true, input: parsed.data };
-      return {
-        ok: false,
-        problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`),
-      };
+      return { ok: false, problems: schemaProblems(parsed.error) };
     },
     execute: spec.execute,
   };
 }
+
+/** Schema problems shown per call: enough to fix the call, not a dump. */
+const MAX_INPUT_PROBLEMS = 5;
+
+/** What the model reads of a call whose input its tool refused. */
+export const invalidInput = (name: string, problems: string[]): string =>
+  `Invalid input for ${name}: ${problems.slice(0, MAX_INPUT_PROBLEMS).join("; ") || "does not match its schema"}.`;
+
+/** What a value breaking a zod schema got wrong, one line per issue: `steps: Too small: expected …`. */
+export const schemaProblems = (error: z.ZodError): string[] =>
+  error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`);
 
 /** The conversation a tool that keeps per-conversation state runs for; such tools are offered in chat only. */
 export function conversationOf(context: ToolContext): string {
