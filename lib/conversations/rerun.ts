@@ -4,7 +4,6 @@ import { RerunRequest } from "@/lib/contract/requests";
 import { forkConversation } from "@/lib/db/queries/conversations";
 import { listMessages } from "@/lib/db/queries/messages";
 import { listRuns } from "@/lib/db/queries/runs";
-import { listFiles } from "@/lib/db/queries/files";
 import { logBeforeRun } from "@/lib/trace/fork";
 import { readJson } from "@/lib/http/body";
 import { conflict, notFound } from "@/lib/platform/errors";
@@ -33,10 +32,10 @@ export async function answerRerun(
 
   const fork = await forkConversation(conversation.id, identity, (log) => logBeforeRun(log, runId));
   if (!fork) throw notFound("The run's events");
-  const fileCopies = await copyFiles(conversation.id, fork.id, identity, fork.messageIds);
-  const attached = (await listFiles(conversation.id)).filter((file) => file.messageId === message.id);
+  // The run's message is not in the fork: its files' copies are attached to the message sent again.
+  const copies = await copyFiles(conversation.id, fork.id, identity, fork.messageIds);
   const rerun = await Run.start({ ...fork, profile: conversation.profile }, identity, message.content, {
-    fileIds: attached.flatMap((file) => fileCopies.get(file.id) ?? []),
+    fileIds: copies.filter(({ original }) => original.messageId === message.id).map(({ copyId }) => copyId),
     plan,
   });
   const compareUrl = `/c/${conversation.id}/compare?a=${encodeURIComponent(runId)}&b=${encodeURIComponent(rerun.id)}`;

@@ -27,14 +27,14 @@ export async function deleteWithFiles(conversationIds: string[], deleteRows: () 
 
 /**
  * A fork keeps the files: each gets a copy of its bytes in the fork (the two then change apart), attached to the
- * fork's copy of its message when that was copied. Answers each file's copy by the original's id.
+ * fork's copy of its message when that was copied. Answers each original file with its copy's id.
  */
 export async function copyFiles(
   fromConversationId: string,
   toConversationId: string,
   ownerId: string,
   messageIds: Map<string, string>,
-): Promise<Map<string, string>> {
+): Promise<{ original: FileRow; copyId: string }[]> {
   const files = await listFiles(fromConversationId);
   const copies = await Promise.all(
     files.map(async (file) => {
@@ -51,5 +51,5 @@ export async function copyFiles(
     }),
   );
   await insertFileCopies(copies);
-  return new Map(files.map((file, index) => [file.id, copies[index].id]));
+  return files.map((original, index) => ({ original, copyId: copies[index].id }));
 }
