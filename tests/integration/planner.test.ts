@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, ofType } from "../support/api";
+import { Api, expectJson, ofType } from "../support/api";
+import { listed, SALES, sendWithFiles, uploaded } from "../support/files";
 import { scriptedApp, tempDataDir, type AppServer } from "../support/app-server";
 import { ModelServer, type ChatRequest } from "../support/model-server";
 import { readSse } from "../support/sse";
@@ -224,6 +225,29 @@ describe("a rerun in the other mode", () => {
     expect(html).toContain("planned first");
     expect(html).toMatch(/2 steps · 1 tool call · [\d.]+ (ms|s) · 20 → 10 tokens/);
     expect((await new Api(app.url).fetch(answer.compareUrl)).status).toBe(404);
+  });
+
+  it("sends the run's files again with its message: the fork's copies, attached to the message sent again", async () => {
+    const prompt = "Sum the amounts in the attached CSV.";
+    model.script(prompt, [{ text: "49." }]);
+    const { id } = await api.createConversation();
+    const [sales] = await uploaded(api, id, [["sales.csv", SALES, "text/csv"]]);
+    const events = await readSse(await sendWithFiles(api, id, prompt, [sales.id]));
+    const runId = ofType(events, "run_started")[0].runId as string;
+
+    const answer = await expectJson(await rerun(id, runId, { plan: false }), 201);
+    await readSse(
+      await api.events(answer.conversationId),
+      ({ data }) => data.type === "run_finished" && data.runId === answer.runId,
+    );
+    const fork = await api.conversation(answer.conversationId);
+    const resent = fork.messages.find((message: { role: string }) => message.role === "user");
+    const [copy] = await listed(api, answer.conversationId);
+    expect(copy).toMatchObject({ name: "sales.csv", size: sales.size, messageId: resent.id });
+    expect(copy.id).not.toBe(sales.id);
+    // The model read the message with its file, as it did the first time.
+    const [again] = model.requestsFor(prompt).slice(-1);
+    expect(JSON.stringify(again.messages)).toContain("sales.csv");
   });
 
   it("answers 404 for another's conversation or a run not in it, 400 for a bad body, 409 while the run runs", async () => {
