@@ -3,7 +3,7 @@
 import { Sparkles } from "lucide-react";
 import { memo } from "react";
 import type { ConversationFile } from "@/lib/api/client";
-import { answerOf, type RunView } from "@/lib/trace/state";
+import { answerOf, callCount, type RunView } from "@/lib/trace/state";
 import { RunStatusBadge } from "@/components/trace/RunStatusBadge";
 import { Markdown } from "@/components/ui/Markdown";
 import { MessageFiles } from "./FileChip";
@@ -53,7 +53,7 @@ export function MessageList({
 
 const Answer = memo(function Answer({ run, startedAt }: { run: RunView; startedAt?: string }) {
   const text = answerOf(run);
-  const calls = run.steps.reduce((count, step) => count + step.calls.length, 0);
+  const calls = callCount(run);
   return (
     <div className="flex gap-3" data-testid="assistant-message" data-run-status={run.status}>
       <span

@@ -1,29 +1,17 @@
 "use client";
 
 import { GitBranch, Loader2 } from "lucide-react";
-import { useRouter } from "next/navigation";
-import { useState } from "react";
-import { api, problemText } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import type { TraceViewer } from "./TraceContext";
+import { useOpenWhenDone } from "./useOpenWhenDone";
 
 /**
  * "Continue from here": copies the conversation up to the end of this card's step into a new conversation of the
  * viewer's (owner or link holder), tools included, and opens it; the original is untouched.
  */
 export function ContinueFromHere({ viewer, eventId, label }: { viewer: TraceViewer; eventId: number; label: string }) {
-  const router = useRouter();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  const continueFrom = async () => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      router.push((await api.continueFrom(viewer.source, eventId)).url);
-    } catch (error) {
-      setProblem(problemText(error));
-      setBusy(false);
-    }
-  };
+  const { busy, problem, open } = useOpenWhenDone();
+  const continueFrom = () => open(async () => (await api.continueFrom(viewer.source, eventId)).url);
   const Icon = busy ? Loader2 : GitBranch;
   return (
     <>

@@ -1,11 +1,10 @@
 "use client";
 
 import { Loader2, ListChecks } from "lucide-react";
-import { useRouter } from "next/navigation";
-import { useState } from "react";
-import { api, problemText } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import type { RunView } from "@/lib/trace/state";
 import { useTraceViewer } from "./TraceContext";
+import { useOpenWhenDone } from "./useOpenWhenDone";
 
 /**
  * "Run again with a plan" (or without): the run's message sent again in a fork, in the other mode, then the compare
@@ -13,22 +12,11 @@ import { useTraceViewer } from "./TraceContext";
  */
 export function RerunButton({ run, index }: { run: RunView; index: number }) {
   const viewer = useTraceViewer();
-  const router = useRouter();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { busy, problem, open } = useOpenWhenDone();
   if (!viewer?.owner || !("conversationId" in viewer.source) || run.status === "running") return null;
   const { conversationId } = viewer.source;
   const plan = !run.planFirst;
-  const rerun = async () => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      router.push((await api.rerun(conversationId, run.runId, plan)).compareUrl);
-    } catch (error) {
-      setProblem(problemText(error));
-      setBusy(false);
-    }
-  };
+  const rerun = () => open(async () => (await api.rerun(conversationId, run.runId, plan)).compareUrl);
   const Icon = busy ? Loader2 : ListChecks;
   return (
     <>

@@ -3,7 +3,7 @@ import { listMessages } from "@/lib/db/queries/messages";
 import { conversationOfRun, listRuns } from "@/lib/db/queries/runs";
 import { compareRuns, type RunComparison } from "@/lib/trace/compare";
 import { loadTrace } from "./trace";
-import { applyEvents, emptyTrace, type RunView } from "@/lib/trace/state";
+import { applyEvents, callCount, emptyTrace, type RunView } from "@/lib/trace/state";
 import { costOf, runTokens, type RunTokens } from "@/lib/trace/timing";
 import { config } from "@/lib/settings/config";
 
@@ -66,7 +66,7 @@ function figuresOf(view: RunView): RunFigures {
   const tokens = runTokens(view);
   return {
     steps: view.steps.length,
-    calls: view.steps.reduce((sum, step) => sum + step.calls.length, 0),
+    calls: callCount(view),
     ...(view.endedAt !== undefined && { durationMs: view.endedAt - view.startedAt }),
     tokens,
     costUsd: costOf(tokens, view.model === undefined ? undefined : config.modelPrices[view.model]),

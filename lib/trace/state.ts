@@ -345,6 +345,9 @@ function changeCall(
   });
 }
 
+/** The tool calls the model made in the run (not those its tools' code made). */
+export const callCount = (run: RunView): number => run.steps.reduce((count, step) => count + step.calls.length, 0);
+
 /** The assistant's answer so far: the text of the latest step that has any. */
 export function answerOf(run: RunView): string {
   return run.steps.findLast((step) => step.text)?.text ?? "";

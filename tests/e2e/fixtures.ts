@@ -1,6 +1,6 @@
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
 import { scriptedApp, type AppServer } from "../support/app-server";
 import { ModelServer } from "../support/model-server";
 
@@ -71,11 +71,18 @@ export const focusedName = (page: Page) =>
     return element?.getAttribute("aria-label") ?? element?.innerText?.trim() ?? "";
   });
 
-/** Press Tab (or Shift+Tab) until the focused element's name matches; fails after `max` presses. */
-export async function tabTo(page: Page, name: RegExp, { max = 80, backwards = false } = {}): Promise<void> {
+/**
+ * Press Tab (or Shift+Tab) until the focused element's name matches, or it is `target` (a control whose name is its
+ * label, not its text); fails after `max` presses.
+ */
+export async function tabTo(page: Page, target: RegExp | Locator, { max = 80, backwards = false } = {}): Promise<void> {
+  const reached = async () =>
+    target instanceof RegExp
+      ? target.test(await focusedName(page))
+      : target.evaluate((element) => element === document.activeElement);
   for (let i = 0; i < max; i++) {
-    if (name.test(await focusedName(page))) return;
+    if (await reached()) return;
     await page.keyboard.press(backwards ? "Shift+Tab" : "Tab");
   }
-  throw new Error(`No focusable element named ${name} within ${max} presses (last: "${await focusedName(page)}").`);
+  throw new Error(`No focusable element ${target} within ${max} presses (last: "${await focusedName(page)}").`);
 }

@@ -1,14 +1,4 @@
-import type { Locator, Page } from "@playwright/test";
-import { expect, expectAccessible, snapshot, test } from "./fixtures";
-
-/** Press Tab (or Shift+Tab) until `target` has the focus; fails after `max` presses. */
-async function tabUntil(page: Page, target: Locator, { backwards = false, max = 15 } = {}) {
-  for (let press = 0; press < max; press++) {
-    if (await target.evaluate((element) => element === document.activeElement)) return;
-    await page.keyboard.press(backwards ? "Shift+Tab" : "Tab");
-  }
-  throw new Error(`${target} did not get the focus within ${max} presses`);
-}
+import { expect, expectAccessible, snapshot, tabTo, test } from "./fixtures";
 
 test("plan first, by keyboard: a checklist pinned at the top of the run ticks as the plan is followed, and the switch is remembered", async ({
   page,
@@ -42,10 +32,10 @@ test("plan first, by keyboard: a checklist pinned at the top of the run ticks as
   const composer = page.getByLabel("Message", { exact: true });
   const planFirst = page.getByRole("switch", { name: "Plan first" });
   await composer.focus();
-  await tabUntil(page, planFirst);
+  await tabTo(page, planFirst, { max: 15 });
   await page.keyboard.press("Space");
   await expect(planFirst).toBeChecked();
-  await tabUntil(page, composer, { backwards: true });
+  await tabTo(page, composer, { max: 15, backwards: true });
   await page.keyboard.type(prompt);
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("assistant-message")).toHaveAttribute("data-run-status", "completed");
