@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { config } from "@/lib/settings/config";
 import { checkCode, type CheckOptions, type CheckResult, type Violation } from "./check";
 import { CODE_NETWORK, domainGuard, guardedFetch, type DomainRules } from "./fetch-guard";
@@ -78,7 +80,7 @@ export async function runInSandbox(
     return "violations" in outcome ? refusedByPolicy(outcome.violations) : withoutSecrets(outcome, secrets);
   }
   const { code } = source;
-  const check = checkCode(code, { requireEntryPoint: mode !== "snippet" });
+  const check = checkedCode(code, mode !== "snippet");
   if (!check.ok) return refusedByPolicy(check.violations);
   // JavaScript reads the body as text: the bytes stay here.
   const textFetch = (request: FetchRequest, fetchSignal: AbortSignal) =>
@@ -89,6 +91,21 @@ export async function runInSandbox(
     signal,
   );
   return withoutSecrets(outcome, secrets);
+}
+
+/**
+ * Code the policy passed on an earlier call, by its hash and whether it must define `run`. Every call is checked (code
+ * stored under an older policy meets this one), but the verdict on the same code cannot change while the server runs,
+ * and parsing it again was a sixth of the server's CPU per API call (docs/performance.md).
+ */
+const passedChecks = new LRUCache<string, true>({ max: 5_000 });
+
+function checkedCode(code: string, requireEntryPoint: boolean): CheckResult {
+  const key = `${requireEntryPoint ? "tool" : "snippet"}:${createHash("sha256").update(code).digest("base64")}`;
+  if (passedChecks.has(key)) return { ok: true };
+  const check = checkCode(code, { requireEntryPoint });
+  if (check.ok) passedChecks.set(key, true);
+  return check;
 }
 
 /**

@@ -2,8 +2,15 @@ import { getEventListeners } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SandboxPool } from "@/lib/sandbox/pool";
+
+/** How often the policy check has parsed code (acorn's parse, counted, otherwise itself). */
+const parses = vi.hoisted(() => ({ count: 0 }));
+vi.mock("acorn", async (importOriginal) => {
+  const acorn = await importOriginal<typeof import("acorn")>();
+  return { ...acorn, parse: (...args: Parameters<typeof acorn.parse>) => (parses.count++, acorn.parse(...args)) };
+});
 
 process.env.TOOLSMITH_TOOL_TIMEOUT_MS = "1000";
 process.env.TOOLSMITH_TOOL_MEMORY_MB = "32";
@@ -296,6 +303,34 @@ describe("the sandbox runtime", () => {
       "async function run() { const r = await fetch('http://127.0.0.1:1/'); return r.status; }",
     );
     expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("not a public address") } });
+  });
+});
+
+describe("the policy check on each call", () => {
+  const parsesOf = async (call: () => Promise<unknown>) => {
+    const before = parses.count;
+    await call();
+    return parses.count - before;
+  };
+
+  it("parses code it passed before no more, and code it refused every time", async () => {
+    const code = `function run() { return ${Math.random()}; }`;
+    expect(await parsesOf(() => tool(code))).toBe(1);
+    expect(await parsesOf(() => tool(code))).toBe(0);
+    const refused = "function run() { return process.env; }";
+    for (let i = 0; i < 2; i++) {
+      let result: Awaited<ReturnType<typeof tool>> | undefined;
+      expect(await parsesOf(async () => (result = await tool(refused)))).toBe(1);
+      expect(result).toMatchObject({ ok: false, violations: [expect.objectContaining({ line: 1 })] });
+    }
+  });
+
+  it("checks a snippet apart from a tool: passing as one does not pass the other's rules", async () => {
+    const snippet = `${Math.random()} * 2`;
+    expect(await sandbox.runInSandbox("snippet", { language: "javascript", code: snippet })).toMatchObject({
+      ok: true,
+    });
+    expect(await tool(snippet)).toMatchObject({ ok: false, violations: [expect.anything()] });
   });
 });
 

@@ -1,11 +1,14 @@
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { prepareDatabase, tempDataDir } from "../support/database";
 
 // SQLite's one connection, shared by transactions and every other statement (lib/db/driver/one-connection.ts).
 process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "connection.db")}`;
 
 let client: typeof import("@/lib/db/driver/client");
+/** better-sqlite3's own prepare, watched from before the app's connection opens. */
+const prepares = vi.spyOn(Database.prototype, "prepare");
 
 beforeAll(async () => {
   await prepareDatabase(process.env.DATABASE_URL!);
@@ -46,5 +49,24 @@ describe("SQLite's one connection", () => {
     expect(await within(2_000, db.$queryRawUnsafe(`SELECT COUNT(*) AS "n" FROM "Child"`))).toEqual({
       value: [{ n: 0n }],
     });
+  });
+});
+
+describe("SQLite's statements", () => {
+  const preparedTimes = (sql: RegExp) => prepares.mock.calls.filter(([source]) => sql.test(source)).length;
+
+  it("are prepared once each, and every use binds its own arguments, inside a transaction too", async () => {
+    const { db, transaction } = client;
+    const owners = ["statement-a", "statement-b", "statement-c"];
+    for (const ownerId of owners) await db.conversation.create({ data: { ownerId, title: `of ${ownerId}` } });
+    const titleOf = (ownerId: string, on: Pick<typeof db, "conversation"> = db) =>
+      on.conversation.findFirst({ where: { ownerId }, select: { title: true } });
+    for (const ownerId of owners) expect(await titleOf(ownerId)).toEqual({ title: `of ${ownerId}` });
+    expect(await transaction((tx) => titleOf("statement-b", tx))).toEqual({ title: "of statement-b" });
+    expect(await titleOf("nobody")).toBeNull();
+    expect(
+      preparedTimes(/^SELECT .*`title` FROM `main`.`Conversation` WHERE `main`.`Conversation`.`ownerId` = \?/),
+    ).toBe(1);
+    expect(preparedTimes(/^INSERT INTO `main`.`Conversation`/)).toBe(1);
   });
 });

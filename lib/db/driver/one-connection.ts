@@ -6,6 +6,7 @@ import type {
   Transaction,
 } from "@prisma/driver-adapter-utils";
 import { endsTransaction, WrappedAdapterFactory } from "./sql";
+import { reusingStatements } from "./statements";
 
 /**
  * SQLite's adapter with its one connection shared safely: a statement sent while a transaction is open would run inside
@@ -13,7 +14,7 @@ import { endsTransaction, WrappedAdapterFactory } from "./sql";
  * it to end, and a transaction for the one before. Statements of the transaction go through its own object.
  */
 export const oneConnection = (factory: SqlMigrationAwareDriverAdapterFactory) =>
-  new WrappedAdapterFactory(factory, (adapter) => new OneConnectionAdapter(adapter));
+  new WrappedAdapterFactory(factory, (adapter) => new OneConnectionAdapter(reusingStatements(adapter)));
 
 class OneConnectionAdapter implements SqlDriverAdapter {
   readonly provider: SqlDriverAdapter["provider"];
