@@ -7,6 +7,8 @@ const nextConfig: NextConfig = {
   typescript: { ignoreBuildErrors: true },
   allowedDevOrigins: ["127.0.0.1"],
   poweredByHeader: false,
+  // server.mjs has checked TOOLSMITH_PRELOAD_ROUTES (lib/settings/environment.mjs) before Next reads this file.
+  experimental: { preloadEntriesOnStart: process.env.TOOLSMITH_PRELOAD_ROUTES !== "0" },
   async headers() {
     return [
       {

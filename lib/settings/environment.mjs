@@ -325,6 +325,12 @@ const server = {
     .describe(
       "requests one instance serves at once, event streams included (a client following a run holds one); past it, 503 with `Retry-After: 1`, never a reset connection. At about 150 KB live per run in flight, the default `TOOLSMITH_HEAP_MB` holds that many with room to spare",
     ),
+  TOOLSMITH_PRELOAD_ROUTES: oneOf(["0", "1"])
+    .transform((flag) => flag === "1")
+    .prefault("1")
+    .describe(
+      "load every page and route as the server starts (1), about 3 s of CPU, so that no first request waits for its code, or each at its first request (0), for a server started often and asked little (the test suites)",
+    ),
   TOOLSMITH_CLIENT_STALL_MS: integer(100, 600_000)
     .prefault("10000")
     .describe(

@@ -160,6 +160,8 @@ export function scriptedApp(
       TOOLSMITH_RATE_MESSAGES_PER_MINUTE: "100000",
       // The suites start many servers and few call Python: its processes start at the first Python call.
       TOOLSMITH_PYTHON_WARM: "0",
+      // Each test uses a few routes: loading them all at start would cost each server seconds of CPU.
+      TOOLSMITH_PRELOAD_ROUTES: "0",
       ...env,
     },
     options,
