@@ -12,7 +12,8 @@ const { model, databaseUrl, two, whileAStoresItsEnd } = scaleOut();
 describe("two instances on one PostgreSQL", () => {
   it("follow a run from the other instance, by its owner and by a share link: the same events, in order, to the end; a second message there is refused", async () => {
     const prompt = "Stream slowly on A.";
-    model.script(prompt, [{ text: "word ".repeat(60), chunkSize: 5, delayMs: 15 }]);
+    // Three seconds of stream: still running when B is sent a second message, however loaded the machine.
+    model.script(prompt, [{ text: "word ".repeat(200), chunkSize: 5, delayMs: 15 }]);
     const { id } = await two.onA.createConversation();
     const { token } = await (await two.onA.fetch(`/api/conversations/${id}/share`, { method: "POST" })).json();
     const streamOnA = readSse(await two.onA.send(id, prompt));

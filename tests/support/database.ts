@@ -250,12 +250,12 @@ async function sleepingTrigger(
     CREATE TRIGGER ${name} BEFORE ${on} ON "${table}" FOR EACH ${forEach} EXECUTE FUNCTION ${name}();`);
   return {
     async inProgress() {
-      // The tests' files run one at a time, so the server's one sleeping statement is this write.
+      // Each test file has its own database, so its one sleeping statement is this write (files run side by side).
       const sleeping = async () =>
         Number(
           (
             await client.query<{ n: string }>(
-              `SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep'`,
+              `SELECT count(*) AS "n" FROM pg_stat_activity WHERE "wait_event" = 'PgSleep' AND "datname" = current_database()`,
             )
           )[0].n,
         );
