@@ -8,7 +8,7 @@ export default defineConfig({
     // Every answer of the app's API, and every event, is checked against lib/contract.
     setupFiles: ["tests/support/check-contract.ts"],
     // Two files at once, of either project (the projects run side by side): one integration file alone, with its
-    // production server, left a core of this 2-core machine idle about a third of the time.
+    // production server, kept about 1.2 of this machine's 2 cores busy.
     maxWorkers: 2,
     projects: [
       {
