@@ -329,7 +329,7 @@ const server = {
     .transform((flag) => flag === "1")
     .prefault("1")
     .describe(
-      "load every page and route as the server starts (1), about 3 s of CPU, so that no first request waits for its code, or each at its first request (0), for a server started often and asked little (the test suites)",
+      "load every page and route as the server starts (1), about 1 s more of CPU at start, so that no first request waits for its code, or each at its first request (0), for a server started often and asked little (the test suites)",
     ),
   TOOLSMITH_CLIENT_STALL_MS: integer(100, 600_000)
     .prefault("10000")

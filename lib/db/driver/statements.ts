@@ -7,7 +7,7 @@ const PREPARED_STATEMENTS = 500;
 
 /**
  * Prisma's better-sqlite3 adapter with its statements prepared once each: it prepares every statement it sends, which
- * was a tenth of the server's CPU for a tool call through the API (docs/performance.md). The adapter binds arguments
+ * was 4 % of the server's CPU for a tool call through the API (docs/performance.md). The adapter binds arguments
  * to the statement it prepared (for good, in better-sqlite3), so the cached statement is handed out behind a view
  * that passes each call's arguments instead. An adapter whose connection is not a better-sqlite3 Database is left
  * as it is (tests/unit/sqlite-connection.test.ts says when an upgrade stops this from applying).
