@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { environment, sections } from "@/lib/settings/environment.mjs";
 import { CONFIGURATION_DOC, envExample, withTable } from "@/scripts/settings-docs.mjs";
 
@@ -154,6 +154,28 @@ describe("the settings", () => {
       stderr:
         "Toolsmith cannot start: LLM_MODEL (SEAT's name) and TOOLSMITH_MODEL (Toolsmith's) disagree: LLM_MODEL=llama3 against TOOLSMITH_MODEL=gpt-4o; keep one of them, or make them alike.\n",
     });
+  });
+});
+
+describe("TOOLSMITH_PRELOAD_ROUTES", () => {
+  /** Next's setting as next.config.ts gives it to the server started with `value` (server.mjs has checked it). */
+  const preloadWith = async (value: string | undefined) => {
+    vi.resetModules();
+    vi.stubEnv("TOOLSMITH_PRELOAD_ROUTES", value);
+    try {
+      return (await import("@/next.config")).default.experimental?.preloadEntriesOnStart;
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  };
+
+  it("has Next load every route at start by default and with 1, each at its first request with 0", async () => {
+    expect(environment({}).TOOLSMITH_PRELOAD_ROUTES).toBe(true);
+    expect(await preloadWith(undefined)).toBe(true);
+    expect(await preloadWith("1")).toBe(true);
+    expect(environment({ TOOLSMITH_PRELOAD_ROUTES: "0" }).TOOLSMITH_PRELOAD_ROUTES).toBe(false);
+    expect(await preloadWith("0")).toBe(false);
+    expect(() => environment({ TOOLSMITH_PRELOAD_ROUTES: "yes" })).toThrow(/TOOLSMITH_PRELOAD_ROUTES/);
   });
 });
 
