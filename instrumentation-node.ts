@@ -1,3 +1,5 @@
+import type { RouteParams } from "@/lib/http/access";
+
 /** The server's start-up: its settings checked, its database held (SQLite), its runs' leases, its sandbox threads. */
 export async function start() {
   // @ai-sdk/openai builds a default provider when imported and throws on an empty OPENAI_BASE_URL, which a blank
@@ -29,6 +31,7 @@ export async function start() {
     await Promise.all([handOverRuns(), settleRecordWrites()]);
     await flushTelemetry();
   };
+  (globalThis as { toolsmithDirectRoute?: typeof directRoute }).toolsmithDirectRoute = directRoute;
   // Start the sandbox threads and the Python processes now, so the first tool call does not pay for them. Without
   // TOOLSMITH_PYTHON_WARM, Python's processes start at the first Python call.
   sandboxPool()
@@ -38,6 +41,41 @@ export async function start() {
     pythonPool()
       .warm()
       .catch((error) => console.error("The Python sandbox did not start; calls will start it again:", error));
+}
+
+type RouteModule = { POST(request: Request, context: RouteParams): Promise<Response> };
+
+/**
+ * The routes server.mjs answers without Next's router, by method and path: a tool call through the API or SEAT, to
+ * which Next's routing added as much as the call's own work did (docs/performance.md). Their handlers are the routes'
+ * own, loaded at the first call; Next serves the rest of their paths (another method's 405, a trailing slash).
+ */
+const DIRECT_ROUTES: { method: string; path: RegExp; load: () => Promise<RouteModule> }[] = [
+  {
+    method: "POST",
+    path: /^\/api\/tools\/([^/?#]+)\/execute(?:\?|$)/,
+    load: () => import("@/app/api/tools/[id]/execute/route"),
+  },
+  {
+    method: "POST",
+    path: /^\/seat\/tools\/([^/?#]+)\/execute(?:\?|$)/,
+    load: () => import("@/app/seat/tools/[id]/execute/route"),
+  },
+];
+
+/** The handler of the direct route a request's method and URL (its path and query) name, if they name one. */
+export function directRoute(
+  method: string | undefined,
+  url: string | undefined,
+): ((request: Request) => Promise<Response>) | undefined {
+  for (const route of DIRECT_ROUTES) {
+    const segment = route.method === method ? route.path.exec(url ?? "")?.[1] : undefined;
+    if (segment === undefined) continue;
+    // As Next decodes a dynamic segment; server.mjs has refused a path that cannot be decoded.
+    const params = Promise.resolve({ id: decodeURIComponent(segment) });
+    return async (request) => (await route.load()).POST(request, { params });
+  }
+  return undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { EVERY_ANSWER_HEADERS } from "./lib/http/answer-headers.mjs";
 
 const nextConfig: NextConfig = {
   // Loaded by Node at run time, not bundled: the sandbox worker imports QuickJS and its .wasm from node_modules.
@@ -13,12 +14,7 @@ const nextConfig: NextConfig = {
     return [
       {
         source: "/:path*",
-        headers: [
-          // Share links carry their token in the URL: never send it to another site.
-          { key: "Referrer-Policy", value: "same-origin" },
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "X-Frame-Options", value: "DENY" },
-        ],
+        headers: Object.entries(EVERY_ANSWER_HEADERS).map(([key, value]) => ({ key, value })),
       },
     ];
   },

@@ -5,7 +5,9 @@
 
 import { createServer, STATUS_CODES } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { Readable } from "node:stream";
 import nextEnv from "@next/env";
+import { EVERY_ANSWER_HEADERS } from "./lib/http/answer-headers.mjs";
 import { environment } from "./lib/settings/environment.mjs";
 
 const CONTEXT_FRAME = "--experimental-async-context-frame";
@@ -187,9 +189,7 @@ export function disconnectStalledClients(stallMs) {
 /** What Next sets on every answer (next.config.ts) and what proxy.ts adds, for the answers given before Next. */
 const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
-  "referrer-policy": "same-origin",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
+  ...EVERY_ANSWER_HEADERS,
   "cache-control": "no-store",
 };
 /** lib/http/security-headers.ts's, sent only when the app is served over https. */
@@ -275,5 +275,63 @@ function answerBeforeTheApp(request, response, { status, code, message, secure, 
     "content-type": api ? "application/json" : "text/plain; charset=utf-8",
     "content-length": Buffer.byteLength(body),
   });
+  response.end(request.method === "HEAD" ? undefined : body);
+}
+
+/**
+ * Answer a request with one of the app's route handlers without Next's router (server.mjs's direct routes): the
+ * handler gets the Request Next would give it (the X-Forwarded-* headers Next fills in from the socket where the
+ * request has none, a signal that aborts when the client leaves), and its answer goes out with the headers Next gives
+ * every answer. For handlers whose answers are small: the body is sent whole.
+ * @param {(request: Request) => Promise<Response>} handler
+ * @param {import("node:http").IncomingMessage} request
+ * @param {import("node:http").ServerResponse} response
+ * @param {{ secure: boolean }} options
+ */
+export async function serveDirectly(handler, request, response, { secure }) {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers))
+    for (const each of Array.isArray(value) ? value : [value ?? ""]) headers.append(name, each);
+  const host = request.headers.host ?? "localhost";
+  const filledIn = {
+    "x-forwarded-host": host,
+    "x-forwarded-port": String(request.socket.localPort),
+    "x-forwarded-proto": "http",
+    "x-forwarded-for": request.socket.remoteAddress ?? "",
+  };
+  for (const [name, value] of Object.entries(filledIn)) if (!headers.has(name)) headers.set(name, value);
+  const left = new AbortController();
+  response.once("close", () => response.writableFinished || left.abort());
+  const protocol = headers.get("x-forwarded-proto") === "https" ? "https" : "http";
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  let webRequest;
+  try {
+    webRequest = new Request(`${protocol}://${host}${request.url}`, {
+      method: request.method,
+      headers,
+      signal: left.signal,
+      ...(hasBody && { body: /** @type {ReadableStream} */ (Readable.toWeb(request)), duplex: "half" }),
+    });
+  } catch {
+    const message = `The Host header (${JSON.stringify(host)}) is not a host name.`;
+    answerBeforeTheApp(request, response, { status: 400, code: "bad_request", message, secure });
+    return;
+  }
+  let answer;
+  try {
+    answer = await handler(webRequest);
+  } catch (error) {
+    console.error(`${request.method} ${request.url} failed:`, error);
+    const message = "Something went wrong on the server; the error was logged.";
+    answerBeforeTheApp(request, response, { status: 500, code: "internal_error", message, secure });
+    return;
+  }
+  const body = Buffer.from(await answer.arrayBuffer());
+  for (const [name, value] of answer.headers) if (name !== "set-cookie") response.setHeader(name, value);
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length > 0) response.setHeader("set-cookie", cookies);
+  for (const [name, value] of Object.entries(EVERY_ANSWER_HEADERS)) response.setHeader(name, value);
+  response.setHeader("content-length", body.byteLength);
+  response.writeHead(answer.status);
   response.end(request.method === "HEAD" ? undefined : body);
 }

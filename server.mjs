@@ -9,6 +9,7 @@ import {
   refuseBeyondCapacity,
   refuseUndecodableUrl,
   restartWithServerFlags,
+  serveDirectly,
 } from "./server-runtime.mjs";
 
 let settings;
@@ -53,7 +54,11 @@ const servers = await listen(
     // Next answers an address it cannot decode with a bare 500 of its own: refused here, 400, with why.
     if (refuseUndecodableUrl(request, response, { secure })) return;
     watchForStall(response);
-    void ready.then(() => handle(request, response));
+    void ready.then(() => {
+      // A tool call through the API: its route's own handler, without Next's router (instrumentation-node.ts).
+      const direct = globalThis.toolsmithDirectRoute?.(request.method, request.url);
+      return direct ? serveDirectly(direct, request, response, { secure }) : handle(request, response);
+    });
   },
   { port, host },
 ).catch((error) => {

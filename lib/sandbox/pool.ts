@@ -111,8 +111,30 @@ export interface Running<P = Pending> {
   /** The wall clock: the call's deadline, past which its thread or process is killed. */
   timer: NodeJS.Timeout;
   started: number;
-  /** Aborts the call's host requests (fetches, tool calls) when the call ends, whichever way it ends. */
-  hostRequests: AbortController;
+  hostRequests: HostRequests;
+}
+
+/**
+ * Aborts a call's host requests (fetches, tool calls, files) when the call ends, whichever way it ends. Its controller
+ * is made at the first request: most calls send none, and making one and aborting it (a DOMException) cost more of
+ * the server's CPU per tool call than anything else the pool does (docs/performance.md).
+ */
+export class HostRequests {
+  private controller?: AbortController;
+  private ended = false;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.ended) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  end(): void {
+    this.ended = true;
+    this.controller?.abort();
+  }
 }
 
 interface Slot {
@@ -209,7 +231,7 @@ export class SandboxPool {
   private start(slot: Slot, pending: Pending): void {
     const id = this.nextJobId++;
     const timer = setTimeout(() => this.fail(slot, "timeout"), pending.job.limits.timeoutMs + KILL_GRACE_MS);
-    slot.current = { id, pending, timer, started: performance.now(), hostRequests: new AbortController() };
+    slot.current = { id, pending, timer, started: performance.now(), hostRequests: new HostRequests() };
     // Posting before the worker is ready is fine: messages queue until its listener is attached.
     slot.worker.postMessage({ type: "job", job: { id, ...pending.job } });
   }
@@ -289,7 +311,7 @@ export class SandboxPool {
 
   private settle(slot: Slot, current: Running, outcome: SandboxOutcome): void {
     clearTimeout(current.timer);
-    current.hostRequests.abort();
+    current.hostRequests.end();
     slot.current = undefined;
     // A thread beyond the pool's size (a nested call's) ends once nothing waits for it.
     if (this.slots.length > this.size && this.queue.length === 0 && this.slots.includes(slot)) void this.retire(slot);
@@ -309,7 +331,7 @@ export class SandboxPool {
       const error = sandboxError(kind, current.pending.job.limits, detail);
       const durationMs = performance.now() - current.started;
       clearTimeout(current.timer);
-      current.hostRequests.abort();
+      current.hostRequests.end();
       slot.current = undefined;
       const deliver = () => current.pending.resolve(failure(error, durationMs));
       gone.then(deliver, deliver);

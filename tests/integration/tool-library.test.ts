@@ -147,6 +147,37 @@ describe("the tool library's REST API", () => {
     await expectJson(await alice.fetch(`/api/tools/${id}`), 404);
   });
 
+  it("answers a tool call itself, without Next's router, and stops the call when its client leaves", async () => {
+    const caller = new Api(app.url);
+    const { id: quick } = await expectJson(await sendJson(caller, "/api/tools", "POST", SLUGIFY), 201);
+    const answered = await sendJson(caller, `/api/tools/${quick}/execute`, "POST", { input: { title: "Hi there" } });
+    expect(await expectJson(answered, 200)).toMatchObject({ ok: true, output: "hi-there" });
+    // server.mjs's direct route (instrumentation-node.ts) answers whole, with its length; Next's router streams its
+    // answers and says they vary with its own headers.
+    expect(answered.headers.get("content-length")).not.toBeNull();
+    expect(answered.headers.get("vary")).toBeNull();
+    expect(answered.headers.get("x-content-type-options")).toBe("nosniff");
+
+    const spinning = { ...SLUGIFY, name: "spin", code: "function run() { for (;;) {} }" };
+    const { id: endless } = await expectJson(await sendJson(caller, "/api/tools", "POST", spinning), 201);
+    const leaving = new AbortController();
+    setTimeout(() => leaving.abort(), 300);
+    const call = caller.fetch(`/api/tools/${endless}/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: { title: "x" } }),
+      signal: leaving.signal,
+    });
+    await expect(call).rejects.toThrow(/abort/i);
+    const executions = async () =>
+      (await expectJson(await caller.fetch(`/api/tools/${endless}/executions`), 200)).executions;
+    await expect.poll(executions).toHaveLength(1);
+    const [execution] = await executions();
+    // Stopped when the client left, not at the sandbox's time limit.
+    expect(execution).toMatchObject({ status: "cancelled" });
+    expect(execution.durationMs).toBeLessThan(3_000);
+  });
+
   it("answers 422 with the violations, 400 for bad bodies and queries, and pages through a long list", async () => {
     const refused = await expectJson(
       await sendJson(alice, "/api/tools", "POST", {

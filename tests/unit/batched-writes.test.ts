@@ -1,6 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 
-vi.mock("@/lib/db/driver/client", () => ({ sql: {} }));
+const statements = vi.hoisted(() => [] as { text: string; values: unknown[] }[]);
+vi.mock("@/lib/db/driver/client", () => ({
+  sql: { execute: async (text: string, values: unknown[]) => void statements.push({ text, values }) },
+}));
 const { BatchedWrites } = await import("@/lib/db/driver/batched-writes");
 
 /** A store that takes `ms` per statement and remembers what it stored. */
@@ -39,6 +42,21 @@ describe("batched writes", () => {
     // Not the 1 s gathering window, and not until the stream of writes stops.
     expect(performance.now() - started).toBeLessThan(500);
     await writes.settled();
+  });
+
+  it("keeps one queue per table in the process, whichever copy of the module writes to it or stores it", async () => {
+    // A route and the server's direct routes (instrumentation-node.ts) each load their own copy of the module.
+    const first = await import("@/lib/db/driver/batched-writes");
+    vi.resetModules();
+    const second = await import("@/lib/db/driver/batched-writes");
+    expect(second).not.toBe(first);
+    const rows = first.batchedInserts("Example", ["name"], { gatherMs: 60_000 });
+    expect(second.batchedInserts("Example", ["name"], { gatherMs: 60_000 })).toBe(rows);
+    const written = rows.write(["gathered"]);
+    // A stopping server stores what every copy gathered, not only its own copy's (server.mjs's toolsmithStop).
+    await second.settleRecordWrites();
+    expect(statements).toEqual([{ text: expect.stringContaining('"Example"'), values: ["gathered"] }]);
+    await written;
   });
 
   it("settles writes whose statement failed, item by item, without rejecting", async () => {

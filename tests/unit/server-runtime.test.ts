@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import net from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
 import {
   KEEP_ALIVE_HINT_SECONDS,
@@ -9,6 +9,7 @@ import {
   missingServerFlags,
   refuseBeyondCapacity,
   refuseUndecodableUrl,
+  serveDirectly,
   undecodablePath,
 } from "@/server-runtime.mjs";
 
@@ -255,6 +256,114 @@ describe("an instance at capacity", () => {
       held.forEach((end) => end());
       // The answers left unread would keep their connections, and close() waiting.
       server.closeAllConnections();
+      await close([server]);
+    }
+  });
+});
+
+describe("a route served without Next's router", () => {
+  /** A server that answers every request with `handler` as server.mjs does a direct route's. */
+  async function serving(handler: (request: Request) => Promise<Response>) {
+    const [server] = await listen(
+      (request, response) => void serveDirectly(handler, request, response, { secure: false }),
+      { port: 0, host: "127.0.0.1", sockets: 1 },
+    );
+    const { port } = server.address() as net.AddressInfo;
+    return { server, port, base: `http://127.0.0.1:${port}` };
+  }
+
+  it("hands the handler the request Next would, and sends its answer with the headers of every answer", async () => {
+    let seen: { url: string; method: string; headers: Headers; body: string } | undefined;
+    const { server, port, base } = await serving(async (request) => {
+      seen = { url: request.url, method: request.method, headers: request.headers, body: await request.text() };
+      const answer = new Response("made", { status: 201, headers: { "content-type": "text/plain", "x-own": "1" } });
+      answer.headers.append("set-cookie", "a=1; Path=/");
+      answer.headers.append("set-cookie", "b=2; Path=/");
+      return answer;
+    });
+    try {
+      const answer = await fetch(`${base}/c/tool/execute?version=2`, {
+        method: "POST",
+        headers: { cookie: "x=1", "content-type": "application/json", "x-forwarded-proto": "https" },
+        body: '{"input":{}}',
+      });
+      expect(answer.status).toBe(201);
+      expect(await answer.text()).toBe("made");
+      expect(answer.headers.get("x-own")).toBe("1");
+      expect(answer.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/"]);
+      expect(answer.headers.get("content-length")).toBe("4");
+      for (const [name, value] of [
+        ["x-content-type-options", "nosniff"],
+        ["x-frame-options", "DENY"],
+        ["referrer-policy", "same-origin"],
+      ])
+        expect(answer.headers.get(name)).toBe(value);
+
+      // The protocol a proxy forwarded (server.mjs keeps it only from a trusted one); the rest from the socket.
+      expect(seen).toMatchObject({ url: `https://127.0.0.1:${port}/c/tool/execute?version=2`, method: "POST" });
+      expect(seen!.body).toBe('{"input":{}}');
+      expect(Object.fromEntries(seen!.headers)).toMatchObject({
+        cookie: "x=1",
+        "content-type": "application/json",
+        "x-forwarded-host": `127.0.0.1:${port}`,
+        "x-forwarded-port": String(port),
+        "x-forwarded-proto": "https",
+        "x-forwarded-for": "127.0.0.1",
+      });
+    } finally {
+      await close([server]);
+    }
+  });
+
+  it("aborts the handler's signal when the client leaves, and not when it reads the answer", async () => {
+    const signals: AbortSignal[] = [];
+    const { server, base } = await serving(async (request) => {
+      signals.push(request.signal);
+      if (new URL(request.url).pathname === "/c/quick") return new Response("done");
+      await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+      return new Response("too late");
+    });
+    try {
+      expect(await (await fetch(`${base}/c/quick`, { method: "POST" })).text()).toBe("done");
+      const leaving = new AbortController();
+      const call = fetch(`${base}/c/slow`, { method: "POST", signal: leaving.signal });
+      await expect.poll(() => signals.length).toBe(2);
+      leaving.abort();
+      await expect(call).rejects.toThrow(/abort/i);
+      await expect.poll(() => signals[1].aborted).toBe(true);
+      expect(signals[0].aborted).toBe(false);
+    } finally {
+      server.closeAllConnections();
+      await close([server]);
+    }
+  });
+
+  it("answers 500 when the handler throws, and 400 for a Host that is not a host name, before the handler", async () => {
+    let called = 0;
+    const { server, port, base } = await serving(async () => {
+      called++;
+      throw new Error("a bug");
+    });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const failed = await fetch(`${base}/c/x`, { method: "POST" });
+      expect(failed.status).toBe(500);
+      expect(await failed.text()).toMatch(/^500 Internal Server Error: Something went wrong on the server/);
+      expect(logged).toHaveBeenCalledWith("POST /c/x failed:", expect.any(Error));
+
+      const raw = await new Promise<string>((resolve) => {
+        let received = "";
+        const socket = net.connect(port, "127.0.0.1", () =>
+          socket.write("POST /c/x HTTP/1.1\r\nHost: a b\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+        );
+        socket.on("data", (chunk) => (received += chunk));
+        socket.on("close", () => resolve(received));
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+      expect(raw).toContain('The Host header ("a b") is not a host name.');
+      expect(called).toBe(1);
+    } finally {
+      logged.mockRestore();
       await close([server]);
     }
   });

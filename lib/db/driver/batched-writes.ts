@@ -1,3 +1,4 @@
+import { processWide } from "@/lib/platform/process-wide";
 import { sql } from "./client";
 import { insertSql, type SqlValue } from "./sql";
 
@@ -111,7 +112,7 @@ export class BatchedWrites<Item> {
 export const RECORD_GATHERING = { gatherMs: 10 };
 
 /** Every table's batched inserts, for a server that stops: what they gathered is stored before it exits. */
-const tables = new Set<BatchedWrites<SqlValue[]>>();
+const tables = processWide("batchedInsertTables", () => new Set<BatchedWrites<SqlValue[]>>());
 
 export async function settleRecordWrites(): Promise<void> {
   await Promise.all([...tables].map((writes) => writes.settled()));
@@ -126,12 +127,16 @@ export function batchedInserts(
   columns: readonly string[],
   { gatherMs = 0 }: { gatherMs?: number } = {},
 ): BatchedWrites<SqlValue[]> {
-  const writes = new BatchedWrites<SqlValue[]>(
-    async (rows) => {
-      await sql.execute(insertSql(table, columns, rows.length), rows.flat());
-    },
-    { gatherMs },
-  );
-  tables.add(writes);
-  return writes;
+  // One per table in the process, whichever copy of a module asks (a route's, a direct route's): a reader in one
+  // stores what a call in another gathered before it reads.
+  return processWide(`batchedInserts.${table}`, () => {
+    const writes = new BatchedWrites<SqlValue[]>(
+      async (rows) => {
+        await sql.execute(insertSql(table, columns, rows.length), rows.flat());
+      },
+      { gatherMs },
+    );
+    tables.add(writes);
+    return writes;
+  });
 }

@@ -25,13 +25,20 @@ export function reusingStatements(adapter: SqlDriverAdapter): SqlDriverAdapter {
   return adapter;
 }
 
+/** A prepared statement's result columns, which the adapter asks for at every query: they are fixed when it is prepared. */
+const columnsOf = new WeakMap<Statement, ReturnType<Statement["columns"]>>();
+
 /** What the adapter uses of a statement, its `bind(args)` kept for the calls that follow it. */
 function withArguments(statement: Statement) {
   let args: unknown[] = [];
   const view = {
     reader: statement.reader,
     bind: (bound: unknown[]) => ((args = bound), view),
-    columns: () => statement.columns(),
+    columns: () => {
+      let columns = columnsOf.get(statement);
+      if (!columns) columnsOf.set(statement, (columns = statement.columns()));
+      return columns;
+    },
     run: () => statement.run(args),
     raw: () => (statement.raw(true), { all: () => statement.all(args) }),
   };

@@ -17,6 +17,7 @@ import {
   NO_TOOL_CALLS,
   sandboxError,
   type FetchRequest,
+  HostRequests,
   type Running,
   untilSettled,
   type RunMode,
@@ -278,7 +279,7 @@ export class PythonPool {
       pending,
       timer,
       started: performance.now(),
-      hostRequests: new AbortController(),
+      hostRequests: new HostRequests(),
       connection,
     };
     const { mode, code, input, requireEntryPoint, skipPolicy, uses, workspace, secrets } = pending.job;
@@ -430,7 +431,7 @@ export class PythonPool {
   private endCall(slot: Slot): void {
     const current = slot.current!;
     clearTimeout(current.timer);
-    current.hostRequests.abort();
+    current.hostRequests.end();
     current.connection.destroy();
     slot.current = undefined;
     if (slot.previous === current.id) {
