@@ -315,6 +315,31 @@ describe("a route served without Next's router", () => {
     }
   });
 
+  it("lets a handler stop reading a body and still answer (a body over the limit is told so, not reset)", async () => {
+    const { server, base } = await serving(async (request) => {
+      const reader = request.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+      return new Response("too large", { status: 413 });
+    });
+    try {
+      const chunks = new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 64; i++) controller.enqueue(new Uint8Array(16 * 1024));
+          controller.close();
+        },
+      });
+      const init = { method: "POST", body: chunks, duplex: "half" } as RequestInit;
+      const answer = await fetch(`${base}/c/upload`, init);
+      expect(answer.status).toBe(413);
+      expect(await answer.text()).toBe("too large");
+    } finally {
+      // The body's connection is not idle: close() alone would wait for it.
+      server.closeAllConnections();
+      await close([server]);
+    }
+  });
+
   it("aborts the handler's signal when the client leaves, and not when it reads the answer", async () => {
     const signals: AbortSignal[] = [];
     const { server, base } = await serving(async (request) => {
