@@ -116,8 +116,8 @@ export interface Running<P = Pending> {
 
 /**
  * Aborts a call's host requests (fetches, tool calls, files) when the call ends, whichever way it ends. Its controller
- * is made at the first request: most calls send none, and making one and aborting it (a DOMException) cost more of
- * the server's CPU per tool call than anything else the pool does (docs/performance.md).
+ * is made at the first request: most calls send none, and making one and aborting it (a DOMException, with its stack)
+ * was about half of what the pool cost the server's thread per call in its profile (docs/performance.md).
  */
 export class HostRequests {
   private controller?: AbortController;
