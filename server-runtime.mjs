@@ -318,15 +318,16 @@ export async function serveDirectly(handler, request, response, { secure }) {
     return;
   }
   let answer;
+  let body;
   try {
     answer = await handler(webRequest);
+    body = Buffer.from(await answer.arrayBuffer());
   } catch (error) {
     console.error(`${request.method} ${request.url} failed:`, error);
     const message = "Something went wrong on the server; the error was logged.";
     answerBeforeTheApp(request, response, { status: 500, code: "internal_error", message, secure });
     return;
   }
-  const body = Buffer.from(await answer.arrayBuffer());
   for (const [name, value] of answer.headers) if (name !== "set-cookie") response.setHeader(name, value);
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0) response.setHeader("set-cookie", cookies);

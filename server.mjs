@@ -55,7 +55,7 @@ const servers = await listen(
     if (refuseUndecodableUrl(request, response, { secure })) return;
     watchForStall(response);
     void ready.then(() => {
-      // A tool call through the API: its route's own handler, without Next's router (instrumentation-node.ts).
+      // A tool call through the API or SEAT: its route's own handler, without Next's router (instrumentation-node.ts).
       const direct = globalThis.toolsmithDirectRoute?.(request.method, request.url);
       return direct ? serveDirectly(direct, request, response, { secure }) : handle(request, response);
     });

@@ -363,18 +363,21 @@ describe("a route served without Next's router", () => {
     }
   });
 
-  it("answers 500 when the handler throws, and 400 for a Host that is not a host name, before the handler", async () => {
+  it("answers 500 when the handler throws or its answer's body fails, and 400 for a Host that is not a host name", async () => {
     let called = 0;
-    const { server, port, base } = await serving(async () => {
+    const { server, port, base } = await serving(async (request) => {
       called++;
-      throw new Error("a bug");
+      if (new URL(request.url).pathname === "/c/throws") throw new Error("a bug");
+      return new Response(new ReadableStream({ pull: (controller) => controller.error(new Error("broken")) }));
     });
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
-      const failed = await fetch(`${base}/c/x`, { method: "POST" });
-      expect(failed.status).toBe(500);
-      expect(await failed.text()).toMatch(/^500 Internal Server Error: Something went wrong on the server/);
-      expect(logged).toHaveBeenCalledWith("POST /c/x failed:", expect.any(Error));
+      for (const path of ["/c/throws", "/c/breaks"]) {
+        const failed = await fetch(`${base}${path}`, { method: "POST" });
+        expect(failed.status).toBe(500);
+        expect(await failed.text()).toMatch(/^500 Internal Server Error: Something went wrong on the server/);
+        expect(logged).toHaveBeenCalledWith(`POST ${path} failed:`, expect.any(Error));
+      }
 
       const raw = await new Promise<string>((resolve) => {
         let received = "";
@@ -386,7 +389,7 @@ describe("a route served without Next's router", () => {
       });
       expect(raw).toMatch(/^HTTP\/1\.1 400 /);
       expect(raw).toContain('The Host header ("a b") is not a host name.');
-      expect(called).toBe(1);
+      expect(called).toBe(2);
     } finally {
       logged.mockRestore();
       await close([server]);
