@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SandboxPool } from "@/lib/sandbox/pool";
+import { HostRequests, SandboxPool } from "@/lib/sandbox/pool";
 
 /** How often the policy check has parsed code (acorn's parse, counted, otherwise itself). */
 const parses = vi.hoisted(() => ({ count: 0 }));
@@ -303,6 +303,39 @@ describe("the sandbox runtime", () => {
       "async function run() { const r = await fetch('http://127.0.0.1:1/'); return r.status; }",
     );
     expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("not a public address") } });
+  });
+});
+
+describe("a call's host requests", () => {
+  it("are aborted when the call ends, a signal first asked for after it ends included, with no controller made for a call that sends none", () => {
+    const Real = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Real {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    try {
+      const silent = new HostRequests();
+      silent.end();
+      expect(made).toBe(0);
+
+      const requests = new HostRequests();
+      const during = requests.signal;
+      expect(requests.signal).toBe(during);
+      expect(during.aborted).toBe(false);
+      requests.end();
+      expect(during.aborted).toBe(true);
+      expect(made).toBe(1);
+
+      const late = new HostRequests();
+      late.end();
+      // A reply to a request that comes in after the call ended must find it over (python/pool.ts checks).
+      expect(late.signal.aborted).toBe(true);
+    } finally {
+      globalThis.AbortController = Real;
+    }
   });
 });
 
