@@ -9,6 +9,8 @@ process.env.DATABASE_URL = `file:${path.join(tempDataDir(), "connection.db")}`;
 let client: typeof import("@/lib/db/driver/client");
 /** better-sqlite3's own prepare, watched from before the app's connection opens. */
 const prepares = vi.spyOn(Database.prototype, "prepare");
+/** And its statements' `columns`, which the adapter asks for at every read. */
+const columnReads = vi.spyOn(Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")), "columns");
 
 beforeAll(async () => {
   await prepareDatabase(process.env.DATABASE_URL!);
@@ -54,8 +56,10 @@ describe("SQLite's one connection", () => {
 
 describe("SQLite's statements", () => {
   const preparedTimes = (sql: RegExp) => prepares.mock.calls.filter(([source]) => sql.test(source)).length;
+  const columnsRead = (sql: RegExp) =>
+    columnReads.mock.contexts.filter((statement: { source: string }) => sql.test(statement.source)).length;
 
-  it("are prepared once each, and every use binds its own arguments, inside a transaction too", async () => {
+  it("are prepared once each, their columns read once, and every use binds its own arguments, in a transaction too", async () => {
     const { db, transaction } = client;
     const owners = ["statement-a", "statement-b", "statement-c"];
     for (const ownerId of owners) await db.conversation.create({ data: { ownerId, title: `of ${ownerId}` } });
@@ -64,9 +68,10 @@ describe("SQLite's statements", () => {
     for (const ownerId of owners) expect(await titleOf(ownerId)).toEqual({ title: `of ${ownerId}` });
     expect(await transaction((tx) => titleOf("statement-b", tx))).toEqual({ title: "of statement-b" });
     expect(await titleOf("nobody")).toBeNull();
-    expect(
-      preparedTimes(/^SELECT .*`title` FROM `main`.`Conversation` WHERE `main`.`Conversation`.`ownerId` = \?/),
-    ).toBe(1);
+    const titleQuery = /^SELECT .*`title` FROM `main`.`Conversation` WHERE `main`.`Conversation`.`ownerId` = \?/;
+    expect(preparedTimes(titleQuery)).toBe(1);
     expect(preparedTimes(/^INSERT INTO `main`.`Conversation`/)).toBe(1);
+    // Five reads of one statement: its columns asked of SQLite once.
+    expect(columnsRead(titleQuery)).toBe(1);
   });
 });
