@@ -323,7 +323,8 @@ export async function serveDirectly(handler, request, response, { secure }) {
     answer = await handler(webRequest);
     body = Buffer.from(await answer.arrayBuffer());
   } catch (error) {
-    console.error(`${request.method} ${request.url} failed:`, error);
+    // The path without its query, as the routes' own errors are logged (lib/http/route.ts).
+    console.error(`${request.method} ${request.url?.split("?")[0]} failed:`, error);
     const message = "Something went wrong on the server; the error was logged.";
     answerBeforeTheApp(request, response, { status: 500, code: "internal_error", message, secure });
     return;

@@ -373,7 +373,7 @@ describe("a route served without Next's router", () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       for (const path of ["/c/throws", "/c/breaks"]) {
-        const failed = await fetch(`${base}${path}`, { method: "POST" });
+        const failed = await fetch(`${base}${path}?key=not-for-the-log`, { method: "POST" });
         expect(failed.status).toBe(500);
         expect(await failed.text()).toMatch(/^500 Internal Server Error: Something went wrong on the server/);
         expect(logged).toHaveBeenCalledWith(`POST ${path} failed:`, expect.any(Error));
