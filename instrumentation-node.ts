@@ -32,6 +32,10 @@ export async function start() {
     await flushTelemetry();
   };
   (globalThis as { toolsmithDirectRoute?: typeof directRoute }).toolsmithDirectRoute = directRoute;
+  // Next loads every route as it starts unless TOOLSMITH_PRELOAD_ROUTES=0: the direct routes' handlers too, or the
+  // first tool call would wait for their code.
+  const { environment } = await import("@/lib/settings/environment.mjs");
+  if (environment().TOOLSMITH_PRELOAD_ROUTES) await loadDirectRoutes();
   // Start the sandbox threads and the Python processes now, so the first tool call does not pay for them. Without
   // TOOLSMITH_PYTHON_WARM, Python's processes start at the first Python call.
   sandboxPool()
@@ -62,6 +66,9 @@ const DIRECT_ROUTES: { method: string; path: RegExp; load: () => Promise<RouteMo
     load: () => import("@/app/seat/tools/[id]/execute/route"),
   },
 ];
+
+/** Load the direct routes' handlers now, ahead of their first call. */
+export const loadDirectRoutes = () => Promise.all(DIRECT_ROUTES.map((route) => route.load()));
 
 /** The handler of the direct route a request's method and URL (its path and query) name, if they name one. */
 export function directRoute(
